@@ -1,0 +1,781 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstcudasemaphore
+ * @title: GstCudaSemaphore
+ * @short_description: an external semaphore shared between CUDA and another API
+ *
+ * A #GstCudaSemaphore wraps a `CUexternalSemaphore` imported into a
+ * #GstCudaContext from a Vulkan timeline semaphore fd, a binary (opaque) fd,
+ * or an NvSciSync object, and enqueues signal and wait operations on CUDA
+ * streams. It enforces the driver's rules:
+ *
+ * - after a successful fd import the driver owns the fd; on failure the fd
+ *   stays the caller's to close;
+ * - timeline values strictly increase: gst_cuda_semaphore_signal() reserves
+ *   the next value under a lock and, when consecutive signals are enqueued on
+ *   different streams, orders the new signal after the previous one on the
+ *   GPU (cuStreamWaitEvent), so that concurrent signallers never make the
+ *   value go backwards;
+ * - a binary semaphore may not be signalled again by this object before its
+ *   previous signal has been waited for;
+ * - the driver object is destroyed only after every operation enqueued on
+ *   it has completed, by a library worker thread, never by blocking the
+ *   thread that drops the last reference.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasync-private.h"
+#include <fcntl.h>
+#include <errno.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_semaphore_debug);
+#define GST_CAT_DEFAULT gst_cuda_semaphore_debug
+
+G_DEFINE_ENUM_TYPE (GstCudaSemaphoreHandleType, gst_cuda_semaphore_handle_type,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD,
+        "timeline-fd"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, "opaque-fd"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
+        "nvscisync"));
+
+G_DEFINE_FLAGS_TYPE (GstCudaSemaphoreHandleTypeFlags,
+    gst_cuda_semaphore_handle_type_flags,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE, "none"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD,
+        "timeline-fd"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
+        "opaque-fd"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC,
+        "nvscisync"));
+
+typedef struct
+{
+  CUstream stream;
+  CUevent event;
+} StreamEvent;
+
+struct _GstCudaSemaphore
+{
+  GstObject parent;
+
+  GstCudaContext *context;
+  GstCudaSemaphoreHandleType type;
+  CUexternalSemaphore handle;
+
+  /* serialises every operation, so that enqueue order is value order */
+  GMutex op_lock;
+  guint64 last_value;
+  gboolean has_signalled;
+  CUstream last_signal_stream;
+  gboolean binary_pending;
+  /* last operation on each stream this semaphore was used on */
+  GArray *stream_events;
+};
+
+enum
+{
+  PROP_0,
+  PROP_HANDLE_TYPE,
+  PROP_LAST_VALUE,
+  PROP_CONTEXT,
+};
+
+G_DEFINE_TYPE (GstCudaSemaphore, gst_cuda_semaphore, GST_TYPE_OBJECT);
+
+static void gst_cuda_semaphore_finalize (GObject * object);
+static void gst_cuda_semaphore_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+
+static void
+gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = gst_cuda_semaphore_finalize;
+  object_class->get_property = gst_cuda_semaphore_get_property;
+
+  g_object_class_install_property (object_class, PROP_HANDLE_TYPE,
+      g_param_spec_enum ("handle-type", "Handle type",
+          "The kind of external semaphore",
+          GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (object_class, PROP_LAST_VALUE,
+      g_param_spec_uint64 ("last-value", "Last value",
+          "Last timeline value enqueued for signalling (0: none)",
+          0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (object_class, PROP_CONTEXT,
+      g_param_spec_object ("context", "CUDA context",
+          "The CUDA context the semaphore was imported into",
+          GST_TYPE_CUDA_CONTEXT, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_semaphore_debug, "cudasemaphore", 0,
+      "GstCudaSemaphore");
+}
+
+static void
+gst_cuda_semaphore_init (GstCudaSemaphore * self)
+{
+  g_mutex_init (&self->op_lock);
+  self->stream_events = g_array_new (FALSE, FALSE, sizeof (StreamEvent));
+}
+
+static void
+gst_cuda_semaphore_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSemaphore *self = GST_CUDA_SEMAPHORE (object);
+
+  switch (prop_id) {
+    case PROP_HANDLE_TYPE:
+      g_value_set_enum (value, self->type);
+      break;
+    case PROP_LAST_VALUE:
+      g_value_set_uint64 (value, gst_cuda_semaphore_get_last_value (self));
+      break;
+    case PROP_CONTEXT:
+      g_value_set_object (value, self->context);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+destroy_handle (GstCudaContext * context, gpointer data)
+{
+  CUexternalSemaphore handle = data;
+  CUresult r = GST_CUDA_SYNC_CALL (cuDestroyExternalSemaphore) (handle);
+
+  if (r != CUDA_SUCCESS)
+    GST_WARNING ("cuDestroyExternalSemaphore: %s",
+        _gst_cuda_sync_result_name (r));
+}
+
+static void
+gst_cuda_semaphore_finalize (GObject * object)
+{
+  GstCudaSemaphore *self = GST_CUDA_SEMAPHORE (object);
+
+  if (self->handle) {
+    GArray *events = g_array_new (FALSE, FALSE, sizeof (CUevent));
+    guint i;
+
+    for (i = 0; i < self->stream_events->len; i++) {
+      StreamEvent *se = &g_array_index (self->stream_events, StreamEvent, i);
+      g_array_append_val (events, se->event);
+    }
+    /* destroyed once everything enqueued on it has run */
+    _gst_cuda_sync_defer (self->context, events, destroy_handle, self->handle);
+  }
+
+  g_array_unref (self->stream_events);
+  g_mutex_clear (&self->op_lock);
+  gst_clear_object (&self->context);
+
+  G_OBJECT_CLASS (gst_cuda_semaphore_parent_class)->finalize (object);
+}
+
+static GstCudaSemaphore *
+semaphore_new (GstCudaContext * context, GstCudaSemaphoreHandleType type,
+    CUexternalSemaphore handle)
+{
+  GstCudaSemaphore *self = g_object_new (GST_TYPE_CUDA_SEMAPHORE, NULL);
+
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (context);
+  self->type = type;
+  self->handle = handle;
+  return self;
+}
+
+static const gchar *
+type_name (GstCudaSemaphoreHandleType type)
+{
+  switch (type) {
+    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD:
+      return "timeline fd";
+    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD:
+      return "binary opaque fd";
+    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC:
+      return "NvSciSync";
+  }
+  return "unknown";
+}
+
+static gboolean
+import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
+{
+  GError *err = NULL;
+
+  _gst_cuda_sync_result (r, "cuImportExternalSemaphore", &err);
+  if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_VALUE ||
+      r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_NOT_SUPPORTED) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR,
+        r == CUDA_ERROR_NOT_SUPPORTED ? GST_CUDA_SYNC_ERROR_NOT_SUPPORTED :
+        GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
+        "The driver rejected the handle as a %s semaphore (wrong handle type, "
+        "or not a semaphore): %s", type_name (type), err->message);
+    g_error_free (err);
+  } else {
+    g_propagate_error (error, err);
+  }
+  return FALSE;
+}
+
+/**
+ * gst_cuda_semaphore_import_fd:
+ * @context: the #GstCudaContext to import into
+ * @type: %GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD or
+ *   %GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD
+ * @fd: the exported semaphore fd (for example from `vkGetSemaphoreFdKHR`
+ *   with `VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT`)
+ * @error: (optional): return location for a #GError
+ *
+ * Imports an external semaphore. On success the CUDA driver owns @fd: the
+ * caller must not close it. On failure @fd is left open and remains the
+ * caller's.
+ *
+ * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
+ */
+GstCudaSemaphore *
+gst_cuda_semaphore_import_fd (GstCudaContext * context,
+    GstCudaSemaphoreHandleType type, gint fd, GError ** error)
+{
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+  CUexternalSemaphore handle = NULL;
+  CUresult r;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+
+  if (!gst_cuda_sync_init (error))
+    return NULL;
+
+  memset (&desc, 0, sizeof (desc));
+  switch (type) {
+    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD:
+      desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+      break;
+    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD:
+      desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+      break;
+    default:
+      g_set_error (error, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
+          "Handle type %d cannot be imported from an fd", (gint) type);
+      return NULL;
+  }
+
+  if (fd < 0 || fcntl (fd, F_GETFD) == -1) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR,
+        GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
+        "Semaphore fd %d is not an open file descriptor", fd);
+    return NULL;
+  }
+  desc.handle.fd = fd;
+
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return NULL;
+  }
+  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
+  gst_cuda_context_pop (NULL);
+
+  if (r != CUDA_SUCCESS) {
+    import_failed (r, type, error);
+    return NULL;
+  }
+
+  GST_DEBUG ("imported %s semaphore %p from fd %d", type_name (type), handle,
+      fd);
+  return semaphore_new (context, type, handle);
+}
+
+/**
+ * gst_cuda_semaphore_import_nvscisync:
+ * @context: the #GstCudaContext to import into
+ * @nvscisync_obj: an `NvSciSyncObj` allocated with the attributes the CUDA
+ *   device reports (cuDeviceGetNvSciSyncAttributes)
+ * @error: (optional): return location for a #GError
+ *
+ * Imports an NvSciSync object. The object stays owned by the application and
+ * must outlive the returned semaphore.
+ *
+ * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
+ */
+GstCudaSemaphore *
+gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
+    gpointer nvscisync_obj, GError ** error)
+{
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+  CUexternalSemaphore handle = NULL;
+  CUresult r;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+
+  if (!gst_cuda_sync_init (error))
+    return NULL;
+
+  if (!nvscisync_obj) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR,
+        GST_CUDA_SYNC_ERROR_INVALID_HANDLE, "NULL NvSciSync object");
+    return NULL;
+  }
+
+  memset (&desc, 0, sizeof (desc));
+  desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
+  desc.handle.nvSciSyncObj = nvscisync_obj;
+
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return NULL;
+  }
+  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
+  gst_cuda_context_pop (NULL);
+
+  if (r != CUDA_SUCCESS) {
+    import_failed (r, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, error);
+    return NULL;
+  }
+
+  return semaphore_new (context, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
+      handle);
+}
+
+/**
+ * gst_cuda_semaphore_get_handle_type:
+ * @sem: a #GstCudaSemaphore
+ *
+ * Returns: the handle type @sem was imported from
+ */
+GstCudaSemaphoreHandleType
+gst_cuda_semaphore_get_handle_type (GstCudaSemaphore * sem)
+{
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), 0);
+  return sem->type;
+}
+
+/**
+ * gst_cuda_semaphore_get_context:
+ * @sem: a #GstCudaSemaphore
+ *
+ * Returns: (transfer none): the #GstCudaContext @sem belongs to
+ */
+GstCudaContext *
+gst_cuda_semaphore_get_context (GstCudaSemaphore * sem)
+{
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), NULL);
+  return sem->context;
+}
+
+/**
+ * gst_cuda_semaphore_is_timeline:
+ * @sem: a #GstCudaSemaphore
+ *
+ * Returns: %TRUE when @sem carries a 64-bit timeline value
+ */
+gboolean
+gst_cuda_semaphore_is_timeline (GstCudaSemaphore * sem)
+{
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+  return sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD;
+}
+
+/**
+ * gst_cuda_semaphore_get_last_value:
+ * @sem: a #GstCudaSemaphore
+ *
+ * Returns: the last timeline value this object enqueued for signalling (or
+ * the value set with gst_cuda_semaphore_advance_to()); 0 if none.
+ */
+guint64
+gst_cuda_semaphore_get_last_value (GstCudaSemaphore * sem)
+{
+  guint64 v;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), 0);
+  g_mutex_lock (&sem->op_lock);
+  v = sem->last_value;
+  g_mutex_unlock (&sem->op_lock);
+  return v;
+}
+
+/**
+ * gst_cuda_semaphore_advance_to:
+ * @sem: a #GstCudaSemaphore
+ * @value: a timeline value already reached or reserved elsewhere
+ *
+ * Tells @sem that the timeline has been signalled up to @value by another
+ * party (for example a semaphore created by Vulkan with a non-zero initial
+ * value), so the next value gst_cuda_semaphore_signal() uses is above it.
+ * Never moves the value backwards.
+ */
+void
+gst_cuda_semaphore_advance_to (GstCudaSemaphore * sem, guint64 value)
+{
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+  g_mutex_lock (&sem->op_lock);
+  if (value > sem->last_value)
+    sem->last_value = value;
+  g_mutex_unlock (&sem->op_lock);
+}
+
+/* call with op_lock and the context pushed */
+static StreamEvent *
+find_stream_event (GstCudaSemaphore * self, CUstream stream)
+{
+  guint i;
+
+  for (i = 0; i < self->stream_events->len; i++) {
+    StreamEvent *se = &g_array_index (self->stream_events, StreamEvent, i);
+    if (se->stream == stream)
+      return se;
+  }
+  return NULL;
+}
+
+/* call with op_lock and the context pushed */
+static gboolean
+record_op (GstCudaSemaphore * self, CUstream stream, GError ** error)
+{
+  StreamEvent *se = find_stream_event (self, stream);
+  CUresult r;
+
+  if (!se) {
+    StreamEvent n = { stream, NULL };
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&n.event, CU_EVENT_DISABLE_TIMING);
+    if (!_gst_cuda_sync_result (r, "cuEventCreate", error))
+      return FALSE;
+    g_array_append_val (self->stream_events, n);
+    se = &g_array_index (self->stream_events, StreamEvent,
+        self->stream_events->len - 1);
+  }
+  r = GST_CUDA_SYNC_CALL (cuEventRecord) (se->event, stream);
+  return _gst_cuda_sync_result (r, "cuEventRecord", error);
+}
+
+typedef enum
+{
+  OP_SIGNAL,
+  OP_WAIT,
+} OpKind;
+
+/* Enqueues one signal or wait. Call with op_lock held. */
+static gboolean
+enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
+    guint64 value, guint8 * fence, guint flags, GError ** error)
+{
+  CUresult r;
+  gboolean ret = FALSE;
+
+  if (!gst_cuda_context_push (self->context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+
+  if (kind == OP_SIGNAL) {
+    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
+
+    /* Order this signal after the previous one when it was enqueued on
+     * another stream: the value (timeline) or the fence count (NvSci) must
+     * progress in enqueue order on the GPU too. */
+    if (self->has_signalled && self->last_signal_stream != stream) {
+      StreamEvent *prev = find_stream_event (self, self->last_signal_stream);
+      if (prev) {
+        r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, prev->event, 0);
+        if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", error))
+          goto out;
+      }
+    }
+
+    memset (&params, 0, sizeof (params));
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
+      params.params.nvSciSync.fence = fence;
+    else
+      params.params.fence.value = value;
+    params.flags = flags;
+    r = GST_CUDA_SYNC_CALL (cuSignalExternalSemaphoresAsync) (&self->handle,
+        &params, 1, stream);
+    if (!_gst_cuda_sync_result (r, "cuSignalExternalSemaphoresAsync", error))
+      goto out;
+
+    self->has_signalled = TRUE;
+    self->last_signal_stream = stream;
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+      self->last_value = value;
+    else if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
+      self->binary_pending = TRUE;
+  } else {
+    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params;
+
+    memset (&params, 0, sizeof (params));
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
+      params.params.nvSciSync.fence = fence;
+    else
+      params.params.fence.value = value;
+    params.flags = flags;
+    r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
+        &params, 1, stream);
+    if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
+      goto out;
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
+      self->binary_pending = FALSE;
+  }
+
+  /* The operation is enqueued; remember it so that destruction waits for
+   * it. Failing to record only loses that guarantee, so report it. */
+  ret = record_op (self, stream, error);
+
+out:
+  gst_cuda_context_pop (NULL);
+  return ret;
+}
+
+static gboolean
+check_not_nvsci (GstCudaSemaphore * sem, GError ** error)
+{
+  if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "NvSciSync semaphores signal and wait through fences: use "
+        "gst_cuda_semaphore_signal_nvsci()/wait_nvsci()");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gst_cuda_semaphore_signal:
+ * @sem: a #GstCudaSemaphore (timeline or binary)
+ * @stream: (type gpointer): the CUDA stream to enqueue the signal on (%NULL:
+ *   the legacy default stream) in @sem's context
+ * @value: (out) (optional): the timeline value that will be signalled
+ *   (0 for a binary semaphore)
+ * @error: (optional): return location for a #GError
+ *
+ * Enqueues a signal on @stream, after all work already enqueued there. For a
+ * timeline semaphore the next value (last value + 1) is reserved and used;
+ * for a binary semaphore it is an error to signal again before the previous
+ * signal has been waited for (%GST_CUDA_SYNC_ERROR_PROTOCOL). Never blocks
+ * on the GPU.
+ *
+ * Returns: %TRUE if the signal was enqueued
+ */
+gboolean
+gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
+    guint64 * value, GError ** error)
+{
+  gboolean ret;
+  guint64 v = 0;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+
+  if (!check_not_nvsci (sem, error))
+    return FALSE;
+
+  g_mutex_lock (&sem->op_lock);
+  if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD &&
+      sem->binary_pending) {
+    g_mutex_unlock (&sem->op_lock);
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "Binary semaphore signalled again before its previous signal was "
+        "waited for (a binary semaphore allows one signal in flight; use a "
+        "timeline semaphore for more)");
+    return FALSE;
+  }
+  if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+    v = sem->last_value + 1;
+  ret = enqueue_locked (sem, OP_SIGNAL, stream, v, NULL, 0, error);
+  g_mutex_unlock (&sem->op_lock);
+
+  if (ret && value)
+    *value = v;
+  return ret;
+}
+
+/**
+ * gst_cuda_semaphore_signal_value:
+ * @sem: a timeline #GstCudaSemaphore
+ * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
+ * @value: the value to signal; must be greater than the last one
+ * @error: (optional): return location for a #GError
+ *
+ * Enqueues a signal of an explicit timeline value, for example a release
+ * point chosen by a producer. A value not above the last value this object
+ * signalled is refused with %GST_CUDA_SYNC_ERROR_PROTOCOL.
+ *
+ * Returns: %TRUE if the signal was enqueued
+ */
+gboolean
+gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
+    guint64 value, GError ** error)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+
+  if (sem->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+    return gst_cuda_semaphore_signal (sem, stream, NULL, error);
+
+  g_mutex_lock (&sem->op_lock);
+  if (value <= sem->last_value) {
+    guint64 last = sem->last_value;
+    g_mutex_unlock (&sem->op_lock);
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "Timeline value %" G_GUINT64_FORMAT " is not greater than the last "
+        "value %" G_GUINT64_FORMAT, value, last);
+    return FALSE;
+  }
+  ret = enqueue_locked (sem, OP_SIGNAL, stream, value, NULL, 0, error);
+  g_mutex_unlock (&sem->op_lock);
+  return ret;
+}
+
+/**
+ * gst_cuda_semaphore_wait:
+ * @sem: a #GstCudaSemaphore (timeline or binary)
+ * @stream: (type gpointer): the CUDA stream that must wait (%NULL: legacy
+ *   default stream)
+ * @value: the timeline value to wait for (ignored for binary semaphores)
+ * @error: (optional): return location for a #GError
+ *
+ * Enqueues a GPU-side wait: work enqueued on @stream after this call runs
+ * only once the semaphore reaches @value (timeline) or is signalled (binary,
+ * which the wait then resets). The calling thread does not wait.
+ *
+ * Returns: %TRUE if the wait was enqueued
+ */
+gboolean
+gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
+    guint64 value, GError ** error)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+
+  if (!check_not_nvsci (sem, error))
+    return FALSE;
+
+  g_mutex_lock (&sem->op_lock);
+  ret = enqueue_locked (sem, OP_WAIT, stream, value, NULL, 0, error);
+  g_mutex_unlock (&sem->op_lock);
+  return ret;
+}
+
+/**
+ * gst_cuda_semaphore_signal_nvsci:
+ * @sem: an NvSciSync #GstCudaSemaphore
+ * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
+ * @fence: (array fixed-size=48): zero-initialised storage for an
+ *   `NvSciSyncFence`; the driver writes the fence that expires when the
+ *   signal executes (overwriting previous contents)
+ * @error: (optional): return location for a #GError
+ *
+ * Enqueues an NvSciSync signal. Signals of one semaphore are ordered on the
+ * GPU in enqueue order, also across streams.
+ *
+ * Returns: %TRUE if the signal was enqueued
+ */
+gboolean
+gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
+    guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE], GError ** error)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+  g_return_val_if_fail (fence != NULL, FALSE);
+
+  if (sem->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "Not an NvSciSync semaphore");
+    return FALSE;
+  }
+
+  g_mutex_lock (&sem->op_lock);
+  ret = enqueue_locked (sem, OP_SIGNAL, stream, 0, fence, 0, error);
+  g_mutex_unlock (&sem->op_lock);
+  return ret;
+}
+
+/**
+ * gst_cuda_semaphore_wait_nvsci:
+ * @sem: an NvSciSync #GstCudaSemaphore
+ * @stream: (type gpointer): the CUDA stream that must wait
+ * @fence: (array fixed-size=48): the `NvSciSyncFence` to wait for
+ * @error: (optional): return location for a #GError
+ *
+ * Enqueues a GPU-side wait for an NvSciSync fence.
+ *
+ * Returns: %TRUE if the wait was enqueued
+ */
+gboolean
+gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
+    const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE], GError ** error)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+  g_return_val_if_fail (fence != NULL, FALSE);
+
+  if (sem->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "Not an NvSciSync semaphore");
+    return FALSE;
+  }
+
+  g_mutex_lock (&sem->op_lock);
+  ret = enqueue_locked (sem, OP_WAIT, stream, 0, (guint8 *) fence, 0, error);
+  g_mutex_unlock (&sem->op_lock);
+  return ret;
+}
+
+/**
+ * gst_cuda_semaphore_check_context:
+ * @sem: a #GstCudaSemaphore
+ * @context: the #GstCudaContext an element works in
+ * @error: (optional): return location for a #GError
+ *
+ * Checks that @sem can be used with streams of @context: it must have been
+ * imported into that very context (an imported semaphore is valid only in
+ * the context it was imported into).
+ *
+ * Returns: %TRUE if usable, else %FALSE with %GST_CUDA_SYNC_ERROR_WRONG_DEVICE
+ */
+gboolean
+gst_cuda_semaphore_check_context (GstCudaSemaphore * sem,
+    GstCudaContext * context, GError ** error)
+{
+  guint sem_dev = 0, dev = 0;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (sem->context == context)
+    return TRUE;
+
+  g_object_get (sem->context, "cuda-device-id", &sem_dev, NULL);
+  g_object_get (context, "cuda-device-id", &dev, NULL);
+  g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_WRONG_DEVICE,
+      "The semaphore was imported into a CUDA context of device %u, but it is "
+      "used with %s CUDA context (device %u); import it into the context the "
+      "pipeline shares", sem_dev, sem_dev == dev ? "another" : "a different "
+      "device's", dev);
+  return FALSE;
+}
+
+void
+_gst_cuda_semaphore_consume_binary (GstCudaSemaphore * sem)
+{
+  g_mutex_lock (&sem->op_lock);
+  sem->binary_pending = FALSE;
+  g_mutex_unlock (&sem->op_lock);
+}

@@ -1,0 +1,75 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Private to the library and the plugin: not installed, not introspected.
+ */
+#pragma once
+
+#include <gst/cudasync/cudasync.h>
+#include <cuda.h>
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_SYNC_DECL_FN(name) __typeof__ (name) * name
+
+/* Driver entry points loaded at runtime (libgstcuda 1.22 does not load them). */
+typedef struct
+{
+  GST_CUDA_SYNC_DECL_FN (cuGetErrorName);
+  GST_CUDA_SYNC_DECL_FN (cuGetErrorString);
+  GST_CUDA_SYNC_DECL_FN (cuImportExternalSemaphore);
+  GST_CUDA_SYNC_DECL_FN (cuSignalExternalSemaphoresAsync);
+  GST_CUDA_SYNC_DECL_FN (cuWaitExternalSemaphoresAsync);
+  GST_CUDA_SYNC_DECL_FN (cuDestroyExternalSemaphore);
+  GST_CUDA_SYNC_DECL_FN (cuImportExternalMemory);
+  GST_CUDA_SYNC_DECL_FN (cuExternalMemoryGetMappedBuffer);
+  GST_CUDA_SYNC_DECL_FN (cuDestroyExternalMemory);
+  GST_CUDA_SYNC_DECL_FN (cuEventCreate);
+  GST_CUDA_SYNC_DECL_FN (cuEventRecord);
+  GST_CUDA_SYNC_DECL_FN (cuEventQuery);
+  GST_CUDA_SYNC_DECL_FN (cuEventSynchronize);
+  GST_CUDA_SYNC_DECL_FN (cuEventDestroy);
+  GST_CUDA_SYNC_DECL_FN (cuStreamCreate);
+  GST_CUDA_SYNC_DECL_FN (cuStreamDestroy);
+  GST_CUDA_SYNC_DECL_FN (cuStreamSynchronize);
+  GST_CUDA_SYNC_DECL_FN (cuStreamQuery);
+  GST_CUDA_SYNC_DECL_FN (cuStreamWaitEvent);
+  GST_CUDA_SYNC_DECL_FN (cuDeviceGetUuid);
+  GST_CUDA_SYNC_DECL_FN (cuMemcpy2DAsync);
+  GST_CUDA_SYNC_DECL_FN (cuMemcpyDtoDAsync);
+  /* optional */
+  GST_CUDA_SYNC_DECL_FN (cuExternalMemoryGetMappedMipmappedArray);
+  GST_CUDA_SYNC_DECL_FN (cuDeviceGetNvSciSyncAttributes);
+} GstCudaSyncVTable;
+
+GST_CUDA_SYNC_API
+const GstCudaSyncVTable * _gst_cuda_sync_vtable (void);
+
+#define GST_CUDA_SYNC_CALL(name) (_gst_cuda_sync_vtable ()->name)
+
+GST_CUDA_SYNC_API
+gboolean _gst_cuda_sync_result (CUresult result, const gchar * call,
+    GError ** error);
+
+GST_CUDA_SYNC_API
+const gchar * _gst_cuda_sync_result_name (CUresult result);
+
+/* Runs @func (with @context pushed) once all @events have completed, on a
+ * library worker thread: the caller never blocks. Takes ownership of the
+ * events (destroyed after use). @func runs with @context pushed. */
+typedef void (*GstCudaSyncDeferredFunc) (GstCudaContext * context,
+    gpointer data);
+
+GST_CUDA_SYNC_API
+void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
+    GstCudaSyncDeferredFunc func, gpointer data);
+
+/* Semaphore internals used by the meta */
+G_GNUC_INTERNAL
+void _gst_cuda_semaphore_consume_binary (GstCudaSemaphore * sem);
+
+G_GNUC_INTERNAL
+void _gst_cuda_sync_meta_init_debug (void);
+
+G_END_DECLS

@@ -1,0 +1,665 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstcudasyncmeta
+ * @title: GstCudaSyncMeta
+ * @short_description: acquire and release points of a GPU buffer
+ *
+ * See docs/design.md for the contract between producers and consumers.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasync-private.h"
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_meta_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_meta_debug
+
+/* A point shared by every copy of a meta. */
+typedef struct
+{
+  gint refcount;
+  GstCudaSemaphore *sem;
+  guint64 value;
+  gboolean has_fence;
+  guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE];
+
+  GMutex lock;
+  /* acquire, binary: the one wait has been enqueued (or done externally) */
+  gboolean consumed;
+  /* acquire, binary: recorded after that wait, so further waiters (copies)
+   * order after it instead of waiting on the semaphore a second time */
+  CUevent waited_event;
+  /* release: signalled */
+  gboolean is_release;
+  gboolean released;
+} SyncPoint;
+
+static GstCudaSyncNvSciFenceClearFunc fence_clear_func = NULL;
+static gpointer fence_clear_data = NULL;
+
+/**
+ * gst_cuda_sync_set_nvsci_fence_clear_func:
+ * @func: (scope forever) (nullable): the hook, or %NULL
+ * @user_data: data for @func
+ *
+ * Installs the hook that releases `NvSciSyncFence`s stored in metas (see
+ * #GstCudaSyncNvSciFenceClearFunc). Without a hook, fences are only zeroed.
+ */
+void
+gst_cuda_sync_set_nvsci_fence_clear_func (GstCudaSyncNvSciFenceClearFunc func,
+    gpointer user_data)
+{
+  fence_clear_func = func;
+  fence_clear_data = user_data;
+}
+
+static SyncPoint *
+point_new (GstCudaSemaphore * sem, guint64 value, const guint8 * fence)
+{
+  SyncPoint *p = g_new0 (SyncPoint, 1);
+
+  p->refcount = 1;
+  p->sem = gst_object_ref (sem);
+  p->value = value;
+  if (fence) {
+    p->has_fence = TRUE;
+    memcpy (p->fence, fence, GST_CUDA_NVSCI_FENCE_SIZE);
+  }
+  g_mutex_init (&p->lock);
+  return p;
+}
+
+static SyncPoint *
+point_ref (SyncPoint * p)
+{
+  g_atomic_int_inc (&p->refcount);
+  return p;
+}
+
+static void
+point_unref (gpointer data)
+{
+  SyncPoint *p = data;
+  GstCudaSemaphoreHandleType type;
+  GError *err = NULL;
+
+  if (!g_atomic_int_dec_and_test (&p->refcount))
+    return;
+
+  type = gst_cuda_semaphore_get_handle_type (p->sem);
+
+  if (p->is_release && !p->released) {
+    /* Nobody signalled the release point: the last reader is gone. Signal on
+     * the legacy default stream, which runs after all work already enqueued
+     * on the context's blocking streams (the readers'). */
+    if (!gst_cuda_semaphore_signal_value (p->sem, NULL, p->value, &err)) {
+      GST_WARNING ("could not signal release point: %s", err->message);
+      g_clear_error (&err);
+    }
+  } else if (!p->is_release && type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD
+      && !p->consumed) {
+    /* Exactly one wait per binary signal: consume it on the GPU. */
+    GST_DEBUG ("consuming unwaited binary acquire point");
+    if (!gst_cuda_semaphore_wait (p->sem, NULL, 0, &err)) {
+      GST_WARNING ("could not consume binary acquire point: %s", err->message);
+      g_clear_error (&err);
+    }
+  }
+
+  if (p->waited_event) {
+    /* destroying a pending event is allowed: released when it completes */
+    if (gst_cuda_context_push (gst_cuda_semaphore_get_context (p->sem))) {
+      GST_CUDA_SYNC_CALL (cuEventDestroy) (p->waited_event);
+      gst_cuda_context_pop (NULL);
+    }
+  }
+
+  if (p->has_fence) {
+    if (fence_clear_func)
+      fence_clear_func (p->fence, fence_clear_data);
+    memset (p->fence, 0, sizeof (p->fence));
+  }
+
+  gst_object_unref (p->sem);
+  g_mutex_clear (&p->lock);
+  g_free (p);
+}
+
+static gboolean
+gst_cuda_sync_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GstCudaSyncMeta *smeta = (GstCudaSyncMeta *) meta;
+
+  smeta->acquire = g_ptr_array_new_with_free_func (point_unref);
+  smeta->release = NULL;
+  return TRUE;
+}
+
+static void
+gst_cuda_sync_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GstCudaSyncMeta *smeta = (GstCudaSyncMeta *) meta;
+
+  g_ptr_array_unref (smeta->acquire);
+  if (smeta->release)
+    point_unref (smeta->release);
+  smeta->acquire = NULL;
+  smeta->release = NULL;
+}
+
+static gboolean
+gst_cuda_sync_meta_transform (GstBuffer * dest, GstMeta * meta,
+    GstBuffer * buffer, GQuark type, gpointer data)
+{
+  GstCudaSyncMeta *smeta = (GstCudaSyncMeta *) meta;
+  GstCudaSyncMeta *dmeta;
+  guint i;
+
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+
+  /* Only a copy of the whole data keeps the synchronisation points valid,
+   * as with GstGLSyncMeta. */
+  if (((GstMetaTransformCopy *) data)->region)
+    return TRUE;
+
+  dmeta = gst_buffer_get_cuda_sync_meta (dest);
+  if (!dmeta)
+    dmeta = gst_buffer_add_cuda_sync_meta (dest);
+  if (!dmeta)
+    return FALSE;
+
+  for (i = 0; i < smeta->acquire->len; i++)
+    g_ptr_array_add (dmeta->acquire,
+        point_ref (g_ptr_array_index (smeta->acquire, i)));
+  if (smeta->release && !dmeta->release)
+    dmeta->release = point_ref (smeta->release);
+
+  return TRUE;
+}
+
+GType
+gst_cuda_sync_meta_api_get_type (void)
+{
+  static GType type = 0;
+  static const gchar *tags[] = { GST_META_TAG_MEMORY_STR, NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register ("GstCudaSyncMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+const GstMetaInfo *
+gst_cuda_sync_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (GST_CUDA_SYNC_META_API_TYPE,
+        "GstCudaSyncMeta", sizeof (GstCudaSyncMeta),
+        gst_cuda_sync_meta_init, gst_cuda_sync_meta_free,
+        gst_cuda_sync_meta_transform);
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_meta_debug, "cudasyncmeta", 0,
+        "GstCudaSyncMeta");
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+/**
+ * gst_buffer_add_cuda_sync_meta:
+ * @buffer: a #GstBuffer
+ *
+ * Adds an empty #GstCudaSyncMeta to @buffer.
+ *
+ * Returns: (transfer none): the new meta
+ */
+GstCudaSyncMeta *
+gst_buffer_add_cuda_sync_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  return (GstCudaSyncMeta *) gst_buffer_add_meta (buffer,
+      GST_CUDA_SYNC_META_INFO, NULL);
+}
+
+/**
+ * gst_cuda_sync_meta_add_acquire:
+ * @meta: a #GstCudaSyncMeta
+ * @sem: a timeline or binary #GstCudaSemaphore
+ * @value: the timeline value at which the data is ready (ignored for binary)
+ *
+ * Adds an acquire point: the data is ready once @sem reaches @value (or, for
+ * a binary semaphore, once it is signalled; the signal must be consumed by
+ * exactly one wait, which the meta guarantees).
+ */
+void
+gst_cuda_sync_meta_add_acquire (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
+    guint64 value)
+{
+  g_return_if_fail (meta != NULL);
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+  g_return_if_fail (gst_cuda_semaphore_get_handle_type (sem) !=
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC);
+
+  g_ptr_array_add (meta->acquire, point_new (sem, value, NULL));
+}
+
+/**
+ * gst_cuda_sync_meta_add_acquire_nvsci_fence:
+ * @meta: a #GstCudaSyncMeta
+ * @sem: an NvSciSync #GstCudaSemaphore
+ * @fence: (array fixed-size=48): the `NvSciSyncFence` that expires when the
+ *   data is ready; copied, and cleared through the hook set with
+ *   gst_cuda_sync_set_nvsci_fence_clear_func() when the last copy of the
+ *   meta is freed
+ *
+ * Adds an NvSciSync acquire point.
+ */
+void
+gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
+    GstCudaSemaphore * sem, const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE])
+{
+  g_return_if_fail (meta != NULL);
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+  g_return_if_fail (fence != NULL);
+  g_return_if_fail (gst_cuda_semaphore_get_handle_type (sem) ==
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC);
+
+  g_ptr_array_add (meta->acquire, point_new (sem, 0, fence));
+}
+
+/**
+ * gst_cuda_sync_meta_get_n_acquire:
+ * @meta: a #GstCudaSyncMeta
+ *
+ * Returns: the number of acquire points
+ */
+guint
+gst_cuda_sync_meta_get_n_acquire (GstCudaSyncMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, 0);
+  return meta->acquire->len;
+}
+
+/**
+ * gst_cuda_sync_meta_get_acquire:
+ * @meta: a #GstCudaSyncMeta
+ * @idx: index of the acquire point
+ * @value: (out) (optional): its timeline value
+ *
+ * Returns: (transfer none) (nullable): the semaphore of acquire point @idx
+ */
+GstCudaSemaphore *
+gst_cuda_sync_meta_get_acquire (GstCudaSyncMeta * meta, guint idx,
+    guint64 * value)
+{
+  SyncPoint *p;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (idx >= meta->acquire->len)
+    return NULL;
+  p = g_ptr_array_index (meta->acquire, idx);
+  if (value)
+    *value = p->value;
+  return p->sem;
+}
+
+/**
+ * gst_cuda_sync_meta_get_acquire_nvsci_fence:
+ * @meta: a #GstCudaSyncMeta
+ * @idx: index of the acquire point
+ * @fence: (out caller-allocates) (array fixed-size=48): the fence
+ *
+ * Returns: %TRUE if acquire point @idx is an NvSciSync fence
+ */
+gboolean
+gst_cuda_sync_meta_get_acquire_nvsci_fence (GstCudaSyncMeta * meta, guint idx,
+    guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE])
+{
+  SyncPoint *p;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  if (idx >= meta->acquire->len)
+    return FALSE;
+  p = g_ptr_array_index (meta->acquire, idx);
+  if (!p->has_fence)
+    return FALSE;
+  memcpy (fence, p->fence, GST_CUDA_NVSCI_FENCE_SIZE);
+  return TRUE;
+}
+
+/**
+ * gst_cuda_sync_meta_set_release:
+ * @meta: a #GstCudaSyncMeta
+ * @sem: a timeline or binary #GstCudaSemaphore
+ * @value: the timeline value to signal when the data is no longer read
+ *
+ * Sets the release point. It is signalled once: by the consumer with
+ * gst_cuda_sync_meta_signal_release() after its reading work, or else on
+ * the GPU when the last copy of the meta is freed.
+ */
+void
+gst_cuda_sync_meta_set_release (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
+    guint64 value)
+{
+  SyncPoint *p;
+
+  g_return_if_fail (meta != NULL);
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+  g_return_if_fail (gst_cuda_semaphore_get_handle_type (sem) !=
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC);
+
+  p = point_new (sem, value, NULL);
+  p->is_release = TRUE;
+  if (meta->release)
+    point_unref (meta->release);
+  meta->release = p;
+}
+
+/**
+ * gst_cuda_sync_meta_get_release:
+ * @meta: a #GstCudaSyncMeta
+ * @value: (out) (optional): the value to signal
+ *
+ * Returns: (transfer none) (nullable): the release semaphore
+ */
+GstCudaSemaphore *
+gst_cuda_sync_meta_get_release (GstCudaSyncMeta * meta, guint64 * value)
+{
+  SyncPoint *p;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  p = meta->release;
+  if (!p)
+    return NULL;
+  if (value)
+    *value = p->value;
+  return p->sem;
+}
+
+static gboolean
+point_wait_gpu (SyncPoint * p, CUstream stream, GError ** error)
+{
+  GstCudaSemaphoreHandleType type = gst_cuda_semaphore_get_handle_type (p->sem);
+  gboolean ret = TRUE;
+  CUresult r;
+
+  if (p->has_fence)
+    return gst_cuda_semaphore_wait_nvsci (p->sem, stream, p->fence, error);
+  if (type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+    return gst_cuda_semaphore_wait (p->sem, stream, p->value, error);
+
+  /* binary: one wait on the semaphore, later waiters order after it */
+  g_mutex_lock (&p->lock);
+  if (!p->consumed) {
+    ret = gst_cuda_semaphore_wait (p->sem, stream, 0, error);
+    if (ret) {
+      p->consumed = TRUE;
+      if (gst_cuda_context_push (gst_cuda_semaphore_get_context (p->sem))) {
+        r = GST_CUDA_SYNC_CALL (cuEventCreate) (&p->waited_event,
+            CU_EVENT_DISABLE_TIMING);
+        if (r == CUDA_SUCCESS)
+          r = GST_CUDA_SYNC_CALL (cuEventRecord) (p->waited_event, stream);
+        gst_cuda_context_pop (NULL);
+        if (r != CUDA_SUCCESS) {
+          /* the wait is enqueued; only copies lose their ordering */
+          GST_WARNING ("cannot record binary wait: %s",
+              _gst_cuda_sync_result_name (r));
+        }
+      }
+    }
+  } else if (p->waited_event) {
+    if (gst_cuda_context_push (gst_cuda_semaphore_get_context (p->sem))) {
+      r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, p->waited_event, 0);
+      gst_cuda_context_pop (NULL);
+      ret = _gst_cuda_sync_result (r, "cuStreamWaitEvent", error);
+    }
+  }
+  g_mutex_unlock (&p->lock);
+  return ret;
+}
+
+/**
+ * gst_cuda_sync_meta_wait_gpu:
+ * @meta: a #GstCudaSyncMeta
+ * @stream: (type gpointer): a CUDA stream of the semaphores' context
+ *   (%NULL: the legacy default stream, after which every later work of the
+ *   context's blocking streams is ordered)
+ * @error: (optional): return location for a #GError
+ *
+ * Makes @stream wait on the GPU for every acquire point. Returns as soon as
+ * the waits are enqueued.
+ *
+ * Returns: %TRUE if all waits were enqueued
+ */
+gboolean
+gst_cuda_sync_meta_wait_gpu (GstCudaSyncMeta * meta, CUstream stream,
+    GError ** error)
+{
+  guint i;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  for (i = 0; i < meta->acquire->len; i++) {
+    if (!point_wait_gpu (g_ptr_array_index (meta->acquire, i), stream, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gst_cuda_sync_meta_wait_cpu:
+ * @meta: a #GstCudaSyncMeta
+ * @timeout: how long to wait, or %GST_CLOCK_TIME_NONE
+ * @error: (optional): return location for a #GError
+ *
+ * Blocks the calling thread until every acquire point is reached: the last
+ * resort for consumers that cannot wait on the GPU. The wait goes through
+ * CUDA (a stream wait and an event), never through a host wait of another
+ * API.
+ *
+ * Returns: %TRUE when all points were reached, %FALSE on error or timeout
+ *   (%GST_CUDA_SYNC_ERROR_TIMEOUT)
+ */
+gboolean
+gst_cuda_sync_meta_wait_cpu (GstCudaSyncMeta * meta, GstClockTime timeout,
+    GError ** error)
+{
+  gint64 deadline = 0;
+  guint i;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  if (GST_CLOCK_TIME_IS_VALID (timeout))
+    deadline = g_get_monotonic_time () + timeout / 1000;
+
+  for (i = 0; i < meta->acquire->len; i++) {
+    SyncPoint *p = g_ptr_array_index (meta->acquire, i);
+    GstCudaContext *ctx = gst_cuda_semaphore_get_context (p->sem);
+    CUevent ev = NULL;
+    CUresult r;
+    gboolean ok;
+
+    if (!point_wait_gpu (p, NULL, error))
+      return FALSE;
+
+    if (!gst_cuda_context_push (ctx)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+          "Could not make the CUDA context current");
+      return FALSE;
+    }
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
+    ok = _gst_cuda_sync_result (r, "cuEventCreate", error);
+    if (ok) {
+      r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, NULL);
+      ok = _gst_cuda_sync_result (r, "cuEventRecord", error);
+    }
+    if (ok && !deadline) {
+      r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (ev);
+      ok = _gst_cuda_sync_result (r, "cuEventSynchronize", error);
+    } else if (ok) {
+      while ((r = GST_CUDA_SYNC_CALL (cuEventQuery) (ev)) == CUDA_ERROR_NOT_READY) {
+        if (g_get_monotonic_time () >= deadline) {
+          g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_TIMEOUT,
+              "Timed out waiting for acquire point %u", i);
+          ok = FALSE;
+          break;
+        }
+        g_usleep (50);
+      }
+      if (ok)
+        ok = _gst_cuda_sync_result (r, "cuEventQuery", error);
+    }
+    if (ev)
+      GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
+    gst_cuda_context_pop (NULL);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gst_cuda_sync_meta_mark_acquired:
+ * @meta: a #GstCudaSyncMeta
+ *
+ * Tells the meta that the consumer waited for the acquire points itself (for
+ * example in a Vulkan queue submission), so that binary semaphore signals
+ * are not consumed a second time.
+ */
+void
+gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
+{
+  guint i;
+
+  g_return_if_fail (meta != NULL);
+
+  for (i = 0; i < meta->acquire->len; i++) {
+    SyncPoint *p = g_ptr_array_index (meta->acquire, i);
+
+    g_mutex_lock (&p->lock);
+    if (!p->consumed && gst_cuda_semaphore_get_handle_type (p->sem) ==
+        GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD) {
+      p->consumed = TRUE;
+      _gst_cuda_semaphore_consume_binary (p->sem);
+    }
+    g_mutex_unlock (&p->lock);
+  }
+}
+
+/**
+ * gst_cuda_sync_meta_signal_release:
+ * @meta: a #GstCudaSyncMeta
+ * @stream: (type gpointer): the stream on which the reading work was
+ *   enqueued (%NULL: legacy default stream)
+ * @error: (optional): return location for a #GError
+ *
+ * Enqueues the release signal on @stream, after the consumer's reading work.
+ * The release point is signalled at most once for all copies of the meta; a
+ * second call does nothing and returns %TRUE. Without a release point this
+ * does nothing.
+ *
+ * Returns: %TRUE unless enqueuing the signal failed
+ */
+gboolean
+gst_cuda_sync_meta_signal_release (GstCudaSyncMeta * meta, CUstream stream,
+    GError ** error)
+{
+  SyncPoint *p;
+  gboolean ret = TRUE;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  p = meta->release;
+  if (!p)
+    return TRUE;
+
+  g_mutex_lock (&p->lock);
+  if (!p->released) {
+    ret = gst_cuda_semaphore_signal_value (p->sem, stream, p->value, error);
+    if (ret)
+      p->released = TRUE;
+  }
+  g_mutex_unlock (&p->lock);
+  return ret;
+}
+
+#define META_PARAMS_NAME "GstCudaSyncMeta"
+
+/**
+ * gst_query_add_cuda_sync_meta:
+ * @query: an ALLOCATION #GstQuery
+ * @handle_types: the semaphore types the consumer can wait on
+ * @semaphore: (nullable): a semaphore the consumer wants the producer to
+ *   signal, imported into the pipeline's CUDA context
+ *
+ * Called by a consumer in its ALLOCATION query handler
+ * (`propose_allocation`) to say that it understands #GstCudaSyncMeta.
+ */
+void
+gst_query_add_cuda_sync_meta (GstQuery * query,
+    GstCudaSemaphoreHandleTypeFlags handle_types, GstCudaSemaphore * semaphore)
+{
+  GstStructure *params;
+
+  g_return_if_fail (GST_IS_QUERY (query));
+  g_return_if_fail (semaphore == NULL || GST_IS_CUDA_SEMAPHORE (semaphore));
+
+  params = gst_structure_new (META_PARAMS_NAME, "handle-types",
+      GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS, handle_types, NULL);
+  if (semaphore)
+    gst_structure_set (params, "semaphore", GST_TYPE_CUDA_SEMAPHORE,
+        semaphore, NULL);
+  gst_query_add_allocation_meta (query, GST_CUDA_SYNC_META_API_TYPE, params);
+  gst_structure_free (params);
+}
+
+/**
+ * gst_query_parse_cuda_sync_meta:
+ * @query: an answered ALLOCATION #GstQuery
+ * @handle_types: (out) (optional): the types the consumer can wait on
+ * @semaphore: (out) (optional) (transfer full) (nullable): the semaphore the
+ *   consumer offered, if any
+ *
+ * Returns: %TRUE if downstream advertised #GstCudaSyncMeta
+ */
+gboolean
+gst_query_parse_cuda_sync_meta (GstQuery * query,
+    GstCudaSemaphoreHandleTypeFlags * handle_types,
+    GstCudaSemaphore ** semaphore)
+{
+  const GstStructure *params = NULL;
+  GstCudaSemaphoreHandleTypeFlags types = GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL;
+  guint idx;
+
+  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
+
+  if (semaphore)
+    *semaphore = NULL;
+  if (handle_types)
+    *handle_types = GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE;
+
+  if (!gst_query_find_allocation_meta (query, GST_CUDA_SYNC_META_API_TYPE,
+          &idx))
+    return FALSE;
+
+  gst_query_parse_nth_allocation_meta (query, idx, &params);
+  if (params) {
+    gst_structure_get (params, "handle-types",
+        GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS, &types, NULL);
+    if (semaphore && gst_structure_has_field_typed (params, "semaphore",
+            GST_TYPE_CUDA_SEMAPHORE))
+      gst_structure_get (params, "semaphore", GST_TYPE_CUDA_SEMAPHORE,
+          semaphore, NULL);
+  }
+  if (handle_types)
+    *handle_types = types;
+  return TRUE;
+}

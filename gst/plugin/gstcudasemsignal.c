@@ -1,0 +1,388 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudasemsignal
+ * @title: cudasemsignal
+ *
+ * Hands CUDA buffers to a consumer that waits on the GPU. For each buffer
+ * cudasemsignal enqueues `cuSignalExternalSemaphoresAsync` on its CUDA
+ * stream, ordered after the work that produced the buffer (upstream 1.22
+ * CUDA elements complete their work before pushing; acquire points already on
+ * the buffer are waited for on the GPU first), and attaches a
+ * #GstCudaSyncMeta whose acquire point is the signalled value. The buffer
+ * data is passed through untouched, and the streaming thread never calls a
+ * CPU-synchronising CUDA function while a semaphore is available.
+ *
+ * The semaphore comes from, in this order: the downstream consumer through
+ * the ALLOCATION query (gst_query_add_cuda_sync_meta()); the #GstCudaSemSignal:semaphore
+ * property; otherwise there is none and #GstCudaSemSignal:fallback decides:
+ * `sync` synchronises the stream on the CPU before pushing (and counts it in
+ * `cpu-syncs`), `error` fails.
+ *
+ * A timeline semaphore is signalled with strictly increasing values, across
+ * flushes, seeks, renegotiation and pipelines sharing the semaphore. A binary
+ * semaphore allows one signal in flight: if the previous buffer's signal has
+ * not been waited for yet, the fallback applies to that buffer.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaupload ! cudasemsignal ! cudasemwait ! cudadownload ! autovideosink
+ * ]| The semaphore is offered by cudasemwait when the application set its
+ * `semaphore` property.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! cudaupload ! cudasemsignal fallback=sync ! fakesink
+ * ]| Without any semaphore: synchronises on the CPU per buffer, as upstream
+ * elements do (see the `stats` property).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasemsignal.h"
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/video/video.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sem_signal_debug);
+#define GST_CAT_DEFAULT gst_cuda_sem_signal_debug
+
+#define GST_TYPE_CUDA_SEM_SIGNAL_FALLBACK (gst_cuda_sem_signal_fallback_get_type ())
+static GType gst_cuda_sem_signal_fallback_get_type (void);
+G_DEFINE_ENUM_TYPE (GstCudaSemSignalFallback, gst_cuda_sem_signal_fallback,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEM_SIGNAL_FALLBACK_SYNC, "sync"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEM_SIGNAL_FALLBACK_ERROR, "error"));
+
+#define DEFAULT_FALLBACK GST_CUDA_SEM_SIGNAL_FALLBACK_SYNC
+
+enum
+{
+  PROP_0,
+  PROP_FALLBACK,
+};
+
+struct _GstCudaSemSignal
+{
+  GstCudaSyncBaseFilter parent;
+
+  GstCudaSemSignalFallback fallback;
+
+  /* streaming thread only */
+  gboolean negotiated;
+  GstCudaSemaphore *active;     /* semaphore in use (downstream's or property) */
+  gboolean from_downstream;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+static const gchar *const counter_names[] = {
+  "buffers", "signals", "waits", "cpu-syncs", "last-value", NULL
+};
+
+#define gst_cuda_sem_signal_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSemSignal, gst_cuda_sem_signal,
+    GST_TYPE_CUDA_SYNC_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudasemsignal, "cudasemsignal", GST_RANK_NONE,
+    GST_TYPE_CUDA_SEM_SIGNAL);
+
+static void gst_cuda_sem_signal_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_sem_signal_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_sem_signal_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_sem_signal_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cuda_sem_signal_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static GstFlowReturn gst_cuda_sem_signal_transform_ip (GstBaseTransform *
+    trans, GstBuffer * buf);
+
+static void
+gst_cuda_sem_signal_class_init (GstCudaSemSignalClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaSyncBaseFilterClass *base_class = GST_CUDA_SYNC_BASE_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_sem_signal_set_property;
+  gobject_class->get_property = gst_cuda_sem_signal_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_FALLBACK,
+      g_param_spec_enum ("fallback", "Fallback",
+          "What to do when there is no semaphore to signal: synchronise the "
+          "CUDA stream on the CPU before pushing, or fail",
+          GST_TYPE_CUDA_SEM_SIGNAL_FALLBACK, DEFAULT_FALLBACK,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA semaphore signal", "Filter/Video/Hardware",
+      "Signals an external semaphore on the GPU when a CUDA buffer is ready "
+      "and attaches the acquire point to the buffer",
+      "gst-cudasync developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sem_signal_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sem_signal_set_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_sem_signal_propose_allocation);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cuda_sem_signal_transform_ip);
+
+  base_class->counter_names = counter_names;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sem_signal_debug, "cudasemsignal", 0,
+      "cudasemsignal");
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SEM_SIGNAL_FALLBACK, 0);
+}
+
+static void
+gst_cuda_sem_signal_init (GstCudaSemSignal * self)
+{
+  self->fallback = DEFAULT_FALLBACK;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_cuda_sem_signal_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (object);
+
+  switch (prop_id) {
+    case PROP_FALLBACK:
+      GST_OBJECT_LOCK (self);
+      self->fallback = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_sem_signal_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (object);
+
+  switch (prop_id) {
+    case PROP_FALLBACK:
+      GST_OBJECT_LOCK (self);
+      g_value_set_enum (value, self->fallback);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static gboolean
+gst_cuda_sem_signal_stop (GstBaseTransform * trans)
+{
+  GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (trans);
+
+  gst_clear_object (&self->active);
+  self->negotiated = FALSE;
+  self->from_downstream = FALSE;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static gboolean
+gst_cuda_sem_signal_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (trans);
+
+  /* ask downstream again on the next buffer: it may offer another semaphore
+   * for the new caps. The timeline of each semaphore object continues. */
+  self->negotiated = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sem_signal_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  /* In place: buffers come from upstream's pool; what downstream needs
+   * (pools, video meta) is answered by downstream. */
+  return gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), query);
+}
+
+/* Picks the semaphore: downstream's offer, then the property. */
+static gboolean
+negotiate_semaphore (GstCudaSemSignal * self)
+{
+  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstCaps *caps = gst_pad_get_current_caps (srcpad);
+  GstCudaSemaphoreHandleTypeFlags types = GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE;
+  GstCudaSemaphore *offered = NULL, *sem;
+  gboolean understood = FALSE;
+  GstQuery *query;
+
+  gst_clear_object (&self->active);
+  self->from_downstream = FALSE;
+
+  if (caps) {
+    query = gst_query_new_allocation (caps, FALSE);
+    if (gst_pad_peer_query (srcpad, query))
+      understood = gst_query_parse_cuda_sync_meta (query, &types, &offered);
+    gst_query_unref (query);
+    gst_caps_unref (caps);
+  }
+
+  if (offered) {
+    sem = offered;
+    self->from_downstream = TRUE;
+  } else {
+    sem = gst_cuda_sync_base_filter_dup_semaphore (base);
+  }
+
+  if (sem) {
+    GstCudaSemaphoreHandleType t = gst_cuda_semaphore_get_handle_type (sem);
+
+    if (understood && !(types & gst_cuda_semaphore_handle_type_to_flag (t))) {
+      gchar *have = g_flags_to_string (GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS,
+          types);
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream cannot wait on a %s semaphore (it accepts: %s)",
+              g_enum_get_value (g_type_class_peek
+                  (GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE), t)->value_nick, have),
+          (NULL));
+      g_free (have);
+      gst_object_unref (sem);
+      return FALSE;
+    }
+    if (t == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("NvSciSync semaphores are not supported by this version of "
+              "cudasemsignal"), (NULL));
+      gst_object_unref (sem);
+      return FALSE;
+    }
+    if (!gst_cuda_sync_base_filter_check_semaphore (base, sem,
+            self->from_downstream ? "Semaphore offered by downstream" :
+            "Semaphore property")) {
+      gst_object_unref (sem);
+      return FALSE;
+    }
+    self->active = sem;
+    GST_INFO_OBJECT (self, "signalling %s semaphore %" GST_PTR_FORMAT,
+        self->from_downstream ? "downstream's" : "the application's", sem);
+  } else {
+    GST_INFO_OBJECT (self, "no semaphore: fallback applies");
+  }
+
+  self->negotiated = TRUE;
+  return TRUE;
+}
+
+static GstFlowReturn
+apply_fallback (GstCudaSemSignal * self, const gchar * why)
+{
+  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSemSignalFallback fallback;
+
+  GST_OBJECT_LOCK (self);
+  fallback = self->fallback;
+  GST_OBJECT_UNLOCK (self);
+
+  if (fallback == GST_CUDA_SEM_SIGNAL_FALLBACK_ERROR) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s, and fallback=error",
+            why), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  GST_LOG_OBJECT (self, "%s: synchronising on the CPU", why);
+  return gst_cuda_sync_base_filter_cpu_sync (base) ? GST_FLOW_OK :
+      GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (trans);
+  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  CUstream stream = gst_cuda_sync_base_filter_get_stream (base);
+  GstCudaSyncMeta *meta;
+  GError *err = NULL;
+  guint64 value = 0;
+  guint i;
+
+  if (!self->negotiated || gst_pad_check_reconfigure
+      (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
+    if (!negotiate_semaphore (self))
+      return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  if (!gst_cuda_sync_base_filter_check_input (base, buf))
+    return GST_FLOW_ERROR;
+
+  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_BUFFERS, 1);
+
+  /* The producer may itself have left work pending behind acquire points:
+   * order our signal after them, on the GPU. */
+  meta = gst_buffer_get_cuda_sync_meta (buf);
+  if (meta && gst_cuda_sync_meta_get_n_acquire (meta) > 0) {
+    for (i = 0; i < gst_cuda_sync_meta_get_n_acquire (meta); i++) {
+      if (!gst_cuda_sync_base_filter_check_semaphore (base,
+              gst_cuda_sync_meta_get_acquire (meta, i, NULL),
+              "Acquire point of the incoming buffer"))
+        return GST_FLOW_ERROR;
+    }
+    if (!gst_cuda_sync_meta_wait_gpu (meta, stream, &err)) {
+      gst_cuda_sync_base_filter_post_error (base, err,
+          "Could not wait for the incoming buffer's acquire points");
+      return GST_FLOW_ERROR;
+    }
+    gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_WAITS,
+        gst_cuda_sync_meta_get_n_acquire (meta));
+  }
+
+  if (!self->active)
+    return apply_fallback (self, "No semaphore: downstream offered none and "
+        "the semaphore property is not set");
+
+  if (!gst_cuda_semaphore_signal (self->active, stream, &value, &err)) {
+    if (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+            GST_CUDA_SYNC_ERROR_PROTOCOL)) {
+      /* binary semaphore still signalled for the previous buffer */
+      GST_DEBUG_OBJECT (self, "%s", err->message);
+      g_clear_error (&err);
+      return apply_fallback (self, "The binary semaphore's previous signal "
+          "has not been waited for yet");
+    }
+    gst_cuda_sync_base_filter_post_error (base, err,
+        "Could not enqueue the semaphore signal");
+    return GST_FLOW_ERROR;
+  }
+
+  if (!meta)
+    meta = gst_buffer_add_cuda_sync_meta (buf);
+  gst_cuda_sync_meta_add_acquire (meta, self->active, value);
+
+  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_SIGNALS, 1);
+  gst_cuda_sync_base_filter_set_counter (base, GST_CUDA_SYNC_COUNTER_LAST_VALUE,
+      value);
+  GST_LOG_OBJECT (self, "signal %" G_GUINT64_FORMAT " enqueued for %"
+      GST_PTR_FORMAT, value, buf);
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,252 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudasemwait
+ * @title: cudasemwait
+ *
+ * The consumer side of #GstCudaSyncMeta for CUDA. For each buffer that
+ * carries acquire points (from a Vulkan or NvSci producer, or an upstream
+ * cudasemsignal) cudasemwait enqueues `cuWaitExternalSemaphoresAsync` on the
+ * legacy default stream of the CUDA context. Every operation enqueued later
+ * on the context's blocking streams — what upstream GStreamer 1.22 CUDA
+ * elements (cudadownload, nvenc, ...) and #GstCudaMemory mapping use — then
+ * runs only after the semaphores are reached, on the GPU: the streaming
+ * thread does not wait. Buffers without the meta pass unchanged.
+ *
+ * The release point of the meta, if any, is signalled when the buffer is
+ * released by the last element holding it, again on the legacy default
+ * stream, i.e. after the downstream CUDA work that read it.
+ *
+ * cudasemwait answers the ALLOCATION query: it advertises that it can wait
+ * on every semaphore type CUDA imports, and offers the semaphore set in its
+ * #GstCudaSemWait:semaphore property to upstream producers (cudasemsignal).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaupload ! cudasemsignal ! cudasemwait ! cudadownload ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasemwait.h"
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/video/video.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sem_wait_debug);
+#define GST_CAT_DEFAULT gst_cuda_sem_wait_debug
+
+#define GST_TYPE_CUDA_SEM_WAIT_MODE (gst_cuda_sem_wait_mode_get_type ())
+static GType gst_cuda_sem_wait_mode_get_type (void);
+G_DEFINE_ENUM_TYPE (GstCudaSemWaitMode, gst_cuda_sem_wait_mode,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEM_WAIT_MODE_GPU, "gpu"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SEM_WAIT_MODE_CPU, "cpu"));
+
+#define DEFAULT_WAIT_MODE GST_CUDA_SEM_WAIT_MODE_GPU
+
+enum
+{
+  PROP_0,
+  PROP_WAIT_MODE,
+};
+
+struct _GstCudaSemWait
+{
+  GstCudaSyncBaseFilter parent;
+
+  GstCudaSemWaitMode wait_mode;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+static const gchar *const counter_names[] = {
+  "buffers", "waits", "cpu-syncs", NULL
+};
+
+#define gst_cuda_sem_wait_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSemWait, gst_cuda_sem_wait,
+    GST_TYPE_CUDA_SYNC_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudasemwait, "cudasemwait", GST_RANK_NONE,
+    GST_TYPE_CUDA_SEM_WAIT);
+
+static void gst_cuda_sem_wait_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_sem_wait_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_sem_wait_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static GstFlowReturn gst_cuda_sem_wait_transform_ip (GstBaseTransform *
+    trans, GstBuffer * buf);
+
+static void
+gst_cuda_sem_wait_class_init (GstCudaSemWaitClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaSyncBaseFilterClass *base_class = GST_CUDA_SYNC_BASE_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_sem_wait_set_property;
+  gobject_class->get_property = gst_cuda_sem_wait_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
+      g_param_spec_enum ("wait-mode", "Wait mode",
+          "gpu: enqueue the waits and return; cpu: also block until the "
+          "acquire points are reached, for consumers that read the memory "
+          "outside CUDA stream ordering", GST_TYPE_CUDA_SEM_WAIT_MODE,
+          DEFAULT_WAIT_MODE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA semaphore wait", "Filter/Video/Hardware",
+      "Makes CUDA wait on the GPU for the acquire points of incoming buffers",
+      "gst-cudasync developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_ip_on_passthrough = TRUE;
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_sem_wait_propose_allocation);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_sem_wait_transform_ip);
+
+  base_class->counter_names = counter_names;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sem_wait_debug, "cudasemwait", 0,
+      "cudasemwait");
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SEM_WAIT_MODE, 0);
+}
+
+static void
+gst_cuda_sem_wait_init (GstCudaSemWait * self)
+{
+  self->wait_mode = DEFAULT_WAIT_MODE;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cuda_sem_wait_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSemWait *self = GST_CUDA_SEM_WAIT (object);
+
+  switch (prop_id) {
+    case PROP_WAIT_MODE:
+      GST_OBJECT_LOCK (self);
+      self->wait_mode = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_sem_wait_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSemWait *self = GST_CUDA_SEM_WAIT (object);
+
+  switch (prop_id) {
+    case PROP_WAIT_MODE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_enum (value, self->wait_mode);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static gboolean
+gst_cuda_sem_wait_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (trans);
+  GstCudaSemaphore *sem;
+  guint idx;
+
+  /* pools and other metas: whatever downstream answers */
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    GST_DEBUG_OBJECT (trans, "downstream did not answer the query");
+
+  /* We are the consumer of the sync meta: replace downstream's answer. */
+  while (gst_query_find_allocation_meta (query, GST_CUDA_SYNC_META_API_TYPE,
+          &idx))
+    gst_query_remove_nth_allocation_meta (query, idx);
+
+  sem = gst_cuda_sync_base_filter_dup_semaphore (base);
+  gst_query_add_cuda_sync_meta (query, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL,
+      sem);
+  gst_clear_object (&sem);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstCudaSemWait *self = GST_CUDA_SEM_WAIT (trans);
+  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSyncMeta *meta;
+  GstCudaSemWaitMode mode;
+  GError *err = NULL;
+  guint i, n;
+
+  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_BUFFERS, 1);
+
+  meta = gst_buffer_get_cuda_sync_meta (buf);
+  if (!meta || (n = gst_cuda_sync_meta_get_n_acquire (meta)) == 0)
+    return GST_FLOW_OK;
+
+  if (!gst_cuda_sync_base_filter_check_input (base, buf))
+    return GST_FLOW_ERROR;
+
+  for (i = 0; i < n; i++) {
+    if (!gst_cuda_sync_base_filter_check_semaphore (base,
+            gst_cuda_sync_meta_get_acquire (meta, i, NULL),
+            "Acquire point of the incoming buffer"))
+      return GST_FLOW_ERROR;
+  }
+
+  /* The legacy default stream: later work on every blocking stream of the
+   * context is ordered after these waits. */
+  if (!gst_cuda_sync_meta_wait_gpu (meta, NULL, &err)) {
+    gst_cuda_sync_base_filter_post_error (base, err,
+        "Could not enqueue the semaphore waits");
+    return GST_FLOW_ERROR;
+  }
+  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_WAITS, n);
+
+  GST_OBJECT_LOCK (self);
+  mode = self->wait_mode;
+  GST_OBJECT_UNLOCK (self);
+
+  if (mode == GST_CUDA_SEM_WAIT_MODE_CPU) {
+    gboolean ok = gst_cuda_sync_meta_wait_cpu (meta, GST_CLOCK_TIME_NONE, &err);
+
+    gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
+    if (!ok) {
+      gst_cuda_sync_base_filter_post_error (base, err,
+          "Waiting for the acquire points failed");
+      return GST_FLOW_ERROR;
+    }
+  }
+
+  GST_LOG_OBJECT (self, "enqueued %u waits for %" GST_PTR_FORMAT, n, buf);
+  return GST_FLOW_OK;
+}

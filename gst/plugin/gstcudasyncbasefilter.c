@@ -1,0 +1,444 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasyncbasefilter.h"
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_base_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_base_filter_debug
+
+#define DEFAULT_DEVICE_ID -1
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_SEMAPHORE,
+  PROP_STATS,
+};
+
+typedef struct
+{
+  GMutex lock;
+  gint device_id;
+  GstCudaSemaphore *semaphore;  /* property */
+  GstCudaContext *context;
+  CUstream stream;
+  guint64 counters[GST_CUDA_SYNC_N_COUNTERS];
+} GstCudaSyncBaseFilterPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSyncBaseFilter,
+    gst_cuda_sync_base_filter, GST_TYPE_BASE_TRANSFORM);
+
+#define PRIV(self) ((GstCudaSyncBaseFilterPrivate *) \
+    gst_cuda_sync_base_filter_get_instance_private (GST_CUDA_SYNC_BASE_FILTER (self)))
+
+static const gchar *counter_field[GST_CUDA_SYNC_N_COUNTERS] = {
+  "buffers", "signals", "waits", "cpu-syncs", "last-value"
+};
+
+static void gst_cuda_sync_base_filter_finalize (GObject * object);
+static void gst_cuda_sync_base_filter_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_sync_base_filter_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_cuda_sync_base_filter_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cuda_sync_base_filter_start (GstBaseTransform * trans);
+static gboolean gst_cuda_sync_base_filter_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_sync_base_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+
+static void
+gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_sync_base_filter_finalize;
+  gobject_class->set_property = gst_cuda_sync_base_filter_set_property;
+  gobject_class->get_property = gst_cuda_sync_base_filter_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use when no context is shared by the pipeline or "
+          "given by the semaphore (-1: any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SEMAPHORE,
+      g_param_spec_object ("semaphore", "Semaphore",
+          "External semaphore (GstCudaSemaphore) set by the application; its "
+          "CUDA context becomes the element's", GST_TYPE_CUDA_SEMAPHORE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since the element was created: buffers, signals, waits, "
+          "cpu-syncs, last-value", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_set_context);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_query);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_base_filter_debug,
+      "cudasyncbasefilter", 0, "cudasync base filter");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_BASE_FILTER, 0);
+}
+
+static void
+gst_cuda_sync_base_filter_init (GstCudaSyncBaseFilter * self)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_init (&priv->lock);
+  priv->device_id = DEFAULT_DEVICE_ID;
+}
+
+static void
+gst_cuda_sync_base_filter_finalize (GObject * object)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
+
+  gst_clear_object (&priv->semaphore);
+  gst_clear_object (&priv->context);
+  g_mutex_clear (&priv->lock);
+
+  G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->finalize (object);
+}
+
+static GstStructure *
+make_stats (GstCudaSyncBaseFilter * self)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSyncBaseFilterClass *klass = GST_CUDA_SYNC_BASE_FILTER_GET_CLASS (self);
+  GstStructure *s = gst_structure_new_empty ("stats");
+  guint i, j;
+
+  g_mutex_lock (&priv->lock);
+  for (i = 0; klass->counter_names && klass->counter_names[i]; i++) {
+    for (j = 0; j < GST_CUDA_SYNC_N_COUNTERS; j++) {
+      if (g_str_equal (klass->counter_names[i], counter_field[j]))
+        gst_structure_set (s, counter_field[j], G_TYPE_UINT64,
+            priv->counters[j], NULL);
+    }
+  }
+  g_mutex_unlock (&priv->lock);
+  return s;
+}
+
+static void
+gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_mutex_lock (&priv->lock);
+      priv->device_id = g_value_get_int (value);
+      g_mutex_unlock (&priv->lock);
+      break;
+    case PROP_SEMAPHORE:{
+      GstCudaSemaphore *old;
+      g_mutex_lock (&priv->lock);
+      old = priv->semaphore;
+      priv->semaphore = g_value_dup_object (value);
+      g_mutex_unlock (&priv->lock);
+      gst_clear_object (&old);
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_mutex_lock (&priv->lock);
+      g_value_set_int (value, priv->device_id);
+      g_mutex_unlock (&priv->lock);
+      break;
+    case PROP_SEMAPHORE:
+      g_mutex_lock (&priv->lock);
+      g_value_set_object (value, priv->semaphore);
+      g_mutex_unlock (&priv->lock);
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, make_stats (GST_CUDA_SYNC_BASE_FILTER (object)));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_sync_base_filter_set_context (GstElement * element,
+    GstContext * context)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (element);
+
+  gst_cuda_handle_set_context (element, context, priv->device_id,
+      &priv->context);
+
+  GST_ELEMENT_CLASS (gst_cuda_sync_base_filter_parent_class)->set_context
+      (element, context);
+}
+
+static gboolean
+gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
+{
+  GstCudaSyncBaseFilter *self = GST_CUDA_SYNC_BASE_FILTER (trans);
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemaphore *sem = gst_cuda_sync_base_filter_dup_semaphore (self);
+  GError *err = NULL;
+  CUresult r;
+
+  if (!gst_cuda_sync_init (&err)) {
+    gst_clear_object (&sem);
+    gst_cuda_sync_base_filter_post_error (self, err, "Cannot use the CUDA driver");
+    return FALSE;
+  }
+
+  if (sem) {
+    GstCudaContext *sem_ctx = gst_cuda_semaphore_get_context (sem);
+
+    /* The semaphore is only valid in the context it was imported into, so
+     * that context is the element's (and is offered to its neighbours). */
+    if (priv->context && priv->context != sem_ctx) {
+      gboolean ok = gst_cuda_semaphore_check_context (sem, priv->context, &err);
+      g_assert (!ok);
+      gst_object_unref (sem);
+      gst_cuda_sync_base_filter_post_error (self, err,
+          "The semaphore property does not match the pipeline's CUDA context");
+      return FALSE;
+    }
+    if (!priv->context)
+      priv->context = gst_object_ref (sem_ctx);
+    gst_object_unref (sem);
+  } else if (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
+          priv->device_id, &priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No CUDA device available"),
+        ("gst_cuda_ensure_element_context failed for device id %d",
+            priv->device_id));
+    return FALSE;
+  }
+
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return FALSE;
+  }
+  /* A blocking stream: work on it is ordered after the legacy default
+   * stream, where GstCudaMemory copies and cudasemwait's waits run. */
+  r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&priv->stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (!_gst_cuda_sync_result (r, "cuStreamCreate", &err)) {
+    priv->stream = NULL;
+    gst_cuda_sync_base_filter_post_error (self, err,
+        "Could not create a CUDA stream");
+    return FALSE;
+  }
+
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
+
+  if (priv->stream && priv->context) {
+    /* does not block: pending work completes, then the stream goes away */
+    if (gst_cuda_context_push (priv->context)) {
+      GST_CUDA_SYNC_CALL (cuStreamDestroy) (priv->stream);
+      gst_cuda_context_pop (NULL);
+    }
+  }
+  priv->stream = NULL;
+  gst_clear_object (&priv->context);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sync_base_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
+          priv->context))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sync_base_filter_parent_class)->query
+      (trans, direction, query);
+}
+
+GstCudaContext *
+gst_cuda_sync_base_filter_get_context (GstCudaSyncBaseFilter * self)
+{
+  return PRIV (self)->context;
+}
+
+CUstream
+gst_cuda_sync_base_filter_get_stream (GstCudaSyncBaseFilter * self)
+{
+  return PRIV (self)->stream;
+}
+
+GstCudaSemaphore *
+gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemaphore *sem;
+
+  g_mutex_lock (&priv->lock);
+  sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
+  g_mutex_unlock (&priv->lock);
+  return sem;
+}
+
+void
+gst_cuda_sync_base_filter_count (GstCudaSyncBaseFilter * self,
+    GstCudaSyncCounter counter, guint64 add)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->counters[counter] += add;
+  g_mutex_unlock (&priv->lock);
+}
+
+void
+gst_cuda_sync_base_filter_set_counter (GstCudaSyncBaseFilter * self,
+    GstCudaSyncCounter counter, guint64 value)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->counters[counter] = value;
+  g_mutex_unlock (&priv->lock);
+}
+
+void
+gst_cuda_sync_base_filter_post_error (GstCudaSyncBaseFilter * self,
+    GError * error, const gchar * what)
+{
+  gint code = error->domain == GST_CUDA_SYNC_ERROR ? error->code :
+      GST_CUDA_SYNC_ERROR_FAILED;
+
+  switch (code) {
+    case GST_CUDA_SYNC_ERROR_NO_DRIVER:
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: %s", what,
+              error->message), (NULL));
+      break;
+    case GST_CUDA_SYNC_ERROR_INVALID_HANDLE:
+    case GST_CUDA_SYNC_ERROR_WRONG_DEVICE:
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s: %s", what,
+              error->message), (NULL));
+      break;
+    case GST_CUDA_SYNC_ERROR_PROTOCOL:
+    case GST_CUDA_SYNC_ERROR_NOT_SUPPORTED:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s", what,
+              error->message), (NULL));
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", what,
+              error->message), (NULL));
+      break;
+  }
+  g_error_free (error);
+}
+
+gboolean
+gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
+    GstBuffer * buffer)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  if (n == 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Empty buffer"),
+        ("buffer %" GST_PTR_FORMAT " has no memory", buffer));
+    return FALSE;
+  }
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (!gst_is_cuda_memory (mem)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Buffer memory is not CUDA memory (allocator %s); caps promise "
+              "memory:CUDAMemory", mem->allocator ?
+              mem->allocator->mem_type : "none"), (NULL));
+      return FALSE;
+    }
+    if (GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
+      guint dev = 0;
+      g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id",
+          &dev, NULL);
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Buffer memory belongs to another CUDA context (device %u) than "
+              "the element's", dev), (NULL));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
+    GstCudaSemaphore * sem, const gchar * what)
+{
+  GError *err = NULL;
+
+  if (gst_cuda_semaphore_check_context (sem, PRIV (self)->context, &err))
+    return TRUE;
+  gst_cuda_sync_base_filter_post_error (self, err, what);
+  return FALSE;
+}
+
+/* Blocks on the element's stream: counted in cpu-syncs. */
+gboolean
+gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GError *err = NULL;
+  CUresult r;
+
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return FALSE;
+  }
+  r = GST_CUDA_SYNC_CALL (cuStreamSynchronize) (priv->stream);
+  gst_cuda_context_pop (NULL);
+  gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
+  if (!_gst_cuda_sync_result (r, "cuStreamSynchronize", &err)) {
+    gst_cuda_sync_base_filter_post_error (self, err,
+        "CUDA stream synchronisation failed");
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,64 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/cudasync.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_SYNC_BASE_FILTER (gst_cuda_sync_base_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseFilter, gst_cuda_sync_base_filter,
+    GST, CUDA_SYNC_BASE_FILTER, GstBaseTransform)
+
+/**
+ * GstCudaSyncBaseFilter:
+ *
+ * Shared base of cudasemsignal and cudasemwait: CUDA context sharing
+ * (GstContext), the element's own CUDA stream, the `semaphore` and `stats`
+ * properties, and input checks. Not registered as an element.
+ */
+struct _GstCudaSyncBaseFilterClass
+{
+  GstBaseTransformClass parent_class;
+
+  /* names of the counters in the stats structure, NULL-terminated */
+  const gchar *const *counter_names;
+};
+
+/* counters shared by the subclasses; index into the stats array */
+typedef enum
+{
+  GST_CUDA_SYNC_COUNTER_BUFFERS,
+  GST_CUDA_SYNC_COUNTER_SIGNALS,
+  GST_CUDA_SYNC_COUNTER_WAITS,
+  GST_CUDA_SYNC_COUNTER_CPU_SYNCS,
+  GST_CUDA_SYNC_COUNTER_LAST_VALUE,
+  GST_CUDA_SYNC_N_COUNTERS,
+} GstCudaSyncCounter;
+
+GstCudaContext *   gst_cuda_sync_base_filter_get_context   (GstCudaSyncBaseFilter * self);
+CUstream           gst_cuda_sync_base_filter_get_stream    (GstCudaSyncBaseFilter * self);
+GstCudaSemaphore * gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self);
+void               gst_cuda_sync_base_filter_count         (GstCudaSyncBaseFilter * self,
+                                                            GstCudaSyncCounter counter,
+                                                            guint64 add);
+void               gst_cuda_sync_base_filter_set_counter   (GstCudaSyncBaseFilter * self,
+                                                            GstCudaSyncCounter counter,
+                                                            guint64 value);
+gboolean           gst_cuda_sync_base_filter_check_input   (GstCudaSyncBaseFilter * self,
+                                                            GstBuffer * buffer);
+gboolean           gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
+                                                            GstCudaSemaphore * sem,
+                                                            const gchar * what);
+gboolean           gst_cuda_sync_base_filter_cpu_sync      (GstCudaSyncBaseFilter * self);
+
+void               gst_cuda_sync_base_filter_post_error    (GstCudaSyncBaseFilter * self,
+                                                            GError * error,
+                                                            const gchar * what);
+
+G_END_DECLS

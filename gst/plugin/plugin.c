@@ -1,0 +1,34 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * plugin-cudasync:
+ *
+ * Elements that hand CUDA buffers between GPU APIs with external
+ * semaphores instead of CPU synchronisation.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+#include "gstcudasemsignal.h"
+#include "gstcudasemwait.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  gboolean ret = FALSE;
+
+  /* Elements register even without a driver; they report a clear error
+   * when started without one. */
+  ret |= GST_ELEMENT_REGISTER (cudasemsignal, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudasemwait, plugin);
+
+  return ret;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudasync,
+    "CUDA external-semaphore synchronisation elements", plugin_init, VERSION,
+    GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

@@ -1,0 +1,151 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/cudasync/cudasync-prelude.h>
+#include <gst/cudasync/gstcudasemaphore.h>
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_SYNC_META_API_TYPE (gst_cuda_sync_meta_api_get_type ())
+#define GST_CUDA_SYNC_META_INFO (gst_cuda_sync_meta_get_info ())
+
+/**
+ * GST_CAPS_FEATURE_META_GST_CUDA_SYNC_META:
+ *
+ * Caps feature name of the meta (informational; the meta is negotiated
+ * through the ALLOCATION query, not through caps).
+ */
+#define GST_CAPS_FEATURE_META_GST_CUDA_SYNC_META "meta:GstCudaSyncMeta"
+
+typedef struct _GstCudaSyncMeta GstCudaSyncMeta;
+
+/**
+ * GstCudaSyncMeta:
+ * @meta: the parent #GstMeta
+ *
+ * Synchronisation points of a buffer whose data is produced or consumed
+ * asynchronously on a GPU:
+ *
+ * - acquire points: "the data is ready once semaphore S reaches value V"
+ *   (timeline), "once S is signalled" (binary), or "once this NvSciSync fence
+ *   expires". A consumer waits for all of them before reading, preferably on
+ *   the GPU with gst_cuda_sync_meta_wait_gpu().
+ * - an optional release point: "signal S' (with V') once you no longer read
+ *   the data", with which the producer knows when it may reuse the memory.
+ *
+ * The points are shared, reference-counted objects: copies of the meta (for
+ * example when a buffer is made writable) refer to the same points, so a
+ * binary semaphore is still waited exactly once and the release point is
+ * signalled once, when the last copy is gone. A meta whose buffer is freed
+ * without anyone having waited consumes its binary acquire points and signals
+ * its release point on the GPU (enqueued, never waited on the CPU).
+ */
+struct _GstCudaSyncMeta
+{
+  GstMeta meta;
+
+  /*< private >*/
+  GPtrArray *acquire;
+  gpointer release;
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+GST_CUDA_SYNC_API
+GType               gst_cuda_sync_meta_api_get_type (void);
+
+GST_CUDA_SYNC_API
+const GstMetaInfo * gst_cuda_sync_meta_get_info     (void);
+
+GST_CUDA_SYNC_API
+GstCudaSyncMeta *   gst_buffer_add_cuda_sync_meta   (GstBuffer * buffer);
+
+/**
+ * gst_buffer_get_cuda_sync_meta:
+ * @b: a #GstBuffer
+ *
+ * Returns: (nullable) (transfer none): the #GstCudaSyncMeta of @b
+ */
+#define gst_buffer_get_cuda_sync_meta(b) \
+  ((GstCudaSyncMeta *) gst_buffer_get_meta ((b), GST_CUDA_SYNC_META_API_TYPE))
+
+GST_CUDA_SYNC_API
+void                gst_cuda_sync_meta_add_acquire  (GstCudaSyncMeta * meta,
+                                                     GstCudaSemaphore * sem,
+                                                     guint64 value);
+
+GST_CUDA_SYNC_API
+void                gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
+                                                     GstCudaSemaphore * sem,
+                                                     const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE]);
+
+GST_CUDA_SYNC_API
+guint               gst_cuda_sync_meta_get_n_acquire (GstCudaSyncMeta * meta);
+
+GST_CUDA_SYNC_API
+GstCudaSemaphore *  gst_cuda_sync_meta_get_acquire  (GstCudaSyncMeta * meta,
+                                                     guint idx,
+                                                     guint64 * value);
+
+GST_CUDA_SYNC_API
+gboolean            gst_cuda_sync_meta_get_acquire_nvsci_fence (GstCudaSyncMeta * meta,
+                                                     guint idx,
+                                                     guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE]);
+
+GST_CUDA_SYNC_API
+void                gst_cuda_sync_meta_set_release  (GstCudaSyncMeta * meta,
+                                                     GstCudaSemaphore * sem,
+                                                     guint64 value);
+
+GST_CUDA_SYNC_API
+GstCudaSemaphore *  gst_cuda_sync_meta_get_release  (GstCudaSyncMeta * meta,
+                                                     guint64 * value);
+
+GST_CUDA_SYNC_API
+gboolean            gst_cuda_sync_meta_wait_gpu     (GstCudaSyncMeta * meta,
+                                                     CUstream stream,
+                                                     GError ** error);
+
+GST_CUDA_SYNC_API
+gboolean            gst_cuda_sync_meta_wait_cpu     (GstCudaSyncMeta * meta,
+                                                     GstClockTime timeout,
+                                                     GError ** error);
+
+GST_CUDA_SYNC_API
+void                gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta);
+
+GST_CUDA_SYNC_API
+gboolean            gst_cuda_sync_meta_signal_release (GstCudaSyncMeta * meta,
+                                                     CUstream stream,
+                                                     GError ** error);
+
+/**
+ * GstCudaSyncNvSciFenceClearFunc:
+ * @fence: the fence bytes to clear (`NvSciSyncFenceClear()`)
+ * @user_data: the data passed to gst_cuda_sync_set_nvsci_fence_clear_func()
+ *
+ * Releases the resources an `NvSciSyncFence` holds. The library cannot call
+ * libnvscisync itself; an application that uses NvSci semaphores provides
+ * this hook, called exactly once for each fence the library stored.
+ */
+typedef void (*GstCudaSyncNvSciFenceClearFunc) (guint8 * fence, gpointer user_data);
+
+GST_CUDA_SYNC_API
+void                gst_cuda_sync_set_nvsci_fence_clear_func (GstCudaSyncNvSciFenceClearFunc func,
+                                                     gpointer user_data);
+
+/* ALLOCATION query helpers */
+
+GST_CUDA_SYNC_API
+void                gst_query_add_cuda_sync_meta    (GstQuery * query,
+                                                     GstCudaSemaphoreHandleTypeFlags handle_types,
+                                                     GstCudaSemaphore * semaphore);
+
+GST_CUDA_SYNC_API
+gboolean            gst_query_parse_cuda_sync_meta  (GstQuery * query,
+                                                     GstCudaSemaphoreHandleTypeFlags * handle_types,
+                                                     GstCudaSemaphore ** semaphore);
+
+G_END_DECLS
