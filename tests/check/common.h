@@ -1,0 +1,58 @@
+/* gst-cudasync test helpers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The same tests run against the simulated driver (CI) and a real NVIDIA
+ * driver: helpers that need the simulator's test API say so, and tests that
+ * need it skip their simulator-only assertions elsewhere.
+ */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cudasync/cudasync.h>
+#include "cudasim.h"
+#include "testsem.h"
+
+G_BEGIN_DECLS
+
+/* set by cs_setup () */
+extern GstCudaContext *cs_ctx;
+extern CudasimApi cs_sim;
+extern gboolean cs_is_sim;
+
+void cs_setup (void);
+void cs_teardown (void);
+
+/* A semaphore created by the test backend (Vulkan or simulator), exported and
+ * imported into @ctx (cs_ctx when NULL). */
+GstCudaSemaphore *cs_new_semaphore (GstCudaContext * ctx, gboolean timeline,
+    TestSem ** ts);
+
+GstCaps *cs_caps (const gchar * format, gint width, gint height);
+GstBufferPool *cs_new_pool (GstCaps * caps);
+/* A buffer from @pool whose device memory holds the pattern seeded with @seed. */
+GstBuffer *cs_new_buffer (GstBufferPool * pool, guint8 seed);
+/* The visible bytes of every plane, rows packed. */
+GBytes *cs_buffer_bytes (GstBuffer * buf, const GstVideoInfo * info);
+GBytes *cs_pattern_bytes (const GstVideoInfo * info, guint8 seed);
+
+void cs_set_cuda_context (GstElement * element, GstCudaContext * ctx);
+guint64 cs_stat (GstElement * element, const gchar * field);
+/* First ERROR message on @bus, or NULL. Caller frees. */
+gchar *cs_pop_error (GstBus * bus, GQuark * domain, gint * code);
+
+/* simulator-only checks (no-ops returning -1 on the real driver) */
+gint cs_sim_thread_syncs (void);
+gint cs_sim_live (const gchar * kind);
+
+/* Runs a full pipeline to EOS; fails the test on error. */
+void cs_run_pipeline (GstElement * pipeline);
+
+G_END_DECLS

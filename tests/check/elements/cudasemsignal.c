@@ -1,0 +1,932 @@
+/* gst-cudasync: cudasemsignal / cudasemwait element tests
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "common.h"
+#include <string.h>
+
+/* An element (or bin with "sink"/"src" ghost pads) in a harness, with our
+ * CUDA context, a bus for its errors, and caps set. */
+typedef struct
+{
+  GstHarness *h;
+  GstElement *element;
+  GstBus *bus;
+  GstBufferPool *pool;
+  GstCaps *caps;
+  GstVideoInfo info;
+} Fixture;
+
+static void
+fixture_start (Fixture * f, GstElement * element, const gchar * format,
+    gint w, gint h)
+{
+  memset (f, 0, sizeof (*f));
+  f->element = gst_object_ref (element);
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (element, f->bus);
+  cs_set_cuda_context (element, cs_ctx);
+  f->h = gst_harness_new_with_element (element, "sink", "src");
+  f->caps = cs_caps (format, w, h);
+  fail_unless (gst_video_info_from_caps (&f->info, f->caps));
+  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
+  f->pool = cs_new_pool (f->caps);
+}
+
+static void
+fixture_renegotiate (Fixture * f, const gchar * format, gint w, gint h)
+{
+  gst_buffer_pool_set_active (f->pool, FALSE);
+  gst_object_unref (f->pool);
+  gst_caps_unref (f->caps);
+  f->caps = cs_caps (format, w, h);
+  fail_unless (gst_video_info_from_caps (&f->info, f->caps));
+  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
+  f->pool = cs_new_pool (f->caps);
+}
+
+static void
+fixture_stop (Fixture * f)
+{
+  gst_harness_teardown (f->h);
+  gst_buffer_pool_set_active (f->pool, FALSE);
+  gst_object_unref (f->pool);
+  gst_caps_unref (f->caps);
+  gst_element_set_bus (f->element, NULL);
+  gst_object_unref (f->bus);
+  gst_object_unref (f->element);
+}
+
+static GstElement *
+make (const gchar * factory, const gchar * first_prop, ...)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  va_list args;
+
+  fail_unless (e != NULL, "no element %s", factory);
+  if (first_prop) {
+    va_start (args, first_prop);
+    g_object_set_valist (G_OBJECT (e), first_prop, args);
+    va_end (args);
+  }
+  return e;
+}
+
+/* "cudasemsignal ! cudasemwait" as one bin with ghost pads */
+static GstElement *
+make_signal_wait_bin (GstCudaSemaphore * wait_sem, GstElement ** sig,
+    GstElement ** wait)
+{
+  GError *err = NULL;
+  GstElement *bin = gst_parse_bin_from_description
+      ("cudasemsignal name=sig ! cudasemwait name=wait", TRUE, &err);
+
+  fail_unless (bin != NULL, "%s", err ? err->message : "");
+  *sig = gst_bin_get_by_name (GST_BIN (bin), "sig");
+  *wait = gst_bin_get_by_name (GST_BIN (bin), "wait");
+  if (wait_sem)
+    g_object_set (*wait, "semaphore", wait_sem, NULL);
+  return bin;
+}
+
+static guint64
+acquire_value (GstBuffer * buf, GstCudaSemaphore * expect_sem)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  guint n;
+  guint64 v = 0;
+
+  fail_unless (meta != NULL, "no GstCudaSyncMeta on output buffer");
+  n = gst_cuda_sync_meta_get_n_acquire (meta);
+  fail_unless (n >= 1);
+  fail_unless (gst_cuda_sync_meta_get_acquire (meta, n - 1, &v) == expect_sem);
+  return v;
+}
+
+/* ---- byte-exact passthrough through a real pipeline ---- */
+
+static GstFlowReturn
+collect_sample (GstElement * sink, gpointer user_data)
+{
+  GPtrArray *frames = user_data;
+  GstSample *sample = NULL;
+  GstVideoInfo info;
+
+  g_signal_emit_by_name (sink, "pull-sample", &sample);
+  fail_unless (sample != NULL);
+  fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+  g_ptr_array_add (frames, cs_buffer_bytes (gst_sample_get_buffer (sample),
+          &info));
+  gst_sample_unref (sample);
+  return GST_FLOW_OK;
+}
+
+static GstBusSyncReply
+share_context (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  const gchar *type = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0)
+    cs_set_cuda_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cs_ctx);
+  return GST_BUS_PASS;
+}
+
+static GPtrArray *
+run_frames (const gchar * desc, GstCudaSemaphore * sem, guint64 * signals,
+    guint64 * waits, guint64 * syncs)
+{
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err), *sink, *e;
+  GstBus *bus;
+
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, share_context, NULL, NULL);
+  gst_object_unref (bus);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  g_object_set (sink, "emit-signals", TRUE, "sync", FALSE, NULL);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (collect_sample), frames);
+  if ((e = gst_bin_get_by_name (GST_BIN (pipeline), "wait"))) {
+    if (sem)
+      g_object_set (e, "semaphore", sem, NULL);
+    cs_run_pipeline (pipeline);
+    *waits = cs_stat (e, "waits");
+    gst_object_unref (e);
+    e = gst_bin_get_by_name (GST_BIN (pipeline), "sig");
+    *signals = cs_stat (e, "signals");
+    *syncs = cs_stat (e, "cpu-syncs");
+    gst_object_unref (e);
+  } else {
+    cs_run_pipeline (pipeline);
+  }
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return frames;
+}
+
+static void
+check_passthrough (const gchar * format, gint w, gint h, guint n)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  gchar *src = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball ! "
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", n, format, w,
+      h);
+  gchar *ref_desc = g_strdup_printf ("%s ! appsink name=out", src);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudasemsignal name=sig ! "
+      "cudasemwait name=wait ! cudadownload ! video/x-raw ! appsink name=out",
+      src);
+  guint64 signals = 0, waits = 0, syncs = 99;
+  GPtrArray *ref, *got;
+  guint i;
+
+  ref = run_frames (ref_desc, NULL, NULL, NULL, NULL);
+  got = run_frames (desc, sem, &signals, &waits, &syncs);
+  fail_unless_equals_int (ref->len, n);
+  fail_unless_equals_int (got->len, n);
+  for (i = 0; i < n; i++)
+    fail_unless (g_bytes_equal (g_ptr_array_index (ref, i),
+            g_ptr_array_index (got, i)), "%s %dx%d frame %u differs", format,
+        w, h, i);
+  fail_unless_equals_uint64 (signals, n);
+  fail_unless_equals_uint64 (waits, n);
+  fail_unless_equals_uint64 (syncs, 0);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), n);
+  fail_unless (test_sem_host_wait (ts, n, 10 * GST_SECOND));
+
+  g_ptr_array_unref (ref);
+  g_ptr_array_unref (got);
+  g_free (src);
+  g_free (desc);
+  g_free (ref_desc);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_START_TEST (test_pipeline_passthrough_bytes)
+{
+  check_passthrough ("NV12", 320, 241, 12);
+  check_passthrough ("RGBA", 63, 17, 5);
+  check_passthrough ("I420", 1280, 720, 3);
+}
+
+GST_END_TEST;
+
+/* ---- timeline values: many buffers, flush, renegotiation ---- */
+
+GST_START_TEST (test_monotonic_values)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  Fixture f;
+  guint64 expect = 0;
+  gint i, round;
+
+  fixture_start (&f, sig, "NV12", 64, 48);
+  for (round = 0; round < 3; round++) {
+    for (i = 0; i < 100; i++) {
+      GstBuffer *in = cs_new_buffer (f.pool, i), *out;
+      fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_OK);
+      out = gst_harness_pull (f.h);
+      fail_unless_equals_uint64 (acquire_value (out, sem), ++expect);
+      gst_buffer_unref (out);
+    }
+    if (round == 0) {
+      /* flush-seek: the timeline continues */
+      fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_start ()));
+      fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_stop (TRUE)));
+      gst_harness_set_src_caps (f.h, gst_caps_ref (f.caps));
+    } else if (round == 1) {
+      fixture_renegotiate (&f, "RGBA", 31, 7);
+    }
+  }
+  fail_unless_equals_uint64 (cs_stat (sig, "last-value"), 300);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 300);
+  fail_unless_equals_uint64 (cs_stat (sig, "buffers"), 300);
+  fail_unless (test_sem_host_wait (ts, 300, 10 * GST_SECOND));
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 300);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* ---- where the semaphore comes from ---- */
+
+static void
+harness_offer (GstHarness * h, GstCudaSemaphoreHandleTypeFlags types,
+    GstCudaSemaphore * sem)
+{
+  GstCaps *caps = cs_caps ("NV12", 64, 48);
+  GstQuery *q = gst_query_new_allocation (caps, FALSE);
+  const GstStructure *params = NULL;
+
+  /* build the consumer's answer with the public helper */
+  gst_query_add_cuda_sync_meta (q, types, sem);
+  gst_query_parse_nth_allocation_meta (q, 0, &params);
+  gst_harness_add_propose_allocation_meta (h, GST_CUDA_SYNC_META_API_TYPE,
+      params);
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+}
+
+GST_START_TEST (test_semaphore_from_downstream)
+{
+  TestSem *ts1, *ts2;
+  GstCudaSemaphore *prop = cs_new_semaphore (NULL, TRUE, &ts1);
+  GstCudaSemaphore *offered = cs_new_semaphore (NULL, TRUE, &ts2);
+  GstElement *sig = make ("cudasemsignal", "semaphore", prop, NULL);
+  GstBuffer *out;
+  Fixture f;
+
+  fixture_start (&f, sig, "NV12", 64, 48);
+  harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL, offered);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (f.h);
+  /* downstream's semaphore wins over the property */
+  fail_unless_equals_uint64 (acquire_value (out, offered), 1);
+  gst_buffer_unref (out);
+  fail_unless (test_sem_host_wait (ts2, 1, 10 * GST_SECOND));
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (prop), 0);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (prop);
+  gst_object_unref (offered);
+  test_sem_free (ts1);
+  test_sem_free (ts2);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_handle_type_mismatch)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  Fixture f;
+  gchar *msg;
+  GQuark domain;
+  gint code;
+
+  fixture_start (&f, sig, "NV12", 64, 48);
+  harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, NULL);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
+      GST_FLOW_NOT_NEGOTIATED);
+  msg = cs_pop_error (f.bus, &domain, &code);
+  fail_unless (msg != NULL);
+  fail_unless (domain == GST_CORE_ERROR && code == GST_CORE_ERROR_NEGOTIATION);
+  fail_unless (strstr (msg, "timeline-fd") && strstr (msg, "nvscisync"), "%s",
+      msg);
+  g_free (msg);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* ---- CPU synchronisation: none with a semaphore, one per buffer without ---- */
+
+GST_START_TEST (test_zero_cpu_syncs_with_semaphore)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  Fixture f;
+  GstBuffer *in[50];
+  gint i, before;
+
+  fixture_start (&f, sig, "NV12", 64, 48);
+  for (i = 0; i < 50; i++)
+    in[i] = cs_new_buffer (f.pool, i);
+  before = cs_sim_thread_syncs ();
+  for (i = 0; i < 50; i++)
+    fail_unless_equals_int (gst_harness_push (f.h, in[i]), GST_FLOW_OK);
+  /* the streaming thread (this one) made no CPU-synchronising call */
+  fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
+  fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 50);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.h), 50);
+  fail_unless (test_sem_host_wait (ts, 50, 10 * GST_SECOND));
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fallback_sync_counts)
+{
+  GstElement *sig = make ("cudasemsignal", NULL);
+  Fixture f;
+  GstBuffer *in[20], *out;
+  gint i, before;
+
+  fixture_start (&f, sig, "RGBA", 64, 48);
+  for (i = 0; i < 20; i++)
+    in[i] = cs_new_buffer (f.pool, i);
+  before = cs_sim_thread_syncs ();
+  for (i = 0; i < 20; i++)
+    fail_unless_equals_int (gst_harness_push (f.h, in[i]), GST_FLOW_OK);
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim_thread_syncs () - before, 20);
+  fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 20);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
+  out = gst_harness_pull (f.h);
+  fail_unless (gst_buffer_get_cuda_sync_meta (out) == NULL);
+  gst_buffer_unref (out);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fallback_error)
+{
+  GstElement *sig = make ("cudasemsignal", NULL);
+  Fixture f;
+  gchar *msg;
+
+  gst_util_set_object_arg (G_OBJECT (sig), "fallback", "error");
+  fixture_start (&f, sig, "RGBA", 64, 48);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
+      GST_FLOW_ERROR);
+  msg = cs_pop_error (f.bus, NULL, NULL);
+  fail_unless (msg && strstr (msg, "fallback=error"), "%s", msg);
+  g_free (msg);
+  fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+}
+
+GST_END_TEST;
+
+/* ---- bad input ---- */
+
+GST_START_TEST (test_non_cuda_memory)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  Fixture f;
+  gchar *msg;
+
+  fixture_start (&f, sig, "RGBA", 64, 48);
+  fail_unless_equals_int (gst_harness_push (f.h,
+          gst_buffer_new_allocate (NULL, f.info.size, NULL)), GST_FLOW_ERROR);
+  msg = cs_pop_error (f.bus, NULL, NULL);
+  fail_unless (msg && strstr (msg, "not CUDA memory"), "%s", msg);
+  g_free (msg);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_semaphore_from_other_context)
+{
+  GstCudaContext *other = gst_cuda_context_new (0);
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (other, TRUE, &ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  GstBus *bus = gst_bus_new ();
+  gchar *msg;
+
+  gst_element_set_bus (sig, bus);
+  cs_set_cuda_context (sig, cs_ctx);
+  fail_unless_equals_int (gst_element_set_state (sig, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = cs_pop_error (bus, NULL, NULL);
+  fail_unless (msg && strstr (msg, "another"), "%s", msg);
+  g_free (msg);
+  gst_element_set_state (sig, GST_STATE_NULL);
+  gst_element_set_bus (sig, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  gst_object_unref (other);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* an acquire point from a foreign context arriving at cudasemwait */
+GST_START_TEST (test_wait_foreign_acquire_point)
+{
+  GstCudaContext *other = gst_cuda_context_new (0);
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (other, TRUE, &ts);
+  GstElement *wait = make ("cudasemwait", NULL);
+  Fixture f;
+  GstBuffer *in;
+  gchar *msg;
+
+  fixture_start (&f, wait, "NV12", 64, 48);
+  in = cs_new_buffer (f.pool, 3);
+  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
+  fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_ERROR);
+  msg = cs_pop_error (f.bus, NULL, NULL);
+  fail_unless (msg && strstr (msg, "another"), "%s", msg);
+  g_free (msg);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 0);
+  fixture_stop (&f);
+  gst_object_unref (wait);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  gst_object_unref (other);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* ---- driver failures (simulator only: injected) ---- */
+
+GST_START_TEST (test_injected_driver_failure)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem;
+  GstElement *sig;
+  Fixture f;
+  gchar *msg;
+  gint i;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulated driver's fault injection: skipped");
+    return;
+  }
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  fixture_start (&f, sig, "NV12", 64, 48);
+  cs_sim.inject_failure ("cuSignalExternalSemaphoresAsync", 3,
+      CUDA_ERROR_LAUNCH_FAILED);
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, i)),
+        GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 9)),
+      GST_FLOW_ERROR);
+  msg = cs_pop_error (f.bus, NULL, NULL);
+  fail_unless (msg && strstr (msg, "CUDA_ERROR_LAUNCH_FAILED") &&
+      strstr (msg, "cuSignalExternalSemaphoresAsync"), "%s", msg);
+  g_free (msg);
+  /* the failed signal did not consume a value */
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 2);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 4)),
+      GST_FLOW_OK);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 3);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+  /* cs_teardown checks that no stream, event or semaphore leaked */
+}
+
+GST_END_TEST;
+
+/* ---- ordering: the consumer's GPU work runs after the signal ---- */
+
+typedef struct
+{
+  TestSem *ts;
+  GstBuffer *buf;
+  GstVideoInfo *info;
+} Writer;
+
+/* An external producer: writes the frame on its own stream, then signals. */
+static gpointer
+late_producer (gpointer data)
+{
+  Writer *w = data;
+  GstMapInfo map;
+  CUstream s = NULL;
+  GBytes *pattern = cs_pattern_bytes (w->info, 0x40);
+  gsize size;
+  const guint8 *src = g_bytes_get_data (pattern, &size);
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (w->buf);
+  CUDA_MEMCPY2D cp;
+  guint p;
+
+  g_usleep (100 * 1000);
+  fail_unless (gst_buffer_map (w->buf, &map, GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (CuStreamCreate (&s, CU_STREAM_NON_BLOCKING),
+      CUDA_SUCCESS);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (w->info); p++) {
+    guint rb = GST_VIDEO_INFO_COMP_WIDTH (w->info, p) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (w->info, p);
+    guint rows = GST_VIDEO_INFO_COMP_HEIGHT (w->info, p);
+    memset (&cp, 0, sizeof (cp));
+    cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+    cp.srcHost = src;
+    cp.srcPitch = rb;
+    cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.dstDevice = (CUdeviceptr) map.data + vmeta->offset[p];
+    cp.dstPitch = vmeta->stride[p];
+    cp.WidthInBytes = rb;
+    cp.Height = rows;
+    fail_unless_equals_int (CuMemcpy2DAsync (&cp, s), CUDA_SUCCESS);
+    src += rb * rows;
+  }
+  fail_unless_equals_int (CuStreamSynchronize (s), CUDA_SUCCESS);
+  CuStreamDestroy (s);
+  gst_cuda_context_pop (NULL);
+  gst_buffer_unmap (w->buf, &map);
+  g_bytes_unref (pattern);
+  fail_unless (test_sem_host_signal (w->ts, 1));
+  return NULL;
+}
+
+GST_START_TEST (test_wait_orders_consumer_after_producer)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstElement *wait = make ("cudasemwait", NULL);
+  Fixture f;
+  GstBuffer *in, *out;
+  GBytes *got, *expect;
+  GThread *thread;
+  Writer w;
+  gint before;
+
+  fixture_start (&f, wait, "RGBA", 64, 48);
+  in = cs_new_buffer (f.pool, 0x10);
+  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
+
+  before = cs_sim_thread_syncs ();
+  fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_OK);
+  out = gst_harness_pull (f.h);
+  /* the buffer came out before the producer signalled: no CPU wait */
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 1);
+  fail_unless_equals_uint64 (cs_stat (wait, "cpu-syncs"), 0);
+
+  w.ts = ts;
+  w.buf = out;
+  w.info = &f.info;
+  thread = g_thread_new ("producer", late_producer, &w);
+  /* mapping copies on the legacy default stream: ordered after the wait,
+   * so we see the producer's data, never the stale 0x10 pattern */
+  got = cs_buffer_bytes (out, &f.info);
+  expect = cs_pattern_bytes (&f.info, 0x40);
+  fail_unless (g_bytes_equal (got, expect), "consumer read before the acquire point");
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 1);
+  g_thread_join (thread);
+
+  g_bytes_unref (got);
+  g_bytes_unref (expect);
+  gst_buffer_unref (out);
+  fixture_stop (&f);
+  gst_object_unref (wait);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* A slow simulated stream: cudasemsignal's signal executes 200 ms late; the
+ * buffer is pushed at once and the consumer's copy still runs after it. */
+GST_START_TEST (test_slow_stream_signal_then_wait)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem;
+  GstElement *bin, *sig, *wait;
+  Fixture f;
+  GstBuffer *in, *out;
+  GBytes *got, *expect;
+  gint before;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs simulated stream delays: skipped");
+    return;
+  }
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  bin = make_signal_wait_bin (sem, &sig, &wait);
+  fixture_start (&f, bin, "NV12", 64, 48);
+  in = cs_new_buffer (f.pool, 0x21);
+  cs_sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 200000);
+  before = cs_sim_thread_syncs ();
+  fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_OK);
+  out = gst_harness_pull (f.h);
+  fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
+  /* pushed while the signal is still queued on the GPU */
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
+  got = cs_buffer_bytes (out, &f.info);
+  /* the download ran after the signal executed */
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 1);
+  expect = cs_pattern_bytes (&f.info, 0x21);
+  fail_unless (g_bytes_equal (got, expect));
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 1);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 1);
+  g_bytes_unref (got);
+  g_bytes_unref (expect);
+  gst_buffer_unref (out);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (wait);
+  gst_object_unref (bin);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* ---- binary semaphores ---- */
+
+GST_START_TEST (test_binary_through_wait)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
+  GstElement *sig, *wait, *bin = make_signal_wait_bin (sem, &sig, &wait);
+  Fixture f;
+  gint i;
+
+  fixture_start (&f, bin, "NV12", 64, 48);
+  for (i = 0; i < 50; i++) {
+    GstBuffer *out;
+    fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, i)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (f.h);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 50);
+  fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 50);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (wait);
+  gst_object_unref (bin);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_binary_held_buffer_falls_back)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  Fixture f;
+  GstBuffer *b1, *b2, *b3;
+
+  fixture_start (&f, sig, "NV12", 64, 48);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
+      GST_FLOW_OK);
+  /* the consumer holds buffer 1 without waiting: no second signal */
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 2)),
+      GST_FLOW_OK);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 1);
+  fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 1);
+  b1 = gst_harness_pull (f.h);
+  b2 = gst_harness_pull (f.h);
+  fail_unless (gst_buffer_get_cuda_sync_meta (b1) != NULL);
+  fail_unless (gst_buffer_get_cuda_sync_meta (b2) == NULL);
+  /* releasing buffer 1 consumes its signal on the GPU: signalling resumes */
+  gst_buffer_unref (b1);
+  gst_buffer_unref (b2);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 3)),
+      GST_FLOW_OK);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 2);
+  b3 = gst_harness_pull (f.h);
+  fail_unless (gst_buffer_get_cuda_sync_meta (b3) != NULL);
+  gst_buffer_unref (b3);
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* ---- two pipelines, one semaphore ---- */
+
+typedef struct
+{
+  Fixture f;
+  GstCudaSemaphore *sem;
+  guint64 values[200];
+} Runner;
+
+static gpointer
+run_pushes (gpointer data)
+{
+  Runner *r = data;
+  gint i;
+
+  for (i = 0; i < 200; i++) {
+    GstBuffer *out;
+    fail_unless_equals_int (gst_harness_push (r->f.h, cs_new_buffer (r->f.pool,
+                i)), GST_FLOW_OK);
+    out = gst_harness_pull (r->f.h);
+    r->values[i] = acquire_value (out, r->sem);
+    gst_buffer_unref (out);
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_two_pipelines_share_semaphore)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  Runner r[2];
+  GThread *t[2];
+  gboolean seen[401] = { FALSE, };
+  gint i, k;
+
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 300);
+  for (k = 0; k < 2; k++) {
+    GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+    r[k].sem = sem;
+    fixture_start (&r[k].f, sig, "NV12", 64, 48);
+    gst_object_unref (sig);
+  }
+  for (k = 0; k < 2; k++)
+    t[k] = g_thread_new ("pusher", run_pushes, &r[k]);
+  for (k = 0; k < 2; k++)
+    g_thread_join (t[k]);
+
+  for (k = 0; k < 2; k++) {
+    for (i = 0; i < 200; i++) {
+      guint64 v = r[k].values[i];
+      fail_unless (v >= 1 && v <= 400);
+      fail_if (seen[v], "value %" G_GUINT64_FORMAT " used twice", v);
+      seen[v] = TRUE;
+      if (i > 0)
+        fail_unless (v > r[k].values[i - 1]);
+    }
+  }
+  fail_unless (test_sem_host_wait (ts, 400, 30 * GST_SECOND));
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 400);
+  for (k = 0; k < 2; k++)
+    fixture_stop (&r[k].f);
+  /* the simulator checked at execution that the value never went back */
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  }
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* ---- state changes ---- */
+
+GST_START_TEST (test_state_cycles)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstElement *pipeline, *sig, *wait;
+  GstBus *bus;
+  gint i, streams = cs_sim_live ("stream");
+  GError *err = NULL;
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! cudaupload ! "
+      "cudasemsignal name=sig ! cudasemwait name=wait ! fakesink", &err);
+  fail_unless (pipeline != NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, share_context, NULL, NULL);
+  sig = gst_bin_get_by_name (GST_BIN (pipeline), "sig");
+  wait = gst_bin_get_by_name (GST_BIN (pipeline), "wait");
+  g_object_set (wait, "semaphore", sem, NULL);
+
+  for (i = 0; i < 1000; i++) {
+    GstMessage *msg;
+    fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "cycle %d did not reach EOS", i);
+    gst_message_unref (msg);
+    fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    if (cs_is_sim && i % 100 == 99) {
+      cs_sim.drain ();
+      fail_unless_equals_int (cs_sim_live ("stream"), streams);
+    }
+  }
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 1000);
+  fail_unless_equals_uint64 (cs_stat (sig, "last-value"), 1000);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 1000);
+  fail_unless (test_sem_host_wait (ts, 1000, 10 * GST_SECOND));
+
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sig);
+  gst_object_unref (wait);
+  gst_object_unref (pipeline);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_buffer_without_meta_unchanged)
+{
+  GstElement *wait = make ("cudasemwait", NULL);
+  Fixture f;
+  GstBuffer *in, *out;
+
+  fixture_start (&f, wait, "NV12", 64, 48);
+  in = cs_new_buffer (f.pool, 5);
+  fail_unless_equals_int (gst_harness_push (f.h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (f.h);
+  fail_unless (out == in);
+  fail_unless_equals_uint64 (cs_stat (wait, "buffers"), 1);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 0);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  fixture_stop (&f);
+  gst_object_unref (wait);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudasemsignal_suite (void)
+{
+  Suite *s = suite_create ("cudasemsignal");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_test (tc, test_pipeline_passthrough_bytes);
+  tcase_add_test (tc, test_monotonic_values);
+  tcase_add_test (tc, test_semaphore_from_downstream);
+  tcase_add_test (tc, test_handle_type_mismatch);
+  tcase_add_test (tc, test_zero_cpu_syncs_with_semaphore);
+  tcase_add_test (tc, test_fallback_sync_counts);
+  tcase_add_test (tc, test_fallback_error);
+  tcase_add_test (tc, test_non_cuda_memory);
+  tcase_add_test (tc, test_semaphore_from_other_context);
+  tcase_add_test (tc, test_wait_foreign_acquire_point);
+  tcase_add_test (tc, test_injected_driver_failure);
+  tcase_add_test (tc, test_wait_orders_consumer_after_producer);
+  tcase_add_test (tc, test_slow_stream_signal_then_wait);
+  tcase_add_test (tc, test_binary_through_wait);
+  tcase_add_test (tc, test_binary_held_buffer_falls_back);
+  tcase_add_test (tc, test_two_pipelines_share_semaphore);
+  tcase_add_test (tc, test_buffer_without_meta_unchanged);
+  tcase_add_test (tc, test_state_cycles);
+  return s;
+}
+
+GST_CHECK_MAIN (cudasemsignal);

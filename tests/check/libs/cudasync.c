@@ -1,0 +1,491 @@
+/* gst-cudasync: library tests (GstCudaSemaphore, GstCudaSyncMeta)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <unistd.h>
+#include <string.h>
+
+static CUstream
+new_stream (guint flags)
+{
+  CUstream s = NULL;
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (CuStreamCreate (&s, flags), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  return s;
+}
+
+static void
+free_stream (CUstream s)
+{
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  CuStreamSynchronize (s);
+  CuStreamDestroy (s);
+  gst_cuda_context_pop (NULL);
+}
+
+GST_START_TEST (test_import_bad_handles)
+{
+  GError *err = NULL;
+  TestSem *ts;
+  gint fd;
+
+  /* not an fd */
+  fail_if (gst_cuda_semaphore_import_fd (cs_ctx,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, -1, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_INVALID_HANDLE));
+  g_clear_error (&err);
+
+  /* a closed fd */
+  ts = test_sem_new (TRUE, 0);
+  fd = test_sem_export_fd (ts);
+  close (fd);
+  fail_if (gst_cuda_semaphore_import_fd (cs_ctx,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_INVALID_HANDLE), "%s", err->message);
+  g_clear_error (&err);
+
+  /* an fd that is not a semaphore: rejected, and it stays ours to close */
+  fd = test_sem_foreign_fd ();
+  fail_if (gst_cuda_semaphore_import_fd (cs_ctx,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err));
+  fail_unless (err != NULL);
+  GST_INFO ("foreign fd: %s", err->message);
+  fail_unless (err->domain == GST_CUDA_SYNC_ERROR);
+  fail_unless (err->code == GST_CUDA_SYNC_ERROR_INVALID_HANDLE ||
+      err->code == GST_CUDA_SYNC_ERROR_NOT_SUPPORTED, "%s", err->message);
+  fail_unless (strstr (err->message, "cuImportExternalSemaphore") != NULL);
+  g_clear_error (&err);
+  fail_unless (fcntl (fd, F_GETFD) != -1, "fd closed after a failed import");
+  close (fd);
+
+  /* a handle type an fd cannot carry */
+  fd = test_sem_export_fd (ts);
+  fail_if (gst_cuda_semaphore_import_fd (cs_ctx,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, fd, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_INVALID_HANDLE));
+  g_clear_error (&err);
+  close (fd);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_import_wrong_type)
+{
+  GError *err = NULL;
+  TestSem *ts = test_sem_new (FALSE, 0);
+  GstCudaSemaphore *sem;
+  gint fd = test_sem_export_fd (ts);
+
+  /* a binary semaphore declared as a timeline one */
+  sem = gst_cuda_semaphore_import_fd (cs_ctx,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err);
+  if (sem) {
+    /* the real driver may accept it: that is the driver's call; record it */
+    GST_WARNING ("driver accepted a binary semaphore fd as a timeline one");
+    fail_if (cs_is_sim, "the simulator must refuse a type mismatch");
+    gst_object_unref (sem);
+  } else {
+    fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+            GST_CUDA_SYNC_ERROR_INVALID_HANDLE), "%s", err->message);
+    g_clear_error (&err);
+    close (fd);
+  }
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_timeline_values)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  CUstream s = new_stream (CU_STREAM_DEFAULT);
+  GError *err = NULL;
+  guint64 v = 0, i;
+
+  fail_unless (gst_cuda_semaphore_is_timeline (sem));
+  for (i = 1; i <= 5; i++) {
+    fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+    fail_unless_equals_uint64 (v, i);
+  }
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 5);
+  fail_unless (test_sem_host_wait (ts, 5, 10 * GST_SECOND));
+
+  /* explicit values must increase */
+  fail_if (gst_cuda_semaphore_signal_value (sem, s, 5, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_PROTOCOL));
+  g_clear_error (&err);
+  fail_unless (gst_cuda_semaphore_signal_value (sem, s, 9, &err));
+
+  /* advance_to never goes back, and the next value is above it */
+  gst_cuda_semaphore_advance_to (sem, 3);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 9);
+  gst_cuda_semaphore_advance_to (sem, 20);
+  fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  fail_unless_equals_uint64 (v, 21);
+  fail_unless (test_sem_host_wait (ts, 21, 10 * GST_SECOND));
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 21);
+
+  free_stream (s);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* Signals alternate between a slow and a fast stream: the value must still
+ * increase in GPU execution order (the simulator flags any regression). */
+GST_START_TEST (test_timeline_cross_stream_order)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  CUstream slow = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream fast = new_stream (CU_STREAM_NON_BLOCKING);
+  GstBufferPool *pool;
+  GstCaps *caps = cs_caps ("RGBA", 64, 64);
+  GstBuffer *buf;
+  GstMapInfo map;
+  CUDA_MEMCPY2D cp;
+  GError *err = NULL;
+  guint64 v;
+  gint i;
+
+  pool = cs_new_pool (caps);
+  buf = cs_new_buffer (pool, 1);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_CUDA));
+
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 20000);
+
+  for (i = 0; i < 10; i++) {
+    CUstream st = (i % 2) ? fast : slow;
+    /* some work before the signal on the slow stream */
+    memset (&cp, 0, sizeof (cp));
+    cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.srcDevice = (CUdeviceptr) map.data;
+    cp.srcPitch = 256;
+    cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.dstDevice = (CUdeviceptr) map.data;
+    cp.dstPitch = 256;
+    cp.WidthInBytes = 256;
+    cp.Height = 1;
+    if (st == slow) {
+      fail_unless (gst_cuda_context_push (cs_ctx));
+      fail_unless_equals_int (CuMemcpy2DAsync (&cp, st), CUDA_SUCCESS);
+      gst_cuda_context_pop (NULL);
+    }
+    fail_unless (gst_cuda_semaphore_signal (sem, st, &v, &err));
+    fail_unless_equals_uint64 (v, i + 1);
+  }
+  fail_unless (test_sem_host_wait (ts, 10, 30 * GST_SECOND));
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 10);
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  free_stream (slow);
+  free_stream (fast);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_binary_one_signal_in_flight)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
+  CUstream s = new_stream (CU_STREAM_DEFAULT);
+  GError *err = NULL;
+  guint64 v = 99;
+
+  fail_if (gst_cuda_semaphore_is_timeline (sem));
+  fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  fail_unless_equals_uint64 (v, 0);
+  /* a second signal before a wait is refused, nothing is enqueued */
+  fail_if (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_PROTOCOL), "%s", err->message);
+  g_clear_error (&err);
+  /* once waited, it may be signalled again */
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 0, &err));
+  fail_unless (gst_cuda_semaphore_signal (sem, s, NULL, &err));
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 0, &err));
+  free_stream (s);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* Dropping the last reference with a GPU wait still pending returns at once;
+ * the driver object is destroyed only after the wait completed. */
+GST_START_TEST (test_destroy_deferred)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  CUstream s = new_stream (CU_STREAM_NON_BLOCKING);
+  GError *err = NULL;
+
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 1, &err));
+  gst_object_unref (sem);       /* must not block: the wait is pending */
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  fail_unless (test_sem_host_signal (ts, 1));
+  gst_cuda_sync_wait_idle ();
+  free_stream (s);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+meta_buffer (void)
+{
+  return gst_buffer_new_allocate (NULL, 16, NULL);
+}
+
+GST_START_TEST (test_meta_points)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstBuffer *buf = meta_buffer (), *copy, *region;
+  GstCudaSyncMeta *meta;
+  guint64 v = 0;
+
+  fail_unless (gst_buffer_get_cuda_sync_meta (buf) == NULL);
+  meta = gst_buffer_add_cuda_sync_meta (buf);
+  gst_cuda_sync_meta_add_acquire (meta, sem, 3);
+  gst_cuda_sync_meta_add_acquire (meta, sem, 4);
+  fail_unless_equals_int (gst_cuda_sync_meta_get_n_acquire (meta), 2);
+  fail_unless (gst_cuda_sync_meta_get_acquire (meta, 1, &v) == sem);
+  fail_unless_equals_uint64 (v, 4);
+  fail_unless (gst_cuda_sync_meta_get_acquire (meta, 2, NULL) == NULL);
+  fail_unless (gst_cuda_sync_meta_get_release (meta, NULL) == NULL);
+
+  /* a full copy keeps the points, a region copy drops them */
+  copy = gst_buffer_copy (buf);
+  meta = gst_buffer_get_cuda_sync_meta (copy);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (gst_cuda_sync_meta_get_n_acquire (meta), 2);
+  region = gst_buffer_copy_region (buf, GST_BUFFER_COPY_ALL, 0, 8);
+  fail_unless (gst_buffer_get_cuda_sync_meta (region) == NULL);
+
+  gst_buffer_unref (region);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* A binary acquire point is waited on the semaphore exactly once, however
+ * many copies of the buffer are waited for, and a point nobody waited for is
+ * consumed on the GPU when the buffer goes away. */
+GST_START_TEST (test_meta_binary_exactly_one_wait)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
+  CUstream s1 = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream s2 = new_stream (CU_STREAM_NON_BLOCKING);
+  GstBuffer *buf = meta_buffer (), *copy;
+  GstCudaSyncMeta *meta = gst_buffer_add_cuda_sync_meta (buf);
+  GError *err = NULL;
+  guint waits0 = cs_is_sim ? cs_sim.call_count ("cuWaitExternalSemaphoresAsync") : 0;
+
+  /* an external producer signalled it */
+  fail_unless (test_sem_host_signal (ts, 1));
+  gst_cuda_sync_meta_add_acquire (meta, sem, 0);
+  copy = gst_buffer_copy (buf);
+  fail_unless (gst_cuda_sync_meta_wait_gpu (meta, s1, &err));
+  fail_unless (gst_cuda_sync_meta_wait_gpu (gst_buffer_get_cuda_sync_meta
+          (copy), s2, &err));
+  fail_unless (gst_cuda_sync_meta_wait_gpu (meta, s2, &err));
+  gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.call_count ("cuWaitExternalSemaphoresAsync")
+        - waits0, 1);
+    /* consumed: the binary semaphore is unsignalled again */
+    fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
+  }
+
+  /* signalled by us, never waited: freeing the buffer consumes it, so the
+   * next signal is legal */
+  fail_unless (gst_cuda_semaphore_signal (sem, s1, NULL, &err));
+  buf = meta_buffer ();
+  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf), sem, 0);
+  gst_buffer_unref (buf);
+  fail_unless (gst_cuda_semaphore_signal (sem, s1, NULL, &err), "%s",
+      err ? err->message : "");
+  fail_unless (gst_cuda_semaphore_wait (sem, s1, 0, &err));
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+    fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
+  }
+
+  free_stream (s1);
+  free_stream (s2);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_meta_release_point)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  CUstream s = new_stream (CU_STREAM_DEFAULT);
+  GstBuffer *buf = meta_buffer (), *copy;
+  GstCudaSyncMeta *meta = gst_buffer_add_cuda_sync_meta (buf);
+  GError *err = NULL;
+  guint64 v = 0;
+
+  gst_cuda_sync_meta_set_release (meta, sem, 7);
+  fail_unless (gst_cuda_sync_meta_get_release (meta, &v) == sem);
+  fail_unless_equals_uint64 (v, 7);
+  copy = gst_buffer_copy (buf);
+
+  /* explicit release by a consumer, once for all copies */
+  fail_unless (gst_cuda_sync_meta_signal_release (gst_buffer_get_cuda_sync_meta
+          (copy), s, &err));
+  fail_unless (gst_cuda_sync_meta_signal_release (meta, s, &err));
+  fail_unless (test_sem_host_wait (ts, 7, 10 * GST_SECOND));
+  gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 7);
+
+  /* nobody signals: the last copy going away does */
+  buf = meta_buffer ();
+  gst_cuda_sync_meta_set_release (gst_buffer_add_cuda_sync_meta (buf), sem, 8);
+  copy = gst_buffer_copy (buf);
+  gst_buffer_unref (buf);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 7);
+  gst_buffer_unref (copy);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 8);
+  fail_unless (test_sem_host_wait (ts, 8, 10 * GST_SECOND));
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 8);
+
+  free_stream (s);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_meta_wait_cpu)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstBuffer *buf = meta_buffer ();
+  GstCudaSyncMeta *meta = gst_buffer_add_cuda_sync_meta (buf);
+  GError *err = NULL;
+
+  gst_cuda_sync_meta_add_acquire (meta, sem, 2);
+  fail_unless (test_sem_host_signal (ts, 1));
+  fail_if (gst_cuda_sync_meta_wait_cpu (meta, 50 * GST_MSECOND, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_TIMEOUT), "%s", err->message);
+  g_clear_error (&err);
+  fail_unless (test_sem_host_signal (ts, 2));
+  fail_unless (gst_cuda_sync_meta_wait_cpu (meta, GST_CLOCK_TIME_NONE, &err));
+  gst_buffer_unref (buf);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_allocation_query)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts), *got = NULL;
+  GstCaps *caps = cs_caps ("NV12", 64, 48);
+  GstQuery *q = gst_query_new_allocation (caps, FALSE);
+  GstCudaSemaphoreHandleTypeFlags types = 0;
+
+  fail_if (gst_query_parse_cuda_sync_meta (q, &types, &got));
+  gst_query_add_cuda_sync_meta (q, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD
+      | GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, sem);
+  fail_unless (gst_query_parse_cuda_sync_meta (q, &types, &got));
+  fail_unless_equals_int (types, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD
+      | GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC);
+  fail_unless (got == sem);
+  gst_object_unref (got);
+  gst_query_unref (q);
+
+  q = gst_query_new_allocation (caps, FALSE);
+  gst_query_add_cuda_sync_meta (q, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
+      NULL);
+  fail_unless (gst_query_parse_cuda_sync_meta (q, &types, &got));
+  fail_unless (got == NULL);
+  fail_unless_equals_int (types, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD);
+  gst_query_unref (q);
+
+  gst_caps_unref (caps);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_wrong_context)
+{
+  GstCudaContext *other = gst_cuda_context_new (0);
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (other, TRUE, &ts);
+  GError *err = NULL;
+
+  fail_unless (gst_cuda_semaphore_check_context (sem, other, &err));
+  fail_if (gst_cuda_semaphore_check_context (sem, cs_ctx, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_WRONG_DEVICE));
+  fail_unless (strstr (err->message, "another") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  gst_object_unref (other);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudasync_suite (void)
+{
+  Suite *s = suite_create ("cudasync");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_test (tc, test_import_bad_handles);
+  tcase_add_test (tc, test_import_wrong_type);
+  tcase_add_test (tc, test_timeline_values);
+  tcase_add_test (tc, test_timeline_cross_stream_order);
+  tcase_add_test (tc, test_binary_one_signal_in_flight);
+  tcase_add_test (tc, test_destroy_deferred);
+  tcase_add_test (tc, test_meta_points);
+  tcase_add_test (tc, test_meta_binary_exactly_one_wait);
+  tcase_add_test (tc, test_meta_release_point);
+  tcase_add_test (tc, test_meta_wait_cpu);
+  tcase_add_test (tc, test_allocation_query);
+  tcase_add_test (tc, test_wrong_context);
+  return s;
+}
+
+GST_CHECK_MAIN (cudasync);
