@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what building and testing gst-cudasync needs on Debian 12, with
+# apt-get. Idempotent: packages already installed are skipped, and nothing is
+# downloaded when all are there. Uses sudo only when not run as root.
+#
+# The CUDA toolkit is not a Debian package: only its headers are needed
+# (cuda.h, cudaGL.h ...), from $CUDA_PATH or /usr/local/cuda. This script
+# checks that they are there.
+set -euo pipefail
+
+PKGS=(
+  meson ninja-build pkg-config gcc libc6-dev
+  libglib2.0-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  libvulkan-dev mesa-vulkan-drivers
+  check
+  libgl-dev   # gst/cuda/cuda-gst.h includes cudaGL.h, which includes GL/gl.h
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps.sh: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+    SUDO=(sudo)
+  fi
+  echo "install-deps.sh: installing ${missing[*]}"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "install-deps.sh: all ${#PKGS[@]} Debian packages already installed"
+fi
+
+cuda=${CUDA_PATH:-/usr/local/cuda}
+if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$cuda/include/cudaGL.h" ]; then
+  cat >&2 <<MSG
+install-deps.sh: the CUDA toolkit headers were not found in $cuda/include
+(cuda.h and cudaGL.h are needed; no CUDA library is linked). Install the CUDA
+toolkit (https://developer.nvidia.com/cuda-downloads, e.g. the cuda-toolkit
+package from NVIDIA's Debian 12 repository), or set CUDA_PATH to its root.
+MSG
+  exit 1
+fi
+echo "install-deps.sh: CUDA toolkit headers found in $cuda/include"
