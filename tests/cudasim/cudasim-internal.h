@@ -1,0 +1,483 @@
+/* cudasim: internal declarations shared by the simulator sources.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CUDASIM_INTERNAL_H
+#define CUDASIM_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* everything declared by cuda.h and cudasim.h is exported */
+#pragma GCC visibility push(default)
+#include "cudasim.h"
+#pragma GCC visibility pop
+
+/* cuda.h maps several plain names onto versioned symbols with macros
+ * (cuCtxCreate -> cuCtxCreate_v4, cuEventDestroy -> cuEventDestroy_v2, ...).
+ * We define every symbol under its exact exported name, so drop the macros. */
+#undef cuDeviceTotalMem
+#undef cuCtxCreate
+#undef cuMemGetInfo
+#undef cuMemAlloc
+#undef cuMemAllocPitch
+#undef cuMemFree
+#undef cuMemGetAddressRange
+#undef cuMemAllocHost
+#undef cuMemcpyHtoD
+#undef cuMemcpyDtoH
+#undef cuMemcpyDtoD
+#undef cuMemcpy2D
+#undef cuMemcpyHtoDAsync
+#undef cuMemcpyDtoHAsync
+#undef cuMemcpyDtoDAsync
+#undef cuMemcpy2DAsync
+#undef cuMemsetD8
+#undef cuMemsetD32
+#undef cuGraphicsResourceGetMappedPointer
+#undef cuGraphicsResourceSetMapFlags
+#undef cuCtxDestroy
+#undef cuCtxPopCurrent
+#undef cuCtxPushCurrent
+#undef cuStreamDestroy
+#undef cuEventDestroy
+#undef cuEventElapsedTime
+#undef cuDevicePrimaryCtxRelease
+#undef cuDeviceGetUuid
+#undef cuMemcpy
+#undef cuMemcpyAsync
+#undef cuMemsetD8Async
+#undef cuMemsetD32Async
+#undef cuStreamGetFlags
+#undef cuStreamGetCtx
+#undef cuStreamWaitEvent
+#undef cuStreamQuery
+#undef cuStreamSynchronize
+#undef cuEventRecord
+#undef cuEventRecordWithFlags
+#undef cuLaunchKernel
+#undef cuLaunchHostFunc
+#undef cuGraphicsMapResources
+#undef cuGraphicsUnmapResources
+#undef cuSignalExternalSemaphoresAsync
+#undef cuWaitExternalSemaphoresAsync
+
+#define SIM_EXPORT __attribute__((visibility ("default")))
+#define SIM_HIDDEN __attribute__((visibility ("hidden")))
+
+/* Prototypes for exported names that cuda.h (as included) does not declare
+ * under that name. */
+SIM_EXPORT CUresult cuCtxCreate (CUcontext * pctx, unsigned int flags, CUdevice dev);
+SIM_EXPORT CUresult cuCtxCreate_v2 (CUcontext * pctx, unsigned int flags, CUdevice dev);
+SIM_EXPORT CUresult cuCtxDestroy (CUcontext ctx);
+SIM_EXPORT CUresult cuCtxPopCurrent (CUcontext * pctx);
+SIM_EXPORT CUresult cuCtxPushCurrent (CUcontext ctx);
+SIM_EXPORT CUresult cuStreamDestroy (CUstream hStream);
+SIM_EXPORT CUresult cuEventDestroy (CUevent hEvent);
+SIM_EXPORT CUresult cuEventElapsedTime (float *pMilliseconds, CUevent hStart, CUevent hEnd);
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease (CUdevice dev);
+SIM_EXPORT CUresult cuDeviceGetUuid (CUuuid * uuid, CUdevice dev);
+SIM_EXPORT CUresult cuGraphicsGLRegisterImage (CUgraphicsResource * pCudaResource,
+    unsigned int image, unsigned int target, unsigned int Flags);
+SIM_EXPORT CUresult cuGraphicsGLRegisterBuffer (CUgraphicsResource * pCudaResource,
+    unsigned int buffer, unsigned int Flags);
+SIM_EXPORT CUresult cuGLGetDevices_v2 (unsigned int *pCudaDeviceCount,
+    CUdevice * pCudaDevices, unsigned int cudaDeviceCount, int deviceList);
+
+/* ------------------------------------------------------------------ */
+/* Entry points: X (canonical symbol, alias or NULL, needs cuInit)     */
+/* ------------------------------------------------------------------ */
+#define SIM_ENTRY_POINTS(X) \
+  X (cuInit, NULL, 0) \
+  X (cuDriverGetVersion, NULL, 0) \
+  X (cuGetErrorName, NULL, 0) \
+  X (cuGetErrorString, NULL, 0) \
+  X (cuDeviceGet, NULL, 1) \
+  X (cuDeviceGetCount, NULL, 1) \
+  X (cuDeviceGetName, NULL, 1) \
+  X (cuDeviceGetAttribute, NULL, 1) \
+  X (cuDeviceCanAccessPeer, NULL, 1) \
+  X (cuDeviceGetUuid_v2, "cuDeviceGetUuid", 1) \
+  X (cuDeviceTotalMem_v2, NULL, 1) \
+  X (cuDeviceGetNvSciSyncAttributes, NULL, 1) \
+  X (cuDevicePrimaryCtxRetain, NULL, 1) \
+  X (cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 1) \
+  X (cuCtxCreate_v2, "cuCtxCreate", 1) \
+  X (cuCtxCreate_v4, NULL, 1) \
+  X (cuCtxDestroy_v2, "cuCtxDestroy", 1) \
+  X (cuCtxPushCurrent_v2, "cuCtxPushCurrent", 1) \
+  X (cuCtxPopCurrent_v2, "cuCtxPopCurrent", 1) \
+  X (cuCtxSetCurrent, NULL, 1) \
+  X (cuCtxGetCurrent, NULL, 1) \
+  X (cuCtxGetDevice, NULL, 1) \
+  X (cuCtxSynchronize, NULL, 1) \
+  X (cuCtxEnablePeerAccess, NULL, 1) \
+  X (cuCtxDisablePeerAccess, NULL, 1) \
+  X (cuMemAlloc_v2, NULL, 1) \
+  X (cuMemAllocPitch_v2, NULL, 1) \
+  X (cuMemFree_v2, NULL, 1) \
+  X (cuMemAllocHost_v2, NULL, 1) \
+  X (cuMemFreeHost, NULL, 1) \
+  X (cuMemGetInfo_v2, NULL, 1) \
+  X (cuMemGetAddressRange_v2, NULL, 1) \
+  X (cuMemcpy2D_v2, NULL, 1) \
+  X (cuMemcpy2DAsync_v2, NULL, 1) \
+  X (cuMemcpyHtoD_v2, NULL, 1) \
+  X (cuMemcpyDtoH_v2, NULL, 1) \
+  X (cuMemcpyDtoD_v2, NULL, 1) \
+  X (cuMemcpyHtoDAsync_v2, NULL, 1) \
+  X (cuMemcpyDtoHAsync_v2, NULL, 1) \
+  X (cuMemcpyDtoDAsync_v2, NULL, 1) \
+  X (cuMemcpy, NULL, 1) \
+  X (cuMemcpyAsync, NULL, 1) \
+  X (cuMemsetD8_v2, NULL, 1) \
+  X (cuMemsetD32_v2, NULL, 1) \
+  X (cuMemsetD8Async, NULL, 1) \
+  X (cuMemsetD32Async, NULL, 1) \
+  X (cuStreamCreate, NULL, 1) \
+  X (cuStreamCreateWithPriority, NULL, 1) \
+  X (cuStreamDestroy_v2, "cuStreamDestroy", 1) \
+  X (cuStreamSynchronize, NULL, 1) \
+  X (cuStreamQuery, NULL, 1) \
+  X (cuStreamWaitEvent, NULL, 1) \
+  X (cuStreamGetCtx, NULL, 1) \
+  X (cuStreamGetFlags, NULL, 1) \
+  X (cuLaunchHostFunc, NULL, 1) \
+  X (cuEventCreate, NULL, 1) \
+  X (cuEventRecord, NULL, 1) \
+  X (cuEventRecordWithFlags, NULL, 1) \
+  X (cuEventQuery, NULL, 1) \
+  X (cuEventSynchronize, NULL, 1) \
+  X (cuEventDestroy_v2, "cuEventDestroy", 1) \
+  X (cuEventElapsedTime_v2, "cuEventElapsedTime", 1) \
+  X (cuImportExternalSemaphore, NULL, 1) \
+  X (cuSignalExternalSemaphoresAsync, NULL, 1) \
+  X (cuWaitExternalSemaphoresAsync, NULL, 1) \
+  X (cuDestroyExternalSemaphore, NULL, 1) \
+  X (cuImportExternalMemory, NULL, 1) \
+  X (cuExternalMemoryGetMappedBuffer, NULL, 1) \
+  X (cuExternalMemoryGetMappedMipmappedArray, NULL, 1) \
+  X (cuDestroyExternalMemory, NULL, 1) \
+  X (cuGraphicsMapResources, NULL, 1) \
+  X (cuGraphicsUnmapResources, NULL, 1) \
+  X (cuGraphicsResourceSetMapFlags_v2, NULL, 1) \
+  X (cuGraphicsSubResourceGetMappedArray, NULL, 1) \
+  X (cuGraphicsResourceGetMappedPointer_v2, NULL, 1) \
+  X (cuGraphicsUnregisterResource, NULL, 1) \
+  X (cuGraphicsGLRegisterImage, NULL, 1) \
+  X (cuGraphicsGLRegisterBuffer, NULL, 1) \
+  X (cuGLGetDevices_v2, NULL, 1) \
+  X (cuModuleLoadData, NULL, 1) \
+  X (cuModuleUnload, NULL, 1) \
+  X (cuModuleGetFunction, NULL, 1) \
+  X (cuTexObjectCreate, NULL, 1) \
+  X (cuTexObjectDestroy, NULL, 1) \
+  X (cuLaunchKernel, NULL, 1)
+
+typedef enum
+{
+#define SIM_EP_ENUM_(sym, alias, init) EP_##sym,
+  SIM_ENTRY_POINTS (SIM_EP_ENUM_)
+#undef SIM_EP_ENUM_
+  EP_INTERNAL,                  /* operations the simulator enqueues itself */
+  EP_COUNT
+} SimEntry;
+
+/* Every exported CUDA entry point starts with SIM_ENTER (canonical_name):
+ * counts the call, applies fault injection, checks cuInit and host-function
+ * reentrancy. */
+#define SIM_ENTER(sym) \
+  do { \
+    CUresult sim_enter_ret_; \
+    if (sim_enter (EP_##sym, &sim_enter_ret_)) \
+      return sim_enter_ret_; \
+  } while (0)
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef enum
+{
+  KIND_CONTEXT = 1,
+  KIND_STREAM,
+  KIND_EVENT,
+  KIND_EXTSEM,
+  KIND_EXTMEM,
+  KIND_COUNT
+} SimKind;
+
+typedef enum
+{
+  LIVE_CONTEXT,
+  LIVE_STREAM,
+  LIVE_EVENT,
+  LIVE_EXTSEM,
+  LIVE_EXTMEM,
+  LIVE_ALLOC,
+  LIVE_HOSTALLOC,
+  LIVE_COUNT
+} SimLiveKind;
+
+typedef struct SimStream SimStream;
+typedef struct SimCtx SimCtx;
+typedef struct SimEvent SimEvent;
+typedef struct SimExtSem SimExtSem;
+typedef struct SimSemObject SimSemObject;
+typedef struct SimExtMem SimExtMem;
+typedef struct SimOp SimOp;
+
+typedef struct
+{
+  SimStream *stream;            /* holds a reference */
+  uint64_t seq;
+} SimDep;
+
+typedef struct
+{
+  SimDep *deps;
+  int n, cap;
+} SimDepList;
+
+struct SimCtx
+{
+  uint64_t id;
+  int refcount;
+  int device;
+  int is_primary;
+  int primary_retain;           /* primary contexts only */
+  int destroyed;
+  SimStream *null_stream;       /* the legacy default stream */
+  SimStream *streams;           /* every stream of this context (list) */
+  uint64_t *peers;              /* ids of contexts peer access is enabled to */
+  int n_peers, cap_peers;
+};
+
+typedef enum
+{
+  OP_NOP,                       /* marker: stream-wait-event, sync marker */
+  OP_COPY2D,
+  OP_MEMSET,
+  OP_SEM_SIGNAL,
+  OP_SEM_WAIT,
+  OP_EVENT_RECORD,
+  OP_HOST_FUNC
+} SimOpType;
+
+struct SimOp
+{
+  SimOp *next;
+  SimOpType type;
+  SimEntry entry;
+  int global_delay;             /* the global delay applies to this op */
+  uint64_t seq;
+  SimDepList deps;
+  union
+  {
+    struct
+    {
+      uint8_t *dst;
+      const uint8_t *src;
+      size_t dpitch, spitch, width, height;
+    } copy;
+    struct
+    {
+      uint8_t *dst;
+      uint32_t value;
+      size_t elem_size, count;
+    } memset;
+    struct
+    {
+      SimExtSem **sems;         /* references */
+      uint64_t *values;
+      int n;
+      int progress;             /* waits: how many are satisfied */
+    } sem;
+    struct
+    {
+      SimEvent *event;          /* reference */
+      uint64_t gen;
+    } record;
+    struct
+    {
+      CUhostFn fn;
+      void *data;
+    } host;
+  } u;
+};
+
+struct SimStream
+{
+  uint64_t id;
+  int refcount;
+  SimCtx *ctx;                  /* reference */
+  unsigned flags;
+  int is_null;
+  int destroyed;                /* API handle gone; thread drains and exits */
+  SimOp *head, *tail;
+  uint64_t enq_seq, done_seq;
+  int thread_started, thread_exited;
+  const char *state;            /* what the thread does, for diagnostics */
+  SimStream *ctx_next;          /* SimCtx.streams */
+  SimStream *all_next, *all_prev;       /* global list */
+};
+
+struct SimEvent
+{
+  uint64_t id;
+  int refcount;
+  SimCtx *ctx;                  /* reference */
+  unsigned flags;
+  int destroyed;
+  SimStream *rec_stream;        /* reference, NULL when never recorded */
+  uint64_t rec_seq;
+  uint64_t gen;
+  int64_t time_ns;
+  int time_valid;
+};
+
+/* the exporter-side semaphore payload */
+struct SimSemObject
+{
+  int id;
+  int refcount;                 /* exporter reference + imported handles */
+  int exporter_ref;
+  CudasimSemType type;
+  uint64_t value;               /* timeline value; binary: 0/1 */
+};
+
+struct SimExtSem
+{
+  uint64_t id;
+  int refcount;
+  SimCtx *ctx;                  /* reference */
+  SimSemObject *sem;            /* reference */
+  CUexternalSemaphoreHandleType handle_type;
+  int destroyed;
+  int pending;                  /* queued operations referencing it */
+};
+
+struct SimExtMem
+{
+  uint64_t id;
+  int refcount;                 /* API handle + mapped buffers */
+  int destroyed;
+  int fd;                       /* owned since the successful import */
+  size_t size;
+};
+
+/* owner of an ALLOC_MAPPED allocation: each mapped buffer is its own mmap()
+ * of the external memory fd, so every mapping has a distinct address */
+typedef struct
+{
+  void *map_base;
+  size_t map_len;
+  SimExtMem *em;                /* reference */
+} SimMappedBuffer;
+
+/* ------------------------------------------------------------------ */
+/* Global state (sim-core.c); g_sim.lock protects everything below.    */
+/* ------------------------------------------------------------------ */
+typedef struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t progress;      /* broadcast on every state change */
+  uint64_t progress_counter;
+
+  int initialized;              /* cuInit called */
+  int device_count;
+
+  /* handle registry: ids are never reused, so a handle of a destroyed
+   * object stays recognisable for ever (the graveyard) */
+  void **objs;
+  unsigned char *obj_kind;
+  uint64_t n_ids, cap_ids;
+
+  SimStream *all_streams;
+  SimCtx **primary;             /* per device */
+
+  int live[LIVE_COUNT];
+} SimGlobal;
+
+SIM_HIDDEN extern SimGlobal g_sim;
+
+/* core helpers (sim-core.c) */
+SIM_HIDDEN int sim_enter (SimEntry entry, CUresult * ret);
+SIM_HIDDEN const char *sim_entry_name (SimEntry entry);
+SIM_HIDDEN int sim_entry_lookup (const char *name);
+SIM_HIDDEN void sim_violation (const char *fmt, ...)
+    __attribute__((format (printf, 1, 2)));
+SIM_HIDDEN void sim_count_cpu_sync (void);
+SIM_HIDDEN int64_t sim_now_ns (void);
+SIM_HIDDEN void sim_wait_progress_locked (const char *what);
+SIM_HIDDEN void sim_broadcast_locked (void);
+
+SIM_HIDDEN uint64_t sim_register_locked (void *obj, SimKind kind);
+SIM_HIDDEN void sim_unregister_locked (uint64_t id);
+SIM_HIDDEN void *sim_handle_from_id (uint64_t id, SimKind kind);
+/* Resolves a handle: 0 ok (*out set), 1 unknown handle, 2 destroyed */
+SIM_HIDDEN int sim_lookup_locked (const void *handle, SimKind kind, void **out);
+/* lookup + use-after-destroy violation; returns CUDA_SUCCESS or
+ * CUDA_ERROR_INVALID_HANDLE */
+SIM_HIDDEN CUresult sim_resolve_locked (const void *handle, SimKind kind,
+    const char *what, void **out);
+
+/* contexts */
+SIM_HIDDEN SimCtx *sim_current_ctx_locked (void);
+SIM_HIDDEN void sim_ctx_unref_locked (SimCtx * ctx);
+SIM_HIDDEN SimCtx *sim_ctx_new_locked (int device, int primary);
+
+/* streams and ops */
+SIM_HIDDEN SimStream *sim_stream_new_locked (SimCtx * ctx, unsigned flags, int is_null);
+SIM_HIDDEN void sim_stream_ref_locked (SimStream * s);
+SIM_HIDDEN void sim_stream_unref_locked (SimStream * s);
+SIM_HIDDEN void sim_stream_destroy_locked (SimStream * s);
+/* NULL / CU_STREAM_LEGACY -> current context's null stream */
+SIM_HIDDEN CUresult sim_resolve_stream_locked (CUstream h, const char *what,
+    SimStream ** out);
+SIM_HIDDEN SimOp *sim_op_new (SimOpType type, SimEntry entry);
+SIM_HIDDEN void sim_op_add_dep_locked (SimOp * op, SimStream * s, uint64_t seq);
+SIM_HIDDEN uint64_t sim_enqueue_locked (SimStream * s, SimOp * op);
+SIM_HIDDEN void sim_wait_seq_locked (SimStream * s, uint64_t seq, const char *what);
+SIM_HIDDEN void sim_event_unref_locked (SimEvent * ev);
+
+/* deferred release of memory that queued operations may still touch */
+SIM_HIDDEN void sim_defer_release_locked (void (*fn) (void *, size_t), void *ptr,
+    size_t size);
+
+/* allocation table */
+typedef enum
+{
+  ALLOC_DEVICE,
+  ALLOC_MAPPED,                 /* cuExternalMemoryGetMappedBuffer */
+  ALLOC_HOST                    /* cuMemAllocHost */
+} SimAllocKind;
+
+SIM_HIDDEN void sim_alloc_add_locked (void *base, size_t size, SimAllocKind kind,
+    void *owner);
+/* finds the allocation starting exactly at base; removes it when found */
+SIM_HIDDEN int sim_alloc_remove_locked (void *base, SimAllocKind * kind,
+    size_t * size, void **owner);
+/* is [p, p+len) inside one allocation (of any kind)? */
+SIM_HIDDEN int sim_alloc_contains_locked (const void *p, size_t len,
+    void **base, size_t * size);
+SIM_HIDDEN size_t sim_alloc_total_device_locked (void);
+
+/* semaphores (sim-extsem.c) */
+SIM_HIDDEN int sim_sem_wait_step_locked (SimOp * op);
+SIM_HIDDEN void sim_sem_signal_exec_locked (SimOp * op);
+SIM_HIDDEN void sim_extsem_unref_locked (SimExtSem * es);
+SIM_HIDDEN void sim_extmem_unref_locked (SimExtMem * em);
+SIM_HIDDEN void sim_munmap_release (void *ptr, size_t size);
+
+/* error names (sim-driver.c) */
+SIM_HIDDEN const char *sim_result_name (CUresult r);
+SIM_HIDDEN int sim_result_from_string (const char *s, CUresult * out);
+
+#endif /* CUDASIM_INTERNAL_H */

@@ -1,0 +1,762 @@
+/* cudasim: external semaphores and external memory, plus the test-only
+ * exporter API (the "Vulkan side": cudasim_sem_*, cudasim_mem_create).
+ *
+ * Semaphore fds are memfds created by cudasim_sem_export_fd().  Each starts
+ * with a header (magic, per-export nonce, semaphore id) and the export is
+ * recorded together with the st_dev/st_ino of the memfd; an fd is accepted
+ * by cuImportExternalSemaphore() only when header, record and inode agree,
+ * so foreign fds (/dev/null, pipes, other memfds) are rejected.
+ *
+ * Handle types are dispatched through g_sem_handle_types[]: a new handle
+ * type (NvSciSync) needs an entry there with its own import function; the
+ * signal/wait semantics are those of the semaphore object it resolves to.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cudasim-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* semaphore objects                                                   */
+/* ------------------------------------------------------------------ */
+
+static SimSemObject **g_sems;   /* indexed by id */
+static int g_n_sems = 1, g_cap_sems;
+
+typedef struct SimSemExport
+{
+  struct SimSemExport *next;
+  uint64_t nonce;
+  dev_t dev;
+  ino_t ino;
+  int sem_id;
+} SimSemExport;
+
+static SimSemExport *g_exports;
+static uint64_t g_export_serial;
+
+#define SIM_SEMFD_MAGIC "cudasim-semfd-1"
+
+typedef struct
+{
+  char magic[16];
+  uint64_t nonce;
+  int32_t sem_id;
+  int32_t type;
+} SimSemFdHeader;
+
+static SimSemObject *
+sem_get_locked (int id)
+{
+  if (id <= 0 || id >= g_n_sems)
+    return NULL;
+  return g_sems[id];
+}
+
+static void
+sem_object_unref_locked (SimSemObject * sem)
+{
+  SimSemExport **p;
+
+  if (--sem->refcount > 0)
+    return;
+  p = &g_exports;
+  while (*p) {
+    if ((*p)->sem_id == sem->id) {
+      SimSemExport *e = *p;
+      *p = e->next;
+      free (e);
+    } else {
+      p = &(*p)->next;
+    }
+  }
+  g_sems[sem->id] = NULL;
+  free (sem);
+}
+
+/* Applies a signal; returns 0, or -1 after reporting a violation. */
+static int
+sem_signal_locked (SimSemObject * sem, uint64_t value, const char *who)
+{
+  switch (sem->type) {
+    case CUDASIM_SEM_TIMELINE:
+      if (value <= sem->value) {
+        sim_violation ("%s: timeline semaphore %d signalled with "
+            "non-increasing value %llu (current value %llu)", who, sem->id,
+            (unsigned long long) value, (unsigned long long) sem->value);
+        return -1;
+      }
+      sem->value = value;
+      break;
+    case CUDASIM_SEM_BINARY:
+      if (sem->value) {
+        sim_violation ("%s: binary semaphore %d signalled twice without a "
+            "wait", who, sem->id);
+        return -1;
+      }
+      sem->value = 1;
+      break;
+  }
+  sim_broadcast_locked ();
+  return 0;
+}
+
+/* One wait attempt; returns 1 when satisfied (binary: consumed). */
+static int
+sem_try_wait_locked (SimSemObject * sem, uint64_t value)
+{
+  switch (sem->type) {
+    case CUDASIM_SEM_TIMELINE:
+      return sem->value >= value;
+    case CUDASIM_SEM_BINARY:
+      if (!sem->value)
+        return 0;
+      sem->value = 0;
+      sim_broadcast_locked ();
+      return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* exporter API                                                        */
+/* ------------------------------------------------------------------ */
+
+SIM_EXPORT int
+cudasim_sem_create (CudasimSemType type, uint64_t initial_value)
+{
+  SimSemObject *sem;
+  int id;
+
+  if (type != CUDASIM_SEM_BINARY && type != CUDASIM_SEM_TIMELINE)
+    return -1;
+  sem = calloc (1, sizeof (SimSemObject));
+  if (!sem)
+    return -1;
+  pthread_mutex_lock (&g_sim.lock);
+  if (g_n_sems >= g_cap_sems) {
+    int cap = g_cap_sems ? g_cap_sems * 2 : 64;
+    SimSemObject **n = realloc (g_sems, (size_t) cap * sizeof (*n));
+    if (!n) {
+      pthread_mutex_unlock (&g_sim.lock);
+      free (sem);
+      return -1;
+    }
+    g_sems = n;
+    g_cap_sems = cap;
+  }
+  id = g_n_sems++;
+  sem->id = id;
+  sem->refcount = 1;
+  sem->exporter_ref = 1;
+  sem->type = type;
+  sem->value = type == CUDASIM_SEM_BINARY ? (initial_value != 0) :
+      initial_value;
+  g_sems[id] = sem;
+  pthread_mutex_unlock (&g_sim.lock);
+  return id;
+}
+
+SIM_EXPORT int
+cudasim_sem_export_fd (int id)
+{
+  SimSemObject *sem;
+  SimSemFdHeader hdr;
+  SimSemExport *rec;
+  struct stat st;
+  int fd;
+
+  fd = memfd_create ("cudasim-semaphore", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  rec = calloc (1, sizeof (SimSemExport));
+  if (!rec || fstat (fd, &st) != 0) {
+    free (rec);
+    close (fd);
+    return -1;
+  }
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  if (!sem || !sem->exporter_ref) {
+    pthread_mutex_unlock (&g_sim.lock);
+    free (rec);
+    close (fd);
+    return -1;
+  }
+  memset (&hdr, 0, sizeof (hdr));
+  memcpy (hdr.magic, SIM_SEMFD_MAGIC, sizeof (SIM_SEMFD_MAGIC));
+  hdr.nonce = (++g_export_serial << 20) ^ ((uint64_t) getpid () << 1) ^
+      (uint64_t) sim_now_ns ();
+  hdr.sem_id = id;
+  hdr.type = sem->type;
+  rec->nonce = hdr.nonce;
+  rec->dev = st.st_dev;
+  rec->ino = st.st_ino;
+  rec->sem_id = id;
+  rec->next = g_exports;
+  g_exports = rec;
+  pthread_mutex_unlock (&g_sim.lock);
+
+  if (pwrite (fd, &hdr, sizeof (hdr), 0) != (ssize_t) sizeof (hdr)) {
+    close (fd);
+    return -1;
+  }
+  return fd;
+}
+
+SIM_EXPORT int
+cudasim_sem_host_signal (int id, uint64_t value)
+{
+  SimSemObject *sem;
+  int r = -1;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  if (sem)
+    r = sem_signal_locked (sem, value, "cudasim_sem_host_signal");
+  pthread_mutex_unlock (&g_sim.lock);
+  return r;
+}
+
+SIM_EXPORT uint64_t
+cudasim_sem_get_value (int id)
+{
+  SimSemObject *sem;
+  uint64_t v = 0;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  if (sem)
+    v = sem->value;
+  pthread_mutex_unlock (&g_sim.lock);
+  return v;
+}
+
+SIM_EXPORT int
+cudasim_sem_host_wait (int id, uint64_t value, uint64_t timeout_ns)
+{
+  SimSemObject *sem;
+  int64_t deadline = 0;
+  int r = -1;
+
+  if (timeout_ns != UINT64_MAX && timeout_ns < (uint64_t) INT64_MAX / 2)
+    deadline = sim_now_ns () + (int64_t) timeout_ns;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  if (sem) {
+    sem->refcount++;
+    for (;;) {
+      if (sem_try_wait_locked (sem, value)) {
+        r = 0;
+        break;
+      }
+      if (deadline) {
+        struct timespec ts;
+        if (sim_now_ns () >= deadline)
+          break;
+        ts.tv_sec = deadline / 1000000000LL;
+        ts.tv_nsec = deadline % 1000000000LL;
+        pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
+      } else {
+        pthread_cond_wait (&g_sim.progress, &g_sim.lock);
+      }
+    }
+    sem_object_unref_locked (sem);
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+  return r;
+}
+
+SIM_EXPORT void
+cudasim_sem_unref (int id)
+{
+  SimSemObject *sem;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  if (sem && sem->exporter_ref) {
+    sem->exporter_ref = 0;
+    sem_object_unref_locked (sem);
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+}
+
+SIM_EXPORT int
+cudasim_mem_create (size_t size)
+{
+  int fd = memfd_create ("cudasim-memory", MFD_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  if (ftruncate (fd, (off_t) size) != 0) {
+    close (fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* ------------------------------------------------------------------ */
+/* import: handle types                                                */
+/* ------------------------------------------------------------------ */
+
+/* Resolves an fd exported by cudasim_sem_export_fd() (does not take a
+ * reference and does not close it). */
+static CUresult
+sem_import_fd_locked (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc,
+    CudasimSemType expected, SimSemObject ** out)
+{
+  SimSemFdHeader hdr;
+  SimSemExport *rec;
+  SimSemObject *sem;
+  struct stat st;
+  int fd = desc->handle.fd;
+
+  if (fd < 0)
+    return CUDA_ERROR_INVALID_VALUE;    /* what the real driver says */
+  if (fstat (fd, &st) != 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!S_ISREG (st.st_mode) || st.st_size < (off_t) sizeof (hdr))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (pread (fd, &hdr, sizeof (hdr), 0) != (ssize_t) sizeof (hdr) ||
+      memcmp (hdr.magic, SIM_SEMFD_MAGIC, sizeof (SIM_SEMFD_MAGIC)) != 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  for (rec = g_exports; rec; rec = rec->next) {
+    if (rec->nonce == hdr.nonce && rec->dev == st.st_dev &&
+        rec->ino == st.st_ino && rec->sem_id == hdr.sem_id)
+      break;
+  }
+  if (!rec)
+    return CUDA_ERROR_INVALID_HANDLE;
+  sem = sem_get_locked (rec->sem_id);
+  if (!sem)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (sem->type != expected)
+    return CUDA_ERROR_INVALID_VALUE;
+  *out = sem;
+  return CUDA_SUCCESS;
+}
+
+typedef struct
+{
+  CUexternalSemaphoreHandleType type;
+  CudasimSemType sem_type;
+  int owns_fd;                  /* a successful import closes desc->handle.fd */
+    CUresult (*import) (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc,
+      CudasimSemType expected, SimSemObject ** out);
+} SimSemHandleType;
+
+static const SimSemHandleType g_sem_handle_types[] = {
+  {CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, CUDASIM_SEM_BINARY, 1,
+      sem_import_fd_locked},
+  {CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+      CUDASIM_SEM_TIMELINE, 1, sem_import_fd_locked},
+  /* CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC: not simulated yet */
+};
+
+SIM_EXPORT CUresult
+cuImportExternalSemaphore (CUexternalSemaphore * extSem_out,
+    const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * semHandleDesc)
+{
+  const SimSemHandleType *ht = NULL;
+  SimSemObject *sem = NULL;
+  SimExtSem *es;
+  SimCtx *c;
+  CUresult r;
+  size_t i;
+
+  SIM_ENTER (cuImportExternalSemaphore);
+  if (!extSem_out || !semHandleDesc)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (i = 0; i < sizeof (g_sem_handle_types) / sizeof (g_sem_handle_types[0]);
+      i++) {
+    if (g_sem_handle_types[i].type == semHandleDesc->type)
+      ht = &g_sem_handle_types[i];
+  }
+  if (!ht)
+    return CUDA_ERROR_NOT_SUPPORTED;
+
+  pthread_mutex_lock (&g_sim.lock);
+  c = sim_current_ctx_locked ();
+  if (!c) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  r = ht->import (semHandleDesc, ht->sem_type, &sem);
+  if (r != CUDA_SUCCESS) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return r;
+  }
+  es = calloc (1, sizeof (SimExtSem));
+  if (!es) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  es->refcount = 1;
+  es->ctx = c;
+  c->refcount++;
+  es->sem = sem;
+  sem->refcount++;
+  es->handle_type = semHandleDesc->type;
+  es->id = sim_register_locked (es, KIND_EXTSEM);
+  g_sim.live[LIVE_EXTSEM]++;
+  *extSem_out = sim_handle_from_id (es->id, KIND_EXTSEM);
+  pthread_mutex_unlock (&g_sim.lock);
+
+  /* the driver owns the fd after a successful import */
+  if (ht->owns_fd)
+    close (semHandleDesc->handle.fd);
+  return CUDA_SUCCESS;
+}
+
+void
+sim_extsem_unref_locked (SimExtSem * es)
+{
+  if (--es->refcount > 0)
+    return;
+  sem_object_unref_locked (es->sem);
+  sim_ctx_unref_locked (es->ctx);
+  free (es);
+}
+
+/* Builds a signal or wait operation; on error nothing is queued. */
+static CUresult
+sem_submit (SimOpType type, SimEntry entry, const char *what,
+    const CUexternalSemaphore * extSemArray, const uint64_t * values,
+    unsigned int n, CUstream stream)
+{
+  SimExtSem **sems;
+  SimStream *s;
+  SimOp *op;
+  CUresult r;
+  unsigned int i;
+
+  sems = calloc (n, sizeof (SimExtSem *));
+  if (!sems)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+
+  pthread_mutex_lock (&g_sim.lock);
+  r = sim_resolve_stream_locked (stream, what, &s);
+  for (i = 0; r == CUDA_SUCCESS && i < n; i++) {
+    void *obj;
+    r = sim_resolve_locked (extSemArray[i], KIND_EXTSEM, what, &obj);
+    if (r == CUDA_SUCCESS)
+      sems[i] = obj;
+  }
+  /* a timeline signal that is not above the current value can never
+   * become valid (values only grow): report it at call time */
+  for (i = 0; r == CUDA_SUCCESS && type == OP_SEM_SIGNAL && i < n; i++) {
+    SimSemObject *sem = sems[i]->sem;
+    if (sem->type == CUDASIM_SEM_TIMELINE && values[i] <= sem->value) {
+      sim_violation ("%s: timeline semaphore %d signalled with "
+          "non-increasing value %llu (current value %llu)", what, sem->id,
+          (unsigned long long) values[i], (unsigned long long) sem->value);
+      r = CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  if (r != CUDA_SUCCESS) {
+    pthread_mutex_unlock (&g_sim.lock);
+    free (sems);
+    return r;
+  }
+
+  op = sim_op_new (type, entry);
+  op->global_delay = 1;
+  op->u.sem.sems = sems;
+  op->u.sem.values = calloc (n ? n : 1, sizeof (uint64_t));
+  if (!op->u.sem.values) {
+    fprintf (stderr, "cudasim: out of memory\n");
+    abort ();
+  }
+  op->u.sem.n = (int) n;
+  for (i = 0; i < n; i++) {
+    op->u.sem.values[i] = values[i];
+    sems[i]->refcount++;
+    sems[i]->pending++;
+  }
+  sim_enqueue_locked (s, op);
+  pthread_mutex_unlock (&g_sim.lock);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult
+cuSignalExternalSemaphoresAsync (const CUexternalSemaphore * extSemArray,
+    const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray,
+    unsigned int numExtSems, CUstream stream)
+{
+  uint64_t *values;
+  unsigned int i;
+  CUresult r;
+
+  SIM_ENTER (cuSignalExternalSemaphoresAsync);
+  if (numExtSems == 0)
+    return CUDA_SUCCESS;
+  if (!extSemArray || !paramsArray)
+    return CUDA_ERROR_INVALID_VALUE;
+  values = calloc (numExtSems, sizeof (uint64_t));
+  if (!values)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  for (i = 0; i < numExtSems; i++)
+    values[i] = paramsArray[i].params.fence.value;
+  r = sem_submit (OP_SEM_SIGNAL, EP_cuSignalExternalSemaphoresAsync,
+      "cuSignalExternalSemaphoresAsync", extSemArray, values, numExtSems,
+      stream);
+  free (values);
+  return r;
+}
+
+SIM_EXPORT CUresult
+cuWaitExternalSemaphoresAsync (const CUexternalSemaphore * extSemArray,
+    const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray,
+    unsigned int numExtSems, CUstream stream)
+{
+  uint64_t *values;
+  unsigned int i;
+  CUresult r;
+
+  SIM_ENTER (cuWaitExternalSemaphoresAsync);
+  if (numExtSems == 0)
+    return CUDA_SUCCESS;
+  if (!extSemArray || !paramsArray)
+    return CUDA_ERROR_INVALID_VALUE;
+  values = calloc (numExtSems, sizeof (uint64_t));
+  if (!values)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  for (i = 0; i < numExtSems; i++)
+    values[i] = paramsArray[i].params.fence.value;
+  r = sem_submit (OP_SEM_WAIT, EP_cuWaitExternalSemaphoresAsync,
+      "cuWaitExternalSemaphoresAsync", extSemArray, values, numExtSems,
+      stream);
+  free (values);
+  return r;
+}
+
+/* stream thread: executes a queued signal */
+void
+sim_sem_signal_exec_locked (SimOp * op)
+{
+  int i;
+
+  for (i = 0; i < op->u.sem.n; i++) {
+    sem_signal_locked (op->u.sem.sems[i]->sem, op->u.sem.values[i],
+        "cuSignalExternalSemaphoresAsync (executing)");
+  }
+}
+
+/* stream thread: makes progress on a queued wait; 1 when complete */
+int
+sim_sem_wait_step_locked (SimOp * op)
+{
+  while (op->u.sem.progress < op->u.sem.n) {
+    SimExtSem *es = op->u.sem.sems[op->u.sem.progress];
+    /* destroyed while this wait was pending (reported as a violation):
+     * give up instead of blocking the queue for ever */
+    if (es->destroyed ||
+        sem_try_wait_locked (es->sem, op->u.sem.values[op->u.sem.progress]))
+      op->u.sem.progress++;
+    else
+      return 0;
+  }
+  return 1;
+}
+
+SIM_EXPORT CUresult
+cuDestroyExternalSemaphore (CUexternalSemaphore extSem)
+{
+  SimExtSem *es;
+  void *obj;
+  CUresult r;
+
+  SIM_ENTER (cuDestroyExternalSemaphore);
+  pthread_mutex_lock (&g_sim.lock);
+  r = sim_resolve_locked (extSem, KIND_EXTSEM, "cuDestroyExternalSemaphore",
+      &obj);
+  if (r == CUDA_SUCCESS) {
+    es = obj;
+    if (es->pending > 0)
+      sim_violation ("cuDestroyExternalSemaphore: external semaphore %p "
+          "(semaphore %d) destroyed with %d pending operations", extSem,
+          es->sem->id, es->pending);
+    es->destroyed = 1;
+    sim_unregister_locked (es->id);
+    g_sim.live[LIVE_EXTSEM]--;
+    sim_broadcast_locked ();
+    sim_extsem_unref_locked (es);
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* external memory                                                     */
+/* ------------------------------------------------------------------ */
+
+void
+sim_munmap_release (void *ptr, size_t size)
+{
+  munmap (ptr, size);
+}
+
+void
+sim_extmem_unref_locked (SimExtMem * em)
+{
+  if (--em->refcount > 0)
+    return;
+  close (em->fd);
+  free (em);
+}
+
+SIM_EXPORT CUresult
+cuImportExternalMemory (CUexternalMemory * extMem_out,
+    const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc)
+{
+  SimExtMem *em;
+  struct stat st;
+  void *probe;
+  int fd;
+
+  SIM_ENTER (cuImportExternalMemory);
+  if (!extMem_out || !memHandleDesc)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (memHandleDesc->type != CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  if (memHandleDesc->size == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  fd = memHandleDesc->handle.fd;
+  if (fd < 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (fstat (fd, &st) != 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (S_ISREG (st.st_mode) &&
+      (unsigned long long) st.st_size < memHandleDesc->size)
+    return CUDA_ERROR_INVALID_VALUE;
+
+  pthread_mutex_lock (&g_sim.lock);
+  if (!sim_current_ctx_locked ()) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+
+  /* make sure the fd can be mapped at all */
+  probe = mmap (NULL, (size_t) memHandleDesc->size, PROT_READ | PROT_WRITE,
+      MAP_SHARED, fd, 0);
+  if (probe == MAP_FAILED)
+    return CUDA_ERROR_INVALID_HANDLE;
+  munmap (probe, (size_t) memHandleDesc->size);
+
+  em = calloc (1, sizeof (SimExtMem));
+  if (!em)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  em->refcount = 1;
+  /* the driver owns the fd from now on: keep a private duplicate for the
+   * buffer mappings and close the caller's number, as the real driver
+   * consumes it (closing it again in the application is a bug) */
+  em->fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+  if (em->fd < 0) {
+    free (em);
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  }
+  close (fd);
+  em->size = (size_t) memHandleDesc->size;
+  pthread_mutex_lock (&g_sim.lock);
+  em->id = sim_register_locked (em, KIND_EXTMEM);
+  g_sim.live[LIVE_EXTMEM]++;
+  *extMem_out = sim_handle_from_id (em->id, KIND_EXTMEM);
+  pthread_mutex_unlock (&g_sim.lock);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult
+cuExternalMemoryGetMappedBuffer (CUdeviceptr * devPtr, CUexternalMemory extMem,
+    const CUDA_EXTERNAL_MEMORY_BUFFER_DESC * bufferDesc)
+{
+  SimMappedBuffer *mb;
+  SimExtMem *em;
+  void *obj, *map;
+  size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  size_t start, len;
+  CUresult r;
+
+  SIM_ENTER (cuExternalMemoryGetMappedBuffer);
+  if (!devPtr || !bufferDesc || bufferDesc->size == 0 || bufferDesc->flags)
+    return CUDA_ERROR_INVALID_VALUE;
+
+  pthread_mutex_lock (&g_sim.lock);
+  r = sim_resolve_locked (extMem, KIND_EXTMEM,
+      "cuExternalMemoryGetMappedBuffer", &obj);
+  if (r != CUDA_SUCCESS) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return r;
+  }
+  em = obj;
+  if (bufferDesc->offset > em->size ||
+      bufferDesc->size > em->size - bufferDesc->offset) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  start = (size_t) bufferDesc->offset / page * page;
+  len = (size_t) bufferDesc->offset - start + (size_t) bufferDesc->size;
+  map = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, em->fd,
+      (off_t) start);
+  if (map == MAP_FAILED) {
+    pthread_mutex_unlock (&g_sim.lock);
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  }
+  mb = calloc (1, sizeof (SimMappedBuffer));
+  if (!mb) {
+    munmap (map, len);
+    pthread_mutex_unlock (&g_sim.lock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  mb->map_base = map;
+  mb->map_len = len;
+  mb->em = em;
+  em->refcount++;
+  *devPtr = (CUdeviceptr) (uintptr_t) ((uint8_t *) map +
+      ((size_t) bufferDesc->offset - start));
+  sim_alloc_add_locked ((void *) (uintptr_t) * devPtr,
+      (size_t) bufferDesc->size, ALLOC_MAPPED, mb);
+  pthread_mutex_unlock (&g_sim.lock);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult
+cuExternalMemoryGetMappedMipmappedArray (CUmipmappedArray * mipmap,
+    CUexternalMemory extMem,
+    const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC * mipmapDesc)
+{
+  SIM_ENTER (cuExternalMemoryGetMappedMipmappedArray);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+SIM_EXPORT CUresult
+cuDestroyExternalMemory (CUexternalMemory extMem)
+{
+  SimExtMem *em;
+  void *obj;
+  CUresult r;
+
+  SIM_ENTER (cuDestroyExternalMemory);
+  pthread_mutex_lock (&g_sim.lock);
+  r = sim_resolve_locked (extMem, KIND_EXTMEM, "cuDestroyExternalMemory",
+      &obj);
+  if (r == CUDA_SUCCESS) {
+    em = obj;
+    em->destroyed = 1;
+    sim_unregister_locked (em->id);
+    g_sim.live[LIVE_EXTMEM]--;
+    sim_extmem_unref_locked (em);
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+  return r;
+}
