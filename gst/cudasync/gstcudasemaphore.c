@@ -73,6 +73,8 @@ struct _GstCudaSemaphore
   guint64 last_value;
   gboolean has_signalled;
   CUstream last_signal_stream;
+  gboolean has_waited;
+  CUstream last_wait_stream;
   gboolean binary_pending;
   /* last operation on each stream this semaphore was used on */
   GArray *stream_events;
@@ -115,6 +117,11 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
           "The CUDA context the semaphore was imported into",
           GST_TYPE_CUDA_CONTEXT, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+}
+
+void
+_gst_cuda_semaphore_init_debug (void)
+{
   GST_DEBUG_CATEGORY_INIT (gst_cuda_semaphore_debug, "cudasemaphore", 0,
       "GstCudaSemaphore");
 }
@@ -216,8 +223,11 @@ import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
   GError *err = NULL;
 
   _gst_cuda_sync_result (r, "cuImportExternalSemaphore", &err);
+  /* The NVIDIA driver answers CUDA_ERROR_UNKNOWN for an fd that is not an
+   * exported semaphore (seen on driver 580). */
   if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_VALUE ||
-      r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_NOT_SUPPORTED) {
+      r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_NOT_SUPPORTED ||
+      r == CUDA_ERROR_UNKNOWN) {
     g_set_error (error, GST_CUDA_SYNC_ERROR,
         r == CUDA_ERROR_NOT_SUPPORTED ? GST_CUDA_SYNC_ERROR_NOT_SUPPORTED :
         GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
@@ -497,6 +507,17 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
           goto out;
       }
     }
+    /* A binary signal must also run after the wait that consumed the
+     * previous one (one wait per signal, in GPU order too). */
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD &&
+        self->has_waited && self->last_wait_stream != stream) {
+      StreamEvent *prev = find_stream_event (self, self->last_wait_stream);
+      if (prev) {
+        r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, prev->event, 0);
+        if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", error))
+          goto out;
+      }
+    }
 
     memset (&params, 0, sizeof (params));
     if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
@@ -530,6 +551,8 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
       goto out;
     if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
       self->binary_pending = FALSE;
+    self->has_waited = TRUE;
+    self->last_wait_stream = stream;
   }
 
   /* The operation is enqueued; remember it so that destruction waits for

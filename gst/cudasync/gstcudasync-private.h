@@ -38,6 +38,7 @@ typedef struct
   GST_CUDA_SYNC_DECL_FN (cuDeviceGetUuid);
   GST_CUDA_SYNC_DECL_FN (cuMemcpy2DAsync);
   GST_CUDA_SYNC_DECL_FN (cuMemcpyDtoDAsync);
+  GST_CUDA_SYNC_DECL_FN (cuMemFree);
   /* optional */
   GST_CUDA_SYNC_DECL_FN (cuExternalMemoryGetMappedMipmappedArray);
   GST_CUDA_SYNC_DECL_FN (cuDeviceGetNvSciSyncAttributes);
@@ -65,11 +66,13 @@ GST_CUDA_SYNC_API
 void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
     GstCudaSyncDeferredFunc func, gpointer data);
 
-/* Semaphore internals used by the meta */
-G_GNUC_INTERNAL
+/* Marks the pending signal of a binary semaphore as consumed by a wait that
+ * happened outside CUDA (a Vulkan queue submission waiting on it), so that it
+ * may be signalled again. Used by the meta and the Vulkan interop elements. */
+GST_CUDA_SYNC_API
 void _gst_cuda_semaphore_consume_binary (GstCudaSemaphore * sem);
 
 G_GNUC_INTERNAL
-void _gst_cuda_sync_meta_init_debug (void);
+void _gst_cuda_semaphore_init_debug (void);
 
 G_END_DECLS

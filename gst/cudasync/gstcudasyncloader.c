@@ -60,6 +60,7 @@ load_library (gpointer user_data)
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_debug, "cudasync", 0,
       "gst-cudasync library");
+  _gst_cuda_semaphore_init_debug ();
 
   module = g_module_open (CUDA_LIBNAME, G_MODULE_BIND_LAZY);
   if (!module) {
@@ -91,6 +92,7 @@ load_library (gpointer user_data)
   LOAD (cuStreamWaitEvent);
   LOAD (cuMemcpy2DAsync);
   LOAD (cuMemcpyDtoDAsync);
+  LOAD (cuMemFree);
   /* cuDeviceGetUuid_v2 since CUDA 11.4, the plain name before */
   load_symbol (module, "cuDeviceGetUuid_v2", (gpointer *) & vtable.cuDeviceGetUuid,
       FALSE);

@@ -226,6 +226,24 @@ gst_cuda_sem_signal_propose_allocation (GstBaseTransform * trans,
   return gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), query);
 }
 
+static gchar *
+handle_types_to_string (GstCudaSemaphoreHandleTypeFlags types)
+{
+  GFlagsClass *klass = g_type_class_ref (GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS);
+  GString *str = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < klass->n_values; i++) {
+    GFlagsValue *v = &klass->values[i];
+    if (v->value && (types & v->value) == v->value)
+      g_string_append_printf (str, "%s%s", str->len ? ", " : "", v->value_nick);
+  }
+  g_type_class_unref (klass);
+  if (!str->len)
+    g_string_append (str, "none");
+  return g_string_free (str, FALSE);
+}
+
 /* Picks the semaphore: downstream's offer, then the property. */
 static gboolean
 negotiate_semaphore (GstCudaSemSignal * self)
@@ -260,8 +278,7 @@ negotiate_semaphore (GstCudaSemSignal * self)
     GstCudaSemaphoreHandleType t = gst_cuda_semaphore_get_handle_type (sem);
 
     if (understood && !(types & gst_cuda_semaphore_handle_type_to_flag (t))) {
-      gchar *have = g_flags_to_string (GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS,
-          types);
+      gchar *have = handle_types_to_string (types);
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
           ("Downstream cannot wait on a %s semaphore (it accepts: %s)",
               g_enum_get_value (g_type_class_peek

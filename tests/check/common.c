@@ -16,6 +16,7 @@ cs_setup (void)
   GError *err = NULL;
 
   fail_unless (gst_cuda_load_library (), "upstream libgstcuda cannot load libcuda.so.1");
+  gst_cuda_memory_init_once ();
   fail_unless (gst_cuda_sync_init (&err), "gst_cuda_sync_init: %s",
       err ? err->message : "?");
   cs_is_sim = cudasim_lookup (&cs_sim);
@@ -158,7 +159,7 @@ cs_new_buffer (GstBufferPool * pool, guint8 seed)
   src = g_bytes_get_data (pattern, NULL);
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
     guint rb = plane_row_bytes (&info, p);
-    for (y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT (&info, p); y++) {
+    for (y = 0; y < (guint) GST_VIDEO_INFO_COMP_HEIGHT (&info, p); y++) {
       memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p) +
           y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), src, rb);
       src += rb;
@@ -167,9 +168,10 @@ cs_new_buffer (GstBufferPool * pool, guint8 seed)
   gst_video_frame_unmap (&frame);
   g_bytes_unref (pattern);
 
-  /* push the data to device memory now (a synchronous copy), so the
-   * elements under test see it there like after cudaupload */
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_CUDA));
+  /* push the data to device memory now (a synchronous copy) and mark the
+   * device copy as the current one, like cudaupload's output: a later CPU
+   * map downloads from the device */
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READWRITE | GST_MAP_CUDA));
   gst_buffer_unmap (buf, &map);
   return buf;
 }
@@ -185,7 +187,7 @@ cs_buffer_bytes (GstBuffer * buf, const GstVideoInfo * info)
           GST_MAP_READ));
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
     guint rb = plane_row_bytes (info, p);
-    for (y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT (info, p); y++)
+    for (y = 0; y < (guint) GST_VIDEO_INFO_COMP_HEIGHT (info, p); y++)
       g_byte_array_append (arr, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
               p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), rb);
   }

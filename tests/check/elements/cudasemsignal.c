@@ -540,7 +540,8 @@ GST_END_TEST;
 typedef struct
 {
   TestSem *ts;
-  GstBuffer *buf;
+  CUdeviceptr dev;
+  GstVideoMeta *vmeta;
   GstVideoInfo *info;
 } Writer;
 
@@ -549,17 +550,15 @@ static gpointer
 late_producer (gpointer data)
 {
   Writer *w = data;
-  GstMapInfo map;
   CUstream s = NULL;
   GBytes *pattern = cs_pattern_bytes (w->info, 0x40);
   gsize size;
   const guint8 *src = g_bytes_get_data (pattern, &size);
-  GstVideoMeta *vmeta = gst_buffer_get_video_meta (w->buf);
+  GstVideoMeta *vmeta = w->vmeta;
   CUDA_MEMCPY2D cp;
   guint p;
 
   g_usleep (100 * 1000);
-  fail_unless (gst_buffer_map (w->buf, &map, GST_MAP_READ | GST_MAP_CUDA));
   fail_unless (gst_cuda_context_push (cs_ctx));
   fail_unless_equals_int (CuStreamCreate (&s, CU_STREAM_NON_BLOCKING),
       CUDA_SUCCESS);
@@ -572,7 +571,7 @@ late_producer (gpointer data)
     cp.srcHost = src;
     cp.srcPitch = rb;
     cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    cp.dstDevice = (CUdeviceptr) map.data + vmeta->offset[p];
+    cp.dstDevice = w->dev + vmeta->offset[p];
     cp.dstPitch = vmeta->stride[p];
     cp.WidthInBytes = rb;
     cp.Height = rows;
@@ -582,7 +581,6 @@ late_producer (gpointer data)
   fail_unless_equals_int (CuStreamSynchronize (s), CUDA_SUCCESS);
   CuStreamDestroy (s);
   gst_cuda_context_pop (NULL);
-  gst_buffer_unmap (w->buf, &map);
   g_bytes_unref (pattern);
   fail_unless (test_sem_host_signal (w->ts, 1));
   return NULL;
@@ -615,8 +613,16 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   fail_unless_equals_uint64 (cs_stat (wait, "cpu-syncs"), 0);
 
   w.ts = ts;
-  w.buf = out;
   w.info = &f.info;
+  w.vmeta = gst_buffer_get_video_meta (out);
+  {
+    /* the device address, taken now: the CPU map below holds the memory
+     * lock while its copy waits on the GPU */
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ | GST_MAP_CUDA));
+    w.dev = (CUdeviceptr) map.data;
+    gst_buffer_unmap (out, &map);
+  }
   thread = g_thread_new ("producer", late_producer, &w);
   /* mapping copies on the legacy default stream: ordered after the wait,
    * so we see the producer's data, never the stale 0x10 pattern */
