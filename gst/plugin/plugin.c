@@ -15,6 +15,10 @@
 #include <gst/gst.h>
 #include "gstcudasemsignal.h"
 #include "gstcudasemwait.h"
+#ifdef HAVE_CUDA_VULKAN
+#include "gstcudatovulkan.h"
+#include "gstvulkantocuda.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -25,6 +29,10 @@ plugin_init (GstPlugin * plugin)
    * when started without one. */
   ret |= GST_ELEMENT_REGISTER (cudasemsignal, plugin);
   ret |= GST_ELEMENT_REGISTER (cudasemwait, plugin);
+#ifdef HAVE_CUDA_VULKAN
+  ret |= GST_ELEMENT_REGISTER (cudatovulkan, plugin);
+  ret |= GST_ELEMENT_REGISTER (vulkantocuda, plugin);
+#endif
 
   return ret;
 }

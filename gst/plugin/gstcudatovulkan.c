@@ -1,0 +1,917 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudatovulkan
+ * @title: cudatovulkan
+ *
+ * Hands CUDA video frames to Vulkan elements without going through system
+ * memory. Each output frame is a set of linear Vulkan images (one per plane,
+ * as upstream vulkan elements expect) whose memory was allocated exportable
+ * (`VK_KHR_external_memory_fd`) and imported into CUDA; every input frame is
+ * copied into one of them with one `cuMemcpy2DAsync` per plane on the
+ * element's CUDA stream. The images are pooled: in steady state nothing is
+ * allocated, and an image is written again only after the Vulkan work of
+ * downstream reading it has finished (checked without blocking).
+ *
+ * Synchronisation: CUDA signals a semaphore exported by Vulkan
+ * (`VK_KHR_external_semaphore_fd`) after the copy, and a Vulkan submission
+ * that takes ownership of the images (queue family acquire from
+ * `VK_QUEUE_FAMILY_EXTERNAL`, layout transition) waits on it on the GPU. The
+ * images' barrier state is set so that later Vulkan elements on the queue
+ * order after that submission. Where Vulkan cannot export semaphores (for
+ * example lavapipe), the CUDA stream is synchronised on the CPU before the
+ * Vulkan submission and counted in the `cpu-syncs` statistic.
+ *
+ * Acquire points of an incoming #GstCudaSyncMeta are waited on the GPU; an
+ * upstream cudasemsignal is offered the element's own semaphore through the
+ * ALLOCATION query.
+ *
+ * The Vulkan device must be the CUDA device (same UUID). Instance and device
+ * are shared through #GstContext like upstream vulkan elements do; a device
+ * created by this element has the external memory and semaphore extensions
+ * enabled.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaupload ! cudatovulkan ! vulkansink
+ * ]|
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaupload ! cudatovulkan ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA ! vulkandownload ! videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudatovulkan.h"
+#include "gstcudavulkanutils.h"
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/video/video.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
+#define GST_CAT_DEFAULT gst_cuda_to_vulkan_debug
+
+/* beyond this many frames in flight, reuse waits for the oldest */
+#define MAX_FRAMES 32
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_STATS,
+};
+
+/* ---- pool of exportable linear images ---- */
+
+#define GST_TYPE_CUDA_VK_IMAGE_POOL (gst_cuda_vk_image_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaVkImagePool, gst_cuda_vk_image_pool, GST,
+    CUDA_VK_IMAGE_POOL, GstBufferPool);
+
+typedef struct
+{
+  GstCudaVkPlane plane;
+  GstCudaContext *cuda;
+  GstVulkanDevice *device;
+} PlaneHolder;
+
+typedef struct
+{
+  PlaneHolder *planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+  gboolean used;                /* PREINITIALIZED until the first acquire */
+  GstVulkanFence *fence;        /* downstream's work on it done */
+} Frame;
+
+struct _GstCudaVkImagePool
+{
+  GstBufferPool parent;
+
+  GstCudaVkBridge *bridge;      /* allocation only (streaming thread) */
+  GstVulkanDevice *device;
+  GstVulkanQueue *queue;
+  GstVulkanCommandPool *cmd_pool;
+  GstVulkanTrashList *trash;
+  GstVideoInfo info;
+
+  GMutex lock;
+  GQueue released;              /* buffers whose fence may be pending */
+  guint n_frames;
+};
+
+G_DEFINE_TYPE (GstCudaVkImagePool, gst_cuda_vk_image_pool,
+    GST_TYPE_BUFFER_POOL);
+
+static GQuark frame_quark;
+
+static Frame *
+get_frame (GstBuffer * buf)
+{
+  return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark);
+}
+
+static void
+plane_holder_free (gpointer data)
+{
+  PlaneHolder *h = data;
+
+  gst_cuda_vk_plane_free (h->cuda, h->device, &h->plane);
+  gst_clear_object (&h->cuda);
+  gst_clear_object (&h->device);
+  g_free (h);
+}
+
+static void
+frame_free (gpointer data)
+{
+  Frame *f = data;
+
+  if (f->fence)
+    gst_vulkan_fence_unref (f->fence);
+  g_free (f);
+}
+
+static GstFlowReturn
+pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstCudaVkBridge *b = pool->bridge;
+  GstVideoInfo *info = &pool->info;
+  GstBuffer *buf = gst_buffer_new ();
+  Frame *f = g_new0 (Frame, 1);
+  GError *err = NULL;
+  guint i;
+
+  f->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (i = 0; i < f->n_planes; i++) {
+    PlaneHolder *h = g_new0 (PlaneHolder, 1);
+    VkFormat format = gst_vulkan_format_from_video_info (info, i);
+    guint w = GST_VIDEO_INFO_COMP_WIDTH (info, i);
+    guint hh = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
+        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    GstMemory *mem;
+
+    if (!gst_cuda_vk_plane_alloc_image (b, &h->plane, format, w, hh, usage,
+            &err)) {
+      g_free (h);
+      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
+          ("Could not allocate a shareable Vulkan image: %s", err->message),
+          (NULL));
+      g_clear_error (&err);
+      gst_buffer_unref (buf);
+      frame_free (f);
+      return GST_FLOW_ERROR;
+    }
+    h->cuda = gst_object_ref (b->cuda);
+    h->device = gst_object_ref (b->device);
+    mem = gst_vulkan_image_memory_wrapped (b->device, h->plane.image, format,
+        w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
+    if (!mem) {
+      plane_holder_free (h);
+      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
+          ("Could not wrap a Vulkan image"), (NULL));
+      gst_buffer_unref (buf);
+      frame_free (f);
+      return GST_FLOW_ERROR;
+    }
+    f->planes[i] = h;
+    gst_buffer_append_memory (buf, mem);
+  }
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
+      frame_free);
+  g_mutex_lock (&pool->lock);
+  pool->n_frames++;
+  g_mutex_unlock (&pool->lock);
+  GST_DEBUG_OBJECT (pool, "allocated frame %u", pool->n_frames);
+  *buffer = buf;
+  return GST_FLOW_OK;
+}
+
+static gboolean
+frame_ready (GstBuffer * buf)
+{
+  Frame *f = get_frame (buf);
+  return !f->fence || gst_vulkan_fence_is_signaled (f->fence);
+}
+
+static void
+frame_wait (GstCudaVkImagePool * pool, GstBuffer * buf)
+{
+  Frame *f = get_frame (buf);
+
+  if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
+    vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (f->fence), VK_TRUE, G_MAXUINT64);
+}
+
+static GstFlowReturn
+pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstBuffer *buf = NULL;
+  GList *l;
+
+  g_mutex_lock (&pool->lock);
+  for (l = pool->released.head; l; l = l->next) {
+    if (frame_ready (l->data)) {
+      buf = l->data;
+      g_queue_delete_link (&pool->released, l);
+      break;
+    }
+  }
+  if (!buf && pool->n_frames >= MAX_FRAMES && pool->released.length > 0) {
+    /* downstream keeps many frames in flight: wait for the oldest rather
+     * than allocating without bound */
+    buf = g_queue_pop_head (&pool->released);
+    GST_WARNING_OBJECT (pool, "%u frames in flight: waiting for the oldest",
+        pool->n_frames);
+    frame_wait (pool, buf);
+  }
+  g_mutex_unlock (&pool->lock);
+
+  if (buf) {
+    *buffer = buf;
+    return GST_FLOW_OK;
+  }
+  return pool_alloc_buffer (bpool, buffer, params);
+}
+
+/* Downstream is done with @buf (its Vulkan work is submitted): give the
+ * images back to the external queue family once that work completes, and
+ * remember the fence; reuse happens when it has signalled. */
+static void
+pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  Frame *f = get_frame (buf);
+  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  VkPipelineStageFlags src_stages = 0;
+  VkCommandBufferBeginInfo bi = { 0, };
+  VkSubmitInfo si = { 0, };
+  GstVulkanCommandBuffer *cmd = NULL;
+  GstVulkanFence *fence = NULL;
+  GError *err = NULL;
+  guint i;
+
+  if (!f || gst_buffer_n_memory (buf) != f->n_planes) {
+    gst_buffer_unref (buf);
+    return;
+  }
+  if (f->fence) {
+    gst_vulkan_fence_unref (f->fence);
+    f->fence = NULL;
+  }
+
+  if (f->used) {
+    for (i = 0; i < f->n_planes; i++) {
+      GstVulkanImageMemory *mem =
+          (GstVulkanImageMemory *) gst_buffer_peek_memory (buf, i);
+      VkImageMemoryBarrier *ib = &barriers[i];
+
+      memset (ib, 0, sizeof (*ib));
+      ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+      ib->srcAccessMask = mem->barrier.parent.access_flags;
+      ib->dstAccessMask = 0;
+      ib->oldLayout = mem->barrier.image_layout;
+      ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
+      ib->srcQueueFamilyIndex = pool->queue->family;
+      ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+      ib->image = mem->image;
+      ib->subresourceRange = mem->barrier.subresource_range;
+      ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+      ib->subresourceRange.levelCount = 1;
+      ib->subresourceRange.layerCount = 1;
+      src_stages |= mem->barrier.parent.pipeline_stages;
+      mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+      mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+      mem->barrier.parent.access_flags = 0;
+    }
+    if (!src_stages)
+      src_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+
+    cmd = gst_vulkan_command_pool_create (pool->cmd_pool, &err);
+    if (!cmd)
+      goto error;
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    gst_vulkan_command_buffer_lock (cmd);
+    vkBeginCommandBuffer (cmd->cmd, &bi);
+    vkCmdPipelineBarrier (cmd->cmd, src_stages,
+        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
+        barriers);
+    vkEndCommandBuffer (cmd->cmd);
+    gst_vulkan_command_buffer_unlock (cmd);
+
+    fence = gst_vulkan_device_create_fence (pool->device, &err);
+    if (!fence)
+      goto error;
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd->cmd;
+    gst_vulkan_queue_submit_lock (pool->queue);
+    /* the fence also covers all earlier work on the queue: downstream's */
+    if (vkQueueSubmit (pool->queue->queue, 1, &si,
+            GST_VULKAN_FENCE_FENCE (fence)) != VK_SUCCESS) {
+      gst_vulkan_queue_submit_unlock (pool->queue);
+      goto error;
+    }
+    gst_vulkan_queue_submit_unlock (pool->queue);
+    g_mutex_lock (&pool->lock);
+    gst_vulkan_trash_list_add (pool->trash,
+        gst_vulkan_trash_list_acquire (pool->trash, fence,
+            gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
+    gst_vulkan_trash_list_gc (pool->trash);
+    g_mutex_unlock (&pool->lock);
+    f->fence = fence;
+  }
+
+  g_mutex_lock (&pool->lock);
+  g_queue_push_tail (&pool->released, buf);
+  g_mutex_unlock (&pool->lock);
+  return;
+
+error:
+  GST_ERROR_OBJECT (pool, "could not release the frame to CUDA: %s; "
+      "dropping it", err ? err->message : "vkQueueSubmit failed");
+  g_clear_error (&err);
+  if (cmd)
+    gst_vulkan_command_buffer_unref (cmd);
+  if (fence) {
+    /* nothing was submitted with it; the queue may still read the image */
+    gst_vulkan_fence_unref (fence);
+  }
+  gst_vulkan_queue_submit_lock (pool->queue);
+  vkQueueWaitIdle (pool->queue->queue);
+  gst_vulkan_queue_submit_unlock (pool->queue);
+  g_mutex_lock (&pool->lock);
+  pool->n_frames--;
+  g_mutex_unlock (&pool->lock);
+  gst_buffer_unref (buf);
+}
+
+static gboolean
+pool_stop (GstBufferPool * bpool)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstBuffer *buf;
+
+  g_mutex_lock (&pool->lock);
+  while ((buf = g_queue_pop_head (&pool->released))) {
+    frame_wait (pool, buf);
+    pool->n_frames--;
+    g_mutex_unlock (&pool->lock);
+    gst_buffer_unref (buf);
+    g_mutex_lock (&pool->lock);
+  }
+  gst_vulkan_trash_list_wait (pool->trash, G_MAXUINT64);
+  g_mutex_unlock (&pool->lock);
+
+  return GST_BUFFER_POOL_CLASS (gst_cuda_vk_image_pool_parent_class)->stop
+      (bpool);
+}
+
+static void
+pool_finalize (GObject * object)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (object);
+
+  g_assert (pool->released.length == 0);
+  gst_clear_object (&pool->trash);
+  gst_clear_object (&pool->cmd_pool);
+  gst_clear_object (&pool->queue);
+  gst_clear_object (&pool->device);
+  g_mutex_clear (&pool->lock);
+  G_OBJECT_CLASS (gst_cuda_vk_image_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_vk_image_pool_class_init (GstCudaVkImagePoolClass * klass)
+{
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = pool_finalize;
+  pool_class->alloc_buffer = pool_alloc_buffer;
+  pool_class->acquire_buffer = pool_acquire_buffer;
+  pool_class->release_buffer = pool_release_buffer;
+  pool_class->stop = pool_stop;
+  frame_quark = g_quark_from_static_string ("GstCudaVkFrame");
+}
+
+static void
+gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
+{
+  g_mutex_init (&pool->lock);
+  g_queue_init (&pool->released);
+}
+
+static GstBufferPool *
+image_pool_new (GstCudaVkBridge * b, GstVideoInfo * info)
+{
+  GstCudaVkImagePool *pool = g_object_new (GST_TYPE_CUDA_VK_IMAGE_POOL, NULL);
+  GstStructure *config;
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  gst_object_ref_sink (pool);
+  pool->bridge = b;
+  pool->device = gst_object_ref (b->device);
+  pool->queue = gst_object_ref (b->queue);
+  pool->cmd_pool = gst_object_ref (b->cmd_pool);
+  pool->trash = gst_vulkan_trash_fence_list_new ();
+  pool->info = *info;
+
+  config = gst_buffer_pool_get_config (GST_BUFFER_POOL (pool));
+  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
+  gst_caps_unref (caps);
+  gst_buffer_pool_set_config (GST_BUFFER_POOL (pool), config);
+  return GST_BUFFER_POOL (pool);
+}
+
+/* ---- element ---- */
+
+struct _GstCudaToVulkan
+{
+  GstBaseTransform parent;
+
+  GstCudaVkBridge bridge;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  GstBufferPool *pool;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CUDA_VK_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS)));
+
+#define gst_cuda_to_vulkan_parent_class parent_class
+G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (cudatovulkan, "cudatovulkan", GST_RANK_NONE,
+    GST_TYPE_CUDA_TO_VULKAN);
+
+static void
+gst_cuda_to_vulkan_finalize (GObject * object)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+
+  gst_cuda_vk_bridge_clear (&self->bridge);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      gst_cuda_vk_bridge_set_device_id (&self->bridge, g_value_get_int (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (&self->bridge));
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (&self->bridge));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_to_vulkan_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (element);
+
+  gst_cuda_vk_bridge_set_context (&self->bridge, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static void
+clear_pool (GstCudaToVulkan * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+}
+
+static gboolean
+gst_cuda_to_vulkan_start (GstBaseTransform * trans)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+
+  return self->bridge.device != NULL;
+}
+
+static gboolean
+gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+
+  if (self->bridge.cuda && self->bridge.stream)
+    gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
+  clear_pool (self);
+  return TRUE;
+}
+
+/* The devices are set up in NULL->READY, before neighbours (which change
+ * state READY->PAUSED only after every element reached READY) look for a
+ * Vulkan device: they then share the one with the interop extensions. */
+static GstStateChangeReturn
+gst_cuda_to_vulkan_change_state (GstElement * element, GstStateChange transition)
+{
+  GstCudaVkBridge *b = &GST_CUDA_TO_VULKAN (element)->bridge;
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+      !gst_cuda_vk_bridge_start (b, TRUE)) {
+    gst_cuda_vk_bridge_stop (b);
+    return GST_STATE_CHANGE_FAILURE;
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
+      (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+          ret == GST_STATE_CHANGE_FAILURE))
+    gst_cuda_vk_bridge_stop (b);
+  return ret;
+}
+
+static GstCaps *
+set_features (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *ret = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (ret); i++)
+    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
+  return ret;
+}
+
+static GstCaps *
+gst_cuda_to_vulkan_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *tmp, *ret;
+
+  if (direction == GST_PAD_SINK)
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
+  else
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+
+  if (filter) {
+    ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmp);
+  } else {
+    ret = tmp;
+  }
+  return ret;
+}
+
+static gboolean
+gst_cuda_to_vulkan_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+
+  if (!gst_video_info_from_caps (&self->in_info, incaps) ||
+      !gst_video_info_from_caps (&self->out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Invalid caps"),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  if (!gst_cuda_vk_format_supported (GST_VIDEO_INFO_FORMAT (&self->in_info))) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&self->in_info))), (NULL));
+    return FALSE;
+  }
+
+  /* frames of the old caps in flight downstream keep the old pool alive
+   * and are freed when they come back */
+  clear_pool (self);
+  self->pool = image_pool_new (&self->bridge, &self->out_info);
+  if (!gst_buffer_pool_set_active (self->pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Could not activate the Vulkan image pool"), (NULL));
+    clear_pool (self);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_to_vulkan_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+
+  if (gst_cuda_vk_bridge_query (&self->bridge, query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  /* an upstream cudasemsignal signals this, we wait on the GPU */
+  if (self->bridge.offer_sem)
+    gst_query_add_cuda_sync_meta (query,
+        GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD, self->bridge.offer_sem);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  /* output frames come from the element's own pool of shareable images */
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+  GstFlowReturn ret;
+
+  if (!self->pool) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Not negotiated"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return GST_FLOW_OK;
+}
+
+static gboolean
+check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
+{
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (inbuf) != 1) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Expected one CUDA memory per buffer, got %u",
+            gst_buffer_n_memory (inbuf)), (NULL));
+    return FALSE;
+  }
+  mem = gst_buffer_peek_memory (inbuf, 0);
+  if (!gst_is_cuda_memory (mem)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Buffer memory is not CUDA memory (allocator %s); caps promise "
+            "memory:CUDAMemory", mem->allocator ?
+            mem->allocator->mem_type : "none"), (NULL));
+    return FALSE;
+  }
+  *cmem = GST_CUDA_MEMORY_CAST (mem);
+  if ((*cmem)->context != self->bridge.cuda) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Buffer memory belongs to another CUDA context than the element's"),
+        (NULL));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_FORMAT (&(*cmem)->info) !=
+      GST_VIDEO_INFO_FORMAT (&self->in_info) ||
+      GST_VIDEO_INFO_WIDTH (&(*cmem)->info) < GST_VIDEO_INFO_WIDTH
+      (&self->in_info) || GST_VIDEO_INFO_HEIGHT (&(*cmem)->info) <
+      GST_VIDEO_INFO_HEIGHT (&self->in_info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("CUDA memory layout (%s %dx%d) does not match the caps",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&(*cmem)->info)), GST_VIDEO_INFO_WIDTH (&(*cmem)->info),
+            GST_VIDEO_INFO_HEIGHT (&(*cmem)->info)), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+  GstCudaVkBridge *b = &self->bridge;
+  GstVideoInfo *info = &self->in_info;
+  Frame *f = get_frame (outbuf);
+  GstCudaSyncMeta *meta;
+  GstCudaMemory *cmem;
+  GstMapInfo map;
+  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  GstVulkanCommandBuffer *cmd;
+  GstVulkanFence *fence;
+  gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
+  GError *err = NULL;
+  guint i;
+
+  if (!check_input (self, inbuf, &cmem))
+    return GST_FLOW_ERROR;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  meta = gst_buffer_get_cuda_sync_meta (inbuf);
+  if (meta && gst_cuda_sync_meta_get_n_acquire (meta) > 0) {
+    for (i = 0; i < gst_cuda_sync_meta_get_n_acquire (meta); i++) {
+      if (!gst_cuda_semaphore_check_context (gst_cuda_sync_meta_get_acquire
+              (meta, i, NULL), b->cuda, &err))
+        goto cuda_error;
+    }
+    if (!gst_cuda_sync_meta_wait_gpu (meta, b->stream, &err))
+      goto cuda_error;
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS,
+        gst_cuda_sync_meta_get_n_acquire (meta));
+  }
+
+  if (!gst_memory_map (GST_MEMORY_CAST (cmem), &map,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    gst_cuda_context_pop (NULL);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map CUDA memory"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  for (i = 0; i < f->n_planes; i++) {
+    GstCudaVkPlane *p = &f->planes[i]->plane;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize wbytes, h;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    if (!gst_cuda_vk_copy_2d (b, p->cuda_ptr, p->pitch,
+            (CUdeviceptr) map.data + GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info,
+                i), GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i), wbytes, h,
+            &err)) {
+      gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
+      goto cuda_error;
+    }
+  }
+  gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
+
+  if (gpu) {
+    if (!gst_cuda_semaphore_signal (b->sem, b->stream, NULL, &err))
+      goto cuda_error;
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+  }
+  gst_cuda_context_pop (NULL);
+
+  if (!gpu) {
+    /* Vulkan cannot wait on the GPU: make the copy complete first (a host
+     * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
+    if (!gst_cuda_vk_bridge_cpu_sync (b, &err)) {
+      gst_cuda_vk_bridge_post_error (b, err, "CUDA synchronisation failed");
+      return GST_FLOW_ERROR;
+    }
+  }
+
+  cmd = gst_cuda_vk_bridge_begin (b, &err);
+  if (!cmd)
+    goto vk_error;
+  for (i = 0; i < f->n_planes; i++) {
+    GstVulkanImageMemory *mem =
+        (GstVulkanImageMemory *) gst_buffer_peek_memory (outbuf, i);
+    VkImageMemoryBarrier *ib = &barriers[i];
+
+    memset (ib, 0, sizeof (*ib));
+    ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+    ib->srcAccessMask = 0;
+    ib->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    ib->oldLayout = f->used ? VK_IMAGE_LAYOUT_GENERAL :
+        VK_IMAGE_LAYOUT_PREINITIALIZED;
+    ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ib->srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    ib->dstQueueFamilyIndex = b->queue->family;
+    ib->image = mem->image;
+    ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    ib->subresourceRange.levelCount = 1;
+    ib->subresourceRange.layerCount = 1;
+
+    /* what later vulkan elements order after */
+    mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
+    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
+    mem->barrier.parent.queue = b->queue;
+    mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+    mem->barrier.subresource_range = ib->subresourceRange;
+  }
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
+      barriers);
+  fence = gst_cuda_vk_bridge_submit (b, cmd, gpu, FALSE,
+      GST_MINI_OBJECT_CAST (outbuf), &err);
+  if (gpu)
+    /* the submission consumes the binary signal */
+    _gst_cuda_semaphore_consume_binary (b->sem);
+  if (!fence)
+    goto vk_error;
+  gst_vulkan_fence_unref (fence);
+  f->used = TRUE;
+  return GST_FLOW_OK;
+
+cuda_error:
+  gst_cuda_context_pop (NULL);
+  gst_cuda_vk_bridge_post_error (b, err, "CUDA operation failed");
+  return GST_FLOW_ERROR;
+
+vk_error:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Vulkan submission failed: %s",
+          err ? err->message : "unknown"), (NULL));
+  g_clear_error (&err);
+  return GST_FLOW_ERROR;
+}
+
+static void
+gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_to_vulkan_finalize;
+  gobject_class->set_property = gst_cuda_to_vulkan_set_property;
+  gobject_class->get_property = gst_cuda_to_vulkan_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use when the pipeline shares no context (-1: any)",
+          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since the element was created: buffers, signals, waits, "
+          "cpu-syncs, copies", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA to Vulkan", "Filter/Video/Hardware",
+      "Copies CUDA frames into shareable Vulkan images, synchronised on the "
+      "GPU with an external semaphore", "gst-cudasync developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_change_state);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_transform);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_to_vulkan_debug, "cudatovulkan", 0,
+      "cudatovulkan");
+}
+
+static void
+gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
+{
+  gst_cuda_vk_bridge_init (&self->bridge, GST_ELEMENT (self));
+}

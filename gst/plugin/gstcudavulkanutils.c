@@ -1,0 +1,908 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavulkanutils.h"
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudautils.h>
+#include <unistd.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_debug
+
+#define EXT_MEM_FD "VK_KHR_external_memory_fd"
+#define EXT_SEM_FD "VK_KHR_external_semaphore_fd"
+
+/* Test-only escape hatch: a simulated CUDA driver reports a UUID no Vulkan
+ * device has. Never set it in production: mismatched devices cannot share
+ * memory. */
+#define IGNORE_UUID_ENV "GST_CUDA_VULKAN_IGNORE_UUID"
+
+static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
+  "buffers", "signals", "waits", "cpu-syncs", "copies"
+};
+
+void
+gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_debug, "cudavulkan", 0,
+        "CUDA/Vulkan interop helpers");
+    g_once_init_leave (&once, 1);
+  }
+  memset (b, 0, sizeof (*b));
+  b->element = element;
+  b->device_id = -1;
+  g_mutex_init (&b->lock);
+}
+
+void
+gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
+{
+  gst_cuda_vk_bridge_stop (b);
+  gst_clear_object (&b->cuda);
+  gst_clear_object (&b->instance);
+  gst_clear_object (&b->device);
+  gst_clear_object (&b->queue);
+  g_mutex_clear (&b->lock);
+}
+
+void
+gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add)
+{
+  g_mutex_lock (&b->lock);
+  b->counters[c] += add;
+  g_mutex_unlock (&b->lock);
+}
+
+GstStructure *
+gst_cuda_vk_bridge_stats (GstCudaVkBridge * b)
+{
+  GstStructure *s = gst_structure_new_empty ("stats");
+  guint i;
+
+  g_mutex_lock (&b->lock);
+  for (i = 0; i < GST_CUDA_VK_N_COUNTERS; i++)
+    gst_structure_set (s, counter_field[i], G_TYPE_UINT64, b->counters[i],
+        NULL);
+  g_mutex_unlock (&b->lock);
+  return s;
+}
+
+gint
+gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b)
+{
+  gint id;
+  g_mutex_lock (&b->lock);
+  id = b->device_id;
+  g_mutex_unlock (&b->lock);
+  return id;
+}
+
+void
+gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id)
+{
+  g_mutex_lock (&b->lock);
+  b->device_id = id;
+  g_mutex_unlock (&b->lock);
+}
+
+gboolean
+gst_cuda_vk_bridge_has_gpu_sync (GstCudaVkBridge * b)
+{
+  return b->sem != NULL;
+}
+
+void
+gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
+{
+  const gchar *type = gst_context_get_context_type (context);
+
+  gst_cuda_handle_set_context (b->element, context,
+      gst_cuda_vk_bridge_get_device_id (b), &b->cuda);
+  gst_vulkan_handle_set_context (b->element, context, NULL, &b->instance);
+  if (g_strcmp0 (type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0) {
+    GstVulkanDevice *dev = NULL;
+    if (gst_context_get_vulkan_device (context, &dev) && dev) {
+      gst_clear_object (&b->device);
+      b->device = dev;
+    }
+  }
+}
+
+gboolean
+gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  if (gst_cuda_handle_context_query (b->element, query, b->cuda))
+    return TRUE;
+  if (gst_vulkan_handle_context_query (b->element, query, NULL, b->instance,
+          b->device))
+    return TRUE;
+  if (gst_vulkan_queue_handle_context_query (b->element, query, b->queue))
+    return TRUE;
+  return FALSE;
+}
+
+void
+gst_cuda_vk_bridge_post_error (GstCudaVkBridge * b, GError * error,
+    const gchar * what)
+{
+  GstElement *self = b->element;
+
+  if (error && error->domain == GST_CUDA_SYNC_ERROR &&
+      error->code == GST_CUDA_SYNC_ERROR_NO_DRIVER) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: %s", what,
+            error->message), (NULL));
+  } else {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", what,
+            error ? error->message : "unknown error"), (NULL));
+  }
+  g_clear_error (&error);
+}
+
+static gchar *
+uuid_to_string (const guint8 * u)
+{
+  return g_strdup_printf ("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+      "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5], u[6],
+      u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+static gboolean
+vk_device_uuid (GstVulkanInstance * instance, GstVulkanPhysicalDevice * pd,
+    guint8 uuid[VK_UUID_SIZE])
+{
+  PFN_vkGetPhysicalDeviceProperties2 get_props2;
+  VkPhysicalDeviceIDProperties id = { 0, };
+  VkPhysicalDeviceProperties2 p2 = { 0, };
+
+  get_props2 = gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceProperties2");
+  if (!get_props2)
+    get_props2 = gst_vulkan_instance_get_proc_address (instance,
+        "vkGetPhysicalDeviceProperties2KHR");
+  if (!get_props2)
+    return FALSE;
+  id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  p2.pNext = &id;
+  get_props2 (pd->device, &p2);
+  memcpy (uuid, id.deviceUUID, VK_UUID_SIZE);
+  return TRUE;
+}
+
+static gboolean
+pd_has_extension (GstVulkanPhysicalDevice * pd, const gchar * name)
+{
+  return gst_vulkan_physical_device_get_extension_info (pd, name, NULL);
+}
+
+/* The Vulkan device of the CUDA device: same UUID. */
+static gboolean
+check_uuid (GstCudaVkBridge * b, GstVulkanPhysicalDevice * pd,
+    const guint8 * cuda_uuid, gboolean * ignored)
+{
+  guint8 vk_uuid[VK_UUID_SIZE];
+
+  *ignored = FALSE;
+  if (!vk_device_uuid (b->instance, pd, vk_uuid))
+    return FALSE;
+  if (memcmp (vk_uuid, cuda_uuid, VK_UUID_SIZE) == 0)
+    return TRUE;
+  if (g_getenv (IGNORE_UUID_ENV)) {
+    *ignored = TRUE;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
+{
+  GstElement *self = b->element;
+  gchar *cuda_str = uuid_to_string (cuda_uuid);
+  gboolean ignored = FALSE;
+  GError *err = NULL;
+  guint i;
+
+  if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
+            "failed"));
+    goto fail;
+  }
+
+  if (!b->device)
+    gst_vulkan_device_run_context_query (self, &b->device);
+
+  if (b->device) {
+    /* The pipeline's device: it must be the CUDA device and have (or still
+     * be able to get) the external memory extensions. */
+    gboolean opened;
+    GstVulkanPhysicalDevice *pd = b->device->physical_device;
+
+    if (!check_uuid (b, pd, cuda_uuid, &ignored)) {
+      guint8 u[VK_UUID_SIZE] = { 0, };
+      gchar *vs;
+      vk_device_uuid (b->instance, pd, u);
+      vs = uuid_to_string (u);
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
+              "device (UUID %s)", pd->properties.deviceName, vs, cuda_str),
+          ("memory cannot be shared between different devices"));
+      g_free (vs);
+      goto fail;
+    }
+    opened = b->device->device != VK_NULL_HANDLE;
+    if (opened) {
+      if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
+        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+            ("The pipeline's Vulkan device was opened without %s: memory "
+                "cannot be shared with CUDA", EXT_MEM_FD),
+            ("let this element create the device, or enable %s and %s "
+                "before gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
+        goto fail;
+      }
+      if (pd_has_extension (pd, EXT_SEM_FD) &&
+          !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
+        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+            ("The pipeline's Vulkan device was opened without %s",
+                EXT_SEM_FD), ("enable %s and %s before "
+                "gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
+        goto fail;
+      }
+    }
+  } else {
+    GstVulkanPhysicalDevice *found = NULL;
+    guint n = b->instance->n_physical_devices;
+
+    for (i = 0; i < n && !found; i++) {
+      GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
+      if (dev && check_uuid (b, dev->physical_device, cuda_uuid, &ignored)
+          && (!ignored || pd_has_extension (dev->physical_device, EXT_MEM_FD))) {
+        found = dev->physical_device;
+        b->device = dev;
+      } else {
+        gst_clear_object (&dev);
+      }
+    }
+    if (!b->device) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("No Vulkan device has the UUID of the CUDA device (%s)", cuda_str),
+          ("%u Vulkan physical devices checked", n));
+      goto fail;
+    }
+  }
+
+  if (ignored)
+    GST_WARNING_OBJECT (self, "%s set: using Vulkan device %s whose UUID "
+        "differs from the CUDA device's (%s)", IGNORE_UUID_ENV,
+        b->device->physical_device->properties.deviceName, cuda_str);
+
+  if (b->device->device == VK_NULL_HANDLE) {
+    if (!gst_vulkan_device_enable_extension (b->device, EXT_MEM_FD)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("The Vulkan device %s does not support %s: memory cannot be "
+              "shared with CUDA",
+              b->device->physical_device->properties.deviceName, EXT_MEM_FD),
+          (NULL));
+      goto fail;
+    }
+    if (!gst_vulkan_device_enable_extension (b->device, EXT_SEM_FD))
+      GST_INFO_OBJECT (self, "%s not available: CPU fallback", EXT_SEM_FD);
+    if (!gst_vulkan_device_open (b->device, &err)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not open the Vulkan device: %s", err->message), (NULL));
+      g_clear_error (&err);
+      goto fail;
+    }
+  }
+
+  b->get_memory_fd = gst_vulkan_device_get_proc_address (b->device,
+      "vkGetMemoryFdKHR");
+  if (gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD))
+    b->get_semaphore_fd = gst_vulkan_device_get_proc_address (b->device,
+        "vkGetSemaphoreFdKHR");
+  if (!b->get_memory_fd) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));
+    goto fail;
+  }
+
+  g_free (cuda_str);
+  return TRUE;
+
+fail:
+  g_free (cuda_str);
+  return FALSE;
+}
+
+static gboolean
+pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
+{
+  GstVulkanQueue **out = data;
+  guint flags =
+      device->physical_device->queue_family_props[queue->family].queueFlags;
+
+  if ((flags & VK_QUEUE_GRAPHICS_BIT) || (flags & VK_QUEUE_COMPUTE_BIT)) {
+    *out = gst_object_ref (queue);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+setup_semaphore (GstCudaVkBridge * b, VkSemaphore * vk_sem,
+    GstCudaSemaphore ** sem)
+{
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_props;
+  VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
+  VkExternalSemaphoreProperties props = { 0, };
+  VkExportSemaphoreCreateInfo export_info = { 0, };
+  VkSemaphoreCreateInfo ci = { 0, };
+  VkSemaphoreGetFdInfoKHR fd_info = { 0, };
+  GError *err = NULL;
+  VkResult res;
+  int fd = -1;
+
+  *vk_sem = VK_NULL_HANDLE;
+  *sem = NULL;
+  if (!b->get_semaphore_fd)
+    return;
+
+  get_props = gst_vulkan_instance_get_proc_address (b->instance,
+      "vkGetPhysicalDeviceExternalSemaphoreProperties");
+  if (!get_props)
+    get_props = gst_vulkan_instance_get_proc_address (b->instance,
+        "vkGetPhysicalDeviceExternalSemaphorePropertiesKHR");
+  if (!get_props)
+    return;
+
+  /* Binary semaphore: the 1.22 GstVulkanDevice enables no device features,
+   * so timeline semaphores (feature timelineSemaphore) cannot be created on
+   * a device it opened. One signal / one wait per frame suits binary. */
+  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
+  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
+  get_props (b->device->physical_device->device, &info, &props);
+  if (!(props.externalSemaphoreFeatures &
+          VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)) {
+    GST_INFO_OBJECT (b->element, "Vulkan cannot export opaque-fd semaphores: "
+        "CPU fallback");
+    return;
+  }
+
+  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO;
+  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  ci.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  ci.pNext = &export_info;
+  res = vkCreateSemaphore (b->device->device, &ci, NULL, vk_sem);
+  if (res != VK_SUCCESS) {
+    GST_WARNING_OBJECT (b->element, "vkCreateSemaphore failed: %d", res);
+    *vk_sem = VK_NULL_HANDLE;
+    return;
+  }
+  fd_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR;
+  fd_info.semaphore = *vk_sem;
+  fd_info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  res = b->get_semaphore_fd (b->device->device, &fd_info, &fd);
+  if (res != VK_SUCCESS || fd < 0) {
+    GST_INFO_OBJECT (b->element, "vkGetSemaphoreFdKHR failed (%d): CPU "
+        "fallback", res);
+    goto fail;
+  }
+  *sem = gst_cuda_semaphore_import_fd (b->cuda,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, fd, &err);
+  if (!*sem) {
+    GST_WARNING_OBJECT (b->element, "Could not import the Vulkan semaphore "
+        "into CUDA (%s): CPU fallback", err->message);
+    g_clear_error (&err);
+    close (fd);
+    goto fail;
+  }
+  return;
+
+fail:
+  vkDestroySemaphore (b->device->device, *vk_sem, NULL);
+  *vk_sem = VK_NULL_HANDLE;
+}
+
+gboolean
+gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
+{
+  GstElement *self = b->element;
+  GError *err = NULL;
+  CUuuid uuid;
+  gint dev_id = gst_cuda_vk_bridge_get_device_id (b);
+  guint cuda_dev = 0;
+  CUresult r;
+
+  if (!gst_cuda_sync_init (&err)) {
+    gst_cuda_vk_bridge_post_error (b, err, "Cannot use the CUDA driver");
+    return FALSE;
+  }
+  if (!gst_cuda_ensure_element_context (self, dev_id, &b->cuda)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
+        ("gst_cuda_ensure_element_context failed for device id %d", dev_id));
+    return FALSE;
+  }
+  g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return FALSE;
+  }
+  r = GST_CUDA_SYNC_CALL (cuDeviceGetUuid) (&uuid, (CUdevice) cuda_dev);
+  if (r == CUDA_SUCCESS)
+    /* blocking stream: ordered with the legacy default stream, on which
+     * upstream 1.22 CUDA elements copy */
+    r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&b->stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (!_gst_cuda_sync_result (r, "cuDeviceGetUuid/cuStreamCreate", &err)) {
+    b->stream = NULL;
+    gst_cuda_vk_bridge_post_error (b, err, "CUDA set-up failed");
+    return FALSE;
+  }
+
+  if (!setup_vulkan_device (b, (const guint8 *) uuid.bytes))
+    return FALSE;
+
+  if (b->queue && b->queue->device != b->device)
+    gst_clear_object (&b->queue);
+  if (!b->queue)
+    gst_vulkan_queue_run_context_query (self, &b->queue);
+  if (b->queue && b->queue->device != b->device)
+    gst_clear_object (&b->queue);
+  if (!b->queue)
+    gst_vulkan_device_foreach_queue (b->device, pick_queue, &b->queue);
+  if (!b->queue) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("The Vulkan device has no graphics or compute queue"), (NULL));
+    return FALSE;
+  }
+  b->cmd_pool = gst_vulkan_queue_create_command_pool (b->queue, &err);
+  if (!b->cmd_pool) {
+    gst_cuda_vk_bridge_post_error (b, err,
+        "Could not create a Vulkan command pool");
+    return FALSE;
+  }
+  b->trash = gst_vulkan_trash_fence_list_new ();
+
+  setup_semaphore (b, &b->vk_sem, &b->sem);
+  if (offer_semaphore && b->sem)
+    setup_semaphore (b, &b->offer_vk_sem, &b->offer_sem);
+
+  GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
+      "%s", cuda_dev, b->device->physical_device->properties.deviceName,
+      b->queue->family, b->sem ? "GPU semaphore sync" :
+      "CPU fallback (Vulkan cannot export semaphores)");
+  return TRUE;
+}
+
+void
+gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
+{
+  if (b->trash) {
+    gst_vulkan_trash_list_wait (b->trash, G_MAXUINT64);
+    gst_clear_object (&b->trash);
+  }
+  if (b->stream && b->cuda && gst_cuda_context_push (b->cuda)) {
+    /* the semaphores and the pooled memory may still be used by enqueued
+     * work: let it finish (stop is not the streaming thread) */
+    GST_CUDA_SYNC_CALL (cuStreamSynchronize) (b->stream);
+    GST_CUDA_SYNC_CALL (cuStreamDestroy) (b->stream);
+    gst_cuda_context_pop (NULL);
+  }
+  b->stream = NULL;
+  gst_clear_object (&b->sem);
+  gst_clear_object (&b->offer_sem);
+  if (b->device && b->device->device) {
+    if (b->vk_sem)
+      vkDestroySemaphore (b->device->device, b->vk_sem, NULL);
+    if (b->offer_vk_sem)
+      vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
+  }
+  b->vk_sem = b->offer_vk_sem = VK_NULL_HANDLE;
+  gst_clear_object (&b->cmd_pool);
+  gst_clear_object (&b->queue);
+  gst_clear_object (&b->device);
+  b->get_memory_fd = NULL;
+  b->get_semaphore_fd = NULL;
+}
+
+static gboolean
+find_memory_type (GstCudaVkBridge * b, guint32 bits, guint32 * idx)
+{
+  if (gst_vulkan_memory_find_memory_type_index_with_type_properties (b->device,
+          bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
+    return TRUE;
+  return gst_vulkan_memory_find_memory_type_index_with_type_properties
+      (b->device, bits, 0, idx);
+}
+
+/* Allocates exportable memory for the image or buffer of @plane, exports it
+ * and maps it into CUDA. */
+static gboolean
+alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    VkMemoryRequirements * req, gboolean dedicated, GError ** error)
+{
+  VkExportMemoryAllocateInfo export_info = { 0, };
+  VkMemoryDedicatedAllocateInfo dedicated_info = { 0, };
+  VkMemoryAllocateInfo ai = { 0, };
+  VkMemoryGetFdInfoKHR fd_info = { 0, };
+  CUDA_EXTERNAL_MEMORY_HANDLE_DESC desc;
+  CUDA_EXTERNAL_MEMORY_BUFFER_DESC buf_desc;
+  guint32 type_idx;
+  VkResult res;
+  CUresult r;
+  int fd = -1;
+
+  if (!find_memory_type (b, req->memoryTypeBits, &type_idx)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "No Vulkan memory type for exportable memory (bits 0x%x)",
+        req->memoryTypeBits);
+    return FALSE;
+  }
+  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  if (dedicated) {
+    dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+    dedicated_info.image = plane->image;
+    dedicated_info.buffer = plane->buffer;
+    export_info.pNext = &dedicated_info;
+  }
+  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  ai.pNext = &export_info;
+  ai.allocationSize = req->size;
+  ai.memoryTypeIndex = type_idx;
+  res = vkAllocateMemory (b->device->device, &ai, NULL, &plane->memory);
+  if (res != VK_SUCCESS) {
+    plane->memory = VK_NULL_HANDLE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "vkAllocateMemory of %" G_GUINT64_FORMAT " exportable bytes failed: "
+        "%d", (guint64) req->size, res);
+    return FALSE;
+  }
+  plane->alloc_size = req->size;
+  if (plane->image)
+    res = vkBindImageMemory (b->device->device, plane->image, plane->memory, 0);
+  else
+    res = vkBindBufferMemory (b->device->device, plane->buffer, plane->memory,
+        0);
+  if (res != VK_SUCCESS) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "vkBind*Memory failed: %d", res);
+    return FALSE;
+  }
+
+  fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
+  fd_info.memory = plane->memory;
+  fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  res = b->get_memory_fd (b->device->device, &fd_info, &fd);
+  if (res != VK_SUCCESS || fd < 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
+        res);
+    return FALSE;
+  }
+
+  memset (&desc, 0, sizeof (desc));
+  desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+  desc.handle.fd = fd;
+  desc.size = req->size;
+  desc.flags = dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0;
+  memset (&buf_desc, 0, sizeof (buf_desc));
+  buf_desc.offset = 0;
+  buf_desc.size = req->size;
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    close (fd);
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = GST_CUDA_SYNC_CALL (cuImportExternalMemory) (&plane->ext_mem, &desc);
+  if (r != CUDA_SUCCESS) {
+    /* on failure the fd stays ours */
+    close (fd);
+    plane->ext_mem = NULL;
+  } else {
+    r = GST_CUDA_SYNC_CALL (cuExternalMemoryGetMappedBuffer) (&plane->cuda_ptr,
+        plane->ext_mem, &buf_desc);
+    if (r != CUDA_SUCCESS)
+      plane->cuda_ptr = 0;
+  }
+  gst_cuda_context_pop (NULL);
+  if (!_gst_cuda_sync_result (r, plane->ext_mem ?
+          "cuExternalMemoryGetMappedBuffer" : "cuImportExternalMemory", error))
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    VkFormat format, guint width, guint height, VkImageUsageFlags usage,
+    GError ** error)
+{
+  VkPhysicalDeviceExternalImageFormatInfo ext_fmt = { 0, };
+  VkPhysicalDeviceImageFormatInfo2 fmt_info = { 0, };
+  VkExternalImageFormatProperties ext_props = { 0, };
+  VkImageFormatProperties2 props = { 0, };
+  VkExternalMemoryImageCreateInfo ext_ci = { 0, };
+  VkImageCreateInfo ci = { 0, };
+  VkImageSubresource sub = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0 };
+  VkSubresourceLayout layout;
+  VkMemoryRequirements req;
+  PFN_vkGetPhysicalDeviceImageFormatProperties2 get_fmt_props;
+  gboolean dedicated = FALSE;
+  VkResult res;
+
+  memset (plane, 0, sizeof (*plane));
+  plane->format = format;
+  plane->width = width;
+  plane->height = height;
+
+  get_fmt_props = gst_vulkan_instance_get_proc_address (b->instance,
+      "vkGetPhysicalDeviceImageFormatProperties2");
+  if (get_fmt_props) {
+    ext_fmt.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+    ext_fmt.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    fmt_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+    fmt_info.pNext = &ext_fmt;
+    fmt_info.format = format;
+    fmt_info.type = VK_IMAGE_TYPE_2D;
+    fmt_info.tiling = VK_IMAGE_TILING_LINEAR;
+    fmt_info.usage = usage;
+    ext_props.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+    props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+    props.pNext = &ext_props;
+    res = get_fmt_props (b->device->physical_device->device, &fmt_info, &props);
+    if (res != VK_SUCCESS || !(ext_props.externalMemoryProperties.
+            externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Vulkan cannot export linear %ux%u images of format %d as opaque "
+          "fds (%d): memory cannot be shared with CUDA", width, height,
+          format, res);
+      return FALSE;
+    }
+    dedicated = !!(ext_props.externalMemoryProperties.externalMemoryFeatures &
+        VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT);
+  }
+
+  ext_ci.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
+  ext_ci.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  ci.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  ci.pNext = &ext_ci;
+  ci.imageType = VK_IMAGE_TYPE_2D;
+  ci.format = format;
+  ci.extent.width = width;
+  ci.extent.height = height;
+  ci.extent.depth = 1;
+  ci.mipLevels = 1;
+  ci.arrayLayers = 1;
+  ci.samples = VK_SAMPLE_COUNT_1_BIT;
+  ci.tiling = VK_IMAGE_TILING_LINEAR;
+  ci.usage = usage;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  ci.initialLayout = VK_IMAGE_LAYOUT_PREINITIALIZED;
+  res = vkCreateImage (b->device->device, &ci, NULL, &plane->image);
+  if (res != VK_SUCCESS) {
+    plane->image = VK_NULL_HANDLE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "vkCreateImage (%ux%u, format %d, linear, exportable) failed: %d",
+        width, height, format, res);
+    return FALSE;
+  }
+  vkGetImageMemoryRequirements (b->device->device, plane->image, &req);
+  vkGetImageSubresourceLayout (b->device->device, plane->image, &sub, &layout);
+  plane->offset = layout.offset;
+  plane->pitch = layout.rowPitch;
+  plane->size = layout.size;
+
+  if (!alloc_and_import (b, plane, &req, dedicated, error)) {
+    gst_cuda_vk_plane_free (b->cuda, b->device, plane);
+    return FALSE;
+  }
+  plane->cuda_ptr += plane->offset;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    gsize size, VkBufferUsageFlags usage, GError ** error)
+{
+  VkExternalMemoryBufferCreateInfo ext_ci = { 0, };
+  VkBufferCreateInfo ci = { 0, };
+  VkMemoryRequirements req;
+  VkResult res;
+
+  memset (plane, 0, sizeof (*plane));
+  ext_ci.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  ext_ci.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  ci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  ci.pNext = &ext_ci;
+  ci.size = size;
+  ci.usage = usage;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  res = vkCreateBuffer (b->device->device, &ci, NULL, &plane->buffer);
+  if (res != VK_SUCCESS) {
+    plane->buffer = VK_NULL_HANDLE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "vkCreateBuffer (%" G_GSIZE_FORMAT " bytes, exportable) failed: %d",
+        size, res);
+    return FALSE;
+  }
+  vkGetBufferMemoryRequirements (b->device->device, plane->buffer, &req);
+  plane->size = size;
+  if (!alloc_and_import (b, plane, &req, FALSE, error)) {
+    gst_cuda_vk_plane_free (b->cuda, b->device, plane);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The caller made sure no GPU work uses the plane any more. */
+void
+gst_cuda_vk_plane_free (GstCudaContext * cuda, GstVulkanDevice * device,
+    GstCudaVkPlane * plane)
+{
+  if ((plane->cuda_ptr || plane->ext_mem) && cuda &&
+      gst_cuda_context_push (cuda)) {
+    if (plane->cuda_ptr)
+      GST_CUDA_SYNC_CALL (cuMemFree) (plane->cuda_ptr - plane->offset);
+    if (plane->ext_mem)
+      GST_CUDA_SYNC_CALL (cuDestroyExternalMemory) (plane->ext_mem);
+    gst_cuda_context_pop (NULL);
+  }
+  if (device && device->device) {
+    if (plane->image)
+      vkDestroyImage (device->device, plane->image, NULL);
+    if (plane->buffer)
+      vkDestroyBuffer (device->device, plane->buffer, NULL);
+    if (plane->memory)
+      vkFreeMemory (device->device, plane->memory, NULL);
+  }
+  memset (plane, 0, sizeof (*plane));
+}
+
+gboolean
+gst_cuda_vk_copy_2d (GstCudaVkBridge * b, CUdeviceptr dst, gsize dst_pitch,
+    CUdeviceptr src, gsize src_pitch, gsize width_bytes, gsize height,
+    GError ** error)
+{
+  CUDA_MEMCPY2D p;
+  CUresult r;
+
+  memset (&p, 0, sizeof (p));
+  p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  p.srcDevice = src;
+  p.srcPitch = src_pitch;
+  p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  p.dstDevice = dst;
+  p.dstPitch = dst_pitch;
+  p.WidthInBytes = width_bytes;
+  p.Height = height;
+  r = GST_CUDA_SYNC_CALL (cuMemcpy2DAsync) (&p, b->stream);
+  return _gst_cuda_sync_result (r, "cuMemcpy2DAsync", error);
+}
+
+gboolean
+gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, GError ** error)
+{
+  CUresult r;
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = GST_CUDA_SYNC_CALL (cuStreamSynchronize) (b->stream);
+  gst_cuda_context_pop (NULL);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  return _gst_cuda_sync_result (r, "cuStreamSynchronize", error);
+}
+
+GstVulkanCommandBuffer *
+gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error)
+{
+  VkCommandBufferBeginInfo bi = { 0, };
+  GstVulkanCommandBuffer *cmd;
+  VkResult res;
+
+  cmd = gst_vulkan_command_pool_create (b->cmd_pool, error);
+  if (!cmd)
+    return NULL;
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  gst_vulkan_command_buffer_lock (cmd);
+  res = vkBeginCommandBuffer (cmd->cmd, &bi);
+  if (gst_vulkan_error_to_g_error (res, error, "vkBeginCommandBuffer") < 0) {
+    gst_vulkan_command_buffer_unlock (cmd);
+    gst_vulkan_command_buffer_unref (cmd);
+    return NULL;
+  }
+  return cmd;
+}
+
+GstVulkanFence *
+gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
+    gboolean wait_sem, gboolean signal_sem, GstMiniObject * keep,
+    GError ** error)
+{
+  VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo si = { 0, };
+  GstVulkanFence *fence;
+  VkResult res;
+
+  res = vkEndCommandBuffer (cmd->cmd);
+  gst_vulkan_command_buffer_unlock (cmd);
+  if (gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") < 0) {
+    gst_vulkan_command_buffer_unref (cmd);
+    return NULL;
+  }
+
+  fence = gst_vulkan_device_create_fence (b->device, error);
+  if (!fence) {
+    gst_vulkan_command_buffer_unref (cmd);
+    return NULL;
+  }
+
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd->cmd;
+  if (wait_sem) {
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &b->vk_sem;
+    si.pWaitDstStageMask = &wait_stage;
+  }
+  if (signal_sem) {
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &b->vk_sem;
+  }
+
+  gst_vulkan_queue_submit_lock (b->queue);
+  res = vkQueueSubmit (b->queue->queue, 1, &si, GST_VULKAN_FENCE_FENCE (fence));
+  gst_vulkan_queue_submit_unlock (b->queue);
+  if (gst_vulkan_error_to_g_error (res, error, "vkQueueSubmit") < 0) {
+    gst_vulkan_command_buffer_unref (cmd);
+    gst_vulkan_fence_unref (fence);
+    return NULL;
+  }
+
+  gst_vulkan_trash_list_add (b->trash,
+      gst_vulkan_trash_list_acquire (b->trash, fence,
+          gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
+  if (keep)
+    gst_vulkan_trash_list_add (b->trash,
+        gst_vulkan_trash_list_acquire (b->trash, fence,
+            gst_vulkan_trash_mini_object_unref, gst_mini_object_ref (keep)));
+  gst_vulkan_trash_list_gc (b->trash);
+  return fence;
+}
+
+gboolean
+gst_cuda_vk_format_supported (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}

@@ -1,0 +1,731 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-vulkantocuda
+ * @title: vulkantocuda
+ *
+ * Hands Vulkan video frames (one image per plane, as upstream vulkan
+ * elements produce) to CUDA without going through system memory. A Vulkan
+ * submission copies the images into a staging buffer whose memory was
+ * allocated exportable (`VK_KHR_external_memory_fd`) and imported into CUDA,
+ * and signals a semaphore exported to CUDA; the element's CUDA stream waits
+ * for it on the GPU and copies the frame into a #GstCudaMemory with one
+ * `cuMemcpy2DAsync` per plane. Staging buffers are pooled and reused once
+ * both sides are done with them (checked without blocking).
+ *
+ * The CUDA stream is a blocking stream: upstream 1.22 CUDA elements, which
+ * copy on the legacy default stream, see the data complete without any CPU
+ * synchronisation. Where Vulkan cannot export semaphores (for example
+ * lavapipe), the element waits for the Vulkan copy on the CPU before the
+ * CUDA copy and counts it in the `cpu-syncs` statistic.
+ *
+ * The Vulkan device must be the CUDA device (same UUID).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! vulkanupload ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA ! vulkantocuda ! cudadownload ! autovideosink
+ * ]|
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload ! autovideosink
+ * ]| A round trip through Vulkan.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvulkantocuda.h"
+#include "gstcudavulkanutils.h"
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/video/video.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
+#define GST_CAT_DEFAULT gst_vulkan_to_cuda_debug
+
+#define MAX_SLOTS 16
+#define STAGING_ALIGN 256
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_STATS,
+};
+
+typedef struct
+{
+  GstCudaVkPlane staging;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gsize pitch[GST_VIDEO_MAX_PLANES];
+  GstVulkanFence *fence;        /* Vulkan copy into it */
+  CUevent event;                /* CUDA copy out of it */
+  gboolean event_pending;
+} Slot;
+
+struct _GstVulkanToCuda
+{
+  GstBaseTransform parent;
+
+  GstCudaVkBridge bridge;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  GstBufferPool *pool;          /* CUDA output */
+  GPtrArray *slots;
+  guint next_slot;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CUDA_VK_FORMATS)));
+
+#define gst_vulkan_to_cuda_parent_class parent_class
+G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
+    GST_TYPE_VULKAN_TO_CUDA);
+
+static void
+gst_vulkan_to_cuda_finalize (GObject * object)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+
+  gst_cuda_vk_bridge_clear (&self->bridge);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_vulkan_to_cuda_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      gst_cuda_vk_bridge_set_device_id (&self->bridge, g_value_get_int (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_vulkan_to_cuda_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (&self->bridge));
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (&self->bridge));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_vulkan_to_cuda_set_context (GstElement * element, GstContext * context)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (element);
+
+  gst_cuda_vk_bridge_set_context (&self->bridge, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* all GPU work is finished (stream synchronised, fences waited) */
+static void
+free_slots (GstVulkanToCuda * self)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  guint i;
+
+  if (!self->slots)
+    return;
+  for (i = 0; i < self->slots->len; i++) {
+    Slot *s = g_ptr_array_index (self->slots, i);
+
+    if (s->fence) {
+      vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
+          (s->fence), VK_TRUE, G_MAXUINT64);
+      gst_vulkan_fence_unref (s->fence);
+    }
+    if (s->event && gst_cuda_context_push (b->cuda)) {
+      GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
+      GST_CUDA_SYNC_CALL (cuEventDestroy) (s->event);
+      gst_cuda_context_pop (NULL);
+    }
+    gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
+    g_free (s);
+  }
+  g_ptr_array_set_size (self->slots, 0);
+  self->next_slot = 0;
+}
+
+static void
+clear_pool (GstVulkanToCuda * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+}
+
+static gboolean
+gst_vulkan_to_cuda_start (GstBaseTransform * trans)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+
+  self->slots = g_ptr_array_new ();
+  return self->bridge.device != NULL;
+}
+
+static gboolean
+gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+
+  if (self->bridge.cuda && self->bridge.stream)
+    gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
+  if (self->bridge.device)
+    free_slots (self);
+  g_clear_pointer (&self->slots, g_ptr_array_unref);
+  clear_pool (self);
+  return TRUE;
+}
+
+/* The devices are set up in NULL->READY, before neighbours (which change
+ * state READY->PAUSED only after every element reached READY) look for a
+ * Vulkan device: they then share the one with the interop extensions. */
+static GstStateChangeReturn
+gst_vulkan_to_cuda_change_state (GstElement * element, GstStateChange transition)
+{
+  GstCudaVkBridge *b = &GST_VULKAN_TO_CUDA (element)->bridge;
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+      !gst_cuda_vk_bridge_start (b, FALSE)) {
+    gst_cuda_vk_bridge_stop (b);
+    return GST_STATE_CHANGE_FAILURE;
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
+      (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+          ret == GST_STATE_CHANGE_FAILURE))
+    gst_cuda_vk_bridge_stop (b);
+  return ret;
+}
+
+static GstCaps *
+set_features (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *ret = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (ret); i++)
+    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
+  return ret;
+}
+
+static GstCaps *
+gst_vulkan_to_cuda_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *tmp, *ret;
+
+  if (direction == GST_PAD_SINK)
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  else
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
+
+  if (filter) {
+    ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmp);
+  } else {
+    ret = tmp;
+  }
+  return ret;
+}
+
+static gboolean
+gst_vulkan_to_cuda_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+
+  if (!gst_video_info_from_caps (&self->in_info, incaps) ||
+      !gst_video_info_from_caps (&self->out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Invalid caps"),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  if (!gst_cuda_vk_format_supported (GST_VIDEO_INFO_FORMAT (&self->in_info))) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&self->in_info))), (NULL));
+    return FALSE;
+  }
+  /* staging slots of the old size: renegotiation is rare, a CPU wait for
+   * in-flight work on them is acceptable here */
+  if (self->bridge.stream)
+    gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
+  free_slots (self);
+  return TRUE;
+}
+
+static gboolean
+gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+
+  if (gst_cuda_vk_bridge_query (&self->bridge, query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstStructure *config;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps)
+    return FALSE;
+
+  clear_pool (self);
+  self->pool = gst_cuda_buffer_pool_new (self->bridge.cuda);
+  config = gst_buffer_pool_get_config (self->pool);
+  gst_buffer_pool_config_set_params (config, caps,
+      GST_VIDEO_INFO_SIZE (&self->out_info), 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (self->pool, config) ||
+      !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not set up the CUDA buffer pool"), (NULL));
+    clear_pool (self);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstFlowReturn ret;
+
+  if (!self->pool) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Not negotiated"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return GST_FLOW_OK;
+}
+
+static gboolean
+slot_ready (GstVulkanToCuda * self, Slot * s)
+{
+  if (s->fence && !gst_vulkan_fence_is_signaled (s->fence))
+    return FALSE;
+  if (s->event_pending) {
+    CUresult r;
+    if (!gst_cuda_context_push (self->bridge.cuda))
+      return FALSE;
+    r = GST_CUDA_SYNC_CALL (cuEventQuery) (s->event);
+    gst_cuda_context_pop (NULL);
+    if (r == CUDA_ERROR_NOT_READY)
+      return FALSE;
+    s->event_pending = FALSE;
+  }
+  return TRUE;
+}
+
+static Slot *
+get_slot (GstVulkanToCuda * self, GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GstVideoInfo *info = &self->in_info;
+  Slot *s;
+  gsize total = 0;
+  guint i, n = self->slots->len;
+
+  /* round robin: the oldest first */
+  for (i = 0; i < n; i++) {
+    s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
+    if (slot_ready (self, s)) {
+      self->next_slot = (self->next_slot + i + 1) % n;
+      goto found;
+    }
+  }
+  if (n >= MAX_SLOTS) {
+    s = g_ptr_array_index (self->slots, self->next_slot);
+    self->next_slot = (self->next_slot + 1) % n;
+    GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting", n);
+    if (s->fence)
+      vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
+          (s->fence), VK_TRUE, G_MAXUINT64);
+    if (s->event_pending && gst_cuda_context_push (b->cuda)) {
+      GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
+      gst_cuda_context_pop (NULL);
+      s->event_pending = FALSE;
+    }
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+    goto found;
+  }
+
+  s = g_new0 (Slot, 1);
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize wbytes, h;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    s->offset[i] = total;
+    s->pitch[i] = GST_ROUND_UP_N (wbytes, STAGING_ALIGN);
+    total += GST_ROUND_UP_N (s->pitch[i] * h, STAGING_ALIGN);
+  }
+  if (!gst_cuda_vk_plane_alloc_buffer (b, &s->staging, total,
+          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+          error)) {
+    g_free (s);
+    return NULL;
+  }
+  g_ptr_array_add (self->slots, s);
+  GST_DEBUG_OBJECT (self, "allocated staging buffer %u (%" G_GSIZE_FORMAT
+      " bytes)", self->slots->len, total);
+
+found:
+  if (s->fence) {
+    gst_vulkan_fence_unref (s->fence);
+    s->fence = NULL;
+  }
+  return s;
+}
+
+static gboolean
+check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
+{
+  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->in_info);
+
+  if (gst_buffer_n_memory (inbuf) != n) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Expected %u Vulkan images (one per plane), got %u memories", n,
+            gst_buffer_n_memory (inbuf)), (NULL));
+    return FALSE;
+  }
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
+    GstVulkanImageMemory *img;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    if (!gst_is_vulkan_image_memory (mem)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Buffer memory is not a Vulkan image (allocator %s); caps promise "
+              "memory:VulkanImage", mem->allocator ?
+              mem->allocator->mem_type : "none"), (NULL));
+      return FALSE;
+    }
+    img = (GstVulkanImageMemory *) mem;
+    if (img->device != self->bridge.device) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Vulkan image of another Vulkan device than the element's"),
+          (NULL));
+      return FALSE;
+    }
+    gst_video_format_info_component (self->in_info.finfo, i, comp);
+    if (gst_vulkan_image_memory_get_width (img) <
+        (guint) GST_VIDEO_INFO_COMP_WIDTH (&self->in_info, comp[0]) ||
+        gst_vulkan_image_memory_get_height (img) <
+        (guint) GST_VIDEO_INFO_COMP_HEIGHT (&self->in_info, comp[0])) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Vulkan image %u is smaller (%ux%u) than the caps say", i,
+              gst_vulkan_image_memory_get_width (img),
+              gst_vulkan_image_memory_get_height (img)), (NULL));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static guint
+texel_size (VkFormat format)
+{
+  switch (format) {
+    case VK_FORMAT_R8_UNORM:
+      return 1;
+    case VK_FORMAT_R8G8_UNORM:
+      return 2;
+    default:
+      return 4;
+  }
+}
+
+static GstFlowReturn
+gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstCudaVkBridge *b = &self->bridge;
+  GstVideoInfo *info = &self->in_info;
+  gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  VkBufferMemoryBarrier release = { 0, };
+  VkPipelineStageFlags src_stages = 0;
+  GstVulkanCommandBuffer *cmd;
+  GstMemory *omem;
+  GstCudaMemory *cmem;
+  GstMapInfo map;
+  GError *err = NULL;
+  Slot *s;
+  CUresult r;
+
+  if (!check_input (self, inbuf))
+    return GST_FLOW_ERROR;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
+
+  omem = gst_buffer_peek_memory (outbuf, 0);
+  if (gst_buffer_n_memory (outbuf) != 1 || !gst_is_cuda_memory (omem)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Output buffer is not one CUDA memory"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  cmem = GST_CUDA_MEMORY_CAST (omem);
+
+  s = get_slot (self, &err);
+  if (!s) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate a shareable staging buffer: %s", err->message),
+        (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+
+  cmd = gst_cuda_vk_bridge_begin (b, &err);
+  if (!cmd)
+    goto vk_error;
+  for (i = 0; i < n; i++) {
+    GstVulkanImageMemory *mem =
+        (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
+    VkImageMemoryBarrier *ib = &barriers[i];
+
+    memset (ib, 0, sizeof (*ib));
+    ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+    ib->srcAccessMask = mem->barrier.parent.access_flags;
+    ib->dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    ib->oldLayout = mem->barrier.image_layout;
+    ib->newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    ib->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    ib->image = mem->image;
+    ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    ib->subresourceRange.levelCount = 1;
+    ib->subresourceRange.layerCount = 1;
+    src_stages |= mem->barrier.parent.pipeline_stages;
+  }
+  if (!src_stages)
+    src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+  vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
+      0, 0, NULL, 0, NULL, n, barriers);
+
+  for (i = 0; i < n; i++) {
+    GstVulkanImageMemory *mem =
+        (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
+    VkBufferImageCopy region = { 0, };
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    region.bufferOffset = s->offset[i];
+    region.bufferRowLength = s->pitch[i] / texel_size (mem->create_info.format);
+    region.bufferImageHeight = 0;
+    region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    region.imageSubresource.layerCount = 1;
+    region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+    region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    region.imageExtent.depth = 1;
+    vkCmdCopyImageToBuffer (cmd->cmd, mem->image,
+        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->staging.buffer, 1, &region);
+
+    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    mem->barrier.parent.access_flags = VK_ACCESS_TRANSFER_READ_BIT;
+    mem->barrier.parent.queue = b->queue;
+    mem->barrier.image_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  }
+
+  /* hand the staging buffer to CUDA */
+  release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+  release.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  release.dstAccessMask = 0;
+  release.srcQueueFamilyIndex = b->queue->family;
+  release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+  release.buffer = s->staging.buffer;
+  release.offset = 0;
+  release.size = VK_WHOLE_SIZE;
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
+
+  s->fence = gst_cuda_vk_bridge_submit (b, cmd, FALSE, gpu,
+      GST_MINI_OBJECT_CAST (inbuf), &err);
+  if (!s->fence)
+    goto vk_error;
+
+  if (gpu) {
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+    if (!gst_cuda_semaphore_wait (b->sem, b->stream, 0, &err))
+      goto cuda_error_nopop;
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
+  } else {
+    /* no exportable semaphore: wait for the Vulkan copy on the CPU */
+    VkResult res = vkWaitForFences (b->device->device, 1,
+        &GST_VULKAN_FENCE_FENCE (s->fence), VK_TRUE, G_MAXUINT64);
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+    if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0)
+      goto vk_error;
+  }
+
+  if (!gst_memory_map (omem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not map CUDA memory"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_cuda_context_push (b->cuda)) {
+    gst_memory_unmap (omem, &map);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  for (i = 0; i < n; i++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize wbytes, h;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    if (!gst_cuda_vk_copy_2d (b, (CUdeviceptr) map.data +
+            GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
+            GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i),
+            s->staging.cuda_ptr + s->offset[i], s->pitch[i], wbytes, h,
+            &err)) {
+      gst_memory_unmap (omem, &map);
+      goto cuda_error;
+    }
+  }
+  gst_memory_unmap (omem, &map);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
+
+  if (!s->event) {
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&s->event,
+        CU_EVENT_DISABLE_TIMING);
+    if (!_gst_cuda_sync_result (r, "cuEventCreate", &err)) {
+      s->event = NULL;
+      goto cuda_error;
+    }
+  }
+  r = GST_CUDA_SYNC_CALL (cuEventRecord) (s->event, b->stream);
+  if (!_gst_cuda_sync_result (r, "cuEventRecord", &err))
+    goto cuda_error;
+  s->event_pending = TRUE;
+  /* Consumers that do not know GstCudaSyncMeta (1.22 CUDA elements) work on
+   * blocking streams of their own or the legacy default stream: make the
+   * legacy stream wait for the copy on the GPU, and every later work of
+   * blocking streams is ordered after it. No CPU wait. */
+  r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (CU_STREAM_LEGACY, s->event, 0);
+  if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", &err))
+    goto cuda_error;
+  gst_cuda_context_pop (NULL);
+  return GST_FLOW_OK;
+
+cuda_error:
+  gst_cuda_context_pop (NULL);
+cuda_error_nopop:
+  gst_cuda_vk_bridge_post_error (b, err, "CUDA operation failed");
+  return GST_FLOW_ERROR;
+
+vk_error:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Vulkan operation failed: %s",
+          err ? err->message : "unknown"), (NULL));
+  g_clear_error (&err);
+  return GST_FLOW_ERROR;
+}
+
+static void
+gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_vulkan_to_cuda_finalize;
+  gobject_class->set_property = gst_vulkan_to_cuda_set_property;
+  gobject_class->get_property = gst_vulkan_to_cuda_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use when the pipeline shares no context (-1: any)",
+          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since the element was created: buffers, signals, waits, "
+          "cpu-syncs, copies", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Vulkan to CUDA", "Filter/Video/Hardware",
+      "Copies Vulkan frames into CUDA memory through shareable memory, "
+      "synchronised on the GPU with an external semaphore",
+      "gst-cudasync developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_change_state);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_query);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform);
+
+  GST_DEBUG_CATEGORY_INIT (gst_vulkan_to_cuda_debug, "vulkantocuda", 0,
+      "vulkantocuda");
+}
+
+static void
+gst_vulkan_to_cuda_init (GstVulkanToCuda * self)
+{
+  gst_cuda_vk_bridge_init (&self->bridge, GST_ELEMENT (self));
+}
