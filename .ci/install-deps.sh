@@ -14,6 +14,7 @@ PKGS=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   libvulkan-dev mesa-vulkan-drivers
+  libxkbcommon-dev libxkbcommon-x11-dev   # required by gstreamer-vulkan-1.0.pc
   check
   libgl-dev   # gst/cuda/cuda-gst.h includes cudaGL.h, which includes GL/gl.h
 )

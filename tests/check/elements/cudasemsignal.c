@@ -553,13 +553,21 @@ late_producer (gpointer data)
   CUstream s = NULL;
   GBytes *pattern = cs_pattern_bytes (w->info, 0x40);
   gsize size;
-  const guint8 *src = g_bytes_get_data (pattern, &size);
+  const guint8 *src;
+  guint8 *pinned = NULL;
   GstVideoMeta *vmeta = w->vmeta;
   CUDA_MEMCPY2D cp;
   guint p;
 
   g_usleep (100 * 1000);
   fail_unless (gst_cuda_context_push (cs_ctx));
+  /* pinned source memory: a copy from pageable memory may be staged through
+   * the legacy default stream, which is blocked behind the wait under test */
+  src = g_bytes_get_data (pattern, &size);
+  fail_unless_equals_int (CuMemAllocHost ((void **) &pinned, size),
+      CUDA_SUCCESS);
+  memcpy (pinned, src, size);
+  src = pinned;
   fail_unless_equals_int (CuStreamCreate (&s, CU_STREAM_NON_BLOCKING),
       CUDA_SUCCESS);
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (w->info); p++) {
@@ -580,6 +588,7 @@ late_producer (gpointer data)
   }
   fail_unless_equals_int (CuStreamSynchronize (s), CUDA_SUCCESS);
   CuStreamDestroy (s);
+  CuMemFreeHost (pinned);
   gst_cuda_context_pop (NULL);
   g_bytes_unref (pattern);
   fail_unless (test_sem_host_signal (w->ts, 1));
