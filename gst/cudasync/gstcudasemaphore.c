@@ -565,15 +565,30 @@ out:
 }
 
 static gboolean
-check_not_nvsci (GstCudaSemaphore * sem, GError ** error)
+enqueue (GstCudaSemaphore * self, OpKind kind, CUstream stream, guint64 value,
+    guint8 * fence, GError ** error)
 {
-  if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "NvSciSync semaphores signal and wait through fences: use "
-        "gst_cuda_semaphore_signal_nvsci()/wait_nvsci()");
-    return FALSE;
-  }
-  return TRUE;
+  gboolean ret;
+
+  g_mutex_lock (&self->op_lock);
+  ret = enqueue_locked (self, kind, stream, value, fence, 0, error);
+  g_mutex_unlock (&self->op_lock);
+  return ret;
+}
+
+/* NvSciSync semaphores go through fences, the others through values */
+static gboolean
+check_nvsci (GstCudaSemaphore * sem, gboolean want_nvsci, GError ** error)
+{
+  gboolean is_nvsci = sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
+
+  if (is_nvsci == want_nvsci)
+    return TRUE;
+  g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL, "%s",
+      is_nvsci ? "NvSciSync semaphores signal and wait through fences: use "
+      "gst_cuda_semaphore_signal_nvsci()/wait_nvsci()" :
+      "Not an NvSciSync semaphore");
+  return FALSE;
 }
 
 /**
@@ -602,7 +617,7 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
 
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!check_not_nvsci (sem, error))
+  if (!check_nvsci (sem, FALSE, error))
     return FALSE;
 
   g_mutex_lock (&sem->op_lock);
@@ -681,17 +696,11 @@ gboolean
 gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
     guint64 value, GError ** error)
 {
-  gboolean ret;
-
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!check_not_nvsci (sem, error))
+  if (!check_nvsci (sem, FALSE, error))
     return FALSE;
-
-  g_mutex_lock (&sem->op_lock);
-  ret = enqueue_locked (sem, OP_WAIT, stream, value, NULL, 0, error);
-  g_mutex_unlock (&sem->op_lock);
-  return ret;
+  return enqueue (sem, OP_WAIT, stream, value, NULL, error);
 }
 
 /**
@@ -712,21 +721,12 @@ gboolean
 gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
     guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE], GError ** error)
 {
-  gboolean ret;
-
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
   g_return_val_if_fail (fence != NULL, FALSE);
 
-  if (sem->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "Not an NvSciSync semaphore");
+  if (!check_nvsci (sem, TRUE, error))
     return FALSE;
-  }
-
-  g_mutex_lock (&sem->op_lock);
-  ret = enqueue_locked (sem, OP_SIGNAL, stream, 0, fence, 0, error);
-  g_mutex_unlock (&sem->op_lock);
-  return ret;
+  return enqueue (sem, OP_SIGNAL, stream, 0, fence, error);
 }
 
 /**
@@ -744,21 +744,12 @@ gboolean
 gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
     const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE], GError ** error)
 {
-  gboolean ret;
-
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
   g_return_val_if_fail (fence != NULL, FALSE);
 
-  if (sem->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "Not an NvSciSync semaphore");
+  if (!check_nvsci (sem, TRUE, error))
     return FALSE;
-  }
-
-  g_mutex_lock (&sem->op_lock);
-  ret = enqueue_locked (sem, OP_WAIT, stream, 0, (guint8 *) fence, 0, error);
-  g_mutex_unlock (&sem->op_lock);
-  return ret;
+  return enqueue (sem, OP_WAIT, stream, 0, (guint8 *) fence, error);
 }
 
 /**
