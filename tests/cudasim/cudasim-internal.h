@@ -370,6 +370,8 @@ struct SimExtMem
   int destroyed;
   int fd;                       /* owned since the successful import */
   size_t size;
+  size_t data_offset;           /* where the allocation starts in the fd:
+                                 * 0, or past Mesa llvmpipe's header */
 };
 
 /* owner of an ALLOC_MAPPED allocation: each mapped buffer is its own mmap()

@@ -8,6 +8,8 @@
  */
 #include "cudasim-internal.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -409,10 +411,37 @@ sim_device_uuid (CUuuid * uuid, CUdevice dev)
     'g', 'p', 'u', '-'
   };
 
+  const char *env;
+
   if (!uuid)
     return CUDA_ERROR_INVALID_VALUE;
   if (!sim_valid_device (dev))
     return CUDA_ERROR_INVALID_DEVICE;
+  /* CUDASIM_DEVICE_UUID=<32 hex digits>: device 0 pretends to be that
+   * device (tests set it to a Vulkan device's deviceUUID, e.g. lavapipe's,
+   * so that CUDA<->Vulkan interop finds "the same" device). Read at call
+   * time, so a test may set it after the library was loaded. */
+  env = dev == 0 ? getenv ("CUDASIM_DEVICE_UUID") : NULL;
+  if (env && *env) {
+    unsigned char b[16];
+    int i, ok = strlen (env) == 32;
+
+    for (i = 0; ok && i < 16; i++) {
+      char hex[3] = { env[2 * i], env[2 * i + 1], 0 };
+      char *end;
+      if (!isxdigit ((unsigned char) hex[0]) ||
+          !isxdigit ((unsigned char) hex[1]))
+        ok = 0;
+      else
+        b[i] = (unsigned char) strtoul (hex, &end, 16);
+    }
+    if (ok) {
+      memcpy (uuid->bytes, b, sizeof (b));
+      return CUDA_SUCCESS;
+    }
+    fprintf (stderr, "cudasim: ignoring CUDASIM_DEVICE_UUID=%s (32 hex "
+        "digits expected)\n", env);
+  }
   memcpy (uuid->bytes, prefix, sizeof (prefix));
   uuid->bytes[12] = (char) ((dev >> 24) & 0xff);
   uuid->bytes[13] = (char) ((dev >> 16) & 0xff);

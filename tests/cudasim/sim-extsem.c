@@ -16,6 +16,7 @@
 #include "cudasim-internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -615,6 +616,58 @@ sim_extmem_unref_locked (SimExtMem * em)
   free (em);
 }
 
+/* Mesa's llvmpipe/lavapipe exports VkDeviceMemory (OPAQUE_FD) as a memfd
+ * named "llvmpipe memory fd" that does NOT start with the allocation:
+ * os_malloc_aligned_fd() (src/util/os_memory_fd.c, Mesa 22.3) writes
+ *
+ *   struct { uint64_t size;        file size
+ *            uint64_t offset;      of the data: the page size, 0x1000
+ *            uint8_t driver_id[16]; }
+ *
+ * at offset 0 and places the data at `offset` (file size = allocationSize +
+ * offset + 40). Measured with lavapipe 22.3.6 for allocation sizes 1 B to
+ * 3 MiB: always 0x1000. A real driver's opaque fd maps the allocation from
+ * its first byte, and so do plain memfds (cudasim_mem_create()); only a
+ * memfd with llvmpipe's name is looked at, and its header must be
+ * consistent, else the fd is refused (CUDA_ERROR_INVALID_HANDLE) rather
+ * than silently mapping the wrong bytes. */
+#define LLVMPIPE_MEMFD_NAME "/memfd:llvmpipe memory fd"
+#define LLVMPIPE_HEADER_MIN 32
+
+static CUresult
+sim_extmem_data_offset (int fd, const struct stat *st, size_t size,
+    size_t *offset)
+{
+  char path[64], link[256];
+  uint64_t hdr[2];
+  ssize_t n;
+
+  *offset = 0;
+  snprintf (path, sizeof (path), "/proc/self/fd/%d", fd);
+  n = readlink (path, link, sizeof (link) - 1);
+  if (n <= 0)
+    return CUDA_SUCCESS;
+  link[n] = '\0';
+  if (strncmp (link, LLVMPIPE_MEMFD_NAME, strlen (LLVMPIPE_MEMFD_NAME)) != 0)
+    return CUDA_SUCCESS;
+
+  if (pread (fd, hdr, sizeof (hdr), 0) != (ssize_t) sizeof (hdr))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (hdr[0] != (uint64_t) st->st_size || hdr[1] < LLVMPIPE_HEADER_MIN ||
+      hdr[1] >= hdr[0]) {
+    if (getenv ("CUDASIM_VERBOSE"))
+      fprintf (stderr, "cudasim: cuImportExternalMemory: llvmpipe memfd with "
+          "an unexpected header (size %llu, offset %llu, file size %llu)\n",
+        (unsigned long long) hdr[0], (unsigned long long) hdr[1],
+        (unsigned long long) st->st_size);
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  if (hdr[0] - hdr[1] < size)
+    return CUDA_ERROR_INVALID_VALUE;
+  *offset = (size_t) hdr[1];
+  return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult
 cuImportExternalMemory (CUexternalMemory * extMem_out,
     const CUDA_EXTERNAL_MEMORY_HANDLE_DESC * memHandleDesc)
@@ -622,6 +675,9 @@ cuImportExternalMemory (CUexternalMemory * extMem_out,
   SimExtMem *em;
   struct stat st;
   void *probe;
+  size_t data_offset, page = (size_t) sysconf (_SC_PAGESIZE), probe_start;
+  size_t probe_len;
+  CUresult r;
   int fd;
 
   SIM_ENTER (cuImportExternalMemory);
@@ -636,8 +692,13 @@ cuImportExternalMemory (CUexternalMemory * extMem_out,
     return CUDA_ERROR_INVALID_VALUE;
   if (fstat (fd, &st) != 0)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (S_ISREG (st.st_mode) &&
-      (unsigned long long) st.st_size < memHandleDesc->size)
+  r = sim_extmem_data_offset (fd, &st, (size_t) memHandleDesc->size,
+      &data_offset);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (S_ISREG (st.st_mode) && ((unsigned long long) st.st_size < data_offset
+          || (unsigned long long) st.st_size - data_offset <
+          memHandleDesc->size))
     return CUDA_ERROR_INVALID_VALUE;
 
   pthread_mutex_lock (&g_sim.lock);
@@ -648,11 +709,13 @@ cuImportExternalMemory (CUexternalMemory * extMem_out,
   pthread_mutex_unlock (&g_sim.lock);
 
   /* make sure the fd can be mapped at all */
-  probe = mmap (NULL, (size_t) memHandleDesc->size, PROT_READ | PROT_WRITE,
-      MAP_SHARED, fd, 0);
+  probe_start = data_offset / page * page;
+  probe_len = data_offset - probe_start + (size_t) memHandleDesc->size;
+  probe = mmap (NULL, probe_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+      (off_t) probe_start);
   if (probe == MAP_FAILED)
     return CUDA_ERROR_INVALID_HANDLE;
-  munmap (probe, (size_t) memHandleDesc->size);
+  munmap (probe, probe_len);
 
   em = calloc (1, sizeof (SimExtMem));
   if (!em)
@@ -668,6 +731,7 @@ cuImportExternalMemory (CUexternalMemory * extMem_out,
   }
   close (fd);
   em->size = (size_t) memHandleDesc->size;
+  em->data_offset = data_offset;
   pthread_mutex_lock (&g_sim.lock);
   em->id = sim_register_locked (em, KIND_EXTMEM);
   g_sim.live[LIVE_EXTMEM]++;
@@ -704,8 +768,11 @@ cuExternalMemoryGetMappedBuffer (CUdeviceptr * devPtr, CUexternalMemory extMem,
     pthread_mutex_unlock (&g_sim.lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
-  start = (size_t) bufferDesc->offset / page * page;
-  len = (size_t) bufferDesc->offset - start + (size_t) bufferDesc->size;
+  /* offsets are relative to the allocation, which starts at
+   * em->data_offset in the fd */
+  start = (em->data_offset + (size_t) bufferDesc->offset) / page * page;
+  len = em->data_offset + (size_t) bufferDesc->offset - start +
+      (size_t) bufferDesc->size;
   map = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, em->fd,
       (off_t) start);
   if (map == MAP_FAILED) {
@@ -723,7 +790,7 @@ cuExternalMemoryGetMappedBuffer (CUdeviceptr * devPtr, CUexternalMemory extMem,
   mb->em = em;
   em->refcount++;
   *devPtr = (CUdeviceptr) (uintptr_t) ((uint8_t *) map +
-      ((size_t) bufferDesc->offset - start));
+      (em->data_offset + (size_t) bufferDesc->offset - start));
   sim_alloc_add_locked ((void *) (uintptr_t) * devPtr,
       (size_t) bufferDesc->size, ALLOC_MAPPED, mb);
   pthread_mutex_unlock (&g_sim.lock);

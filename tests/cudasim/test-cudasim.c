@@ -223,6 +223,18 @@ test_init (void)
           dev));
   CHECK (v > 0, "texture alignment reported (%d)", v);
   CU_OK (cu.cuDeviceGetUuid_v2 (&uuid, dev));
+  {
+    CUuuid u2, u3;
+    setenv ("CUDASIM_DEVICE_UUID", "6d65736132322e332e36000000000000", 1);
+    CU_OK (cu.cuDeviceGetUuid_v2 (&u2, dev));
+    setenv ("CUDASIM_DEVICE_UUID", "not-hex", 1);
+    CU_OK (cu.cuDeviceGetUuid_v2 (&u3, dev));
+    unsetenv ("CUDASIM_DEVICE_UUID");
+    CHECK (memcmp (u2.bytes, "mesa22.3.6\0\0\0\0\0\0", 16) == 0,
+        "CUDASIM_DEVICE_UUID sets device 0's UUID");
+    CHECK (memcmp (&u3, &uuid, sizeof (uuid)) == 0,
+        "a malformed CUDASIM_DEVICE_UUID is ignored");
+  }
   CU_OK (cu.cuDriverGetVersion (&v));
   CHECK (v >= 11000, "driver version %d", v);
 
@@ -994,6 +1006,80 @@ test_extmem (void)
 }
 
 
+/* A memfd laid out like Mesa llvmpipe's exported VkDeviceMemory: header
+ * {u64 file size, u64 data offset, 16 id bytes}, data at @data_offset. */
+static int
+make_llvmpipe_memfd (size_t size, uint64_t data_offset, uint64_t hdr_size)
+{
+  int fd = memfd_create ("llvmpipe memory fd", MFD_CLOEXEC);
+  uint64_t hdr[4] = { 0, data_offset, 0x1122334455667788ull, 0 };
+  size_t file_size = size + (size_t) data_offset + 40;
+
+  if (fd < 0 || ftruncate (fd, (off_t) file_size) != 0)
+    return -1;
+  hdr[0] = hdr_size ? hdr_size : file_size;
+  if (pwrite (fd, hdr, sizeof (hdr), 0) != (ssize_t) sizeof (hdr))
+    return -1;
+  return fd;
+}
+
+static void
+test_extmem_llvmpipe (void)
+{
+  CUDA_EXTERNAL_MEMORY_HANDLE_DESC desc;
+  CUDA_EXTERNAL_MEMORY_BUFFER_DESC buf;
+  CUexternalMemory em;
+  CUdeviceptr p;
+  size_t size = 77777;
+  unsigned char data[300], back[300];
+  int fd, i;
+
+  SECTION ("external memory: lavapipe memfd layout");
+  fd = make_llvmpipe_memfd (size, 4096, 0);
+  CHECK (fd >= 0, "fake llvmpipe memfd");
+  for (i = 0; i < (int) sizeof (data); i++)
+    data[i] = (unsigned char) (i * 7 + 3);
+  /* the "Vulkan side" writes the allocation's bytes 100.. */
+  CHECK (pwrite (fd, data, sizeof (data), 4096 + 100) == (ssize_t) sizeof
+      (data), "pwrite");
+  memset (&desc, 0, sizeof (desc));
+  desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+  desc.handle.fd = fd;
+  desc.size = size;
+  CU_OK (cu.cuImportExternalMemory (&em, &desc));
+  memset (&buf, 0, sizeof (buf));
+  buf.offset = 100;
+  buf.size = size - 100;
+  CU_OK (cu.cuExternalMemoryGetMappedBuffer (&p, em, &buf));
+  CU_OK (cu.cuMemcpyDtoH_v2 (back, p, sizeof (back)));
+  CHECK (memcmp (data, back, sizeof (back)) == 0,
+      "allocation offset 100 is file offset 0x1000 + 100");
+  buf.offset = 0;
+  buf.size = size + 1;
+  {
+    CUdeviceptr p2 = 0;
+    CHECK (cu.cuExternalMemoryGetMappedBuffer (&p2, em, &buf) ==
+        CUDA_ERROR_INVALID_VALUE, "the header does not count as memory");
+  }
+  CU_OK (cu.cuMemFree_v2 (p));
+  CU_OK (cu.cuDestroyExternalMemory (em));
+
+  /* inconsistent header: refused, fd stays the caller's */
+  fd = make_llvmpipe_memfd (size, 4096, 12345);
+  desc.handle.fd = fd;
+  CHECK (cu.cuImportExternalMemory (&em, &desc) == CUDA_ERROR_INVALID_HANDLE,
+      "llvmpipe memfd with a bad header -> INVALID_HANDLE");
+  CHECK (fd_is_open (fd), "failed import leaves the fd open");
+  close (fd);
+  /* requested size larger than the data after the header */
+  fd = make_llvmpipe_memfd (size, 4096, 0);
+  desc.handle.fd = fd;
+  desc.size = size + 41;
+  CHECK (cu.cuImportExternalMemory (&em, &desc) == CUDA_ERROR_INVALID_VALUE,
+      "size beyond the llvmpipe data -> INVALID_VALUE");
+  close (fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* concurrency: several "pipelines" at once                            */
 /* ------------------------------------------------------------------ */
@@ -1267,6 +1353,7 @@ main (int argc, char **argv)
   test_fault_injection ();
   test_cpu_syncs ();
   test_extmem ();
+  test_extmem_llvmpipe ();
   {
     CUstream s;
     CUdeviceptr d;
