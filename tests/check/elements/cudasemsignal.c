@@ -540,57 +540,29 @@ GST_END_TEST;
 typedef struct
 {
   TestSem *ts;
-  CUdeviceptr dev;
-  GstVideoMeta *vmeta;
-  GstVideoInfo *info;
+  CUstream stream;
+  CUDA_MEMCPY2D copies[GST_VIDEO_MAX_PLANES];
+  guint n_copies;
 } Writer;
 
-/* An external producer: writes the frame on its own stream, then signals. */
+/* An external producer: writes the frame on its own stream, then signals.
+ * Everything it needs is prepared beforehand, so that it makes no CUDA call
+ * that could synchronise with the legacy default stream (blocked behind the
+ * wait under test): only async device-to-device copies on a non-blocking
+ * stream. */
 static gpointer
 late_producer (gpointer data)
 {
   Writer *w = data;
-  CUstream s = NULL;
-  GBytes *pattern = cs_pattern_bytes (w->info, 0x40);
-  gsize size;
-  const guint8 *src;
-  guint8 *pinned = NULL;
-  GstVideoMeta *vmeta = w->vmeta;
-  CUDA_MEMCPY2D cp;
   guint p;
 
   g_usleep (100 * 1000);
   fail_unless (gst_cuda_context_push (cs_ctx));
-  /* pinned source memory: a copy from pageable memory may be staged through
-   * the legacy default stream, which is blocked behind the wait under test */
-  src = g_bytes_get_data (pattern, &size);
-  fail_unless_equals_int (CuMemAllocHost ((void **) &pinned, size),
-      CUDA_SUCCESS);
-  memcpy (pinned, src, size);
-  src = pinned;
-  fail_unless_equals_int (CuStreamCreate (&s, CU_STREAM_NON_BLOCKING),
-      CUDA_SUCCESS);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (w->info); p++) {
-    guint rb = GST_VIDEO_INFO_COMP_WIDTH (w->info, p) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (w->info, p);
-    guint rows = GST_VIDEO_INFO_COMP_HEIGHT (w->info, p);
-    memset (&cp, 0, sizeof (cp));
-    cp.srcMemoryType = CU_MEMORYTYPE_HOST;
-    cp.srcHost = src;
-    cp.srcPitch = rb;
-    cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    cp.dstDevice = w->dev + vmeta->offset[p];
-    cp.dstPitch = vmeta->stride[p];
-    cp.WidthInBytes = rb;
-    cp.Height = rows;
-    fail_unless_equals_int (CuMemcpy2DAsync (&cp, s), CUDA_SUCCESS);
-    src += rb * rows;
-  }
-  fail_unless_equals_int (CuStreamSynchronize (s), CUDA_SUCCESS);
-  CuStreamDestroy (s);
-  CuMemFreeHost (pinned);
+  for (p = 0; p < w->n_copies; p++)
+    fail_unless_equals_int (CuMemcpy2DAsync (&w->copies[p], w->stream),
+        CUDA_SUCCESS);
+  fail_unless_equals_int (CuStreamSynchronize (w->stream), CUDA_SUCCESS);
   gst_cuda_context_pop (NULL);
-  g_bytes_unref (pattern);
   fail_unless (test_sem_host_signal (w->ts, 1));
   return NULL;
 }
@@ -604,12 +576,15 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   GstBuffer *in, *out;
   GBytes *got, *expect;
   GThread *thread;
+  GstBuffer *src_buf;
   Writer w;
   gint before;
 
   fixture_start (&f, wait, "RGBA", 64, 48);
   in = cs_new_buffer (f.pool, 0x10);
   gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
+  /* the producer's data, in device memory before anything waits */
+  src_buf = cs_new_buffer (f.pool, 0x40);
 
   before = cs_sim_thread_syncs ();
   fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_OK);
@@ -621,16 +596,39 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   fail_unless_equals_uint64 (cs_stat (wait, "waits"), 1);
   fail_unless_equals_uint64 (cs_stat (wait, "cpu-syncs"), 0);
 
-  w.ts = ts;
-  w.info = &f.info;
-  w.vmeta = gst_buffer_get_video_meta (out);
   {
-    /* the device address, taken now: the CPU map below holds the memory
-     * lock while its copy waits on the GPU */
-    GstMapInfo map;
-    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ | GST_MAP_CUDA));
-    w.dev = (CUdeviceptr) map.data;
-    gst_buffer_unmap (out, &map);
+    /* the producer's data in another device buffer, and the copies into
+     * the buffer under test, set up now */
+    GstVideoMeta *vmeta = gst_buffer_get_video_meta (out);
+    GstMapInfo smap, dmap;
+    guint p;
+
+    fail_unless (gst_buffer_map (src_buf, &smap, GST_MAP_READ | GST_MAP_CUDA));
+    fail_unless (gst_buffer_map (out, &dmap, GST_MAP_READ | GST_MAP_CUDA));
+    w.ts = ts;
+    w.n_copies = GST_VIDEO_INFO_N_PLANES (&f.info);
+    for (p = 0; p < w.n_copies; p++) {
+      CUDA_MEMCPY2D *cp = &w.copies[p];
+      memset (cp, 0, sizeof (*cp));
+      cp->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      cp->srcDevice = (CUdeviceptr) smap.data + vmeta->offset[p];
+      cp->srcPitch = vmeta->stride[p];
+      cp->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      cp->dstDevice = (CUdeviceptr) dmap.data + vmeta->offset[p];
+      cp->dstPitch = vmeta->stride[p];
+      cp->WidthInBytes = GST_VIDEO_INFO_COMP_WIDTH (&f.info, p) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (&f.info, p);
+      cp->Height = GST_VIDEO_INFO_COMP_HEIGHT (&f.info, p);
+    }
+    gst_buffer_unmap (out, &dmap);
+    gst_buffer_unmap (src_buf, &smap);
+    /* kept alive (and its memory unchanged) until the thread is joined */
+    g_object_set_data_full (G_OBJECT (wait), "producer-src", src_buf,
+        (GDestroyNotify) gst_buffer_unref);
+    fail_unless (gst_cuda_context_push (cs_ctx));
+    fail_unless_equals_int (CuStreamCreate (&w.stream, CU_STREAM_NON_BLOCKING),
+        CUDA_SUCCESS);
+    gst_cuda_context_pop (NULL);
   }
   thread = g_thread_new ("producer", late_producer, &w);
   /* mapping copies on the legacy default stream: ordered after the wait,
@@ -640,6 +638,9 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   fail_unless (g_bytes_equal (got, expect), "consumer read before the acquire point");
   fail_unless_equals_uint64 (test_sem_get_value (ts), 1);
   g_thread_join (thread);
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  CuStreamDestroy (w.stream);
+  gst_cuda_context_pop (NULL);
 
   g_bytes_unref (got);
   g_bytes_unref (expect);
