@@ -28,7 +28,9 @@
  * upstream cudasemsignal is offered the element's own semaphore through the
  * ALLOCATION query.
  *
- * The Vulkan device must be the CUDA device (same UUID). Instance and device
+ * The Vulkan device must be the CUDA device (same UUID; there is no way
+ * around this check: tests on the simulated CUDA driver give it the Vulkan
+ * device's UUID with `CUDASIM_DEVICE_UUID`). Instance and device
  * are shared through #GstContext like upstream vulkan elements do; a device
  * created by this element has the external memory and semaphore extensions
  * enabled.

@@ -18,11 +18,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_debug);
 #define EXT_MEM_FD "VK_KHR_external_memory_fd"
 #define EXT_SEM_FD "VK_KHR_external_semaphore_fd"
 
-/* Test-only escape hatch: a simulated CUDA driver reports a UUID no Vulkan
- * device has. Never set it in production: mismatched devices cannot share
- * memory. */
-#define IGNORE_UUID_ENV "GST_CUDA_VULKAN_IGNORE_UUID"
-
 static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "copies"
 };
@@ -186,23 +181,17 @@ pd_has_extension (GstVulkanPhysicalDevice * pd, const gchar * name)
   return gst_vulkan_physical_device_get_extension_info (pd, name, NULL);
 }
 
-/* The Vulkan device of the CUDA device: same UUID. */
+/* The Vulkan device of the CUDA device: same UUID. (Tests on the simulated
+ * driver give it the Vulkan device's UUID with CUDASIM_DEVICE_UUID.) */
 static gboolean
 check_uuid (GstCudaVkBridge * b, GstVulkanPhysicalDevice * pd,
-    const guint8 * cuda_uuid, gboolean * ignored)
+    const guint8 * cuda_uuid)
 {
   guint8 vk_uuid[VK_UUID_SIZE];
 
-  *ignored = FALSE;
   if (!vk_device_uuid (b->instance, pd, vk_uuid))
     return FALSE;
-  if (memcmp (vk_uuid, cuda_uuid, VK_UUID_SIZE) == 0)
-    return TRUE;
-  if (g_getenv (IGNORE_UUID_ENV)) {
-    *ignored = TRUE;
-    return TRUE;
-  }
-  return FALSE;
+  return memcmp (vk_uuid, cuda_uuid, VK_UUID_SIZE) == 0;
 }
 
 static gboolean
@@ -210,7 +199,6 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
 {
   GstElement *self = b->element;
   gchar *cuda_str = uuid_to_string (cuda_uuid);
-  gboolean ignored = FALSE;
   GError *err = NULL;
   guint i;
 
@@ -230,7 +218,7 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
     gboolean opened;
     GstVulkanPhysicalDevice *pd = b->device->physical_device;
 
-    if (!check_uuid (b, pd, cuda_uuid, &ignored)) {
+    if (!check_uuid (b, pd, cuda_uuid)) {
       guint8 u[VK_UUID_SIZE] = { 0, };
       gchar *vs;
       vk_device_uuid (b->instance, pd, u);
@@ -267,8 +255,7 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
 
     for (i = 0; i < n && !found; i++) {
       GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
-      if (dev && check_uuid (b, dev->physical_device, cuda_uuid, &ignored)
-          && (!ignored || pd_has_extension (dev->physical_device, EXT_MEM_FD))) {
+      if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
         found = dev->physical_device;
         b->device = dev;
       } else {
@@ -282,11 +269,6 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       goto fail;
     }
   }
-
-  if (ignored)
-    GST_WARNING_OBJECT (self, "%s set: using Vulkan device %s whose UUID "
-        "differs from the CUDA device's (%s)", IGNORE_UUID_ENV,
-        b->device->physical_device->properties.deviceName, cuda_str);
 
   if (b->device->device == VK_NULL_HANDLE) {
     if (!gst_vulkan_device_enable_extension (b->device, EXT_MEM_FD)) {

@@ -75,6 +75,8 @@ struct _GstVulkanToCuda
   GstBufferPool *pool;          /* CUDA output */
   GPtrArray *slots;
   guint next_slot;
+  /* slots of earlier caps, freed once both sides are done with them */
+  GPtrArray *retired;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -145,33 +147,62 @@ gst_vulkan_to_cuda_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
-/* all GPU work is finished (stream synchronised, fences waited) */
+/* Waits (if needed) for the GPU work on @s and frees it. */
+static void
+slot_free (GstVulkanToCuda * self, Slot * s)
+{
+  GstCudaVkBridge *b = &self->bridge;
+
+  if (s->fence) {
+    vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (s->fence), VK_TRUE, G_MAXUINT64);
+    gst_vulkan_fence_unref (s->fence);
+  }
+  if (s->event && gst_cuda_context_push (b->cuda)) {
+    GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
+    GST_CUDA_SYNC_CALL (cuEventDestroy) (s->event);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
+  g_free (s);
+}
+
+/* shutdown: the stream was synchronised, waiting here is fine */
 static void
 free_slots (GstVulkanToCuda * self)
 {
-  GstCudaVkBridge *b = &self->bridge;
   guint i;
 
-  if (!self->slots)
-    return;
-  for (i = 0; i < self->slots->len; i++) {
-    Slot *s = g_ptr_array_index (self->slots, i);
-
-    if (s->fence) {
-      vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
-          (s->fence), VK_TRUE, G_MAXUINT64);
-      gst_vulkan_fence_unref (s->fence);
-    }
-    if (s->event && gst_cuda_context_push (b->cuda)) {
-      GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
-      GST_CUDA_SYNC_CALL (cuEventDestroy) (s->event);
-      gst_cuda_context_pop (NULL);
-    }
-    gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
-    g_free (s);
+  if (self->slots) {
+    for (i = 0; i < self->slots->len; i++)
+      slot_free (self, g_ptr_array_index (self->slots, i));
+    g_ptr_array_set_size (self->slots, 0);
   }
-  g_ptr_array_set_size (self->slots, 0);
+  if (self->retired) {
+    for (i = 0; i < self->retired->len; i++)
+      slot_free (self, g_ptr_array_index (self->retired, i));
+    g_ptr_array_set_size (self->retired, 0);
+  }
   self->next_slot = 0;
+}
+
+static gboolean slot_ready (GstVulkanToCuda * self, Slot * s);
+
+/* frees the retired slots whose GPU work is done, without blocking */
+static void
+gc_retired (GstVulkanToCuda * self)
+{
+  guint i = 0;
+
+  while (self->retired && i < self->retired->len) {
+    Slot *s = g_ptr_array_index (self->retired, i);
+    if (slot_ready (self, s)) {
+      g_ptr_array_remove_index_fast (self->retired, i);
+      slot_free (self, s);
+    } else {
+      i++;
+    }
+  }
 }
 
 static void
@@ -189,6 +220,7 @@ gst_vulkan_to_cuda_start (GstBaseTransform * trans)
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
 
   self->slots = g_ptr_array_new ();
+  self->retired = g_ptr_array_new ();
   return self->bridge.device != NULL;
 }
 
@@ -202,6 +234,7 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
   if (self->bridge.device)
     free_slots (self);
   g_clear_pointer (&self->slots, g_ptr_array_unref);
+  g_clear_pointer (&self->retired, g_ptr_array_unref);
   clear_pool (self);
   return TRUE;
 }
@@ -277,11 +310,16 @@ gst_vulkan_to_cuda_set_caps (GstBaseTransform * trans, GstCaps * incaps,
                 (&self->in_info))), (NULL));
     return FALSE;
   }
-  /* staging slots of the old size: renegotiation is rare, a CPU wait for
-   * in-flight work on them is acceptable here */
-  if (self->bridge.stream)
-    gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
-  free_slots (self);
+  /* staging slots of the old size may still be in use by GPU work: retire
+   * them and free each once its fence and event have completed (checked
+   * without blocking in later transforms; stop() waits for the rest) */
+  if (self->slots && self->retired) {
+    guint i;
+    for (i = 0; i < self->slots->len; i++)
+      g_ptr_array_add (self->retired, g_ptr_array_index (self->slots, i));
+    g_ptr_array_set_size (self->slots, 0);
+    self->next_slot = 0;
+  }
   return TRUE;
 }
 
@@ -516,6 +554,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   cmem = GST_CUDA_MEMORY_CAST (omem);
 
+  gc_retired (self);
   s = get_slot (self, &err);
   if (!s) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
