@@ -537,100 +537,80 @@ GST_END_TEST;
 
 /* ---- ordering: the consumer's GPU work runs after the signal ---- */
 
-typedef struct
-{
-  TestSem *ts;
-  CUstream stream;
-  CUDA_MEMCPY2D copies[GST_VIDEO_MAX_PLANES];
-  guint n_copies;
-} Writer;
-
-/* An external producer: writes the frame on its own stream, then signals.
- * Everything it needs is prepared beforehand, so that it makes no CUDA call
- * that could synchronise with the legacy default stream (blocked behind the
- * wait under test): only async device-to-device copies on a non-blocking
- * stream. */
+/* The producer's stream waits on the GPU for a gate that the test opens
+ * from the host later, then writes the frame and signals the acquire point.
+ * (The producer makes no CUDA call once the consumer blocks: on the NVIDIA
+ * driver a thread blocked in a synchronous copy on the legacy default stream
+ * also blocks CUDA calls of other threads in that context; seen on driver
+ * 580. An external producer would be Vulkan.) */
 static gpointer
-late_producer (gpointer data)
+open_gate (gpointer data)
 {
-  Writer *w = data;
-  guint p;
-
   g_usleep (100 * 1000);
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  for (p = 0; p < w->n_copies; p++)
-    fail_unless_equals_int (CuMemcpy2DAsync (&w->copies[p], w->stream),
-        CUDA_SUCCESS);
-  fail_unless_equals_int (CuStreamSynchronize (w->stream), CUDA_SUCCESS);
-  gst_cuda_context_pop (NULL);
-  fail_unless (test_sem_host_signal (w->ts, 1));
+  fail_unless (test_sem_host_signal ((TestSem *) data, 1));
   return NULL;
 }
 
 GST_START_TEST (test_wait_orders_consumer_after_producer)
 {
-  TestSem *ts;
+  TestSem *ts, *gate_ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstCudaSemaphore *gate = cs_new_semaphore (NULL, TRUE, &gate_ts);
   GstElement *wait = make ("cudasemwait", NULL);
   Fixture f;
-  GstBuffer *in, *out;
+  GstBuffer *in, *out, *src_buf;
+  GstVideoMeta *vmeta;
+  GstMapInfo smap, dmap;
   GBytes *got, *expect;
   GThread *thread;
-  GstBuffer *src_buf;
-  Writer w;
+  GError *err = NULL;
+  CUstream ps = NULL;
   gint before;
+  guint p;
 
   fixture_start (&f, wait, "RGBA", 64, 48);
   in = cs_new_buffer (f.pool, 0x10);
-  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
-  /* the producer's data, in device memory before anything waits */
   src_buf = cs_new_buffer (f.pool, 0x40);
+  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
+
+  /* the producer's GPU work: gate, copy 0x40 frame over the 0x10 one, signal */
+  vmeta = gst_buffer_get_video_meta (in);
+  fail_unless (gst_buffer_map (src_buf, &smap, GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_buffer_map (in, &dmap, GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (CuStreamCreate (&ps, CU_STREAM_NON_BLOCKING),
+      CUDA_SUCCESS);
+  fail_unless (gst_cuda_semaphore_wait (gate, ps, 1, &err));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&f.info); p++) {
+    CUDA_MEMCPY2D cp;
+    memset (&cp, 0, sizeof (cp));
+    cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.srcDevice = (CUdeviceptr) smap.data + vmeta->offset[p];
+    cp.srcPitch = vmeta->stride[p];
+    cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.dstDevice = (CUdeviceptr) dmap.data + vmeta->offset[p];
+    cp.dstPitch = vmeta->stride[p];
+    cp.WidthInBytes = GST_VIDEO_INFO_COMP_WIDTH (&f.info, p) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&f.info, p);
+    cp.Height = GST_VIDEO_INFO_COMP_HEIGHT (&f.info, p);
+    fail_unless_equals_int (CuMemcpy2DAsync (&cp, ps), CUDA_SUCCESS);
+  }
+  fail_unless (gst_cuda_semaphore_signal_value (sem, ps, 1, &err));
+  gst_cuda_context_pop (NULL);
+  gst_buffer_unmap (in, &dmap);
+  gst_buffer_unmap (src_buf, &smap);
 
   before = cs_sim_thread_syncs ();
   fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_OK);
   out = gst_harness_pull (f.h);
-  /* the buffer came out before the producer signalled: no CPU wait */
+  /* the buffer came out before the producer's data was ready: no CPU wait */
   fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
   if (cs_is_sim)
     fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
   fail_unless_equals_uint64 (cs_stat (wait, "waits"), 1);
   fail_unless_equals_uint64 (cs_stat (wait, "cpu-syncs"), 0);
 
-  {
-    /* the producer's data in another device buffer, and the copies into
-     * the buffer under test, set up now */
-    GstVideoMeta *vmeta = gst_buffer_get_video_meta (out);
-    GstMapInfo smap, dmap;
-    guint p;
-
-    fail_unless (gst_buffer_map (src_buf, &smap, GST_MAP_READ | GST_MAP_CUDA));
-    fail_unless (gst_buffer_map (out, &dmap, GST_MAP_READ | GST_MAP_CUDA));
-    w.ts = ts;
-    w.n_copies = GST_VIDEO_INFO_N_PLANES (&f.info);
-    for (p = 0; p < w.n_copies; p++) {
-      CUDA_MEMCPY2D *cp = &w.copies[p];
-      memset (cp, 0, sizeof (*cp));
-      cp->srcMemoryType = CU_MEMORYTYPE_DEVICE;
-      cp->srcDevice = (CUdeviceptr) smap.data + vmeta->offset[p];
-      cp->srcPitch = vmeta->stride[p];
-      cp->dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      cp->dstDevice = (CUdeviceptr) dmap.data + vmeta->offset[p];
-      cp->dstPitch = vmeta->stride[p];
-      cp->WidthInBytes = GST_VIDEO_INFO_COMP_WIDTH (&f.info, p) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (&f.info, p);
-      cp->Height = GST_VIDEO_INFO_COMP_HEIGHT (&f.info, p);
-    }
-    gst_buffer_unmap (out, &dmap);
-    gst_buffer_unmap (src_buf, &smap);
-    /* kept alive (and its memory unchanged) until the thread is joined */
-    g_object_set_data_full (G_OBJECT (wait), "producer-src", src_buf,
-        (GDestroyNotify) gst_buffer_unref);
-    fail_unless (gst_cuda_context_push (cs_ctx));
-    fail_unless_equals_int (CuStreamCreate (&w.stream, CU_STREAM_NON_BLOCKING),
-        CUDA_SUCCESS);
-    gst_cuda_context_pop (NULL);
-  }
-  thread = g_thread_new ("producer", late_producer, &w);
+  thread = g_thread_new ("gate", open_gate, gate_ts);
   /* mapping copies on the legacy default stream: ordered after the wait,
    * so we see the producer's data, never the stale 0x10 pattern */
   got = cs_buffer_bytes (out, &f.info);
@@ -638,17 +618,21 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   fail_unless (g_bytes_equal (got, expect), "consumer read before the acquire point");
   fail_unless_equals_uint64 (test_sem_get_value (ts), 1);
   g_thread_join (thread);
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  CuStreamDestroy (w.stream);
-  gst_cuda_context_pop (NULL);
 
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  CuStreamSynchronize (ps);
+  CuStreamDestroy (ps);
+  gst_cuda_context_pop (NULL);
   g_bytes_unref (got);
   g_bytes_unref (expect);
   gst_buffer_unref (out);
+  gst_buffer_unref (src_buf);
   fixture_stop (&f);
   gst_object_unref (wait);
   gst_object_unref (sem);
+  gst_object_unref (gate);
   test_sem_free (ts);
+  test_sem_free (gate_ts);
 }
 
 GST_END_TEST;
