@@ -498,14 +498,19 @@ main (int argc, char **argv)
   gchar *uuid;
 
   gst_check_init (&argc, &argv);
-  /* before anything loads libcuda: ignored by a real driver */
-  uuid = vulkan_interop_uuid ();
-  if (!uuid) {
-    g_print ("no Vulkan device with VK_KHR_external_memory_fd: skipping\n");
-    return 77;
+  /* Only for the simulated driver, whose device must look like the Vulkan
+   * one (lavapipe). Not with a real driver: the NVIDIA Vulkan driver must not
+   * be initialised before check forks the tests (vkCreateDevice then fails
+   * in the children with VK_ERROR_INITIALIZATION_FAILED, seen on the H200). */
+  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0) {
+    uuid = vulkan_interop_uuid ();
+    if (!uuid) {
+      g_print ("no Vulkan device with VK_KHR_external_memory_fd: skipping\n");
+      return 77;
+    }
+    if (!g_getenv ("CUDASIM_DEVICE_UUID"))
+      g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+    g_free (uuid);
   }
-  if (!g_getenv ("CUDASIM_DEVICE_UUID"))
-    g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
-  g_free (uuid);
   return gst_check_run_suite (cudavulkan_suite (), "cudavulkan", __FILE__);
 }
