@@ -16,6 +16,7 @@ PKGS=(
   libvulkan-dev mesa-vulkan-drivers
   libxkbcommon-dev libxkbcommon-x11-dev   # required by gstreamer-vulkan-1.0.pc
   check
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-bad-1.0   # GI + the Python test
   libgl-dev   # gst/cuda/cuda-gst.h includes cudaGL.h, which includes GL/gl.h
 )
 

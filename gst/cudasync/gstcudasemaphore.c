@@ -247,7 +247,7 @@ import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
  *   %GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD
  * @fd: the exported semaphore fd (for example from `vkGetSemaphoreFdKHR`
  *   with `VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT`)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Imports an external semaphore. On success the CUDA driver owns @fd: the
  * caller must not close it. On failure @fd is left open and remains the
@@ -314,7 +314,7 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
  * @context: the #GstCudaContext to import into
  * @nvscisync_obj: an `NvSciSyncObj` allocated with the attributes the CUDA
  *   device reports (cuDeviceGetNvSciSyncAttributes)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Imports an NvSciSync object. The object stays owned by the application and
  * must outlive the returned semaphore.
@@ -598,7 +598,7 @@ check_nvsci (GstCudaSemaphore * sem, gboolean want_nvsci, GError ** error)
  *   the legacy default stream) in @sem's context
  * @value: (out) (optional): the timeline value that will be signalled
  *   (0 for a binary semaphore)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Enqueues a signal on @stream, after all work already enqueued there. For a
  * timeline semaphore the next value (last value + 1) is reserved and used;
@@ -645,7 +645,7 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
  * @sem: a timeline #GstCudaSemaphore
  * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
  * @value: the value to signal; must be greater than the last one
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Enqueues a signal of an explicit timeline value, for example a release
  * point chosen by a producer. A value not above the last value this object
@@ -684,7 +684,7 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
  * @stream: (type gpointer): the CUDA stream that must wait (%NULL: legacy
  *   default stream)
  * @value: the timeline value to wait for (ignored for binary semaphores)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Enqueues a GPU-side wait: work enqueued on @stream after this call runs
  * only once the semaphore reaches @value (timeline) or is signalled (binary,
@@ -710,7 +710,7 @@ gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
  * @fence: (array fixed-size=48): zero-initialised storage for an
  *   `NvSciSyncFence`; the driver writes the fence that expires when the
  *   signal executes (overwriting previous contents)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Enqueues an NvSciSync signal. Signals of one semaphore are ordered on the
  * GPU in enqueue order, also across streams.
@@ -734,7 +734,7 @@ gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
  * @sem: an NvSciSync #GstCudaSemaphore
  * @stream: (type gpointer): the CUDA stream that must wait
  * @fence: (array fixed-size=48): the `NvSciSyncFence` to wait for
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Enqueues a GPU-side wait for an NvSciSync fence.
  *
@@ -756,7 +756,7 @@ gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
  * gst_cuda_semaphore_check_context:
  * @sem: a #GstCudaSemaphore
  * @context: the #GstCudaContext an element works in
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Checks that @sem can be used with streams of @context: it must have been
  * imported into that very context (an imported semaphore is valid only in

@@ -432,7 +432,7 @@ point_wait_gpu (SyncPoint * p, CUstream stream, GError ** error)
  * @stream: (type gpointer): a CUDA stream of the semaphores' context
  *   (%NULL: the legacy default stream, after which every later work of the
  *   context's blocking streams is ordered)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Makes @stream wait on the GPU for every acquire point. Returns as soon as
  * the waits are enqueued.
@@ -458,7 +458,7 @@ gst_cuda_sync_meta_wait_gpu (GstCudaSyncMeta * meta, CUstream stream,
  * gst_cuda_sync_meta_wait_cpu:
  * @meta: a #GstCudaSyncMeta
  * @timeout: how long to wait, or %GST_CLOCK_TIME_NONE
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Blocks the calling thread until every acquire point is reached: the last
  * resort for consumers that cannot wait on the GPU. The wait goes through
@@ -559,7 +559,7 @@ gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
  * @meta: a #GstCudaSyncMeta
  * @stream: (type gpointer): the stream on which the reading work was
  *   enqueued (%NULL: legacy default stream)
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Enqueues the release signal on @stream, after the consumer's reading work.
  * The release point is signalled at most once for all copies of the meta; a

@@ -52,7 +52,7 @@ GQuark gst_cuda_sync_error_quark (void);
 
 /**
  * gst_cuda_sync_init:
- * @error: (optional): return location for a #GError
+ * @error: return location for a #GError
  *
  * Loads the CUDA driver entry points the library needs (external semaphores
  * and memory, events, stream waits, device UUID) from `libcuda.so.1`, once
