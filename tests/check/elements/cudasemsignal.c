@@ -535,6 +535,41 @@ GST_START_TEST (test_injected_driver_failure)
 
 GST_END_TEST;
 
+GST_START_TEST (test_injected_wait_failure)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem;
+  GstElement *wait;
+  Fixture f;
+  GstBuffer *in;
+  gchar *msg;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulated driver's fault injection: skipped");
+    return;
+  }
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  wait = make ("cudasemwait", NULL);
+  fixture_start (&f, wait, "NV12", 64, 48);
+  fail_unless (test_sem_host_signal (ts, 1));
+  in = cs_new_buffer (f.pool, 1);
+  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
+  cs_sim.inject_failure ("cuWaitExternalSemaphoresAsync", 1,
+      CUDA_ERROR_ILLEGAL_ADDRESS);
+  fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_ERROR);
+  msg = cs_pop_error (f.bus, NULL, NULL);
+  fail_unless (msg && strstr (msg, "CUDA_ERROR_ILLEGAL_ADDRESS") &&
+      strstr (msg, "cuWaitExternalSemaphoresAsync"), "%s", msg);
+  g_free (msg);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 0);
+  fixture_stop (&f);
+  gst_object_unref (wait);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
 /* ---- ordering: the consumer's GPU work runs after the signal ---- */
 
 /* The producer's stream waits on the GPU for a gate that the test opens
@@ -919,6 +954,7 @@ cudasemsignal_suite (void)
   tcase_add_test (tc, test_semaphore_from_other_context);
   tcase_add_test (tc, test_wait_foreign_acquire_point);
   tcase_add_test (tc, test_injected_driver_failure);
+  tcase_add_test (tc, test_injected_wait_failure);
   tcase_add_test (tc, test_wait_orders_consumer_after_producer);
   tcase_add_test (tc, test_slow_stream_signal_then_wait);
   tcase_add_test (tc, test_binary_through_wait);
