@@ -512,12 +512,77 @@ find_memory_type (GstCudaVkBridge * b, guint32 bits, guint32 * idx)
       (b->device, bits, 0, idx);
 }
 
+/* The memory requirements of @plane's image or buffer; logs whether the
+ * driver requires or prefers a dedicated allocation for it. */
+static void
+get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    VkMemoryRequirements * req)
+{
+  PFN_vkGetImageMemoryRequirements2 get_img2 = NULL;
+  PFN_vkGetBufferMemoryRequirements2 get_buf2 = NULL;
+  VkMemoryDedicatedRequirements ded = { 0, };
+  VkMemoryRequirements2 req2 = { 0, };
+
+  if (plane->image) {
+    get_img2 = gst_vulkan_device_get_proc_address (b->device,
+        "vkGetImageMemoryRequirements2");
+    if (!get_img2)
+      get_img2 = gst_vulkan_device_get_proc_address (b->device,
+          "vkGetImageMemoryRequirements2KHR");
+  } else {
+    get_buf2 = gst_vulkan_device_get_proc_address (b->device,
+        "vkGetBufferMemoryRequirements2");
+    if (!get_buf2)
+      get_buf2 = gst_vulkan_device_get_proc_address (b->device,
+          "vkGetBufferMemoryRequirements2KHR");
+  }
+
+  ded.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS;
+  req2.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2;
+  req2.pNext = &ded;
+  if (get_img2) {
+    VkImageMemoryRequirementsInfo2 info = { 0, };
+    info.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
+    info.image = plane->image;
+    get_img2 (b->device->device, &info, &req2);
+    *req = req2.memoryRequirements;
+  } else if (get_buf2) {
+    VkBufferMemoryRequirementsInfo2 info = { 0, };
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
+    info.buffer = plane->buffer;
+    get_buf2 (b->device->device, &info, &req2);
+    *req = req2.memoryRequirements;
+  } else if (plane->image) {
+    vkGetImageMemoryRequirements (b->device->device, plane->image, req);
+  } else {
+    vkGetBufferMemoryRequirements (b->device->device, plane->buffer, req);
+  }
+  GST_DEBUG_OBJECT (b->element, "%s: size %" G_GUINT64_FORMAT ", alignment %"
+      G_GUINT64_FORMAT ", memory types 0x%x, dedicated allocation: requires %d"
+      ", prefers %d", plane->image ? "image" : "buffer", (guint64) req->size,
+      (guint64) req->alignment, req->memoryTypeBits,
+      ded.requiresDedicatedAllocation, ded.prefersDedicatedAllocation);
+}
+
 /* Allocates exportable memory for the image or buffer of @plane, exports it
- * and maps it into CUDA. */
+ * and maps it into CUDA.
+ *
+ * Every exported allocation is dedicated (VkMemoryDedicatedAllocateInfo) and
+ * imported with CUDA_EXTERNAL_MEMORY_DEDICATED (CUDA must be told that the
+ * memory is a dedicated resource), whatever the driver reports: on the NVIDIA
+ * driver (580, H200) exportable linear images report neither
+ * requiresDedicatedAllocation nor prefersDedicatedAllocation nor
+ * VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT, yet with plain allocations
+ * the bytes CUDA wrote through cuExternalMemoryGetMappedBuffer were not the
+ * image's texels as Vulkan read them (every frame wrong from byte 0); with
+ * dedicated allocations they are. Each plane and staging buffer owns its
+ * memory anyway, so this costs nothing. The size given to CUDA is the
+ * allocation's (VkMemoryRequirements.size), not the plane's. */
 static gboolean
 alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
-    VkMemoryRequirements * req, gboolean dedicated, GError ** error)
+    GError ** error)
 {
+  VkMemoryRequirements req_storage, *req = &req_storage;
   VkExportMemoryAllocateInfo export_info = { 0, };
   VkMemoryDedicatedAllocateInfo dedicated_info = { 0, };
   VkMemoryAllocateInfo ai = { 0, };
@@ -529,6 +594,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   CUresult r;
   int fd = -1;
 
+  get_requirements (b, plane, req);
   if (!find_memory_type (b, req->memoryTypeBits, &type_idx)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
         "No Vulkan memory type for exportable memory (bits 0x%x)",
@@ -537,12 +603,10 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   }
   export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
   export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  if (dedicated) {
-    dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
-    dedicated_info.image = plane->image;
-    dedicated_info.buffer = plane->buffer;
-    export_info.pNext = &dedicated_info;
-  }
+  dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+  dedicated_info.image = plane->image;
+  dedicated_info.buffer = plane->buffer;
+  export_info.pNext = &dedicated_info;
   ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   ai.pNext = &export_info;
   ai.allocationSize = req->size;
@@ -556,6 +620,10 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     return FALSE;
   }
   plane->alloc_size = req->size;
+  GST_DEBUG_OBJECT (b->element, "allocated %" G_GUINT64_FORMAT " bytes of "
+      "memory type %u (flags 0x%x), dedicated", (guint64) req->size, type_idx,
+      b->device->physical_device->memory_properties.memoryTypes[type_idx].
+      propertyFlags);
   if (plane->image)
     res = vkBindImageMemory (b->device->device, plane->image, plane->memory, 0);
   else
@@ -582,7 +650,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
   desc.handle.fd = fd;
   desc.size = req->size;
-  desc.flags = dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0;
+  desc.flags = CUDA_EXTERNAL_MEMORY_DEDICATED;
   memset (&buf_desc, 0, sizeof (buf_desc));
   buf_desc.offset = 0;
   buf_desc.size = req->size;
@@ -624,9 +692,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   VkImageCreateInfo ci = { 0, };
   VkImageSubresource sub = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0 };
   VkSubresourceLayout layout;
-  VkMemoryRequirements req;
   PFN_vkGetPhysicalDeviceImageFormatProperties2 get_fmt_props;
-  gboolean dedicated = FALSE;
   VkResult res;
 
   memset (plane, 0, sizeof (*plane));
@@ -658,8 +724,6 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
           format, res);
       return FALSE;
     }
-    dedicated = !!(ext_props.externalMemoryProperties.externalMemoryFeatures &
-        VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT);
   }
 
   ext_ci.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
@@ -686,13 +750,19 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
         width, height, format, res);
     return FALSE;
   }
-  vkGetImageMemoryRequirements (b->device->device, plane->image, &req);
+  /* linear image: CUDA writes the rows where this layout says they are */
   vkGetImageSubresourceLayout (b->device->device, plane->image, &sub, &layout);
   plane->offset = layout.offset;
   plane->pitch = layout.rowPitch;
   plane->size = layout.size;
+  GST_DEBUG_OBJECT (b->element, "linear %ux%u image of format %d: offset %"
+      G_GUINT64_FORMAT ", row pitch %" G_GUINT64_FORMAT ", size %"
+      G_GUINT64_FORMAT ", external memory features 0x%x", width, height,
+      format, (guint64) layout.offset, (guint64) layout.rowPitch,
+      (guint64) layout.size,
+      ext_props.externalMemoryProperties.externalMemoryFeatures);
 
-  if (!alloc_and_import (b, plane, &req, dedicated, error)) {
+  if (!alloc_and_import (b, plane, error)) {
     gst_cuda_vk_plane_free (b->cuda, b->device, plane);
     return FALSE;
   }
@@ -706,7 +776,6 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
 {
   VkExternalMemoryBufferCreateInfo ext_ci = { 0, };
   VkBufferCreateInfo ci = { 0, };
-  VkMemoryRequirements req;
   VkResult res;
 
   memset (plane, 0, sizeof (*plane));
@@ -725,9 +794,8 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
         size, res);
     return FALSE;
   }
-  vkGetBufferMemoryRequirements (b->device->device, plane->buffer, &req);
   plane->size = size;
-  if (!alloc_and_import (b, plane, &req, FALSE, error)) {
+  if (!alloc_and_import (b, plane, error)) {
     gst_cuda_vk_plane_free (b->cuda, b->device, plane);
     return FALSE;
   }

@@ -63,6 +63,7 @@ typedef struct
   GstVulkanFence *fence;        /* Vulkan copy into it */
   CUevent event;                /* CUDA copy out of it */
   gboolean event_pending;
+  gboolean released;            /* given to VK_QUEUE_FAMILY_EXTERNAL */
 } Slot;
 
 struct _GstVulkanToCuda
@@ -532,7 +533,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
-  VkBufferMemoryBarrier release = { 0, };
+  VkBufferMemoryBarrier release = { 0, }, acquire = { 0, };
   VkPipelineStageFlags src_stages = 0;
   GstVulkanCommandBuffer *cmd;
   GstMemory *omem;
@@ -588,8 +589,18 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   if (!src_stages)
     src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+  /* a reused staging buffer comes back from CUDA (its copy out of it is
+   * done: slot_ready()): acquire it before writing it again */
+  acquire.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+  acquire.srcAccessMask = 0;
+  acquire.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  acquire.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+  acquire.dstQueueFamilyIndex = b->queue->family;
+  acquire.buffer = s->staging.buffer;
+  acquire.offset = 0;
+  acquire.size = VK_WHOLE_SIZE;
   vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      0, 0, NULL, 0, NULL, n, barriers);
+      0, 0, NULL, s->released ? 1 : 0, &acquire, n, barriers);
 
   for (i = 0; i < n; i++) {
     GstVulkanImageMemory *mem =
@@ -631,6 +642,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       GST_MINI_OBJECT_CAST (inbuf), &err);
   if (!s->fence)
     goto vk_error;
+  s->released = TRUE;
 
   if (gpu) {
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
