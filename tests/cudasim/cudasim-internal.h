@@ -349,7 +349,13 @@ struct SimSemObject
   int refcount;                 /* exporter reference + imported handles */
   int exporter_ref;
   CudasimSemType type;
-  uint64_t value;               /* timeline value; binary: 0/1 */
+  uint64_t value;               /* timeline value; binary: 0/1; NvSciSync:
+                                 * the deterministic count reached */
+  /* NvSciSync objects (CUDASIM_SEM_NVSCI) only */
+  int nvsci_signal_perm;        /* CUDA_NVSCISYNC_ATTR_SIGNAL was requested */
+  int nvsci_wait_perm;          /* CUDA_NVSCISYNC_ATTR_WAIT was requested */
+  uint64_t nvsci_issued;        /* fence values handed out by signals */
+  unsigned nvsci_flags;         /* OR of the flags of accepted signals/waits */
 };
 
 struct SimExtSem

@@ -26,7 +26,9 @@ extern "C" {
 typedef enum
 {
   CUDASIM_SEM_BINARY = 0,
-  CUDASIM_SEM_TIMELINE = 1
+  CUDASIM_SEM_TIMELINE = 1,
+  /* NvSciSync objects: made by cudasim_nvsci_obj_create() only */
+  CUDASIM_SEM_NVSCI = 2
 } CudasimSemType;
 
 /* ---- exporter side of external semaphores (think Vulkan) ---- */
@@ -64,6 +66,54 @@ void cudasim_sem_unref (int id);
 /* Returns a memfd of @size bytes usable with cuImportExternalMemory()
  * (CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD), or -1. */
 int cudasim_mem_create (size_t size);
+
+/* ---- NvSciSync (think libnvscisync on Jetson/DRIVE) ---- */
+
+/* Size of an NvSciSyncFence (uint64_t payload[6]). */
+#define CUDASIM_NVSCI_FENCE_SIZE 48
+
+/* Creates a fake NvSciSyncObj, to be imported with
+ * CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC (desc.handle.nvSciSyncObj).
+ * @signal_permission / @wait_permission say whether the attribute list it
+ * was allocated from had CUDA_NVSCISYNC_ATTR_SIGNAL / _WAIT set: without
+ * them cuSignalExternalSemaphoresAsync / cuWaitExternalSemaphoresAsync
+ * return CUDA_ERROR_NOT_SUPPORTED.  Fences are deterministic: the n-th
+ * signal enqueued writes a fence of value n.  Returns NULL on failure. */
+void *cudasim_nvsci_obj_create (int signal_permission, int wait_permission);
+
+/* NvSciSyncObjFree(): drops the creator's reference.  Imported handles and
+ * uncleared fences keep the object alive (as in NvSciSync); a freed object
+ * can no longer be imported. */
+void cudasim_nvsci_obj_free (void *obj);
+
+/* The deterministic count the object has reached (signals executed), or 0
+ * for an unknown object. */
+uint64_t cudasim_nvsci_obj_get_value (const void *obj);
+
+/* OR of the flags (CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+ * CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC) of every signal and
+ * wait accepted on the object since it was created. */
+unsigned cudasim_nvsci_obj_flags (const void *obj);
+
+/* The deterministic value a fence written by a signal stands for; 0 for a
+ * cleared (all-zero) fence or bytes that are not a simulator fence. */
+uint64_t cudasim_nvsci_fence_value (const void *fence);
+
+/* NvSciSyncFenceClear(): releases the reference an uncleared fence holds
+ * and zeroes the 48 bytes.  Clearing a cleared fence does nothing.
+ * Clearing a byte copy of a fence that was already cleared (a double clear:
+ * a reference dropped twice in NvSciSync) is a violation.  Returns 0, or -1
+ * on violation (record mode). */
+int cudasim_nvsci_fence_clear (void *fence);
+
+/* NvSciSyncFenceWait() on the CPU: until the fence's object reaches the
+ * fence value.  A cleared fence is expired.  UINT64_MAX timeout means
+ * forever.  Returns 0 when expired, -1 on timeout or invalid fence. */
+int cudasim_nvsci_fence_wait (const void *fence, uint64_t timeout_ns);
+
+/* Fences written by signals and not cleared yet (each holds a reference to
+ * its object, i.e. a leak if nobody clears it). */
+int cudasim_nvsci_live_fences (void);
 
 /* ---- behaviour control ---- */
 
@@ -139,6 +189,14 @@ typedef unsigned (*CudasimViolationCountFunc) (void);
 typedef const char *(*CudasimLastViolationFunc) (void);
 typedef int (*CudasimLiveObjectsFunc) (const char *kind);
 typedef void (*CudasimDrainFunc) (void);
+typedef void *(*CudasimNvsciObjCreateFunc) (int signal_permission, int wait_permission);
+typedef void (*CudasimNvsciObjFreeFunc) (void *obj);
+typedef uint64_t (*CudasimNvsciObjGetValueFunc) (const void *obj);
+typedef unsigned (*CudasimNvsciObjFlagsFunc) (const void *obj);
+typedef uint64_t (*CudasimNvsciFenceValueFunc) (const void *fence);
+typedef int (*CudasimNvsciFenceClearFunc) (void *fence);
+typedef int (*CudasimNvsciFenceWaitFunc) (const void *fence, uint64_t timeout_ns);
+typedef int (*CudasimNvsciLiveFencesFunc) (void);
 
 typedef struct
 {
@@ -161,6 +219,14 @@ typedef struct
   CudasimLastViolationFunc last_violation;
   CudasimLiveObjectsFunc live_objects;
   CudasimDrainFunc drain;
+  CudasimNvsciObjCreateFunc nvsci_obj_create;
+  CudasimNvsciObjFreeFunc nvsci_obj_free;
+  CudasimNvsciObjGetValueFunc nvsci_obj_get_value;
+  CudasimNvsciObjFlagsFunc nvsci_obj_flags;
+  CudasimNvsciFenceValueFunc nvsci_fence_value;
+  CudasimNvsciFenceClearFunc nvsci_fence_clear;
+  CudasimNvsciFenceWaitFunc nvsci_fence_wait;
+  CudasimNvsciLiveFencesFunc nvsci_live_fences;
 } CudasimApi;
 
 /* Fills @api from the libcuda.so.1 loaded in the process (loading it from the
@@ -210,6 +276,14 @@ cudasim_lookup (CudasimApi * api)
   CUDASIM_LOOKUP_ (last_violation, "cudasim_last_violation", CudasimLastViolationFunc);
   CUDASIM_LOOKUP_ (live_objects, "cudasim_live_objects", CudasimLiveObjectsFunc);
   CUDASIM_LOOKUP_ (drain, "cudasim_drain", CudasimDrainFunc);
+  CUDASIM_LOOKUP_ (nvsci_obj_create, "cudasim_nvsci_obj_create", CudasimNvsciObjCreateFunc);
+  CUDASIM_LOOKUP_ (nvsci_obj_free, "cudasim_nvsci_obj_free", CudasimNvsciObjFreeFunc);
+  CUDASIM_LOOKUP_ (nvsci_obj_get_value, "cudasim_nvsci_obj_get_value", CudasimNvsciObjGetValueFunc);
+  CUDASIM_LOOKUP_ (nvsci_obj_flags, "cudasim_nvsci_obj_flags", CudasimNvsciObjFlagsFunc);
+  CUDASIM_LOOKUP_ (nvsci_fence_value, "cudasim_nvsci_fence_value", CudasimNvsciFenceValueFunc);
+  CUDASIM_LOOKUP_ (nvsci_fence_clear, "cudasim_nvsci_fence_clear", CudasimNvsciFenceClearFunc);
+  CUDASIM_LOOKUP_ (nvsci_fence_wait, "cudasim_nvsci_fence_wait", CudasimNvsciFenceWaitFunc);
+  CUDASIM_LOOKUP_ (nvsci_live_fences, "cudasim_nvsci_live_fences", CudasimNvsciLiveFencesFunc);
 #undef CUDASIM_LOOKUP_
 
   if (!ok) {

@@ -9,6 +9,7 @@
 #include "cudasim-internal.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,13 +477,61 @@ cuDeviceTotalMem_v2 (size_t *bytes, CUdevice dev)
   return CUDA_SUCCESS;
 }
 
+/* NvSciSyncAttrKeyValuePair (nvscisync.h): { enum key; const void *value;
+ * size_t len; } */
+typedef struct
+{
+  int key;
+  const void *value;
+  size_t len;
+} SimSciPair;
+
+typedef int (*SimSciAttrsFunc) (void *list, SimSciPair * pairs, size_t n);
+
+#define SIM_SCI_KEY_REQUIRED_PERM 2     /* NvSciSyncAttrKey_RequiredPerm */
+#define SIM_SCI_PERM_WAIT 1ull          /* NvSciSyncAccessPerm_WaitOnly */
+#define SIM_SCI_PERM_SIGNAL 2ull        /* NvSciSyncAccessPerm_SignalOnly */
+
+/* The real driver fills the list through libnvscisync. The simulator does
+ * the same with the public NvSciSyncAttrListGetAttrs/SetAttrs when a
+ * libnvscisync is loaded in the process (in the tests: the stub of
+ * tests/nvsci-fixture), and sets RequiredPerm only (not PrimitiveInfo or
+ * GpuId); without one, NvSciSync attributes are NOT_SUPPORTED. */
 SIM_EXPORT CUresult
 cuDeviceGetNvSciSyncAttributes (void *nvSciSyncAttrList, CUdevice dev,
     int flags)
 {
+  SimSciAttrsFunc get, set;
+  SimSciPair pair;
+  uint64_t perm = 0;
+
   SIM_ENTER (cuDeviceGetNvSciSyncAttributes);
-  /* NvSciSync is not simulated (yet) */
-  return CUDA_ERROR_NOT_SUPPORTED;
+  get = (SimSciAttrsFunc) dlsym (RTLD_DEFAULT, "NvSciSyncAttrListGetAttrs");
+  set = (SimSciAttrsFunc) dlsym (RTLD_DEFAULT, "NvSciSyncAttrListSetAttrs");
+  if (!get || !set)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  if (!nvSciSyncAttrList)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!sim_valid_device (dev))
+    return CUDA_ERROR_INVALID_DEVICE;
+  if (flags & CUDA_NVSCISYNC_ATTR_SIGNAL)
+    perm |= SIM_SCI_PERM_SIGNAL;
+  if (flags & CUDA_NVSCISYNC_ATTR_WAIT)
+    perm |= SIM_SCI_PERM_WAIT;
+  if (!perm || (flags & ~(CUDA_NVSCISYNC_ATTR_SIGNAL | CUDA_NVSCISYNC_ATTR_WAIT)))
+    return CUDA_ERROR_INVALID_VALUE;
+
+  memset (&pair, 0, sizeof (pair));
+  pair.key = SIM_SCI_KEY_REQUIRED_PERM;
+  if (get (nvSciSyncAttrList, &pair, 1) != 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (pair.value && pair.len)
+    return CUDA_ERROR_INVALID_VALUE;    /* RequiredPerm already set */
+  pair.value = &perm;
+  pair.len = sizeof (perm);
+  if (set (nvSciSyncAttrList, &pair, 1) != 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */

@@ -7,9 +7,19 @@
  * by cuImportExternalSemaphore() only when header, record and inode agree,
  * so foreign fds (/dev/null, pipes, other memfds) are rejected.
  *
- * Handle types are dispatched through g_sem_handle_types[]: a new handle
- * type (NvSciSync) needs an entry there with its own import function; the
- * signal/wait semantics are those of the semaphore object it resolves to.
+ * Handle types are dispatched through g_sem_handle_types[]: each entry has
+ * its own import function; the signal/wait semantics are those of the
+ * semaphore object it resolves to.
+ *
+ * NvSciSync: cudasim_nvsci_obj_create() makes a fake NvSciSyncObj (a
+ * semaphore object of type CUDASIM_SEM_NVSCI, the pointer being the
+ * handle) with or without signal/wait permission.  A signal writes an
+ * NvSciSyncFence at call time (48 bytes: magic, object id, deterministic
+ * value = previous + 1, serial) and the object's count is set to that value
+ * when the signal executes, which must happen in value order; a wait reads
+ * the fence at call time and blocks its stream until the count reaches the
+ * value.  Uncleared fences hold a reference to their object and are tracked
+ * by serial, so leaks, double clears and waits on cleared fences show up.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -105,6 +115,23 @@ sem_signal_locked (SimSemObject * sem, uint64_t value, const char *who)
       }
       sem->value = 1;
       break;
+    case CUDASIM_SEM_NVSCI:
+      /* deterministic fences: each signal advances the count by exactly
+       * one, so signals must execute in the order their fences were
+       * handed out (cuda.h: one stream, or streams ordered explicitly) */
+      if (value != sem->value + 1) {
+        sim_violation ("%s: NvSciSync object %d: deterministic fence value "
+            "%llu executed while the count is %llu (signals of one object "
+            "executed out of order: serialise them on one stream or order "
+            "the streams)", who, sem->id, (unsigned long long) value,
+            (unsigned long long) sem->value);
+        if (value > sem->value)
+          sem->value = value;
+        sim_broadcast_locked ();
+        return -1;
+      }
+      sem->value = value;
+      break;
   }
   sim_broadcast_locked ();
   return 0;
@@ -116,6 +143,7 @@ sem_try_wait_locked (SimSemObject * sem, uint64_t value)
 {
   switch (sem->type) {
     case CUDASIM_SEM_TIMELINE:
+    case CUDASIM_SEM_NVSCI:
       return sem->value >= value;
     case CUDASIM_SEM_BINARY:
       if (!sem->value)
@@ -307,6 +335,280 @@ cudasim_mem_create (size_t size)
 }
 
 /* ------------------------------------------------------------------ */
+/* NvSciSync: fake objects and fences                                  */
+/* ------------------------------------------------------------------ */
+
+#define SIM_NVSCI_FENCE_MAGIC 0x63736d6e76736369ULL    /* "icsvnmsc" */
+
+/* the 48 bytes of an NvSciSyncFence as the simulator fills them */
+typedef struct
+{
+  uint64_t magic;
+  uint64_t sem_id;
+  uint64_t value;               /* deterministic value: n-th signal */
+  uint64_t serial;              /* unique per fence written */
+  uint64_t reserved[2];
+} SimNvSciFence;
+
+_Static_assert (sizeof (SimNvSciFence) == CUDASIM_NVSCI_FENCE_SIZE,
+    "NvSciSyncFence is 48 bytes");
+
+/* uncleared fences; each holds a reference to its object */
+typedef struct
+{
+  uint64_t serial;
+  SimSemObject *sem;
+} SimLiveFence;
+
+static SimLiveFence *g_live_fences;
+static int g_n_live_fences, g_cap_live_fences;
+static uint64_t g_fence_serial;
+
+static int
+fence_is_cleared (const void *fence)
+{
+  static const uint8_t zero[CUDASIM_NVSCI_FENCE_SIZE];
+  return memcmp (fence, zero, sizeof (zero)) == 0;
+}
+
+static int
+live_fence_find_locked (uint64_t serial)
+{
+  int i;
+
+  for (i = 0; i < g_n_live_fences; i++) {
+    if (g_live_fences[i].serial == serial)
+      return i;
+  }
+  return -1;
+}
+
+/* a live fence's object, or NULL */
+static SimSemObject *
+fence_object_locked (const SimNvSciFence * f)
+{
+  int i;
+
+  if (f->magic != SIM_NVSCI_FENCE_MAGIC)
+    return NULL;
+  i = live_fence_find_locked (f->serial);
+  return i < 0 ? NULL : g_live_fences[i].sem;
+}
+
+/* the NvSciSyncObj handle is the object's address; accept only live
+ * NvSciSync objects */
+static SimSemObject *
+nvsci_obj_locked (const void *obj)
+{
+  int i;
+
+  if (!obj)
+    return NULL;
+  for (i = 1; i < g_n_sems; i++) {
+    if (g_sems[i] && (const void *) g_sems[i] == obj &&
+        g_sems[i]->type == CUDASIM_SEM_NVSCI)
+      return g_sems[i];
+  }
+  return NULL;
+}
+
+/* Writes a new fence for the next deterministic value of @sem. */
+static void
+nvsci_write_fence_locked (SimSemObject * sem, void *fence, const char *what)
+{
+  SimNvSciFence f;
+
+  memcpy (&f, fence, sizeof (f));
+  if (!fence_is_cleared (&f) && f.magic == SIM_NVSCI_FENCE_MAGIC &&
+      live_fence_find_locked (f.serial) >= 0)
+    sim_violation ("%s: the fence storage holds an uncleared fence (value "
+        "%llu of NvSciSync object %llu); the signal overwrites it and the "
+        "reference it holds leaks (clear or zero the storage first)", what,
+        (unsigned long long) f.value, (unsigned long long) f.sem_id);
+
+  if (g_n_live_fences >= g_cap_live_fences) {
+    int cap = g_cap_live_fences ? g_cap_live_fences * 2 : 64;
+    SimLiveFence *n = realloc (g_live_fences, (size_t) cap * sizeof (*n));
+    if (!n) {
+      fprintf (stderr, "cudasim: out of memory\n");
+      abort ();
+    }
+    g_live_fences = n;
+    g_cap_live_fences = cap;
+  }
+
+  memset (&f, 0, sizeof (f));
+  f.magic = SIM_NVSCI_FENCE_MAGIC;
+  f.sem_id = (uint64_t) sem->id;
+  f.value = ++sem->nvsci_issued;
+  f.serial = ++g_fence_serial;
+  g_live_fences[g_n_live_fences].serial = f.serial;
+  g_live_fences[g_n_live_fences].sem = sem;
+  g_n_live_fences++;
+  sem->refcount++;
+  memcpy (fence, &f, sizeof (f));
+}
+
+SIM_EXPORT void *
+cudasim_nvsci_obj_create (int signal_permission, int wait_permission)
+{
+  SimSemObject *sem;
+  int id = cudasim_sem_create (CUDASIM_SEM_TIMELINE, 0);
+
+  if (id < 0)
+    return NULL;
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  sem->type = CUDASIM_SEM_NVSCI;
+  sem->nvsci_signal_perm = signal_permission != 0;
+  sem->nvsci_wait_perm = wait_permission != 0;
+  pthread_mutex_unlock (&g_sim.lock);
+  return sem;
+}
+
+SIM_EXPORT void
+cudasim_nvsci_obj_free (void *obj)
+{
+  SimSemObject *sem;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = nvsci_obj_locked (obj);
+  if (sem && sem->exporter_ref) {
+    sem->exporter_ref = 0;
+    sem_object_unref_locked (sem);
+  } else {
+    sim_violation ("cudasim_nvsci_obj_free: %p is not a live NvSciSync "
+        "object (freed twice?)", obj);
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+}
+
+SIM_EXPORT uint64_t
+cudasim_nvsci_obj_get_value (const void *obj)
+{
+  SimSemObject *sem;
+  uint64_t v = 0;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = nvsci_obj_locked (obj);
+  if (sem)
+    v = sem->value;
+  pthread_mutex_unlock (&g_sim.lock);
+  return v;
+}
+
+SIM_EXPORT unsigned
+cudasim_nvsci_obj_flags (const void *obj)
+{
+  SimSemObject *sem;
+  unsigned v = 0;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = nvsci_obj_locked (obj);
+  if (sem)
+    v = sem->nvsci_flags;
+  pthread_mutex_unlock (&g_sim.lock);
+  return v;
+}
+
+SIM_EXPORT uint64_t
+cudasim_nvsci_fence_value (const void *fence)
+{
+  SimNvSciFence f;
+
+  if (!fence)
+    return 0;
+  memcpy (&f, fence, sizeof (f));
+  return f.magic == SIM_NVSCI_FENCE_MAGIC ? f.value : 0;
+}
+
+SIM_EXPORT int
+cudasim_nvsci_fence_clear (void *fence)
+{
+  SimNvSciFence f;
+  int i, r = 0;
+
+  if (!fence || fence_is_cleared (fence))
+    return 0;
+  memcpy (&f, fence, sizeof (f));
+  pthread_mutex_lock (&g_sim.lock);
+  i = f.magic == SIM_NVSCI_FENCE_MAGIC ? live_fence_find_locked (f.serial) :
+      -1;
+  if (i >= 0) {
+    SimSemObject *sem = g_live_fences[i].sem;
+    g_live_fences[i] = g_live_fences[--g_n_live_fences];
+    sem_object_unref_locked (sem);
+  } else if (f.magic == SIM_NVSCI_FENCE_MAGIC) {
+    sim_violation ("NvSciSyncFenceClear: fence %llu (value %llu of "
+        "NvSciSync object %llu) was already cleared: a copy of a fence was "
+        "cleared twice (its reference would be dropped twice)",
+        (unsigned long long) f.serial, (unsigned long long) f.value,
+        (unsigned long long) f.sem_id);
+    r = -1;
+  } else {
+    sim_violation ("NvSciSyncFenceClear: the 48 bytes are neither a cleared "
+        "fence nor a fence written by a signal");
+    r = -1;
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+  memset (fence, 0, CUDASIM_NVSCI_FENCE_SIZE);
+  return r;
+}
+
+SIM_EXPORT int
+cudasim_nvsci_fence_wait (const void *fence, uint64_t timeout_ns)
+{
+  SimSemObject *sem;
+  SimNvSciFence f;
+  int64_t deadline = 0;
+  int r = -1;
+
+  if (!fence)
+    return -1;
+  if (fence_is_cleared (fence))
+    return 0;
+  memcpy (&f, fence, sizeof (f));
+  if (timeout_ns != UINT64_MAX && timeout_ns < (uint64_t) INT64_MAX / 2)
+    deadline = sim_now_ns () + (int64_t) timeout_ns;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = fence_object_locked (&f);
+  if (sem) {
+    sem->refcount++;
+    for (;;) {
+      if (sem_try_wait_locked (sem, f.value)) {
+        r = 0;
+        break;
+      }
+      if (deadline) {
+        struct timespec ts;
+        if (sim_now_ns () >= deadline)
+          break;
+        ts.tv_sec = deadline / 1000000000LL;
+        ts.tv_nsec = deadline % 1000000000LL;
+        pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
+      } else {
+        pthread_cond_wait (&g_sim.progress, &g_sim.lock);
+      }
+    }
+    sem_object_unref_locked (sem);
+  }
+  pthread_mutex_unlock (&g_sim.lock);
+  return r;
+}
+
+SIM_EXPORT int
+cudasim_nvsci_live_fences (void)
+{
+  int n;
+
+  pthread_mutex_lock (&g_sim.lock);
+  n = g_n_live_fences;
+  pthread_mutex_unlock (&g_sim.lock);
+  return n;
+}
+
+/* ------------------------------------------------------------------ */
 /* import: handle types                                                */
 /* ------------------------------------------------------------------ */
 
@@ -347,6 +649,23 @@ sem_import_fd_locked (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc,
   return CUDA_SUCCESS;
 }
 
+/* Resolves a fake NvSciSyncObj made by cudasim_nvsci_obj_create(). */
+static CUresult
+sem_import_nvsci_locked (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc,
+    CudasimSemType expected, SimSemObject ** out)
+{
+  SimSemObject *sem;
+
+  if (!desc->handle.nvSciSyncObj)
+    return CUDA_ERROR_INVALID_VALUE;    /* what the real driver says */
+  sem = nvsci_obj_locked (desc->handle.nvSciSyncObj);
+  /* unknown pointer, or an object the application already freed */
+  if (!sem || !sem->exporter_ref)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *out = sem;
+  return CUDA_SUCCESS;
+}
+
 typedef struct
 {
   CUexternalSemaphoreHandleType type;
@@ -361,7 +680,8 @@ static const SimSemHandleType g_sem_handle_types[] = {
       sem_import_fd_locked},
   {CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
       CUDASIM_SEM_TIMELINE, 1, sem_import_fd_locked},
-  /* CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC: not simulated yet */
+  {CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, CUDASIM_SEM_NVSCI, 0,
+      sem_import_nvsci_locked},
 };
 
 SIM_EXPORT CUresult
@@ -429,21 +749,95 @@ sim_extsem_unref_locked (SimExtSem * es)
   free (es);
 }
 
-/* Builds a signal or wait operation; on error nothing is queued. */
+/* Checks one signal or wait of @es at call time and returns the value the
+ * operation carries (timeline value; NvSciSync: the fence's deterministic
+ * value, for signals assigned later). Nothing is changed. */
+static CUresult
+sem_check_param_locked (SimOpType type, const char *what, SimExtSem * es,
+    const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * sp,
+    const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * wp, uint64_t * value)
+{
+  SimSemObject *sem = es->sem;
+  unsigned flags = type == OP_SEM_SIGNAL ? sp->flags : wp->flags;
+
+  *value = 0;
+  if (sem->type != CUDASIM_SEM_NVSCI) {
+    /* cuda.h: for every other type, flags must be zero */
+    if (flags)
+      return CUDA_ERROR_INVALID_VALUE;
+    *value = type == OP_SEM_SIGNAL ? sp->params.fence.value :
+        wp->params.fence.value;
+    /* a timeline signal that is not above the current value can never
+     * become valid (values only grow): report it at call time */
+    if (type == OP_SEM_SIGNAL && sem->type == CUDASIM_SEM_TIMELINE &&
+        *value <= sem->value) {
+      sim_violation ("%s: timeline semaphore %d signalled with "
+          "non-increasing value %llu (current value %llu)", what, sem->id,
+          (unsigned long long) *value, (unsigned long long) sem->value);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+  }
+
+  if (type == OP_SEM_SIGNAL) {
+    if (flags & ~(unsigned) CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC)
+      return CUDA_ERROR_INVALID_VALUE;
+    /* cuda.h: an NvSciSyncObj whose attribute list was not made with
+     * CUDA_NVSCISYNC_ATTR_SIGNAL cannot be signalled */
+    if (!sem->nvsci_signal_perm)
+      return CUDA_ERROR_NOT_SUPPORTED;
+    if (!sp->params.nvSciSync.fence)
+      return CUDA_ERROR_INVALID_VALUE;
+  } else {
+    const void *fence = wp->params.nvSciSync.fence;
+    SimNvSciFence f;
+
+    if (flags & ~(unsigned) CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (!sem->nvsci_wait_perm)
+      return CUDA_ERROR_NOT_SUPPORTED;
+    if (!fence)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (fence_is_cleared (fence))
+      return CUDA_SUCCESS;      /* a cleared fence has expired: no wait */
+    memcpy (&f, fence, sizeof (f));
+    if (f.magic != SIM_NVSCI_FENCE_MAGIC || f.sem_id != (uint64_t) sem->id)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (live_fence_find_locked (f.serial) < 0) {
+      sim_violation ("%s: waiting on a copy of fence %llu (value %llu of "
+          "NvSciSync object %d), which was already cleared", what,
+          (unsigned long long) f.serial, (unsigned long long) f.value,
+          sem->id);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    *value = f.value;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* Builds a signal or wait operation; on error nothing is queued (and no
+ * NvSciSync fence is written). */
 static CUresult
 sem_submit (SimOpType type, SimEntry entry, const char *what,
-    const CUexternalSemaphore * extSemArray, const uint64_t * values,
-    unsigned int n, CUstream stream)
+    const CUexternalSemaphore * extSemArray,
+    const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * sp,
+    const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * wp, unsigned int n,
+    CUstream stream)
 {
   SimExtSem **sems;
+  uint64_t *values;
   SimStream *s;
   SimOp *op;
   CUresult r;
   unsigned int i;
 
   sems = calloc (n, sizeof (SimExtSem *));
-  if (!sems)
+  values = calloc (n, sizeof (uint64_t));
+  if (!sems || !values) {
+    free (sems);
+    free (values);
     return CUDA_ERROR_OUT_OF_MEMORY;
+  }
 
   pthread_mutex_lock (&g_sim.lock);
   r = sim_resolve_stream_locked (stream, what, &s);
@@ -453,34 +847,37 @@ sem_submit (SimOpType type, SimEntry entry, const char *what,
     if (r == CUDA_SUCCESS)
       sems[i] = obj;
   }
-  /* a timeline signal that is not above the current value can never
-   * become valid (values only grow): report it at call time */
-  for (i = 0; r == CUDA_SUCCESS && type == OP_SEM_SIGNAL && i < n; i++) {
-    SimSemObject *sem = sems[i]->sem;
-    if (sem->type == CUDASIM_SEM_TIMELINE && values[i] <= sem->value) {
-      sim_violation ("%s: timeline semaphore %d signalled with "
-          "non-increasing value %llu (current value %llu)", what, sem->id,
-          (unsigned long long) values[i], (unsigned long long) sem->value);
-      r = CUDA_ERROR_INVALID_VALUE;
-    }
-  }
+  for (i = 0; r == CUDA_SUCCESS && i < n; i++)
+    r = sem_check_param_locked (type, what, sems[i], sp ? &sp[i] : NULL,
+        wp ? &wp[i] : NULL, &values[i]);
   if (r != CUDA_SUCCESS) {
     pthread_mutex_unlock (&g_sim.lock);
     free (sems);
+    free (values);
     return r;
+  }
+
+  /* accepted: NvSciSync signals write their fences now, at call time
+   * (cuda.h: the API sets params.nvSciSync.fence) */
+  for (i = 0; i < n; i++) {
+    SimSemObject *sem = sems[i]->sem;
+    if (sem->type != CUDASIM_SEM_NVSCI)
+      continue;
+    if (type == OP_SEM_SIGNAL) {
+      nvsci_write_fence_locked (sem, sp[i].params.nvSciSync.fence, what);
+      values[i] = sem->nvsci_issued;
+      sem->nvsci_flags |= sp[i].flags;
+    } else {
+      sem->nvsci_flags |= wp[i].flags;
+    }
   }
 
   op = sim_op_new (type, entry);
   op->global_delay = 1;
   op->u.sem.sems = sems;
-  op->u.sem.values = calloc (n ? n : 1, sizeof (uint64_t));
-  if (!op->u.sem.values) {
-    fprintf (stderr, "cudasim: out of memory\n");
-    abort ();
-  }
+  op->u.sem.values = values;
   op->u.sem.n = (int) n;
   for (i = 0; i < n; i++) {
-    op->u.sem.values[i] = values[i];
     sems[i]->refcount++;
     sems[i]->pending++;
   }
@@ -494,25 +891,14 @@ cuSignalExternalSemaphoresAsync (const CUexternalSemaphore * extSemArray,
     const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS * paramsArray,
     unsigned int numExtSems, CUstream stream)
 {
-  uint64_t *values;
-  unsigned int i;
-  CUresult r;
-
   SIM_ENTER (cuSignalExternalSemaphoresAsync);
   if (numExtSems == 0)
     return CUDA_SUCCESS;
   if (!extSemArray || !paramsArray)
     return CUDA_ERROR_INVALID_VALUE;
-  values = calloc (numExtSems, sizeof (uint64_t));
-  if (!values)
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  for (i = 0; i < numExtSems; i++)
-    values[i] = paramsArray[i].params.fence.value;
-  r = sem_submit (OP_SEM_SIGNAL, EP_cuSignalExternalSemaphoresAsync,
-      "cuSignalExternalSemaphoresAsync", extSemArray, values, numExtSems,
-      stream);
-  free (values);
-  return r;
+  return sem_submit (OP_SEM_SIGNAL, EP_cuSignalExternalSemaphoresAsync,
+      "cuSignalExternalSemaphoresAsync", extSemArray, paramsArray, NULL,
+      numExtSems, stream);
 }
 
 SIM_EXPORT CUresult
@@ -520,25 +906,14 @@ cuWaitExternalSemaphoresAsync (const CUexternalSemaphore * extSemArray,
     const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS * paramsArray,
     unsigned int numExtSems, CUstream stream)
 {
-  uint64_t *values;
-  unsigned int i;
-  CUresult r;
-
   SIM_ENTER (cuWaitExternalSemaphoresAsync);
   if (numExtSems == 0)
     return CUDA_SUCCESS;
   if (!extSemArray || !paramsArray)
     return CUDA_ERROR_INVALID_VALUE;
-  values = calloc (numExtSems, sizeof (uint64_t));
-  if (!values)
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  for (i = 0; i < numExtSems; i++)
-    values[i] = paramsArray[i].params.fence.value;
-  r = sem_submit (OP_SEM_WAIT, EP_cuWaitExternalSemaphoresAsync,
-      "cuWaitExternalSemaphoresAsync", extSemArray, values, numExtSems,
-      stream);
-  free (values);
-  return r;
+  return sem_submit (OP_SEM_WAIT, EP_cuWaitExternalSemaphoresAsync,
+      "cuWaitExternalSemaphoresAsync", extSemArray, NULL, paramsArray,
+      numExtSems, stream);
 }
 
 /* stream thread: executes a queued signal */

@@ -46,7 +46,7 @@ typedef CUresult (*CtxCreateV2Func) (CUcontext *, unsigned int, CUdevice);
   X (cuImportExternalSemaphore) X (cuSignalExternalSemaphoresAsync) \
   X (cuWaitExternalSemaphoresAsync) X (cuDestroyExternalSemaphore) \
   X (cuImportExternalMemory) X (cuExternalMemoryGetMappedBuffer) \
-  X (cuDestroyExternalMemory)
+  X (cuDestroyExternalMemory) X (cuDeviceGetNvSciSyncAttributes)
 
 static struct
 {
@@ -675,8 +675,15 @@ test_import_errors (void)
   r = cu.cuImportExternalSemaphore (&es, &desc);
   CHECK (r == CUDA_ERROR_NOT_SUPPORTED, "win32 handle -> NOT_SUPPORTED");
   desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
+  desc.handle.nvSciSyncObj = NULL;
   r = cu.cuImportExternalSemaphore (&es, &desc);
-  CHECK (r == CUDA_ERROR_NOT_SUPPORTED, "NvSciSync -> NOT_SUPPORTED");
+  CHECK (r == CUDA_ERROR_INVALID_VALUE, "NvSciSync, NULL object -> "
+      "INVALID_VALUE (%d)", r);
+  desc.handle.nvSciSyncObj = &desc;
+  r = cu.cuImportExternalSemaphore (&es, &desc);
+  CHECK (r == CUDA_ERROR_INVALID_HANDLE, "NvSciSync, not an NvSciSyncObj "
+      "-> INVALID_HANDLE (%d)", r);
+  memset (&desc, 0, sizeof (desc));
 
   desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
   desc.handle.fd = fd = sim.sem_export_fd (tl);
@@ -688,6 +695,227 @@ test_import_errors (void)
 
   sim.sem_unref (bin);
   sim.sem_unref (tl);
+}
+
+/* ---- NvSciSync ---- */
+
+static CUexternalSemaphore
+import_nvsci (void *obj, CUresult * res)
+{
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+  CUexternalSemaphore es = NULL;
+
+  memset (&desc, 0, sizeof (desc));
+  desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
+  desc.handle.nvSciSyncObj = obj;
+  *res = cu.cuImportExternalSemaphore (&es, &desc);
+  return es;
+}
+
+static CUresult
+nvsci_signal (CUexternalSemaphore es, void *fence, unsigned flags,
+    CUstream s)
+{
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS p;
+
+  memset (&p, 0, sizeof (p));
+  p.params.nvSciSync.fence = fence;
+  p.flags = flags;
+  return cu.cuSignalExternalSemaphoresAsync (&es, &p, 1, s);
+}
+
+static CUresult
+nvsci_wait (CUexternalSemaphore es, void *fence, unsigned flags, CUstream s)
+{
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS p;
+
+  memset (&p, 0, sizeof (p));
+  p.params.nvSciSync.fence = fence;
+  p.flags = flags;
+  return cu.cuWaitExternalSemaphoresAsync (&es, &p, 1, s);
+}
+
+static void
+test_nvsci (void)
+{
+  uint8_t f1[CUDASIM_NVSCI_FENCE_SIZE], f2[CUDASIM_NVSCI_FENCE_SIZE];
+  uint8_t f3[CUDASIM_NVSCI_FENCE_SIZE], copy[CUDASIM_NVSCI_FENCE_SIZE];
+  uint8_t zero[CUDASIM_NVSCI_FENCE_SIZE];
+  void *obj, *obj_nosig, *obj_nowait;
+  CUexternalSemaphore es, es2, es_nosig, es_nowait, es_tl;
+  CUstream sa, sb;
+  CUdeviceptr d;
+  unsigned char v = 0;
+  unsigned before;
+  int live0, tl;
+  CUresult r;
+  double t0, t;
+
+  SECTION ("NvSciSync: fences, deterministic values, permissions");
+  memset (zero, 0, sizeof (zero));
+  live0 = sim.nvsci_live_fences ();
+  CU_OK (cu.cuStreamCreate (&sa, CU_STREAM_NON_BLOCKING));
+  CU_OK (cu.cuStreamCreate (&sb, CU_STREAM_NON_BLOCKING));
+  CU_OK (cu.cuMemAlloc_v2 (&d, 1));
+  CU_OK (cu.cuMemsetD8_v2 (d, 0, 1));
+  obj = sim.nvsci_obj_create (1, 1);
+  CHECK (obj != NULL, "NvSciSync object created");
+  es = import_nvsci (obj, &r);
+  CU_OK (r);
+  es2 = import_nvsci (obj, &r);
+  CU_OK (r);
+
+  /* signal writes the fence at call time; the count moves at execution */
+  memset (f1, 0, sizeof (f1));
+  memset (f2, 0, sizeof (f2));
+  sim.set_delay_us ("cuMemsetD8Async", 200000);
+  CU_OK (cu.cuMemsetD8Async (d, 3, 1, sa));
+  CU_OK (nvsci_signal (es, f1, 0, sa));
+  CHECK (memcmp (f1, zero, sizeof (f1)) != 0 &&
+      sim.nvsci_fence_value (f1) == 1, "first signal wrote fence value 1 "
+      "at call time (%llu)", (unsigned long long) sim.nvsci_fence_value (f1));
+  CHECK (sim.nvsci_obj_get_value (obj) == 0, "count still 0 while the "
+      "signal is queued behind the delayed memset");
+  CHECK (sim.nvsci_live_fences () == live0 + 1, "one live fence");
+  t0 = now_ms ();
+  CU_OK (nvsci_wait (es2, f1, 0, sb));
+  CU_OK (cu.cuMemcpyDtoHAsync_v2 (&v, d, 1, sb));
+  CU_OK (cu.cuStreamSynchronize (sb));
+  t = now_ms () - t0;
+  CHECK (v == 3 && t >= 150, "a wait on the fence (other handle, other "
+      "stream) ran after the signal (saw %d after %.0f ms)", v, t);
+  CHECK (sim.nvsci_obj_get_value (obj) == 1, "count 1");
+  sim.set_delay_us ("cuMemsetD8Async", 0);
+
+  CU_OK (nvsci_signal (es, f2, CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC, sa));
+  CHECK (sim.nvsci_fence_value (f2) == 2, "second signal: value 2");
+  CHECK (sim.nvsci_fence_wait (f2, 5000ull * 1000000) == 0 &&
+      sim.nvsci_obj_get_value (obj) == 2, "CPU fence wait returns at 2");
+  CHECK (sim.nvsci_fence_wait (zero, 0) == 0, "a cleared fence has expired");
+  CU_OK (nvsci_wait (es, zero, 0, sb));
+  CU_OK (nvsci_wait (es, f2, CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC, sb));
+  CU_OK (cu.cuStreamSynchronize (sb));
+  CHECK (sim.nvsci_obj_flags (obj) ==
+      (CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC |
+          CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC),
+      "SKIP_NVSCIBUF_MEMSYNC flags recorded (0x%x)", sim.nvsci_obj_flags (obj));
+
+  SECTION ("NvSciSync: invalid parameters");
+  memset (f3, 0, sizeof (f3));
+  CHECK (nvsci_signal (es, f3, CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC,
+          sa) == CUDA_ERROR_INVALID_VALUE && memcmp (f3, zero, 48) == 0,
+      "signal with the wait flag -> INVALID_VALUE, fence untouched");
+  CHECK (nvsci_wait (es, f2, CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+          sb) == CUDA_ERROR_INVALID_VALUE, "wait with the signal flag -> "
+      "INVALID_VALUE");
+  CHECK (nvsci_signal (es, NULL, 0, sa) == CUDA_ERROR_INVALID_VALUE,
+      "signal without fence storage -> INVALID_VALUE");
+  tl = sim.sem_create (CUDASIM_SEM_TIMELINE, 0);
+  es_tl = import_sem (tl, CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+      &r);
+  CU_OK (r);
+  {
+    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS p;
+    memset (&p, 0, sizeof (p));
+    p.params.fence.value = 1;
+    p.flags = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC;
+    CHECK (cu.cuSignalExternalSemaphoresAsync (&es_tl, &p, 1, sa) ==
+        CUDA_ERROR_INVALID_VALUE, "flags on a timeline semaphore -> "
+        "INVALID_VALUE (must be zero)");
+  }
+  {
+    uint8_t bogus[CUDASIM_NVSCI_FENCE_SIZE];
+    memset (bogus, 0x5a, sizeof (bogus));
+    CHECK (nvsci_wait (es, bogus, 0, sb) == CUDA_ERROR_INVALID_VALUE,
+        "wait on bytes that are no fence -> INVALID_VALUE");
+  }
+
+  SECTION ("NvSciSync: permissions (cuda.h: NOT_SUPPORTED)");
+  obj_nosig = sim.nvsci_obj_create (0, 1);
+  obj_nowait = sim.nvsci_obj_create (1, 0);
+  es_nosig = import_nvsci (obj_nosig, &r);
+  CU_OK (r);
+  es_nowait = import_nvsci (obj_nowait, &r);
+  CU_OK (r);
+  CHECK (nvsci_signal (es_nosig, f3, 0, sa) == CUDA_ERROR_NOT_SUPPORTED &&
+      memcmp (f3, zero, 48) == 0, "signal without signal permission -> "
+      "NOT_SUPPORTED at the signal, no fence written");
+  CU_OK (nvsci_signal (es_nowait, f3, 0, sa));
+  CHECK (nvsci_wait (es_nowait, f3, 0, sb) == CUDA_ERROR_NOT_SUPPORTED,
+      "wait without wait permission -> NOT_SUPPORTED");
+  CHECK (nvsci_wait (es, f3, 0, sb) == CUDA_ERROR_INVALID_VALUE,
+      "wait on another object's fence -> INVALID_VALUE");
+  CU_OK (cu.cuStreamSynchronize (sa));
+  CHECK (sim.nvsci_fence_clear (f3) == 0 && memcmp (f3, zero, 48) == 0,
+      "fence cleared and zeroed");
+
+  SECTION ("NvSciSync: violations");
+  before = sim.violation_count ();
+  CU_OK (nvsci_signal (es, f1, 0, sa));         /* f1 still holds value 1 */
+  CHECK (sim.violation_count () == before + 1 && sim.nvsci_fence_value (f1) == 3,
+      "signal into uncleared fence storage: violation (leak): %s",
+      sim.last_violation () ? sim.last_violation () : "(none)");
+  CU_OK (cu.cuStreamSynchronize (sa));
+
+  memcpy (copy, f2, sizeof (copy));
+  CHECK (sim.nvsci_fence_clear (f2) == 0, "clear fence 2");
+  before = sim.violation_count ();
+  CHECK (nvsci_wait (es, copy, 0, sb) == CUDA_ERROR_INVALID_VALUE &&
+      sim.violation_count () == before + 1,
+      "wait on a copy of a cleared fence: violation: %s",
+      sim.last_violation () ? sim.last_violation () : "(none)");
+  before = sim.violation_count ();
+  CHECK (sim.nvsci_fence_clear (copy) == -1 &&
+      sim.violation_count () == before + 1,
+      "clearing the copy again: double clear violation: %s",
+      sim.last_violation () ? sim.last_violation () : "(none)");
+  CHECK (sim.nvsci_fence_clear (copy) == 0, "clearing a cleared fence: no-op");
+
+  /* out of order: the slow stream's signal (value 4) executes after the fast
+   * stream's (value 5) */
+  memset (f2, 0, sizeof (f2));
+  memset (f3, 0, sizeof (f3));
+  before = sim.violation_count ();
+  sim.set_delay_us ("cuMemsetD8Async", 100000);
+  CU_OK (cu.cuMemsetD8Async (d, 1, 1, sa));
+  CU_OK (nvsci_signal (es, f2, 0, sa));
+  CU_OK (nvsci_signal (es, f3, 0, sb));
+  CU_OK (cu.cuStreamSynchronize (sa));
+  CU_OK (cu.cuStreamSynchronize (sb));
+  sim.set_delay_us ("cuMemsetD8Async", 0);
+  CHECK (sim.nvsci_fence_value (f2) == 4 && sim.nvsci_fence_value (f3) == 5 &&
+      sim.violation_count () >= before + 1,
+      "deterministic signals executed out of order: violation: %s",
+      sim.last_violation () ? sim.last_violation () : "(none)");
+
+  SECTION ("NvSciSync: attributes");
+  r = cu.cuDeviceGetNvSciSyncAttributes (&v, 0, CUDA_NVSCISYNC_ATTR_SIGNAL);
+  CHECK (r == CUDA_ERROR_NOT_SUPPORTED, "cuDeviceGetNvSciSyncAttributes "
+      "without a libnvscisync in the process -> NOT_SUPPORTED (%d)", r);
+
+  SECTION ("NvSciSync: lifetime");
+  sim.nvsci_obj_free (obj_nosig);
+  CHECK (import_nvsci (obj_nosig, &r) == NULL && r == CUDA_ERROR_INVALID_HANDLE,
+      "a freed object can no longer be imported (%d)", r);
+  CU_OK (cu.cuDestroyExternalSemaphore (es_nosig));
+  sim.nvsci_obj_free (obj);
+  CHECK (sim.nvsci_fence_wait (f3, 5000ull * 1000000) == 0,
+      "uncleared fences keep their object alive after NvSciSyncObjFree");
+  sim.nvsci_fence_clear (f1);
+  sim.nvsci_fence_clear (f2);
+  sim.nvsci_fence_clear (f3);
+  CHECK (sim.nvsci_live_fences () == live0 + 1, "every fence cleared but "
+      "the one overwritten above, which leaked (%d live)",
+      sim.nvsci_live_fences () - live0);
+  CU_OK (cu.cuDestroyExternalSemaphore (es));
+  CU_OK (cu.cuDestroyExternalSemaphore (es2));
+  CU_OK (cu.cuDestroyExternalSemaphore (es_nowait));
+  CU_OK (cu.cuDestroyExternalSemaphore (es_tl));
+  sim.nvsci_obj_free (obj_nowait);
+  sim.sem_unref (tl);
+  CU_OK (cu.cuMemFree_v2 (d));
+  CU_OK (cu.cuStreamDestroy_v2 (sa));
+  CU_OK (cu.cuStreamDestroy_v2 (sb));
 }
 
 static void
@@ -1348,6 +1576,7 @@ main (int argc, char **argv)
   test_events ();
   test_semaphores ();
   test_import_errors ();
+  test_nvsci ();
   test_violations ();
   test_host_func ();
   test_fault_injection ();
