@@ -21,6 +21,12 @@
  *   value go backwards;
  * - a binary semaphore may not be signalled again by this object before its
  *   previous signal has been waited for;
+ * - an NvSciSync signal writes an `NvSciSyncFence` (at the call, into
+ *   storage that must be cleared: the driver overwrites it) and consecutive
+ *   signals on different streams are ordered like timeline signals, so that
+ *   deterministic fence values (+1 per signal) are reached in order; an
+ *   NvSciSync object allocated without signal (wait) permission for CUDA
+ *   fails the signal (wait) with %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED;
  * - the driver object is destroyed only after every operation enqueued on
  *   it has completed, by a library worker thread, never by blocking the
  *   thread that drops the last reference.
@@ -76,6 +82,8 @@ struct _GstCudaSemaphore
   gboolean has_waited;
   CUstream last_wait_stream;
   gboolean binary_pending;
+  /* NvSciSync: pass the SKIP_NVSCIBUF_MEMSYNC flags */
+  gboolean skip_nvscibuf_memsync;
   /* last operation on each stream this semaphore was used on */
   GArray *stream_events;
 };
@@ -86,6 +94,7 @@ enum
   PROP_HANDLE_TYPE,
   PROP_LAST_VALUE,
   PROP_CONTEXT,
+  PROP_SKIP_NVSCIBUF_MEMSYNC,
 };
 
 G_DEFINE_TYPE (GstCudaSemaphore, gst_cuda_semaphore, GST_TYPE_OBJECT);
@@ -93,6 +102,8 @@ G_DEFINE_TYPE (GstCudaSemaphore, gst_cuda_semaphore, GST_TYPE_OBJECT);
 static void gst_cuda_semaphore_finalize (GObject * object);
 static void gst_cuda_semaphore_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
+static void gst_cuda_semaphore_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
 
 static void
 gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
@@ -101,6 +112,7 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
 
   object_class->finalize = gst_cuda_semaphore_finalize;
   object_class->get_property = gst_cuda_semaphore_get_property;
+  object_class->set_property = gst_cuda_semaphore_set_property;
 
   g_object_class_install_property (object_class, PROP_HANDLE_TYPE,
       g_param_spec_enum ("handle-type", "Handle type",
@@ -117,6 +129,20 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
           "The CUDA context the semaphore was imported into",
           GST_TYPE_CUDA_CONTEXT, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstCudaSemaphore:skip-nvscibuf-memsync:
+   *
+   * NvSciSync semaphores only: signal with
+   * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` and wait with
+   * `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`. See
+   * gst_cuda_semaphore_set_skip_nvscibuf_memsync().
+   */
+  g_object_class_install_property (object_class, PROP_SKIP_NVSCIBUF_MEMSYNC,
+      g_param_spec_boolean ("skip-nvscibuf-memsync", "Skip NvSciBuf memsync",
+          "NvSciSync semaphores only: skip the memory synchronisation of "
+          "NvSciBuf memory imported into CUDA when signalling and waiting "
+          "(only when no NvSciBuf data is shared through this semaphore)",
+          FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 }
 
 void
@@ -148,6 +174,27 @@ gst_cuda_semaphore_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CONTEXT:
       g_value_set_object (value, self->context);
+      break;
+    case PROP_SKIP_NVSCIBUF_MEMSYNC:
+      g_value_set_boolean (value,
+          gst_cuda_semaphore_get_skip_nvscibuf_memsync (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_semaphore_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSemaphore *self = GST_CUDA_SEMAPHORE (object);
+
+  switch (prop_id) {
+    case PROP_SKIP_NVSCIBUF_MEMSYNC:
+      gst_cuda_semaphore_set_skip_nvscibuf_memsync (self,
+          g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -319,6 +366,18 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
  * Imports an NvSciSync object. The object stays owned by the application and
  * must outlive the returned semaphore.
  *
+ * For the object to be signalled by CUDA, the attribute list it was
+ * allocated from must include the CUDA device's signaler attributes
+ * (cuDeviceGetNvSciSyncAttributes() with `CUDA_NVSCISYNC_ATTR_SIGNAL`);
+ * for CUDA to wait on it, the waiter attributes (`CUDA_NVSCISYNC_ATTR_WAIT`).
+ * Otherwise the import succeeds but signals (waits) fail with
+ * %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED. gst_cuda_nvsci_sync_obj_new() (built
+ * when libnvscisync is available) allocates a suitable object.
+ *
+ * Only signals enqueued through the returned #GstCudaSemaphore are ordered
+ * with each other: import an object once and share the semaphore, rather
+ * than importing it again for each signaller.
+ *
  * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
  */
 GstCudaSemaphore *
@@ -405,7 +464,10 @@ gst_cuda_semaphore_is_timeline (GstCudaSemaphore * sem)
  * @sem: a #GstCudaSemaphore
  *
  * Returns: the last timeline value this object enqueued for signalling (or
- * the value set with gst_cuda_semaphore_advance_to()); 0 if none.
+ * the value set with gst_cuda_semaphore_advance_to()); 0 if none. For an
+ * NvSciSync semaphore: the number of signals enqueued through this object,
+ * which is the value of the last fence when the NvSciSync object has
+ * deterministic fences and is signalled only through this object.
  */
 guint64
 gst_cuda_semaphore_get_last_value (GstCudaSemaphore * sem)
@@ -479,6 +541,41 @@ typedef enum
   OP_WAIT,
 } OpKind;
 
+/* A signal or wait on an NvSciSync semaphore failed: the driver answers
+ * CUDA_ERROR_NOT_SUPPORTED when the NvSciSyncObj lacks the permission */
+static void
+nvsci_op_failed (CUresult r, OpKind kind, GError ** error)
+{
+  const gchar *call = kind == OP_SIGNAL ? "cuSignalExternalSemaphoresAsync" :
+      "cuWaitExternalSemaphoresAsync";
+  GError *err = NULL;
+
+  _gst_cuda_sync_result (r, call, &err);
+  if (r == CUDA_ERROR_NOT_SUPPORTED) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "%s: the NvSciSync object has no %s permission for this CUDA device "
+        "(allocate it from an attribute list filled by "
+        "cuDeviceGetNvSciSyncAttributes with %s)", err->message,
+        kind == OP_SIGNAL ? "signal" : "wait", kind == OP_SIGNAL ?
+        "CUDA_NVSCISYNC_ATTR_SIGNAL" : "CUDA_NVSCISYNC_ATTR_WAIT");
+    g_error_free (err);
+  } else {
+    g_propagate_error (error, err);
+  }
+}
+
+/* flags of a signal or wait: only NvSciSync semaphores take any */
+static guint
+op_flags_locked (GstCudaSemaphore * self, OpKind kind, gboolean skip_memsync)
+{
+  if (self->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
+    return 0;
+  if (!skip_memsync && !self->skip_nvscibuf_memsync)
+    return 0;
+  return kind == OP_SIGNAL ? CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC
+      : CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC;
+}
+
 /* Enqueues one signal or wait. Call with op_lock held. */
 static gboolean
 enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
@@ -486,6 +583,9 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
 {
   CUresult r;
   gboolean ret = FALSE;
+  /* NvSciSyncFence (uint64_t payload[6]) storage with the alignment the
+   * driver expects, whatever the caller's bytes have */
+  guint64 nvsci_fence[GST_CUDA_NVSCI_FENCE_SIZE / 8] = { 0, };
 
   if (!gst_cuda_context_push (self->context)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
@@ -521,12 +621,17 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
 
     memset (&params, 0, sizeof (params));
     if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
-      params.params.nvSciSync.fence = fence;
+      params.params.nvSciSync.fence = nvsci_fence;      /* written here */
     else
       params.params.fence.value = value;
     params.flags = flags;
     r = GST_CUDA_SYNC_CALL (cuSignalExternalSemaphoresAsync) (&self->handle,
         &params, 1, stream);
+    if (r != CUDA_SUCCESS &&
+        self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+      nvsci_op_failed (r, kind, error);
+      goto out;
+    }
     if (!_gst_cuda_sync_result (r, "cuSignalExternalSemaphoresAsync", error))
       goto out;
 
@@ -536,17 +641,29 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
       self->last_value = value;
     else if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
       self->binary_pending = TRUE;
+    else {
+      self->last_value++;       /* NvSciSync: signals enqueued */
+      memcpy (fence, nvsci_fence, GST_CUDA_NVSCI_FENCE_SIZE);
+    }
   } else {
     CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params;
 
     memset (&params, 0, sizeof (params));
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
-      params.params.nvSciSync.fence = fence;
-    else
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+      /* the driver reads the fence during the call */
+      memcpy (nvsci_fence, fence, GST_CUDA_NVSCI_FENCE_SIZE);
+      params.params.nvSciSync.fence = nvsci_fence;
+    } else {
       params.params.fence.value = value;
+    }
     params.flags = flags;
     r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
         &params, 1, stream);
+    if (r != CUDA_SUCCESS &&
+        self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
+      nvsci_op_failed (r, kind, error);
+      goto out;
+    }
     if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
       goto out;
     if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
@@ -703,17 +820,84 @@ gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
   return enqueue (sem, OP_WAIT, stream, value, NULL, error);
 }
 
+static gboolean
+fence_is_cleared (const guint8 * fence)
+{
+  guint i;
+
+  for (i = 0; i < GST_CUDA_NVSCI_FENCE_SIZE; i++) {
+    if (fence[i])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+_gst_cuda_semaphore_signal_nvsci_full (GstCudaSemaphore * sem,
+    CUstream stream, guint8 * fence, gboolean skip_memsync, GError ** error)
+{
+  gboolean ret;
+
+  if (!check_nvsci (sem, TRUE, error))
+    return FALSE;
+  if (!fence_is_cleared (fence)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "The fence storage passed to the NvSciSync signal holds a fence: the "
+        "driver would overwrite it and leak the reference it holds (clear it "
+        "with NvSciSyncFenceClear() or zero it first)");
+    return FALSE;
+  }
+
+  g_mutex_lock (&sem->op_lock);
+  ret = enqueue_locked (sem, OP_SIGNAL, stream, 0, fence,
+      op_flags_locked (sem, OP_SIGNAL, skip_memsync), error);
+  g_mutex_unlock (&sem->op_lock);
+  return ret;
+}
+
+gboolean
+_gst_cuda_semaphore_wait_nvsci_full (GstCudaSemaphore * sem, CUstream stream,
+    const guint8 * fence, gboolean skip_memsync, GError ** error)
+{
+  gboolean ret;
+
+  if (!check_nvsci (sem, TRUE, error))
+    return FALSE;
+
+  g_mutex_lock (&sem->op_lock);
+  ret = enqueue_locked (sem, OP_WAIT, stream, 0, (guint8 *) fence,
+      op_flags_locked (sem, OP_WAIT, skip_memsync), error);
+  g_mutex_unlock (&sem->op_lock);
+  return ret;
+}
+
 /**
  * gst_cuda_semaphore_signal_nvsci:
  * @sem: an NvSciSync #GstCudaSemaphore
  * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
- * @fence: (array fixed-size=48): zero-initialised storage for an
- *   `NvSciSyncFence`; the driver writes the fence that expires when the
- *   signal executes (overwriting previous contents)
+ * @fence: (array fixed-size=48): storage for an `NvSciSyncFence`, cleared
+ *   (all zero: `NvSciSyncFenceInitializer`, or after `NvSciSyncFenceClear()`)
  * @error: return location for a #GError
  *
- * Enqueues an NvSciSync signal. Signals of one semaphore are ordered on the
- * GPU in enqueue order, also across streams.
+ * Enqueues an NvSciSync signal on @stream, after all work already enqueued
+ * there. The driver writes into @fence, during this call, the fence that
+ * expires when the signal executes; the caller owns that fence and must
+ * release it with `NvSciSyncFenceClear()` (or hand it to a #GstCudaSyncMeta
+ * with gst_cuda_sync_meta_add_acquire_nvsci_fence(), which then owns it).
+ * Since the driver overwrites @fence, storage that still holds a fence is
+ * refused (%GST_CUDA_SYNC_ERROR_PROTOCOL) rather than leaking the reference
+ * the old fence holds.
+ *
+ * Signals of one semaphore execute in enqueue order, also across streams
+ * (a signal on another stream than the previous one is ordered after it
+ * with an event), as deterministic fences require: the n-th signal's fence
+ * has value n, and must not be reached before the (n-1)-th.
+ *
+ * An NvSciSync object allocated without CUDA signal permission fails with
+ * %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED (the driver's
+ * `CUDA_ERROR_NOT_SUPPORTED`), and @fence stays cleared. With
+ * #GstCudaSemaphore:skip-nvscibuf-memsync the signal passes
+ * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC`.
  *
  * Returns: %TRUE if the signal was enqueued
  */
@@ -724,19 +908,23 @@ gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
   g_return_val_if_fail (fence != NULL, FALSE);
 
-  if (!check_nvsci (sem, TRUE, error))
-    return FALSE;
-  return enqueue (sem, OP_SIGNAL, stream, 0, fence, error);
+  return _gst_cuda_semaphore_signal_nvsci_full (sem, stream, fence, FALSE,
+      error);
 }
 
 /**
  * gst_cuda_semaphore_wait_nvsci:
  * @sem: an NvSciSync #GstCudaSemaphore
  * @stream: (type gpointer): the CUDA stream that must wait
- * @fence: (array fixed-size=48): the `NvSciSyncFence` to wait for
+ * @fence: (array fixed-size=48): the `NvSciSyncFence` to wait for (read
+ *   during the call; a cleared fence has expired and waits for nothing)
  * @error: return location for a #GError
  *
- * Enqueues a GPU-side wait for an NvSciSync fence.
+ * Enqueues a GPU-side wait for an NvSciSync fence. An NvSciSync object
+ * allocated without CUDA wait permission fails with
+ * %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED. With
+ * #GstCudaSemaphore:skip-nvscibuf-memsync the wait passes
+ * `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`.
  *
  * Returns: %TRUE if the wait was enqueued
  */
@@ -747,9 +935,60 @@ gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
   g_return_val_if_fail (fence != NULL, FALSE);
 
-  if (!check_nvsci (sem, TRUE, error))
-    return FALSE;
-  return enqueue (sem, OP_WAIT, stream, 0, (guint8 *) fence, error);
+  return _gst_cuda_semaphore_wait_nvsci_full (sem, stream, fence, FALSE,
+      error);
+}
+
+/**
+ * gst_cuda_semaphore_set_skip_nvscibuf_memsync:
+ * @sem: a #GstCudaSemaphore
+ * @skip: whether to skip NvSciBuf memory synchronisation
+ *
+ * For NvSciSync semaphores: when @skip is %TRUE, every later signal passes
+ * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` and every later
+ * wait `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`: the driver then
+ * does not make NvSciBuf memory imported into CUDA coherent with the other
+ * importers at the signal or wait. Use it only when the semaphore orders
+ * work without NvSciBuf data being shared through it (a control
+ * dependency); with shared NvSciBuf data the result is undefined (cuda.h).
+ * Data in #GstCudaMemory is not NvSciBuf memory.
+ *
+ * Other handle types take no flags; for them this setting is stored but has
+ * no effect.
+ */
+void
+gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
+    gboolean skip)
+{
+  gboolean changed;
+
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+
+  g_mutex_lock (&sem->op_lock);
+  changed = sem->skip_nvscibuf_memsync != ! !skip;
+  sem->skip_nvscibuf_memsync = ! !skip;
+  g_mutex_unlock (&sem->op_lock);
+  if (changed)
+    g_object_notify (G_OBJECT (sem), "skip-nvscibuf-memsync");
+}
+
+/**
+ * gst_cuda_semaphore_get_skip_nvscibuf_memsync:
+ * @sem: a #GstCudaSemaphore
+ *
+ * Returns: the value set with gst_cuda_semaphore_set_skip_nvscibuf_memsync()
+ */
+gboolean
+gst_cuda_semaphore_get_skip_nvscibuf_memsync (GstCudaSemaphore * sem)
+{
+  gboolean skip;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+
+  g_mutex_lock (&sem->op_lock);
+  skip = sem->skip_nvscibuf_memsync;
+  g_mutex_unlock (&sem->op_lock);
+  return skip;
 }
 
 /**

@@ -101,6 +101,7 @@ load_library (gpointer user_data)
     goto failed;
   LOAD_OPTIONAL (cuExternalMemoryGetMappedMipmappedArray);
   LOAD_OPTIONAL (cuDeviceGetNvSciSyncAttributes);
+  LOAD_OPTIONAL (cuDeviceGet);
 
   g_module_make_resident (module);
   GST_INFO ("CUDA driver entry points loaded from %s", g_module_name (module));

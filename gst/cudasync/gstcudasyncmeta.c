@@ -26,7 +26,9 @@ typedef struct
   GstCudaSemaphore *sem;
   guint64 value;
   gboolean has_fence;
-  guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE];
+  /* an NvSciSyncFence (uint64_t payload[6]): 8-byte aligned, so that hooks
+   * may use it as an NvSciSyncFence */
+  guint64 fence_storage[GST_CUDA_NVSCI_FENCE_SIZE / 8];
 
   GMutex lock;
   /* acquire, binary: the one wait has been enqueued (or done externally) */
@@ -39,6 +41,7 @@ typedef struct
   gboolean released;
 } SyncPoint;
 
+G_LOCK_DEFINE_STATIC (fence_clear);
 static GstCudaSyncNvSciFenceClearFunc fence_clear_func = NULL;
 static gpointer fence_clear_data = NULL;
 
@@ -48,14 +51,48 @@ static gpointer fence_clear_data = NULL;
  * @user_data: data for @func
  *
  * Installs the hook that releases `NvSciSyncFence`s stored in metas (see
- * #GstCudaSyncNvSciFenceClearFunc). Without a hook, fences are only zeroed.
+ * #GstCudaSyncNvSciFenceClearFunc), process-wide. An application that uses
+ * NvSciSync semaphores installs it before the first fence is stored, for
+ * example with gst_cuda_nvsci_fence_clear() when the library was built with
+ * libnvscisync, or with its own function calling `NvSciSyncFenceClear()`.
+ * The hook is called once for each fence, when the last copy of the meta
+ * holding it is freed, from whichever thread frees it. Without a hook,
+ * fences are only zeroed, which leaks the reference each one holds to its
+ * NvSciSync object (a warning is logged once).
  */
 void
 gst_cuda_sync_set_nvsci_fence_clear_func (GstCudaSyncNvSciFenceClearFunc func,
     gpointer user_data)
 {
+  G_LOCK (fence_clear);
   fence_clear_func = func;
   fence_clear_data = user_data;
+  G_UNLOCK (fence_clear);
+}
+
+/* Releases a fence the meta owned: exactly once per fence (the point holding
+ * it is shared by every copy of the meta and freed once). */
+static void
+clear_fence (guint8 * fence)
+{
+  GstCudaSyncNvSciFenceClearFunc func;
+  gpointer data;
+  static gsize warned = 0;
+
+  G_LOCK (fence_clear);
+  func = fence_clear_func;
+  data = fence_clear_data;
+  G_UNLOCK (fence_clear);
+
+  if (func) {
+    func (fence, data);
+  } else if (g_once_init_enter (&warned)) {
+    GST_WARNING ("NvSciSync fence released without a clear hook "
+        "(gst_cuda_sync_set_nvsci_fence_clear_func): the reference it holds "
+        "leaks");
+    g_once_init_leave (&warned, 1);
+  }
+  memset (fence, 0, GST_CUDA_NVSCI_FENCE_SIZE);
 }
 
 static SyncPoint *
@@ -68,7 +105,7 @@ point_new (GstCudaSemaphore * sem, guint64 value, const guint8 * fence)
   p->value = value;
   if (fence) {
     p->has_fence = TRUE;
-    memcpy (p->fence, fence, GST_CUDA_NVSCI_FENCE_SIZE);
+    memcpy (p->fence_storage, fence, GST_CUDA_NVSCI_FENCE_SIZE);
   }
   g_mutex_init (&p->lock);
   return p;
@@ -119,11 +156,10 @@ point_unref (gpointer data)
     }
   }
 
-  if (p->has_fence) {
-    if (fence_clear_func)
-      fence_clear_func (p->fence, fence_clear_data);
-    memset (p->fence, 0, sizeof (p->fence));
-  }
+  /* after the waits that read it were enqueued: the driver reads a fence
+   * during the wait call */
+  if (p->has_fence)
+    clear_fence ((guint8 *) p->fence_storage);
 
   gst_object_unref (p->sem);
   g_mutex_clear (&p->lock);
@@ -256,11 +292,15 @@ gst_cuda_sync_meta_add_acquire (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
  * @meta: a #GstCudaSyncMeta
  * @sem: an NvSciSync #GstCudaSemaphore
  * @fence: (array fixed-size=48): the `NvSciSyncFence` that expires when the
- *   data is ready; copied, and cleared through the hook set with
- *   gst_cuda_sync_set_nvsci_fence_clear_func() when the last copy of the
- *   meta is freed
+ *   data is ready, for example the one gst_cuda_semaphore_signal_nvsci()
+ *   wrote
  *
- * Adds an NvSciSync acquire point.
+ * Adds an NvSciSync acquire point. The meta takes over @fence, and the
+ * reference it holds: the 48 bytes are copied, the caller must not clear
+ * its copy afterwards (to keep a fence of its own, `NvSciSyncFenceDup()`
+ * it first). The fence is shared by all copies of the meta and cleared
+ * exactly once, through the hook set with
+ * gst_cuda_sync_set_nvsci_fence_clear_func(), when the last copy is freed.
  */
 void
 gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
@@ -317,6 +357,11 @@ gst_cuda_sync_meta_get_acquire (GstCudaSyncMeta * meta, guint idx,
  * @idx: index of the acquire point
  * @fence: (out caller-allocates) (array fixed-size=48): the fence
  *
+ * Copies the fence of an NvSciSync acquire point, for a consumer that waits
+ * outside CUDA (`NvSciSyncFenceWait()`, or an NvSciSync-capable engine).
+ * The copy is borrowed: it is valid while the buffer (the meta) is alive,
+ * and must not be cleared; `NvSciSyncFenceDup()` it to keep it longer.
+ *
  * Returns: %TRUE if acquire point @idx is an NvSciSync fence
  */
 gboolean
@@ -331,7 +376,7 @@ gst_cuda_sync_meta_get_acquire_nvsci_fence (GstCudaSyncMeta * meta, guint idx,
   p = g_ptr_array_index (meta->acquire, idx);
   if (!p->has_fence)
     return FALSE;
-  memcpy (fence, p->fence, GST_CUDA_NVSCI_FENCE_SIZE);
+  memcpy (fence, p->fence_storage, GST_CUDA_NVSCI_FENCE_SIZE);
   return TRUE;
 }
 
@@ -385,14 +430,16 @@ gst_cuda_sync_meta_get_release (GstCudaSyncMeta * meta, guint64 * value)
 }
 
 static gboolean
-point_wait_gpu (SyncPoint * p, CUstream stream, GError ** error)
+point_wait_gpu (SyncPoint * p, CUstream stream, gboolean skip_memsync,
+    GError ** error)
 {
   GstCudaSemaphoreHandleType type = gst_cuda_semaphore_get_handle_type (p->sem);
   gboolean ret = TRUE;
   CUresult r;
 
   if (p->has_fence)
-    return gst_cuda_semaphore_wait_nvsci (p->sem, stream, p->fence, error);
+    return _gst_cuda_semaphore_wait_nvsci_full (p->sem, stream,
+        (const guint8 *) p->fence_storage, skip_memsync, error);
   if (type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
     return gst_cuda_semaphore_wait (p->sem, stream, p->value, error);
 
@@ -443,12 +490,20 @@ gboolean
 gst_cuda_sync_meta_wait_gpu (GstCudaSyncMeta * meta, CUstream stream,
     GError ** error)
 {
-  guint i;
-
   g_return_val_if_fail (meta != NULL, FALSE);
 
+  return _gst_cuda_sync_meta_wait_gpu_full (meta, stream, FALSE, error);
+}
+
+gboolean
+_gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta, CUstream stream,
+    gboolean skip_memsync, GError ** error)
+{
+  guint i;
+
   for (i = 0; i < meta->acquire->len; i++) {
-    if (!point_wait_gpu (g_ptr_array_index (meta->acquire, i), stream, error))
+    if (!point_wait_gpu (g_ptr_array_index (meta->acquire, i), stream,
+            skip_memsync, error))
       return FALSE;
   }
   return TRUE;
@@ -487,7 +542,7 @@ gst_cuda_sync_meta_wait_cpu (GstCudaSyncMeta * meta, GstClockTime timeout,
     CUresult r;
     gboolean ok;
 
-    if (!point_wait_gpu (p, NULL, error))
+    if (!point_wait_gpu (p, NULL, FALSE, error))
       return FALSE;
 
     if (!gst_cuda_context_push (ctx)) {

@@ -26,6 +26,17 @@
  * semaphore allows one signal in flight: if the previous buffer's signal has
  * not been waited for yet, the fallback applies to that buffer.
  *
+ * An NvSciSync semaphore (Jetson/DRIVE) is set and negotiated the same way.
+ * Each signal writes a fresh `NvSciSyncFence`, which becomes the buffer's
+ * acquire point (gst_cuda_sync_meta_get_acquire_nvsci_fence()); the meta
+ * clears it through the hook set with
+ * gst_cuda_sync_set_nvsci_fence_clear_func() when the buffer is gone. Signals
+ * are serialised, so deterministic fences count 1, 2, 3... per buffer
+ * (`last-value` shows the count). An NvSciSync object without CUDA signal
+ * permission is an error naming `CUDA_ERROR_NOT_SUPPORTED`. The
+ * `skip-nvscibuf-memsync` property adds
+ * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` to the signals.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! cudaupload ! cudasemsignal ! cudasemwait ! cudadownload ! autovideosink
@@ -288,13 +299,6 @@ negotiate_semaphore (GstCudaSemSignal * self)
       gst_object_unref (sem);
       return FALSE;
     }
-    if (t == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("NvSciSync semaphores are not supported by this version of "
-              "cudasemsignal"), (NULL));
-      gst_object_unref (sem);
-      return FALSE;
-    }
     if (!gst_cuda_sync_base_filter_check_semaphore (base, sem,
             self->from_downstream ? "Semaphore offered by downstream" :
             "Semaphore property")) {
@@ -333,6 +337,37 @@ apply_fallback (GstCudaSemSignal * self, const gchar * why)
       GST_FLOW_ERROR;
 }
 
+/* NvSciSync: the signal writes a fence, which the meta takes over */
+static GstFlowReturn
+signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
+    CUstream stream)
+{
+  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE] = { 0, };
+  GError *err = NULL;
+  guint64 count;
+
+  if (!_gst_cuda_semaphore_signal_nvsci_full (self->active, stream, fence,
+          gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base), &err)) {
+    gst_cuda_sync_base_filter_post_error (base, err,
+        "Could not enqueue the NvSciSync signal");
+    return GST_FLOW_ERROR;
+  }
+
+  if (!meta)
+    meta = gst_buffer_add_cuda_sync_meta (buf);
+  /* the meta owns the fence from now on and clears it once */
+  gst_cuda_sync_meta_add_acquire_nvsci_fence (meta, self->active, fence);
+
+  count = gst_cuda_semaphore_get_last_value (self->active);
+  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_SIGNALS, 1);
+  gst_cuda_sync_base_filter_set_counter (base, GST_CUDA_SYNC_COUNTER_LAST_VALUE,
+      count);
+  GST_LOG_OBJECT (self, "NvSciSync signal %" G_GUINT64_FORMAT " enqueued for %"
+      GST_PTR_FORMAT, count, buf);
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -365,7 +400,9 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
               "Acquire point of the incoming buffer"))
         return GST_FLOW_ERROR;
     }
-    if (!gst_cuda_sync_meta_wait_gpu (meta, stream, &err)) {
+    if (!_gst_cuda_sync_meta_wait_gpu_full (meta, stream,
+            gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base),
+            &err)) {
       gst_cuda_sync_base_filter_post_error (base, err,
           "Could not wait for the incoming buffer's acquire points");
       return GST_FLOW_ERROR;
@@ -377,6 +414,10 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!self->active)
     return apply_fallback (self, "No semaphore: downstream offered none and "
         "the semaphore property is not set");
+
+  if (gst_cuda_semaphore_get_handle_type (self->active) ==
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
+    return signal_nvsci (self, buf, meta, stream);
 
   if (!gst_cuda_semaphore_signal (self->active, stream, &value, &err)) {
     if (g_error_matches (err, GST_CUDA_SYNC_ERROR,

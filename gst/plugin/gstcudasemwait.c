@@ -23,6 +23,13 @@
  * on every semaphore type CUDA imports, and offers the semaphore set in its
  * #GstCudaSemWait:semaphore property to upstream producers (cudasemsignal).
  *
+ * NvSciSync acquire points (fences) are waited for like the others, with
+ * `cuWaitExternalSemaphoresAsync` reading the fence from the meta; the
+ * `skip-nvscibuf-memsync` property adds
+ * `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC` to those waits. An
+ * NvSciSync object without CUDA wait permission is an error naming
+ * `CUDA_ERROR_NOT_SUPPORTED`.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! cudaupload ! cudasemsignal ! cudasemwait ! cudadownload ! autovideosink
@@ -225,7 +232,8 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   /* The legacy default stream: later work on every blocking stream of the
    * context is ordered after these waits. */
-  if (!gst_cuda_sync_meta_wait_gpu (meta, NULL, &err)) {
+  if (!_gst_cuda_sync_meta_wait_gpu_full (meta, NULL,
+          gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base), &err)) {
     gst_cuda_sync_base_filter_post_error (base, err,
         "Could not enqueue the semaphore waits");
     return GST_FLOW_ERROR;

@@ -22,6 +22,7 @@ enum
   PROP_DEVICE_ID,
   PROP_SEMAPHORE,
   PROP_STATS,
+  PROP_SKIP_NVSCIBUF_MEMSYNC,
 };
 
 typedef struct
@@ -29,6 +30,7 @@ typedef struct
   GMutex lock;
   gint device_id;
   GstCudaSemaphore *semaphore;  /* property */
+  gboolean skip_nvscibuf_memsync;
   GstCudaContext *context;
   CUstream stream;
   guint64 counters[GST_CUDA_SYNC_N_COUNTERS];
@@ -84,6 +86,15 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           "Counters since the element was created: buffers, signals, waits, "
           "cpu-syncs, last-value", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SKIP_NVSCIBUF_MEMSYNC,
+      g_param_spec_boolean ("skip-nvscibuf-memsync", "Skip NvSciBuf memsync",
+          "NvSciSync semaphores only: signal/wait with CUDA_EXTERNAL_SEMAPHORE_"
+          "{SIGNAL,WAIT}_SKIP_NVSCIBUF_MEMSYNC, i.e. without making NvSciBuf "
+          "memory imported into CUDA coherent (only when no NvSciBuf data is "
+          "shared through the semaphore; also on when the semaphore's own "
+          "skip-nvscibuf-memsync is set)", FALSE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_set_context);
@@ -151,6 +162,11 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
       priv->device_id = g_value_get_int (value);
       g_mutex_unlock (&priv->lock);
       break;
+    case PROP_SKIP_NVSCIBUF_MEMSYNC:
+      g_mutex_lock (&priv->lock);
+      priv->skip_nvscibuf_memsync = g_value_get_boolean (value);
+      g_mutex_unlock (&priv->lock);
+      break;
     case PROP_SEMAPHORE:{
       GstCudaSemaphore *old;
       g_mutex_lock (&priv->lock);
@@ -185,6 +201,11 @@ gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STATS:
       g_value_take_boxed (value, make_stats (GST_CUDA_SYNC_BASE_FILTER (object)));
+      break;
+    case PROP_SKIP_NVSCIBUF_MEMSYNC:
+      g_value_set_boolean (value,
+          gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync
+          (GST_CUDA_SYNC_BASE_FILTER (object)));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -318,6 +339,19 @@ gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self)
   sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
   g_mutex_unlock (&priv->lock);
   return sem;
+}
+
+gboolean
+gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter *
+    self)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  gboolean skip;
+
+  g_mutex_lock (&priv->lock);
+  skip = priv->skip_nvscibuf_memsync;
+  g_mutex_unlock (&priv->lock);
+  return skip;
 }
 
 void

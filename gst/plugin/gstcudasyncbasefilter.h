@@ -19,8 +19,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseFilter, gst_cuda_sync_base_filter,
  * GstCudaSyncBaseFilter:
  *
  * Shared base of cudasemsignal and cudasemwait: CUDA context sharing
- * (GstContext), the element's own CUDA stream, the `semaphore` and `stats`
- * properties, and input checks. Not registered as an element.
+ * (GstContext), the element's own CUDA stream, the `semaphore`, `stats` and
+ * `skip-nvscibuf-memsync` properties, and input checks. Not registered as an element.
  */
 struct _GstCudaSyncBaseFilterClass
 {
@@ -44,6 +44,7 @@ typedef enum
 GstCudaContext *   gst_cuda_sync_base_filter_get_context   (GstCudaSyncBaseFilter * self);
 CUstream           gst_cuda_sync_base_filter_get_stream    (GstCudaSyncBaseFilter * self);
 GstCudaSemaphore * gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self);
+gboolean           gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter * self);
 void               gst_cuda_sync_base_filter_count         (GstCudaSyncBaseFilter * self,
                                                             GstCudaSyncCounter counter,
                                                             guint64 add);

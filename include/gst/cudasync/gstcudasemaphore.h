@@ -145,4 +145,11 @@ gboolean           gst_cuda_semaphore_wait_nvsci         (GstCudaSemaphore * sem
                                                           const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE],
                                                           GError ** error);
 
+GST_CUDA_SYNC_API
+void               gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
+                                                          gboolean skip);
+
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_semaphore_get_skip_nvscibuf_memsync (GstCudaSemaphore * sem);
+
 G_END_DECLS

@@ -123,12 +123,16 @@ gboolean            gst_cuda_sync_meta_signal_release (GstCudaSyncMeta * meta,
 
 /**
  * GstCudaSyncNvSciFenceClearFunc:
- * @fence: the fence bytes to clear (`NvSciSyncFenceClear()`)
+ * @fence: the fence bytes to clear (`NvSciSyncFenceClear()`), 8-byte
+ *   aligned: usable as an `NvSciSyncFence *`
  * @user_data: the data passed to gst_cuda_sync_set_nvsci_fence_clear_func()
  *
- * Releases the resources an `NvSciSyncFence` holds. The library cannot call
- * libnvscisync itself; an application that uses NvSci semaphores provides
- * this hook, called exactly once for each fence the library stored.
+ * Releases the reference an `NvSciSyncFence` holds. The library itself does
+ * not link libnvscisync; an application that uses NvSciSync semaphores
+ * provides this hook (gst_cuda_nvsci_fence_clear() when the library was
+ * built with NvSciSync support), which is called exactly once for each
+ * fence a #GstCudaSyncMeta owned, when the last copy of the meta is freed.
+ * The library zeroes the bytes afterwards.
  */
 typedef void (*GstCudaSyncNvSciFenceClearFunc) (guint8 * fence, gpointer user_data);
 
