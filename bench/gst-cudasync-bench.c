@@ -1,0 +1,2727 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * gst-cudasync-bench: measures what handing a CUDA frame over with external
+ * semaphores costs, against a bare driver call and against the CPU
+ * synchronised handoff upstream GStreamer uses. See docs/benchmarks.md.
+ *
+ * Scenario 1, signal overhead: CPU time per call on the calling thread of
+ *   - a bare cuSignalExternalSemaphoresAsync loop (timeline semaphore),
+ *   - gst_cuda_semaphore_signal() (what the element calls),
+ *   - a gst_pad_push() loop through `identity` (GStreamer's own cost),
+ *   - the same loop through `cudasemsignal`.
+ *   Each is timed in batches (the GPU drains the queue between batches,
+ *   outside the timed part) with CLOCK_THREAD_CPUTIME_ID.
+ *
+ * Scenario 2, GPU-produced frames: a producer thread writes each frame into
+ * a GstCudaBufferPool buffer with a kernel (bench/spin.cu) that also keeps
+ * the GPU busy for 0, 1 or 5 ms, then pushes it through
+ * `cudasemsignal ! cudasemwait ! fakesink`:
+ *   (a) the producer signals its own timeline semaphore on its stream and
+ *       attaches that acquire point: no CPU wait anywhere;
+ *   (c) the producer calls cuStreamSynchronize before pushing, and
+ *       cudasemsignal runs with fallback=sync and no semaphore (what
+ *       upstream GStreamer elements do).
+ *   A recycler thread (not the streaming thread) waits for each frame's
+ *   end event before the buffer goes back to the pool, which bounds the
+ *   frames in flight to the pool size. Latency: CUDA events recorded before
+ *   the producer's kernel (producer stream) and after cudasemwait (legacy
+ *   default stream, where cudasemwait waits).
+ *
+ * Every scenario repeats R times; min and median over the repetitions are
+ * reported, and the ratios are computed from the same run. The results go
+ * to a table on stdout and to a JSON file, rewritten after each step so that
+ * an interrupted run still leaves the finished parts.
+ *
+ * Needs GST_PLUGIN_PATH pointing at the build's gst/plugin folder;
+ * bench/run.sh sets everything up.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cudasync/cudasync.h>
+
+#include "testsem.h"
+#include "bench-kernel.h"
+
+#define JSON_SCHEMA "gst-cudasync-bench/1"
+#define S1_BATCH 128
+#define STALL_LIMIT_S 20.0
+#define HARD_LIMIT_EXTRA_S 20.0
+
+/* ------------------------------------------------------------------ */
+/* options                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum
+{
+  WRITER_AUTO,
+  WRITER_KERNEL,
+  WRITER_MEMSET,
+} FrameWriter;
+
+static struct
+{
+  gint repetitions;
+  gboolean quick;
+  gchar *json_path;
+  gint only;                    /* 0: all, 1 or 2 */
+  FrameWriter writer;
+  gchar *kernel_source;         /* auto, fatbin, nvrtc */
+  gint in_flight;
+  gint frames;                  /* 0: depends on the GPU work */
+  gint calls;                   /* scenario 1 calls per repetition */
+  gdouble time_limit;
+  gchar *command_line;
+} opt;
+
+/* ------------------------------------------------------------------ */
+/* driver entry points                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Resolved with dlsym from the libcuda.so.1 libgstcuda loaded, under the
+ * names cuda.h maps them to (cuEventDestroy -> cuEventDestroy_v2, ...). */
+#define BENCH_DECL_FN(name) __typeof__ (name) * name
+static struct
+{
+  BENCH_DECL_FN (cuGetErrorName);
+  BENCH_DECL_FN (cuCtxSynchronize);
+  BENCH_DECL_FN (cuStreamCreate);
+  BENCH_DECL_FN (cuStreamDestroy);
+  BENCH_DECL_FN (cuStreamSynchronize);
+  BENCH_DECL_FN (cuEventCreate);
+  BENCH_DECL_FN (cuEventRecord);
+  BENCH_DECL_FN (cuEventSynchronize);
+  BENCH_DECL_FN (cuEventDestroy);
+  BENCH_DECL_FN (cuEventElapsedTime);
+  BENCH_DECL_FN (cuImportExternalSemaphore);
+  BENCH_DECL_FN (cuSignalExternalSemaphoresAsync);
+  BENCH_DECL_FN (cuDestroyExternalSemaphore);
+  BENCH_DECL_FN (cuMemsetD32Async);
+  BENCH_DECL_FN (cuDeviceGet);
+  BENCH_DECL_FN (cuDeviceGetAttribute);
+  BENCH_DECL_FN (cuDeviceGetName);
+  BENCH_DECL_FN (cuDriverGetVersion);
+  /* optional */
+  BENCH_DECL_FN (cuCtxGetFlags);
+} drv;
+
+typedef unsigned (*SimCountFunc) (void);
+static SimCountFunc sim_thread_cpu_syncs = NULL;
+static gboolean is_sim = FALSE;
+
+static GstCudaContext *ctx = NULL;
+static gint64 t_program_start;
+
+/* ------------------------------------------------------------------ */
+/* small helpers                                                        */
+/* ------------------------------------------------------------------ */
+
+static gdouble
+mono_s (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+static gdouble
+thread_cpu_s (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static gdouble
+process_cpu_s (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static const gchar *
+cu_name (CUresult r)
+{
+  const char *name = NULL;
+
+  if (drv.cuGetErrorName && drv.cuGetErrorName (r, &name) == CUDA_SUCCESS
+      && name)
+    return name;
+  return "CUDA_ERROR_?";
+}
+
+static gchar *
+cu_error (const gchar * call, CUresult r)
+{
+  return g_strdup_printf ("%s failed: %s (%d)", call, cu_name (r), (gint) r);
+}
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static GArray *
+series_new (void)
+{
+  return g_array_new (FALSE, FALSE, sizeof (gdouble));
+}
+
+static void
+series_add (GArray * s, gdouble v)
+{
+  g_array_append_val (s, v);
+}
+
+static GArray *
+series_sorted (GArray * s)
+{
+  GArray *c = g_array_sized_new (FALSE, FALSE, sizeof (gdouble), s->len);
+
+  g_array_append_vals (c, s->data, s->len);
+  g_array_sort (c, cmp_double);
+  return c;
+}
+
+static gdouble
+series_median (GArray * s)
+{
+  GArray *c;
+  gdouble m;
+
+  if (!s || s->len == 0)
+    return NAN;
+  c = series_sorted (s);
+  if (c->len % 2)
+    m = g_array_index (c, gdouble, c->len / 2);
+  else
+    m = (g_array_index (c, gdouble, c->len / 2 - 1) +
+        g_array_index (c, gdouble, c->len / 2)) / 2;
+  g_array_unref (c);
+  return m;
+}
+
+static gdouble
+series_min (GArray * s)
+{
+  gdouble m = NAN;
+  guint i;
+
+  for (i = 0; s && i < s->len; i++)
+    if (i == 0 || g_array_index (s, gdouble, i) < m)
+      m = g_array_index (s, gdouble, i);
+  return m;
+}
+
+static gdouble
+series_max (GArray * s)
+{
+  gdouble m = NAN;
+  guint i;
+
+  for (i = 0; s && i < s->len; i++)
+    if (i == 0 || g_array_index (s, gdouble, i) > m)
+      m = g_array_index (s, gdouble, i);
+  return m;
+}
+
+/* nearest-rank percentile */
+static gdouble
+series_percentile (GArray * s, gdouble q)
+{
+  GArray *c;
+  gdouble v;
+  guint idx;
+
+  if (!s || s->len == 0)
+    return NAN;
+  c = series_sorted (s);
+  idx = (guint) ceil (q * c->len);
+  idx = CLAMP (idx, 1, c->len) - 1;
+  v = g_array_index (c, gdouble, idx);
+  g_array_unref (c);
+  return v;
+}
+
+static gdouble
+ratio (gdouble a, gdouble b)
+{
+  if (isnan (a) || isnan (b) || b == 0)
+    return NAN;
+  return a / b;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON writer                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  GString *s;
+  gint depth;
+  gboolean first[64];
+} JW;
+
+static void
+jw_newline (JW * w)
+{
+  gint i;
+
+  g_string_append_c (w->s, '\n');
+  for (i = 0; i < w->depth; i++)
+    g_string_append (w->s, "  ");
+}
+
+static void
+jw_string_literal (JW * w, const gchar * str)
+{
+  const guchar *p;
+
+  g_string_append_c (w->s, '"');
+  for (p = (const guchar *) str; *p; p++) {
+    switch (*p) {
+      case '"':
+        g_string_append (w->s, "\\\"");
+        break;
+      case '\\':
+        g_string_append (w->s, "\\\\");
+        break;
+      case '\n':
+        g_string_append (w->s, "\\n");
+        break;
+      case '\t':
+        g_string_append (w->s, "\\t");
+        break;
+      case '\r':
+        g_string_append (w->s, "\\r");
+        break;
+      default:
+        if (*p < 0x20)
+          g_string_append_printf (w->s, "\\u%04x", *p);
+        else
+          g_string_append_c (w->s, *p);
+    }
+  }
+  g_string_append_c (w->s, '"');
+}
+
+/* separator and key of the next value */
+static void
+jw_key (JW * w, const gchar * key)
+{
+  if (!w->first[w->depth])
+    g_string_append_c (w->s, ',');
+  w->first[w->depth] = FALSE;
+  if (w->depth > 0)
+    jw_newline (w);
+  if (key) {
+    jw_string_literal (w, key);
+    g_string_append (w->s, ": ");
+  }
+}
+
+static void
+jw_open (JW * w, const gchar * key, gchar bracket)
+{
+  jw_key (w, key);
+  g_string_append_c (w->s, bracket);
+  w->depth++;
+  g_assert (w->depth < (gint) G_N_ELEMENTS (w->first));
+  w->first[w->depth] = TRUE;
+}
+
+static void
+jw_close (JW * w, gchar bracket)
+{
+  gboolean empty = w->first[w->depth];
+
+  w->depth--;
+  if (!empty)
+    jw_newline (w);
+  g_string_append_c (w->s, bracket);
+}
+
+#define jw_obj(w, key) jw_open ((w), (key), '{')
+#define jw_obj_end(w) jw_close ((w), '}')
+#define jw_arr(w, key) jw_open ((w), (key), '[')
+#define jw_arr_end(w) jw_close ((w), ']')
+
+static void
+jw_str (JW * w, const gchar * key, const gchar * value)
+{
+  jw_key (w, key);
+  if (value)
+    jw_string_literal (w, value);
+  else
+    g_string_append (w->s, "null");
+}
+
+static void
+jw_num (JW * w, const gchar * key, gdouble value)
+{
+  jw_key (w, key);
+  if (isnan (value) || isinf (value)) {
+    g_string_append (w->s, "null");
+  } else {
+    gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_string_append (w->s, g_ascii_formatd (buf, sizeof (buf), "%.6g",
+            value));
+  }
+}
+
+static void
+jw_int (JW * w, const gchar * key, gint64 value)
+{
+  jw_key (w, key);
+  g_string_append_printf (w->s, "%" G_GINT64_FORMAT, value);
+}
+
+static void
+jw_bool (JW * w, const gchar * key, gboolean value)
+{
+  jw_key (w, key);
+  g_string_append (w->s, value ? "true" : "false");
+}
+
+/* {"min":..,"median":..,"max":..,"all":[..]} */
+static void
+jw_series (JW * w, const gchar * key, GArray * s)
+{
+  guint i;
+
+  jw_obj (w, key);
+  jw_num (w, "min", series_min (s));
+  jw_num (w, "median", series_median (s));
+  jw_num (w, "max", series_max (s));
+  jw_arr (w, "all");
+  for (i = 0; s && i < s->len; i++)
+    jw_num (w, NULL, g_array_index (s, gdouble, i));
+  jw_arr_end (w);
+  jw_obj_end (w);
+}
+
+static gboolean
+jw_structure_field (GQuark field, const GValue * value, gpointer user_data)
+{
+  JW *w = user_data;
+  const gchar *name = g_quark_to_string (field);
+
+  if (G_VALUE_HOLDS_UINT64 (value))
+    jw_int (w, name, (gint64) g_value_get_uint64 (value));
+  else if (G_VALUE_HOLDS_INT (value))
+    jw_int (w, name, g_value_get_int (value));
+  else if (G_VALUE_HOLDS_UINT (value))
+    jw_int (w, name, g_value_get_uint (value));
+  else {
+    gchar *str = gst_value_serialize (value);
+    jw_str (w, name, str);
+    g_free (str);
+  }
+  return TRUE;
+}
+
+static void
+jw_structure (JW * w, const gchar * key, const GstStructure * st)
+{
+  if (!st) {
+    jw_str (w, key, NULL);
+    return;
+  }
+  jw_obj (w, key);
+  gst_structure_foreach (st, jw_structure_field, w);
+  jw_obj_end (w);
+}
+
+/* ------------------------------------------------------------------ */
+/* results                                                              */
+/* ------------------------------------------------------------------ */
+
+enum
+{
+  S1_BARE,
+  S1_LIBRARY,
+  S1_IDENTITY,
+  S1_CUDASEMSIGNAL,
+  S1_N_ROWS
+};
+
+static const struct
+{
+  const gchar *key;
+  const gchar *label;
+} s1_row_names[S1_N_ROWS] = {
+  {"bare", "bare cuSignalExternalSemaphoresAsync"},
+  {"library", "gst_cuda_semaphore_signal()"},
+  {"identity", "gst_pad_push through identity"},
+  {"cudasemsignal", "gst_pad_push through cudasemsignal"},
+};
+
+typedef struct
+{
+  gchar *status;                /* "not run", "ok", "failed", "skipped" */
+  gchar *reason;
+  guint calls;
+  guint batch;
+  GArray *cpu_ns[S1_N_ROWS];
+  GArray *wall_ns[S1_N_ROWS];
+  GstStructure *sig_stats;
+} S1Result;
+
+enum
+{
+  MODE_A,
+  MODE_C,
+  N_MODES
+};
+
+static const gchar *const mode_key[N_MODES] = { "a", "c" };
+
+static const gchar *const mode_desc[N_MODES] = {
+  "GPU handoff: producer acquire point, cudasemsignal and cudasemwait wait "
+      "and signal on the GPU",
+  "CPU-synchronised handoff: producer cuStreamSynchronize before pushing, "
+      "cudasemsignal fallback=sync without a semaphore",
+};
+
+typedef struct
+{
+  gchar *status;
+  gchar *error;
+  guint frames;                 /* measured frames per repetition */
+  guint warmup;
+  GArray *fps;
+  GArray *proc_cpu_us;
+  GArray *prod_cpu_us;
+  GArray *lat_p50_us;
+  GArray *lat_p99_us;
+  GArray *kernel_us;            /* producer's frame write, E0 -> after it */
+  GArray *sim_syncs;            /* producer thread CPU syncs per frame (sim) */
+  GstStructure *sig_stats;      /* last repetition */
+  GstStructure *wait_stats;
+  gboolean stats_ok;
+  gchar *stats_note;
+} ModeResult;
+
+typedef struct
+{
+  gint width, height;
+  const gchar *format;
+  guint gpu_us;
+  gchar *status;
+  gchar *reason;
+  ModeResult m[N_MODES];
+} S2Config;
+
+typedef struct
+{
+  gchar *status;
+  gchar *reason;
+  gchar *frame_writer;
+  gchar *kernel_info;
+  GPtrArray *configs;
+} S2Result;
+
+static struct
+{
+  GMutex lock;
+  gchar *started;
+  gboolean complete;
+  gchar *aborted;
+  /* environment */
+  gchar *driver;
+  gchar *device;
+  gint cc_major, cc_minor, sm_count;
+  gint driver_version;
+  gchar *semaphores;
+  gint ctx_flags;               /* -1: unknown */
+  gchar *fatal;
+  S1Result s1;
+  S2Result s2;
+} R;
+
+static void
+mode_result_init (ModeResult * m)
+{
+  m->status = g_strdup ("not run");
+  m->fps = series_new ();
+  m->proc_cpu_us = series_new ();
+  m->prod_cpu_us = series_new ();
+  m->lat_p50_us = series_new ();
+  m->lat_p99_us = series_new ();
+  m->kernel_us = series_new ();
+  m->sim_syncs = series_new ();
+  m->stats_ok = TRUE;
+}
+
+static void
+set_str (gchar ** field, const gchar * value)
+{
+  g_mutex_lock (&R.lock);
+  g_free (*field);
+  *field = g_strdup (value);
+  g_mutex_unlock (&R.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON document                                                        */
+/* ------------------------------------------------------------------ */
+
+static const gchar *
+sched_name (gint flags)
+{
+  if (flags < 0)
+    return NULL;
+  switch (flags & CU_CTX_SCHED_MASK) {
+    case CU_CTX_SCHED_AUTO:
+      return "auto";
+    case CU_CTX_SCHED_SPIN:
+      return "spin";
+    case CU_CTX_SCHED_YIELD:
+      return "yield";
+    case CU_CTX_SCHED_BLOCKING_SYNC:
+      return "blocking-sync";
+  }
+  return "?";
+}
+
+static void
+json_mode (JW * w, const gchar * key, ModeResult * m)
+{
+  jw_obj (w, key);
+  jw_str (w, "status", m->status);
+  jw_str (w, "error", m->error);
+  jw_int (w, "frames_per_repetition", m->frames);
+  jw_int (w, "warmup_frames", m->warmup);
+  jw_series (w, "fps", m->fps);
+  jw_series (w, "process_cpu_us_per_frame", m->proc_cpu_us);
+  jw_series (w, "producer_thread_cpu_us_per_frame", m->prod_cpu_us);
+  jw_series (w, "latency_p50_us", m->lat_p50_us);
+  jw_series (w, "latency_p99_us", m->lat_p99_us);
+  jw_series (w, "frame_write_gpu_us_median", m->kernel_us);
+  if (is_sim)
+    jw_series (w, "sim_producer_thread_cpu_syncs_per_frame", m->sim_syncs);
+  jw_structure (w, "cudasemsignal_stats", m->sig_stats);
+  jw_structure (w, "cudasemwait_stats", m->wait_stats);
+  jw_bool (w, "element_stats_as_expected", m->stats_ok);
+  jw_str (w, "element_stats_note", m->stats_note);
+  jw_obj_end (w);
+}
+
+static gchar *
+json_document (void)
+{
+  JW w = { g_string_new (NULL), 0, {TRUE,} };
+  guint i, j;
+
+  jw_obj (&w, NULL);
+  jw_str (&w, "schema", JSON_SCHEMA);
+  jw_bool (&w, "complete", R.complete);
+  jw_str (&w, "aborted", R.aborted);
+  jw_str (&w, "fatal_error", R.fatal);
+  jw_str (&w, "started", R.started);
+  jw_num (&w, "elapsed_s", mono_s () - t_program_start / 1e6);
+  jw_str (&w, "command", opt.command_line);
+
+  jw_obj (&w, "options");
+  jw_int (&w, "repetitions", opt.repetitions);
+  jw_bool (&w, "quick", opt.quick);
+  jw_int (&w, "frames_in_flight", opt.in_flight);
+  jw_int (&w, "frames", opt.frames);
+  jw_num (&w, "time_limit_s", opt.time_limit);
+  jw_obj_end (&w);
+
+  jw_obj (&w, "environment");
+  jw_str (&w, "driver", R.driver);
+  jw_bool (&w, "simulated", is_sim);
+  jw_str (&w, "device", R.device);
+  if (R.cc_major > 0) {
+    gchar *cc = g_strdup_printf ("%d.%d", R.cc_major, R.cc_minor);
+    jw_str (&w, "compute_capability", cc);
+    g_free (cc);
+  } else {
+    jw_str (&w, "compute_capability", NULL);
+  }
+  jw_int (&w, "multiprocessors", R.sm_count);
+  jw_int (&w, "cuda_driver_api_version", R.driver_version);
+  jw_str (&w, "cuda_context_scheduling", sched_name (R.ctx_flags));
+  jw_str (&w, "semaphores", R.semaphores);
+  {
+    gchar *v = gst_version_string ();
+    jw_str (&w, "gstreamer", v);
+    g_free (v);
+  }
+  jw_int (&w, "online_cpus", sysconf (_SC_NPROCESSORS_ONLN));
+  jw_str (&w, "kernel_build", bench_kernel_build_info);
+  jw_obj_end (&w);
+
+  /* scenario 1 */
+  jw_obj (&w, "scenario1_signal_overhead");
+  jw_str (&w, "status", R.s1.status);
+  jw_str (&w, "reason", R.s1.reason);
+  jw_str (&w, "measures", "CPU time per call on the calling thread "
+      "(CLOCK_THREAD_CPUTIME_ID), in batches; the GPU drains between "
+      "batches outside the timed part");
+  jw_int (&w, "calls_per_repetition", R.s1.calls);
+  jw_int (&w, "batch", R.s1.batch);
+  jw_obj (&w, "rows");
+  for (i = 0; i < S1_N_ROWS; i++) {
+    jw_obj (&w, s1_row_names[i].key);
+    jw_str (&w, "what", s1_row_names[i].label);
+    jw_series (&w, "cpu_ns_per_call", R.s1.cpu_ns[i]);
+    jw_series (&w, "wall_ns_per_call", R.s1.wall_ns[i]);
+    jw_obj_end (&w);
+  }
+  jw_obj_end (&w);
+  jw_obj (&w, "ratios");
+  {
+    GArray **c = R.s1.cpu_ns;
+    jw_num (&w, "cudasemsignal_over_bare_median",
+        ratio (series_median (c[S1_CUDASEMSIGNAL]), series_median (c[S1_BARE])));
+    jw_num (&w, "cudasemsignal_over_bare_min",
+        ratio (series_min (c[S1_CUDASEMSIGNAL]), series_min (c[S1_BARE])));
+    jw_num (&w, "cudasemsignal_minus_identity_over_bare_median",
+        ratio (series_median (c[S1_CUDASEMSIGNAL]) -
+            series_median (c[S1_IDENTITY]), series_median (c[S1_BARE])));
+    jw_num (&w, "cudasemsignal_minus_identity_over_bare_min",
+        ratio (series_min (c[S1_CUDASEMSIGNAL]) - series_min (c[S1_IDENTITY]),
+            series_min (c[S1_BARE])));
+    jw_num (&w, "library_over_bare_median",
+        ratio (series_median (c[S1_LIBRARY]), series_median (c[S1_BARE])));
+    jw_num (&w, "target_cudasemsignal_minus_identity_over_bare", 2.0);
+  }
+  jw_obj_end (&w);
+  jw_structure (&w, "cudasemsignal_stats", R.s1.sig_stats);
+  jw_obj_end (&w);
+
+  /* scenario 2 */
+  jw_obj (&w, "scenario2_gpu_frames");
+  jw_str (&w, "status", R.s2.status);
+  jw_str (&w, "reason", R.s2.reason);
+  jw_str (&w, "frame_writer", R.s2.frame_writer);
+  jw_str (&w, "kernel", R.s2.kernel_info);
+  jw_str (&w, "pipeline", "producer thread (pad push) ! cudasemsignal ! "
+      "cudasemwait ! fakesink sync=false");
+  jw_obj (&w, "modes");
+  for (j = 0; j < N_MODES; j++)
+    jw_str (&w, mode_key[j], mode_desc[j]);
+  jw_obj_end (&w);
+  jw_str (&w, "latency", "GPU time from an event recorded on the producer's "
+      "stream just before its kernel to an event recorded on the legacy "
+      "default stream after cudasemwait");
+  jw_arr (&w, "configs");
+  for (i = 0; R.s2.configs && i < R.s2.configs->len; i++) {
+    S2Config *c = g_ptr_array_index (R.s2.configs, i);
+
+    jw_obj (&w, NULL);
+    jw_int (&w, "width", c->width);
+    jw_int (&w, "height", c->height);
+    jw_str (&w, "format", c->format);
+    jw_num (&w, "gpu_work_ms", c->gpu_us / 1000.0);
+    jw_str (&w, "status", c->status);
+    jw_str (&w, "reason", c->reason);
+    jw_obj (&w, "modes");
+    for (j = 0; j < N_MODES; j++)
+      json_mode (&w, mode_key[j], &c->m[j]);
+    jw_obj_end (&w);
+    jw_obj (&w, "ratios_a_over_c_median");
+    jw_num (&w, "fps", ratio (series_median (c->m[MODE_A].fps),
+            series_median (c->m[MODE_C].fps)));
+    jw_num (&w, "process_cpu_per_frame",
+        ratio (series_median (c->m[MODE_A].proc_cpu_us),
+            series_median (c->m[MODE_C].proc_cpu_us)));
+    jw_num (&w, "producer_thread_cpu_per_frame",
+        ratio (series_median (c->m[MODE_A].prod_cpu_us),
+            series_median (c->m[MODE_C].prod_cpu_us)));
+    jw_num (&w, "latency_p50", ratio (series_median (c->m[MODE_A].lat_p50_us),
+            series_median (c->m[MODE_C].lat_p50_us)));
+    jw_num (&w, "latency_p99", ratio (series_median (c->m[MODE_A].lat_p99_us),
+            series_median (c->m[MODE_C].lat_p99_us)));
+    jw_obj_end (&w);
+    jw_obj_end (&w);
+  }
+  jw_arr_end (&w);
+  jw_obj_end (&w);
+
+  jw_obj_end (&w);
+  g_string_append_c (w.s, '\n');
+  return g_string_free (w.s, FALSE);
+}
+
+/* Call with R.lock held. */
+static gboolean
+write_json_locked (gchar ** error)
+{
+  gchar *doc = json_document ();
+  gchar *tmp = g_strdup_printf ("%s.tmp", opt.json_path);
+  GError *err = NULL;
+  gboolean ok;
+
+  ok = g_file_set_contents (tmp, doc, -1, &err);
+  if (ok && rename (tmp, opt.json_path) != 0) {
+    ok = FALSE;
+    if (error)
+      *error = g_strdup_printf ("rename %s: %s", tmp, g_strerror (errno));
+  } else if (!ok && error) {
+    *error = g_strdup (err->message);
+  }
+  g_clear_error (&err);
+  g_free (tmp);
+  g_free (doc);
+  return ok;
+}
+
+static void
+write_json (void)
+{
+  gchar *error = NULL;
+
+  g_mutex_lock (&R.lock);
+  if (!write_json_locked (&error)) {
+    g_printerr ("bench: could not write %s: %s\n", opt.json_path, error);
+    g_free (error);
+  }
+  g_mutex_unlock (&R.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* watchdog                                                             */
+/* ------------------------------------------------------------------ */
+
+static gint64 progress_stamp;   /* g_get_monotonic_time of the last progress */
+static gint run_active;
+static gint finished;
+
+static void
+progress (void)
+{
+  g_atomic_int_set (&run_active, 1);
+  /* 64-bit store; a torn read only delays the watchdog by one period */
+  progress_stamp = g_get_monotonic_time ();
+}
+
+static void
+emergency_exit (const gchar * why)
+{
+  gint i;
+
+  g_printerr ("bench: ABORTED: %s\n", why);
+  /* the main thread may be stuck in a driver call: do not wait for it long */
+  for (i = 0; i < 40; i++) {
+    if (g_mutex_trylock (&R.lock)) {
+      gchar *error = NULL;
+      g_free (R.aborted);
+      R.aborted = g_strdup (why);
+      R.complete = FALSE;
+      if (write_json_locked (&error))
+        g_printerr ("bench: partial results written to %s\n", opt.json_path);
+      else
+        g_printerr ("bench: could not write %s: %s\n", opt.json_path, error);
+      break;
+    }
+    g_usleep (50 * 1000);
+  }
+  fflush (stdout);
+  fflush (stderr);
+  _exit (3);
+}
+
+static gpointer
+watchdog_thread (gpointer data)
+{
+  gdouble hard = opt.time_limit + HARD_LIMIT_EXTRA_S;
+
+  for (;;) {
+    gdouble now = g_get_monotonic_time () / 1e6;
+
+    g_usleep (250 * 1000);
+    if (g_atomic_int_get (&finished))
+      return NULL;
+    if (now - t_program_start / 1e6 > hard) {
+      gchar *why = g_strdup_printf ("still running after %.0f s (time limit "
+          "%.0f s + %.0f s)", now - t_program_start / 1e6, opt.time_limit,
+          HARD_LIMIT_EXTRA_S);
+      emergency_exit (why);
+    }
+    if (g_atomic_int_get (&run_active) &&
+        now - progress_stamp / 1e6 > STALL_LIMIT_S) {
+      gchar *why = g_strdup_printf ("no progress for %.0f s: a GPU wait or "
+          "the pipeline is stuck", STALL_LIMIT_S);
+      emergency_exit (why);
+    }
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* set-up                                                               */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+load_driver_symbols (gchar ** error)
+{
+  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const gchar *missing = NULL;
+
+  if (!lib) {
+    *error = g_strdup_printf ("dlopen libcuda.so.1: %s", dlerror ());
+    return FALSE;
+  }
+#define LOAD(name) G_STMT_START { \
+    drv.name = dlsym (lib, G_STRINGIFY (name)); \
+    if (!drv.name && !missing) missing = G_STRINGIFY (name); \
+  } G_STMT_END
+  LOAD (cuGetErrorName);
+  LOAD (cuCtxSynchronize);
+  LOAD (cuStreamCreate);
+  LOAD (cuStreamDestroy);
+  LOAD (cuStreamSynchronize);
+  LOAD (cuEventCreate);
+  LOAD (cuEventRecord);
+  LOAD (cuEventSynchronize);
+  LOAD (cuEventDestroy);
+  LOAD (cuImportExternalSemaphore);
+  LOAD (cuSignalExternalSemaphoresAsync);
+  LOAD (cuDestroyExternalSemaphore);
+  LOAD (cuMemsetD32Async);
+  LOAD (cuDeviceGet);
+  LOAD (cuDeviceGetAttribute);
+  LOAD (cuDeviceGetName);
+  LOAD (cuDriverGetVersion);
+#undef LOAD
+  /* cuda.h 13 maps cuEventElapsedTime to _v2; older drivers have only the
+   * first one (same prototype) */
+  drv.cuEventElapsedTime = dlsym (lib, G_STRINGIFY (cuEventElapsedTime));
+  if (!drv.cuEventElapsedTime)
+    drv.cuEventElapsedTime = dlsym (lib, "cuEventElapsedTime");
+  if (!drv.cuEventElapsedTime && !missing)
+    missing = "cuEventElapsedTime";
+  drv.cuCtxGetFlags = dlsym (lib, "cuCtxGetFlags");
+
+  if (missing) {
+    *error = g_strdup_printf ("the CUDA driver lacks %s", missing);
+    return FALSE;
+  }
+  is_sim = dlsym (lib, "cudasim_sem_create") != NULL;
+  if (is_sim)
+    sim_thread_cpu_syncs = (SimCountFunc) dlsym (lib,
+        "cudasim_thread_cpu_syncs");
+  return TRUE;
+}
+
+static void
+describe_device (void)
+{
+  CUdevice dev;
+  char name[256] = "";
+  gint id = 0, v = 0;
+  unsigned int flags = 0;
+
+  g_object_get (ctx, "cuda-device-id", &id, NULL);
+  R.ctx_flags = -1;
+  if (!gst_cuda_context_push (ctx))
+    return;
+  if (drv.cuDeviceGet (&dev, id) == CUDA_SUCCESS) {
+    drv.cuDeviceGetName (name, sizeof (name) - 1, dev);
+    drv.cuDeviceGetAttribute (&R.cc_major,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    drv.cuDeviceGetAttribute (&R.cc_minor,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    drv.cuDeviceGetAttribute (&R.sm_count,
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  }
+  if (drv.cuDriverGetVersion (&v) == CUDA_SUCCESS)
+    R.driver_version = v;
+  if (drv.cuCtxGetFlags && drv.cuCtxGetFlags (&flags) == CUDA_SUCCESS)
+    R.ctx_flags = (gint) flags;
+  gst_cuda_context_pop (NULL);
+
+  R.device = g_strdup_printf ("device %d \"%s\"", id, name[0] ? name : "?");
+  R.driver = is_sim ? g_strdup ("SIMULATED CUDA driver (tests/cudasim; no "
+      "GPU, no kernels)") : g_strdup_printf ("NVIDIA CUDA driver, API %d.%d",
+      v / 1000, (v % 1000) / 10);
+}
+
+/* A GstCudaSemaphore on a new timeline semaphore from testsem. */
+static GstCudaSemaphore *
+new_semaphore (TestSem ** ts_out, gchar ** error)
+{
+  TestSem *ts = test_sem_new (TRUE, 0);
+  GstCudaSemaphore *sem;
+  GError *err = NULL;
+  gint fd;
+
+  if (!ts) {
+    *error = g_strdup ("could not create a timeline semaphore (testsem)");
+    return NULL;
+  }
+  fd = test_sem_export_fd (ts);
+  if (fd < 0) {
+    test_sem_free (ts);
+    *error = g_strdup ("could not export the semaphore as an fd");
+    return NULL;
+  }
+  sem = gst_cuda_semaphore_import_fd (ctx,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err);
+  if (!sem) {
+    *error = g_strdup_printf ("gst_cuda_semaphore_import_fd: %s",
+        err->message);
+    g_error_free (err);
+    close (fd);
+    test_sem_free (ts);
+    return NULL;
+  }
+  *ts_out = ts;
+  return sem;
+}
+
+static GstBusSyncReply
+bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  const gchar *type = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0) {
+    GstContext *c = gst_context_new_cuda_context (ctx);
+
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), c);
+    gst_context_unref (c);
+  }
+  return GST_BUS_PASS;
+}
+
+/* the first error message on the pipeline's bus, if any */
+static gchar *
+bus_error (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  gchar *ret = NULL;
+
+  while (!ret && (msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    ret = g_strdup_printf ("%s: %s%s%s", GST_OBJECT_NAME (GST_MESSAGE_SRC
+            (msg)), err->message, dbg ? " (" : "", dbg ? dbg : "");
+    if (dbg) {
+      gchar *t = g_strconcat (ret, ")", NULL);
+      g_free (ret);
+      ret = t;
+    }
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return ret;
+}
+
+static GstStaticPadTemplate any_src = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate any_sink = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static GstCaps *
+cuda_caps (const gchar * format, gint width, gint height)
+{
+  GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      format, "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+      "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
+
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  return caps;
+}
+
+static GstBufferPool *
+new_pool (GstCaps * caps, guint n_buffers, gchar ** error)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    *error = g_strdup ("invalid caps");
+    gst_structure_free (config);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  gst_buffer_pool_config_set_params (config, caps, info.size, n_buffers,
+      n_buffers);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    *error = g_strdup_printf ("could not set up a GstCudaBufferPool of %u "
+        "buffers of %" G_GSIZE_FORMAT " bytes", n_buffers, info.size);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* stream-start, caps and segment on a linked, active source pad */
+static gboolean
+push_initial_events (GstPad * src, GstCaps * caps, gchar ** error)
+{
+  GstSegment segment;
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  if (!gst_pad_push_event (src, gst_event_new_stream_start ("cudasync-bench"))
+      || !gst_pad_push_event (src, gst_event_new_caps (caps)) ||
+      !gst_pad_push_event (src, gst_event_new_segment (&segment))) {
+    *error = g_strdup ("the initial events (stream-start, caps, segment) "
+        "were refused");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+ctx_sync (gchar ** error)
+{
+  CUresult r;
+
+  if (!gst_cuda_context_push (ctx)) {
+    *error = g_strdup ("could not push the CUDA context");
+    return FALSE;
+  }
+  r = drv.cuCtxSynchronize ();
+  gst_cuda_context_pop (NULL);
+  if (r != CUDA_SUCCESS) {
+    *error = cu_error ("cuCtxSynchronize", r);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* scenario 1: signal overhead                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  GstElement *pipeline;
+  GstElement *element;
+  GstPad *src;
+  GstPad *sink;
+} Chain;
+
+static GstFlowReturn
+drop_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
+
+static void
+chain_clear (Chain * c)
+{
+  if (c->pipeline)
+    gst_element_set_state (c->pipeline, GST_STATE_NULL);
+  if (c->src) {
+    gst_pad_set_active (c->src, FALSE);
+    gst_object_unref (c->src);
+  }
+  if (c->sink) {
+    gst_pad_set_active (c->sink, FALSE);
+    gst_object_unref (c->sink);
+  }
+  gst_clear_object (&c->pipeline);
+  memset (c, 0, sizeof (*c));
+}
+
+/* my src pad ! element ! my sink pad (drops), in a pipeline for its bus */
+static gboolean
+chain_setup (Chain * c, GstElement * element, GstCaps * caps, gchar ** error)
+{
+  GstPad *esink, *esrc;
+  GstBus *bus;
+  gboolean ok;
+
+  memset (c, 0, sizeof (*c));
+  c->pipeline = gst_pipeline_new (NULL);
+  c->element = element;
+  gst_bin_add (GST_BIN (c->pipeline), element);
+  bus = gst_element_get_bus (c->pipeline);
+  gst_bus_set_sync_handler (bus, bus_sync_handler, NULL, NULL);
+  gst_object_unref (bus);
+
+  c->src = gst_pad_new_from_static_template (&any_src, "src");
+  c->sink = gst_pad_new_from_static_template (&any_sink, "sink");
+  gst_pad_set_chain_function (c->sink, drop_chain);
+  esink = gst_element_get_static_pad (element, "sink");
+  esrc = gst_element_get_static_pad (element, "src");
+  ok = gst_pad_link (c->src, esink) == GST_PAD_LINK_OK &&
+      gst_pad_link (esrc, c->sink) == GST_PAD_LINK_OK;
+  gst_object_unref (esink);
+  gst_object_unref (esrc);
+  if (!ok) {
+    *error = g_strdup_printf ("could not link %s", GST_OBJECT_NAME (element));
+    return FALSE;
+  }
+  gst_pad_set_active (c->sink, TRUE);
+  gst_pad_set_active (c->src, TRUE);
+
+  if (gst_element_set_state (c->pipeline,
+          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    gchar *e = bus_error (c->pipeline);
+    *error = g_strdup_printf ("%s did not start: %s",
+        GST_OBJECT_NAME (element), e ? e : "no error message");
+    g_free (e);
+    return FALSE;
+  }
+  return push_initial_events (c->src, caps, error);
+}
+
+/* Pushes n_batches batches of pool buffers; returns CPU and wall ns per
+ * buffer spent in gst_pad_push (the element, the drop, the pool release). */
+static gboolean
+s1_measure_chain (Chain * c, GstBufferPool * pool, guint batch,
+    guint n_batches, gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
+{
+  GstBuffer **bufs = g_new0 (GstBuffer *, batch);
+  gdouble cpu = 0, wall = 0;
+  gboolean ok = TRUE;
+  guint b, i;
+
+  for (b = 0; ok && b < n_batches; b++) {
+    gdouble t0, w0;
+
+    for (i = 0; i < batch; i++) {
+      if (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) !=
+          GST_FLOW_OK) {
+        *error = g_strdup ("could not acquire a buffer from the pool");
+        ok = FALSE;
+        break;
+      }
+    }
+    if (!ok)
+      break;
+
+    t0 = thread_cpu_s ();
+    w0 = mono_s ();
+    for (i = 0; i < batch; i++) {
+      GstFlowReturn r = gst_pad_push (c->src, bufs[i]);
+
+      bufs[i] = NULL;
+      if (r != GST_FLOW_OK) {
+        gchar *e = bus_error (c->pipeline);
+        *error = g_strdup_printf ("pushing through %s: %s%s%s",
+            GST_OBJECT_NAME (c->element), gst_flow_get_name (r),
+            e ? ": " : "", e ? e : "");
+        g_free (e);
+        ok = FALSE;
+        break;
+      }
+    }
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    progress ();
+
+    if (ok)
+      ok = ctx_sync (error);
+  }
+  for (i = 0; i < batch; i++)
+    if (bufs[i])
+      gst_buffer_unref (bufs[i]);
+  g_free (bufs);
+
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
+
+typedef struct
+{
+  CUexternalSemaphore ext;
+  CUstream stream;
+  guint64 value;
+} Bare;
+
+static gboolean
+s1_measure_bare (Bare * bare, guint batch, guint n_batches, gdouble * cpu_ns,
+    gdouble * wall_ns, gchar ** error)
+{
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
+  gdouble cpu = 0, wall = 0;
+  gboolean ok = TRUE;
+  guint b, i;
+  CUresult r = CUDA_SUCCESS;
+
+  memset (&params, 0, sizeof (params));
+  if (!gst_cuda_context_push (ctx)) {
+    *error = g_strdup ("could not push the CUDA context");
+    return FALSE;
+  }
+  for (b = 0; ok && b < n_batches; b++) {
+    gdouble t0 = thread_cpu_s (), w0 = mono_s ();
+
+    for (i = 0; i < batch; i++) {
+      params.params.fence.value = ++bare->value;
+      r = drv.cuSignalExternalSemaphoresAsync (&bare->ext, &params, 1,
+          bare->stream);
+      if (r != CUDA_SUCCESS)
+        break;
+    }
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    progress ();
+    if (r != CUDA_SUCCESS) {
+      *error = cu_error ("cuSignalExternalSemaphoresAsync", r);
+      ok = FALSE;
+      break;
+    }
+    r = drv.cuStreamSynchronize (bare->stream);
+    if (r != CUDA_SUCCESS) {
+      *error = cu_error ("cuStreamSynchronize", r);
+      ok = FALSE;
+    }
+  }
+  gst_cuda_context_pop (NULL);
+
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
+
+static gboolean
+s1_measure_library (GstCudaSemaphore * sem, CUstream stream, guint batch,
+    guint n_batches, gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
+{
+  gdouble cpu = 0, wall = 0;
+  gboolean ok = TRUE;
+  GError *err = NULL;
+  guint b, i;
+
+  for (b = 0; ok && b < n_batches; b++) {
+    gdouble t0 = thread_cpu_s (), w0 = mono_s ();
+
+    for (i = 0; i < batch; i++) {
+      if (!gst_cuda_semaphore_signal (sem, stream, NULL, &err))
+        break;
+    }
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    progress ();
+    if (err) {
+      *error = g_strdup_printf ("gst_cuda_semaphore_signal: %s", err->message);
+      g_clear_error (&err);
+      ok = FALSE;
+      break;
+    }
+    if (!gst_cuda_context_push (ctx)) {
+      *error = g_strdup ("could not push the CUDA context");
+      ok = FALSE;
+      break;
+    }
+    {
+      CUresult r = drv.cuStreamSynchronize (stream);
+      gst_cuda_context_pop (NULL);
+      if (r != CUDA_SUCCESS) {
+        *error = cu_error ("cuStreamSynchronize", r);
+        ok = FALSE;
+      }
+    }
+  }
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
+
+static void
+s1_fail (const gchar * what, gchar * error)
+{
+  gchar *msg = g_strdup_printf ("%s: %s", what, error ? error : "?");
+
+  g_print ("  FAILED: %s\n", msg);
+  g_mutex_lock (&R.lock);
+  g_free (R.s1.status);
+  R.s1.status = g_strdup ("failed");
+  g_free (R.s1.reason);
+  R.s1.reason = msg;
+  g_mutex_unlock (&R.lock);
+  g_free (error);
+}
+
+static gboolean
+run_scenario1 (void)
+{
+  TestSem *ts_elem = NULL, *ts_lib = NULL, *ts_bare = NULL;
+  GstCudaSemaphore *sem_elem = NULL, *sem_lib = NULL;
+  Bare bare = { NULL, NULL, 0 };
+  Chain chains[2] = { {NULL,}, {NULL,} };
+  GstBufferPool *pool = NULL;
+  GstCaps *caps = NULL;
+  gchar *error = NULL;
+  guint batch = S1_BATCH, n_batches, r, i;
+  gboolean ok = FALSE;
+  GstElement *e;
+  CUresult cr;
+
+  n_batches = opt.calls > 0 ? MAX (1, (opt.calls + batch - 1) / batch) :
+      (opt.quick ? 4 : 32);
+  g_mutex_lock (&R.lock);
+  R.s1.calls = batch * n_batches;
+  R.s1.batch = batch;
+  g_mutex_unlock (&R.lock);
+
+  g_print ("\nScenario 1: signal overhead (CPU time per call on the calling "
+      "thread; %u calls x %d repetitions)\n", batch * n_batches,
+      opt.repetitions);
+
+  /* semaphores */
+  if (!(sem_elem = new_semaphore (&ts_elem, &error))) {
+    s1_fail ("semaphore for cudasemsignal", error);
+    goto out;
+  }
+  if (!(sem_lib = new_semaphore (&ts_lib, &error))) {
+    s1_fail ("semaphore for the library loop", error);
+    goto out;
+  }
+  ts_bare = test_sem_new (TRUE, 0);
+  if (!ts_bare) {
+    s1_fail ("semaphore for the bare loop", g_strdup ("testsem failed"));
+    goto out;
+  }
+  {
+    CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+    gint fd = test_sem_export_fd (ts_bare);
+
+    memset (&desc, 0, sizeof (desc));
+    desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+    desc.handle.fd = fd;
+    if (fd < 0 || !gst_cuda_context_push (ctx)) {
+      s1_fail ("bare semaphore", g_strdup ("export or context push failed"));
+      if (fd >= 0)
+        close (fd);
+      goto out;
+    }
+    cr = drv.cuImportExternalSemaphore (&bare.ext, &desc);
+    if (cr == CUDA_SUCCESS)
+      cr = drv.cuStreamCreate (&bare.stream, CU_STREAM_DEFAULT);
+    gst_cuda_context_pop (NULL);
+    if (cr != CUDA_SUCCESS) {
+      if (!bare.ext)
+        close (fd);
+      s1_fail ("bare semaphore", cu_error ("cuImportExternalSemaphore / "
+              "cuStreamCreate", cr));
+      goto out;
+    }
+  }
+
+  /* elements */
+  caps = cuda_caps ("RGBA", 64, 64);
+  pool = new_pool (caps, batch, &error);
+  if (!pool) {
+    s1_fail ("buffer pool", error);
+    goto out;
+  }
+  e = gst_element_factory_make ("identity", NULL);
+  g_object_set (e, "silent", TRUE, "signal-handoffs", FALSE, NULL);
+  if (!chain_setup (&chains[0], e, caps, &error)) {
+    s1_fail ("identity", error);
+    goto out;
+  }
+  e = gst_element_factory_make ("cudasemsignal", NULL);
+  g_object_set (e, "semaphore", sem_elem, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "fallback", "error");
+  if (!chain_setup (&chains[1], e, caps, &error)) {
+    s1_fail ("cudasemsignal", error);
+    goto out;
+  }
+
+  /* warm-up, then R interleaved repetitions */
+  for (r = 0; r <= (guint) opt.repetitions; r++) {
+    guint nb = r == 0 ? MIN (2, n_batches) : n_batches;
+    gdouble cpu[S1_N_ROWS], wall[S1_N_ROWS];
+
+    if (!s1_measure_bare (&bare, batch, nb, &cpu[S1_BARE], &wall[S1_BARE],
+            &error)) {
+      s1_fail ("bare loop", error);
+      goto out;
+    }
+    if (!s1_measure_library (sem_lib, bare.stream, batch, nb,
+            &cpu[S1_LIBRARY], &wall[S1_LIBRARY], &error)) {
+      s1_fail ("library loop", error);
+      goto out;
+    }
+    if (!s1_measure_chain (&chains[0], pool, batch, nb, &cpu[S1_IDENTITY],
+            &wall[S1_IDENTITY], &error)) {
+      s1_fail ("identity loop", error);
+      goto out;
+    }
+    if (!s1_measure_chain (&chains[1], pool, batch, nb,
+            &cpu[S1_CUDASEMSIGNAL], &wall[S1_CUDASEMSIGNAL], &error)) {
+      s1_fail ("cudasemsignal loop", error);
+      goto out;
+    }
+    if (r == 0)
+      continue;
+    g_mutex_lock (&R.lock);
+    for (i = 0; i < S1_N_ROWS; i++) {
+      series_add (R.s1.cpu_ns[i], cpu[i]);
+      series_add (R.s1.wall_ns[i], wall[i]);
+    }
+    g_mutex_unlock (&R.lock);
+  }
+
+  {
+    GstStructure *st = NULL;
+    g_object_get (chains[1].element, "stats", &st, NULL);
+    g_mutex_lock (&R.lock);
+    R.s1.sig_stats = st;
+    g_free (R.s1.status);
+    R.s1.status = g_strdup ("ok");
+    g_mutex_unlock (&R.lock);
+  }
+  ok = TRUE;
+
+  {
+    GArray **c = R.s1.cpu_ns;
+    guint64 cpu_syncs = 0;
+
+    g_print ("  %-40s %12s %12s\n", "ns per call (thread CPU)", "min",
+        "median");
+    for (i = 0; i < S1_N_ROWS; i++)
+      g_print ("  %-40s %12.0f %12.0f\n", s1_row_names[i].label,
+          series_min (c[i]), series_median (c[i]));
+    g_print ("  %-40s %12.2f %12.2f\n", "ratio cudasemsignal / bare",
+        ratio (series_min (c[S1_CUDASEMSIGNAL]), series_min (c[S1_BARE])),
+        ratio (series_median (c[S1_CUDASEMSIGNAL]),
+            series_median (c[S1_BARE])));
+    g_print ("  %-40s %12.2f %12.2f   (target: <= 2)\n",
+        "ratio (cudasemsignal - identity) / bare",
+        ratio (series_min (c[S1_CUDASEMSIGNAL]) - series_min (c[S1_IDENTITY]),
+            series_min (c[S1_BARE])),
+        ratio (series_median (c[S1_CUDASEMSIGNAL]) -
+            series_median (c[S1_IDENTITY]), series_median (c[S1_BARE])));
+    if (R.s1.sig_stats)
+      gst_structure_get_uint64 (R.s1.sig_stats, "cpu-syncs", &cpu_syncs);
+    if (cpu_syncs)
+      g_print ("  WARNING: cudasemsignal synchronised on the CPU %"
+          G_GUINT64_FORMAT " times\n", cpu_syncs);
+  }
+
+out:
+  for (i = 0; i < 2; i++)
+    chain_clear (&chains[i]);
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  if (caps)
+    gst_caps_unref (caps);
+  if (bare.ext || bare.stream) {
+    if (gst_cuda_context_push (ctx)) {
+      if (bare.stream) {
+        drv.cuStreamSynchronize (bare.stream);
+        drv.cuStreamDestroy (bare.stream);
+      }
+      if (bare.ext)
+        drv.cuDestroyExternalSemaphore (bare.ext);
+      gst_cuda_context_pop (NULL);
+    }
+  }
+  gst_clear_object (&sem_elem);
+  gst_clear_object (&sem_lib);
+  gst_cuda_sync_wait_idle ();
+  test_sem_free (ts_elem);
+  test_sem_free (ts_lib);
+  test_sem_free (ts_bare);
+  g_atomic_int_set (&run_active, 0);
+  write_json ();
+  return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* scenario 2: GPU-produced frames                                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  CUmodule module;
+  CUfunction func;
+} Kernel;
+
+static Kernel kernel;
+
+typedef int (*NvrtcCreateProgramFunc) (void **prog, const char *src,
+    const char *name, int n_headers, const char *const *headers,
+    const char *const *include_names);
+typedef int (*NvrtcCompileProgramFunc) (void *prog, int n_opts,
+    const char *const *opts);
+typedef int (*NvrtcGetSizeFunc) (void *prog, size_t *size);
+typedef int (*NvrtcGetDataFunc) (void *prog, char *data);
+typedef int (*NvrtcDestroyProgramFunc) (void **prog);
+
+/* Compiles spin.cu with NVRTC for this device: a cubin when NVRTC can make
+ * one, else PTX. Returns the image (g_free) or NULL with *why set. */
+static gchar *
+nvrtc_compile (gchar ** why)
+{
+  const gchar *cuda_path = g_getenv ("CUDA_PATH");
+  gchar *candidates[8];
+  void *lib = NULL;
+  guint n = 0, i;
+  NvrtcCreateProgramFunc create;
+  NvrtcCompileProgramFunc compile;
+  NvrtcGetSizeFunc log_size, ptx_size, cubin_size;
+  NvrtcGetDataFunc get_log, get_ptx, get_cubin;
+  NvrtcDestroyProgramFunc destroy;
+  gchar *image = NULL;
+  gint pass;
+
+  candidates[n++] = g_strdup ("libnvrtc.so.13");
+  candidates[n++] = g_strdup ("libnvrtc.so.12");
+  candidates[n++] = g_strdup ("libnvrtc.so");
+  if (cuda_path)
+    candidates[n++] = g_build_filename (cuda_path, "lib64", "libnvrtc.so",
+        NULL);
+  candidates[n++] = g_strdup ("/usr/local/cuda/lib64/libnvrtc.so");
+  for (i = 0; i < n; i++) {
+    if (!lib)
+      lib = dlopen (candidates[i], RTLD_NOW | RTLD_LOCAL);
+    g_free (candidates[i]);
+  }
+  if (!lib) {
+    *why = g_strdup ("NVRTC (libnvrtc.so.13/.12) not found");
+    return NULL;
+  }
+  create = (NvrtcCreateProgramFunc) dlsym (lib, "nvrtcCreateProgram");
+  compile = (NvrtcCompileProgramFunc) dlsym (lib, "nvrtcCompileProgram");
+  log_size = (NvrtcGetSizeFunc) dlsym (lib, "nvrtcGetProgramLogSize");
+  get_log = (NvrtcGetDataFunc) dlsym (lib, "nvrtcGetProgramLog");
+  ptx_size = (NvrtcGetSizeFunc) dlsym (lib, "nvrtcGetPTXSize");
+  get_ptx = (NvrtcGetDataFunc) dlsym (lib, "nvrtcGetPTX");
+  cubin_size = (NvrtcGetSizeFunc) dlsym (lib, "nvrtcGetCUBINSize");
+  get_cubin = (NvrtcGetDataFunc) dlsym (lib, "nvrtcGetCUBIN");
+  destroy = (NvrtcDestroyProgramFunc) dlsym (lib, "nvrtcDestroyProgram");
+  if (!create || !compile || !log_size || !get_log || !ptx_size || !get_ptx
+      || !destroy) {
+    *why = g_strdup ("NVRTC lacks an entry point");
+    return NULL;
+  }
+
+  /* pass 0: SASS for this GPU (cubin); pass 1: PTX for it (JIT) */
+  for (pass = (cubin_size && get_cubin) ? 0 : 1; !image && pass < 2; pass++) {
+    void *prog = NULL;
+    gchar *arch = g_strdup_printf ("--gpu-architecture=%s_%d%d",
+        pass == 0 ? "sm" : "compute", R.cc_major, R.cc_minor);
+    const char *opts[] = { arch };
+    size_t size = 0;
+    int res;
+
+    res = create (&prog, bench_kernel_source, "spin.cu", 0, NULL, NULL);
+    if (res == 0)
+      res = compile (prog, 1, opts);
+    if (res != 0) {
+      gchar *log = NULL;
+      if (prog && log_size (prog, &size) == 0 && size > 1) {
+        log = g_malloc0 (size + 1);
+        get_log (prog, log);
+      }
+      g_free (*why);
+      *why = g_strdup_printf ("NVRTC %s: error %d%s%s", arch, res,
+          log ? ": " : "", log ? log : "");
+      g_free (log);
+    } else if (pass == 0 && cubin_size (prog, &size) == 0 && size > 0) {
+      image = g_malloc0 (size);
+      if (get_cubin (prog, image) != 0)
+        g_clear_pointer (&image, g_free);
+    } else if (pass == 1 && ptx_size (prog, &size) == 0 && size > 0) {
+      image = g_malloc0 (size + 1);
+      if (get_ptx (prog, image) != 0)
+        g_clear_pointer (&image, g_free);
+    }
+    if (prog)
+      destroy (&prog);
+    if (image) {
+      g_free (*why);
+      *why = g_strdup_printf ("NVRTC (%s)", arch);
+    }
+    g_free (arch);
+  }
+  return image;
+}
+
+/* Loads the kernel into the context: the embedded fatbin, else NVRTC.
+ * *info says which, or why there is none. */
+static gboolean
+kernel_load (gchar ** info)
+{
+  gboolean want_fatbin = g_strcmp0 (opt.kernel_source, "nvrtc") != 0;
+  gboolean want_nvrtc = g_strcmp0 (opt.kernel_source, "fatbin") != 0;
+  GString *why = g_string_new (NULL);
+  CUresult r = CUDA_ERROR_NOT_FOUND;
+  gboolean ok = FALSE;
+
+  if (!gst_cuda_context_push (ctx)) {
+    *info = g_strdup ("could not push the CUDA context");
+    g_string_free (why, TRUE);
+    return FALSE;
+  }
+
+  if (want_fatbin) {
+    if (bench_kernel_fatbin_size == 0) {
+      g_string_append_printf (why, "%s", bench_kernel_build_info);
+    } else {
+      r = CuModuleLoadData (&kernel.module, bench_kernel_fatbin);
+      if (r == CUDA_SUCCESS)
+        r = CuModuleGetFunction (&kernel.func, kernel.module,
+            BENCH_KERNEL_NAME);
+      if (r == CUDA_SUCCESS) {
+        ok = TRUE;
+        g_string_assign (why, bench_kernel_build_info);
+      } else {
+        g_string_append_printf (why, "cuModuleLoadData/cuModuleGetFunction of "
+            "the embedded fatbin: %s", cu_name (r));
+        if (kernel.module)
+          CuModuleUnload (kernel.module);
+        kernel.module = NULL;
+      }
+    }
+  }
+
+  /* A driver that cannot load modules at all would not load NVRTC's
+   * output either. Not on the simulator: NVRTC itself calls into
+   * libcuda.so.1 and crashes against the simulated one. */
+  if (!ok && want_nvrtc && is_sim) {
+    g_string_append_printf (why, "%sNVRTC is not tried on the simulated "
+        "driver", why->len ? "; " : "");
+  } else if (!ok && want_nvrtc && r != CUDA_ERROR_NOT_SUPPORTED) {
+    gchar *nwhy = NULL;
+    gchar *image = nvrtc_compile (&nwhy);
+
+    if (image) {
+      r = CuModuleLoadData (&kernel.module, image);
+      if (r == CUDA_SUCCESS)
+        r = CuModuleGetFunction (&kernel.func, kernel.module,
+            BENCH_KERNEL_NAME);
+      if (r == CUDA_SUCCESS) {
+        ok = TRUE;
+        g_string_printf (why, "%s%s", nwhy, want_fatbin ? " (the fatbin "
+            "was not usable)" : "");
+      } else {
+        g_string_append_printf (why, "%s%s output: cuModuleLoadData: %s",
+            why->len ? "; " : "", nwhy, cu_name (r));
+        if (kernel.module)
+          CuModuleUnload (kernel.module);
+        kernel.module = NULL;
+      }
+      g_free (image);
+    } else {
+      g_string_append_printf (why, "%s%s", why->len ? "; " : "", nwhy);
+    }
+    g_free (nwhy);
+  }
+  gst_cuda_context_pop (NULL);
+
+  *info = g_string_free (why, FALSE);
+  return ok;
+}
+
+typedef struct
+{
+  CUevent e0;                   /* producer stream, before the frame write */
+  CUevent ek;                   /* producer stream, after the frame write */
+  CUevent e1;                   /* legacy stream, after cudasemwait */
+} EvPair;
+
+typedef struct
+{
+  GstBuffer *buf;               /* NULL: stop */
+  EvPair *pair;
+  guint frame;
+} RecycleItem;
+
+typedef struct
+{
+  /* fixed for the run */
+  S2Config *cfg;
+  gint mode;
+  FrameWriter writer;
+  guint total, warmup;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  CUstream pstream;
+  GstCudaSemaphore *sem_p;      /* the producer's acquire semaphore (a) */
+  GstPad *srcpad;
+  GstElement *pipeline;
+  GAsyncQueue *free_pairs;
+  GAsyncQueue *recycle_q;
+  guint grid;
+
+  /* producer -> probe (same thread) */
+  EvPair *cur_pair;
+  guint cur_frame;
+
+  /* measurements */
+  gdouble t_start, t_end;
+  gdouble cpu_start, cpu_end;
+  gdouble prod_cpu;
+  guint sim_syncs;
+  GArray *lat_us;
+  GArray *kern_us;
+
+  GMutex lock;
+  gchar *error;
+  guint lost;
+} Run;
+
+static void
+run_error (Run * run, gchar * error)
+{
+  g_mutex_lock (&run->lock);
+  if (!run->error)
+    run->error = error;
+  else
+    g_free (error);
+  g_mutex_unlock (&run->lock);
+}
+
+static gboolean
+run_failed (Run * run)
+{
+  gboolean f;
+
+  g_mutex_lock (&run->lock);
+  f = run->error != NULL;
+  g_mutex_unlock (&run->lock);
+  return f;
+}
+
+static GstPadProbeReturn
+s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  RecycleItem *item;
+  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
+  if (!run->cur_pair)
+    return GST_PAD_PROBE_OK;
+
+  /* after cudasemwait's waits, on the same (legacy default) stream */
+  if (gst_cuda_context_push (ctx)) {
+    r = drv.cuEventRecord (run->cur_pair->e1, NULL);
+    gst_cuda_context_pop (NULL);
+  }
+  if (r != CUDA_SUCCESS)
+    run_error (run, cu_error ("cuEventRecord (consumer)", r));
+
+  item = g_new0 (RecycleItem, 1);
+  item->buf = gst_buffer_ref (buf);
+  item->pair = run->cur_pair;
+  item->frame = run->cur_frame;
+  run->cur_pair = NULL;
+  g_async_queue_push (run->recycle_q, item);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Waits (off the streaming thread) until the consumer's end event of each
+ * frame completed, reads the latency, then returns the buffer to the pool:
+ * this is what bounds the frames in flight to the pool size. */
+static gpointer
+s2_recycler (gpointer data)
+{
+  Run *run = data;
+
+  for (;;) {
+    RecycleItem *item = g_async_queue_pop (run->recycle_q);
+    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+    gfloat ms = 0, kms = 0;
+
+    if (!item->buf) {
+      g_free (item);
+      break;
+    }
+    if (gst_cuda_context_push (ctx)) {
+      r = drv.cuEventSynchronize (item->pair->e1);
+      if (r == CUDA_SUCCESS)
+        r = drv.cuEventElapsedTime (&ms, item->pair->e0, item->pair->e1);
+      if (r == CUDA_SUCCESS)
+        r = drv.cuEventElapsedTime (&kms, item->pair->e0, item->pair->ek);
+      gst_cuda_context_pop (NULL);
+    }
+    if (r != CUDA_SUCCESS)
+      run_error (run, cu_error ("cuEventSynchronize/cuEventElapsedTime", r));
+    else if (item->frame >= run->warmup) {
+      series_add (run->lat_us, ms * 1000.0);
+      series_add (run->kern_us, kms * 1000.0);
+    }
+    if (item->frame == run->total - 1) {
+      run->t_end = mono_s ();
+      run->cpu_end = process_cpu_s ();
+    }
+    gst_buffer_unref (item->buf);
+    g_async_queue_push (run->free_pairs, item->pair);
+    g_free (item);
+    progress ();
+  }
+  return NULL;
+}
+
+/* the frame's GPU work on the producer stream; call with ctx pushed */
+static CUresult
+write_frame (Run * run, GstBuffer * buf, guint8 * data, guint frame)
+{
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (buf);
+  const GstVideoFormatInfo *finfo = run->info.finfo;
+  unsigned long long plane[2] = { 0, 0 }, pitch[2] = { 0, 0};
+  unsigned int words[2] = { 0, 0 }, rows[2] = { 0, 0 };
+  unsigned long long spin_ns = (unsigned long long) run->cfg->gpu_us * 1000;
+  unsigned int seed = frame * 2654435761u;
+  guint p, n_planes = MIN (GST_VIDEO_INFO_N_PLANES (&run->info), 2);
+  CUresult r = CUDA_SUCCESS;
+
+  for (p = 0; p < n_planes; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize offset = vmeta ? vmeta->offset[p] :
+        GST_VIDEO_INFO_PLANE_OFFSET (&run->info, p);
+    gint stride = vmeta ? vmeta->stride[p] :
+        GST_VIDEO_INFO_PLANE_STRIDE (&run->info, p);
+
+    gst_video_format_info_component (finfo, p, comp);
+    plane[p] = (unsigned long long) (guintptr) data + offset;
+    pitch[p] = stride;
+    words[p] = GST_VIDEO_INFO_COMP_WIDTH (&run->info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&run->info, comp[0]) / 4;
+    rows[p] = GST_VIDEO_INFO_COMP_HEIGHT (&run->info, comp[0]);
+  }
+
+  if (run->writer == WRITER_KERNEL) {
+    void *args[] = { &plane[0], &pitch[0], &words[0], &rows[0],
+      &plane[1], &pitch[1], &words[1], &rows[1], &spin_ns, &seed
+    };
+    return CuLaunchKernel (kernel.func, run->grid, 1, 1, 256, 1, 1, 0,
+        run->pstream, args, NULL);
+  }
+
+  for (p = 0; r == CUDA_SUCCESS && p < n_planes; p++)
+    r = drv.cuMemsetD32Async ((CUdeviceptr) plane[p], seed + p,
+        (size_t) pitch[p] * rows[p] / 4, run->pstream);
+  return r;
+}
+
+static gpointer
+s2_producer (gpointer data)
+{
+  Run *run = data;
+  GError *err = NULL;
+  guint n;
+  guint syncs0 = 0;
+  gdouble tcpu0 = 0;
+
+  for (n = 0; n < run->total && !run_failed (run); n++) {
+    GstBuffer *buf = NULL;
+    EvPair *pair;
+    GstMapInfo map;
+    GstFlowReturn fr;
+    CUresult r = CUDA_SUCCESS;
+    guint64 value = 0;
+    const gchar *what;
+
+    if (n == run->warmup) {
+      run->t_start = mono_s ();
+      run->cpu_start = process_cpu_s ();
+      tcpu0 = thread_cpu_s ();
+      if (sim_thread_cpu_syncs)
+        syncs0 = sim_thread_cpu_syncs ();
+    }
+
+    /* blocks while all pool buffers are in flight */
+    if (gst_buffer_pool_acquire_buffer (run->pool, &buf, NULL) != GST_FLOW_OK) {
+      run_error (run, g_strdup ("could not acquire a buffer"));
+      break;
+    }
+    pair = g_async_queue_pop (run->free_pairs);
+
+    if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+      run_error (run, g_strdup ("could not map the buffer (GST_MAP_CUDA)"));
+      g_async_queue_push (run->free_pairs, pair);
+      gst_buffer_unref (buf);
+      break;
+    }
+    if (!gst_cuda_context_push (ctx)) {
+      run_error (run, g_strdup ("could not push the CUDA context"));
+      gst_buffer_unmap (buf, &map);
+      g_async_queue_push (run->free_pairs, pair);
+      gst_buffer_unref (buf);
+      break;
+    }
+    what = "cuEventRecord (producer stream)";
+    r = drv.cuEventRecord (pair->e0, run->pstream);
+    if (r == CUDA_SUCCESS) {
+      what = run->writer == WRITER_KERNEL ? "cuLaunchKernel" :
+          "cuMemsetD32Async";
+      r = write_frame (run, buf, map.data, n);
+    }
+    if (r == CUDA_SUCCESS) {
+      what = "cuEventRecord (producer stream)";
+      r = drv.cuEventRecord (pair->ek, run->pstream);
+    }
+    if (r == CUDA_SUCCESS && run->mode == MODE_C) {
+      what = "cuStreamSynchronize (producer stream)";
+      r = drv.cuStreamSynchronize (run->pstream);
+    }
+    gst_cuda_context_pop (NULL);
+    if (r == CUDA_SUCCESS && run->mode == MODE_A &&
+        !gst_cuda_semaphore_signal (run->sem_p, run->pstream, &value, &err)) {
+      run_error (run, g_strdup_printf ("gst_cuda_semaphore_signal "
+              "(producer): %s", err->message));
+      g_clear_error (&err);
+      r = CUDA_ERROR_UNKNOWN;
+    } else if (r != CUDA_SUCCESS) {
+      gchar *call = g_strdup_printf ("producer: %s", what);
+      run_error (run, cu_error (call, r));
+      g_free (call);
+    }
+    gst_buffer_unmap (buf, &map);
+    if (r != CUDA_SUCCESS) {
+      g_async_queue_push (run->free_pairs, pair);
+      gst_buffer_unref (buf);
+      break;
+    }
+    if (run->mode == MODE_A)
+      gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf),
+          run->sem_p, value);
+
+    run->cur_pair = pair;
+    run->cur_frame = n;
+    fr = gst_pad_push (run->srcpad, buf);
+    if (run->cur_pair) {
+      /* the buffer never reached the consumer probe */
+      g_async_queue_push (run->free_pairs, run->cur_pair);
+      run->cur_pair = NULL;
+      run->lost++;
+    }
+    if (fr != GST_FLOW_OK) {
+      gchar *e = bus_error (run->pipeline);
+      run_error (run, g_strdup_printf ("gst_pad_push: %s%s%s",
+              gst_flow_get_name (fr), e ? ": " : "", e ? e : ""));
+      g_free (e);
+      break;
+    }
+    progress ();
+  }
+  run->prod_cpu = thread_cpu_s () - tcpu0;
+  if (sim_thread_cpu_syncs)
+    run->sim_syncs = sim_thread_cpu_syncs () - syncs0;
+
+  /* stop the recycler after everything pushed so far */
+  g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
+  return NULL;
+}
+
+static guint
+s2_frames (guint gpu_us)
+{
+  if (opt.frames > 0)
+    return opt.frames;
+  if (opt.quick)
+    return gpu_us ? 10 : 20;
+  if (gpu_us == 0)
+    return 400;
+  return CLAMP (150000 / gpu_us, 30, 400);
+}
+
+static gboolean
+expect_stat (const GstStructure * st, const gchar * field, guint64 want,
+    GString * note, const gchar * element)
+{
+  guint64 v = G_MAXUINT64;
+
+  if (st && gst_structure_get_uint64 (st, field, &v) && v == want)
+    return TRUE;
+  g_string_append_printf (note, "%s%s %s=%" G_GINT64_FORMAT " (expected %"
+      G_GUINT64_FORMAT ")", note->len ? "; " : "", element, field,
+      (gint64) v, want);
+  return FALSE;
+}
+
+/* One repetition of one mode. Appends to the mode's series. */
+static gboolean
+s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
+    pool, CUstream pstream, GAsyncQueue * free_pairs, GstCudaSemaphore * sem_c,
+    GstCudaSemaphore * sem_p, gchar ** error)
+{
+  ModeResult *m = &cfg->m[mode];
+  Run run;
+  GstElement *sig, *wait, *sink;
+  GstPad *pad;
+  GstCaps *caps;
+  GstBus *bus;
+  GThread *producer, *recycler;
+  gboolean ok = FALSE;
+  guint n_meas;
+
+  memset (&run, 0, sizeof (run));
+  g_mutex_init (&run.lock);
+  run.cfg = cfg;
+  run.mode = mode;
+  run.writer = writer;
+  run.pool = pool;
+  run.pstream = pstream;
+  run.sem_p = sem_p;
+  run.free_pairs = free_pairs;
+  run.recycle_q = g_async_queue_new ();
+  run.total = m->frames + m->warmup;
+  run.warmup = m->warmup;
+  run.lat_us = series_new ();
+  run.kern_us = series_new ();
+  run.grid = MAX (R.sm_count, 1) * 4;
+  caps = cuda_caps (cfg->format, cfg->width, cfg->height);
+  gst_video_info_from_caps (&run.info, caps);
+
+  run.pipeline = gst_pipeline_new (NULL);
+  sig = gst_element_factory_make ("cudasemsignal", "sig");
+  wait = gst_element_factory_make ("cudasemwait", "wait");
+  sink = gst_element_factory_make ("fakesink", "sink");
+  gst_util_set_object_arg (G_OBJECT (sig), "fallback", "sync");
+  if (mode == MODE_A)
+    g_object_set (wait, "semaphore", sem_c, NULL);
+  g_object_set (sink, "sync", FALSE, "async", FALSE, "enable-last-sample",
+      FALSE, "silent", TRUE, NULL);
+  gst_bin_add_many (GST_BIN (run.pipeline), sig, wait, sink, NULL);
+  if (!gst_element_link_many (sig, wait, sink, NULL)) {
+    *error = g_strdup ("could not link cudasemsignal ! cudasemwait ! fakesink");
+    goto out;
+  }
+  bus = gst_element_get_bus (run.pipeline);
+  gst_bus_set_sync_handler (bus, bus_sync_handler, NULL, NULL);
+  gst_object_unref (bus);
+
+  pad = gst_element_get_static_pad (wait, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, s2_consumer_probe, &run,
+      NULL);
+  gst_object_unref (pad);
+
+  run.srcpad = gst_pad_new_from_static_template (&any_src, "src");
+  pad = gst_element_get_static_pad (sig, "sink");
+  if (gst_pad_link (run.srcpad, pad) != GST_PAD_LINK_OK) {
+    gst_object_unref (pad);
+    *error = g_strdup ("could not link the producer pad");
+    goto out;
+  }
+  gst_object_unref (pad);
+  gst_pad_set_active (run.srcpad, TRUE);
+
+  if (gst_element_set_state (run.pipeline,
+          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    gchar *e = bus_error (run.pipeline);
+    *error = g_strdup_printf ("the pipeline did not start: %s",
+        e ? e : "no error message");
+    g_free (e);
+    goto out;
+  }
+  if (!push_initial_events (run.srcpad, caps, error))
+    goto out;
+
+  progress ();
+  recycler = g_thread_new ("bench-recycler", s2_recycler, &run);
+  producer = g_thread_new ("bench-producer", s2_producer, &run);
+  g_thread_join (producer);
+  g_thread_join (recycler);
+
+  if (!run.error) {
+    gchar *e = bus_error (run.pipeline);
+    if (e)
+      run.error = e;
+  }
+  if (run.error) {
+    *error = g_strdup (run.error);
+    goto out;
+  }
+  if (!ctx_sync (error))
+    goto out;
+
+  n_meas = run.total - run.warmup;
+  if (run.lost || run.lat_us->len != n_meas) {
+    *error = g_strdup_printf ("%u of %u frames did not reach the consumer "
+        "(%u latency samples)", run.lost, run.total, run.lat_us->len);
+    goto out;
+  }
+
+  {
+    GstStructure *ss = NULL, *ws = NULL;
+    GString *note = g_string_new (NULL);
+    gboolean sok = TRUE;
+    gdouble dt = run.t_end - run.t_start;
+
+    g_object_get (sig, "stats", &ss, NULL);
+    g_object_get (wait, "stats", &ws, NULL);
+    if (mode == MODE_A) {
+      sok &= expect_stat (ss, "signals", run.total, note, "cudasemsignal");
+      sok &= expect_stat (ss, "waits", run.total, note, "cudasemsignal");
+      sok &= expect_stat (ss, "cpu-syncs", 0, note, "cudasemsignal");
+      /* two acquire points per buffer: the producer's (which cudasemsignal
+       * waited for and keeps on the meta) and cudasemsignal's own */
+      sok &= expect_stat (ws, "waits", 2 * (guint64) run.total, note,
+          "cudasemwait");
+      sok &= expect_stat (ws, "cpu-syncs", 0, note, "cudasemwait");
+    } else {
+      sok &= expect_stat (ss, "signals", 0, note, "cudasemsignal");
+      sok &= expect_stat (ss, "cpu-syncs", run.total, note, "cudasemsignal");
+      sok &= expect_stat (ws, "waits", 0, note, "cudasemwait");
+    }
+
+    g_mutex_lock (&R.lock);
+    series_add (m->fps, dt > 0 ? n_meas / dt : NAN);
+    series_add (m->proc_cpu_us, (run.cpu_end - run.cpu_start) * 1e6 / n_meas);
+    series_add (m->prod_cpu_us, run.prod_cpu * 1e6 / n_meas);
+    series_add (m->lat_p50_us, series_percentile (run.lat_us, 0.50));
+    series_add (m->lat_p99_us, series_percentile (run.lat_us, 0.99));
+    series_add (m->kernel_us, series_median (run.kern_us));
+    if (sim_thread_cpu_syncs)
+      series_add (m->sim_syncs, (gdouble) run.sim_syncs / n_meas);
+    if (m->sig_stats)
+      gst_structure_free (m->sig_stats);
+    if (m->wait_stats)
+      gst_structure_free (m->wait_stats);
+    m->sig_stats = ss;
+    m->wait_stats = ws;
+    if (!sok) {
+      m->stats_ok = FALSE;
+      g_free (m->stats_note);
+      m->stats_note = g_strdup (note->str);
+    }
+    g_mutex_unlock (&R.lock);
+    if (!sok)
+      g_print ("    WARNING: mode %s: unexpected element stats: %s\n",
+          mode_key[mode], note->str);
+    g_string_free (note, TRUE);
+  }
+  ok = TRUE;
+
+out:
+  gst_element_set_state (run.pipeline, GST_STATE_NULL);
+  if (run.srcpad) {
+    gst_pad_set_active (run.srcpad, FALSE);
+    gst_object_unref (run.srcpad);
+  }
+  gst_object_unref (run.pipeline);
+  g_async_queue_unref (run.recycle_q);
+  g_array_unref (run.lat_us);
+  g_array_unref (run.kern_us);
+  gst_caps_unref (caps);
+  g_free (run.error);
+  g_mutex_clear (&run.lock);
+  return ok;
+}
+
+static void
+s2_print_header (void)
+{
+  g_print ("  %-9s %-4s %4s %4s %9s %11s %11s %10s %10s %9s\n", "size",
+      "fmt", "gpu", "mode", "fps", "proc-cpu", "prod-cpu", "lat-p50",
+      "lat-p99", "write");
+  g_print ("  %-9s %-4s %4s %4s %9s %11s %11s %10s %10s %9s\n", "", "", "ms",
+      "", "median", "us/frame", "us/frame", "us", "us", "gpu-us");
+}
+
+static void
+s2_print_config (S2Config * c)
+{
+  gchar size[32];
+  gint j;
+
+  g_snprintf (size, sizeof (size), "%dx%d", c->width, c->height);
+  for (j = 0; j < N_MODES; j++) {
+    ModeResult *m = &c->m[j];
+
+    if (g_strcmp0 (m->status, "ok") != 0) {
+      g_print ("  %-9s %-4s %4.0f %4s %s: %s\n", size, c->format,
+          c->gpu_us / 1000.0, mode_key[j], m->status, m->error ? m->error :
+          "");
+      continue;
+    }
+    g_print ("  %-9s %-4s %4.0f %4s %9.0f %11.1f %11.1f %10.0f %10.0f %9.0f\n",
+        size, c->format, c->gpu_us / 1000.0, mode_key[j],
+        series_median (m->fps), series_median (m->proc_cpu_us),
+        series_median (m->prod_cpu_us), series_median (m->lat_p50_us),
+        series_median (m->lat_p99_us), series_median (m->kernel_us));
+  }
+  if (g_strcmp0 (c->m[MODE_A].status, "ok") == 0 &&
+      g_strcmp0 (c->m[MODE_C].status, "ok") == 0) {
+    g_print ("  %-9s %-4s %4s %4s %9.2f %11.2f %11.2f %10.2f %10.2f\n", "", "",
+        "", "a/c", ratio (series_median (c->m[MODE_A].fps),
+            series_median (c->m[MODE_C].fps)),
+        ratio (series_median (c->m[MODE_A].proc_cpu_us),
+            series_median (c->m[MODE_C].proc_cpu_us)),
+        ratio (series_median (c->m[MODE_A].prod_cpu_us),
+            series_median (c->m[MODE_C].prod_cpu_us)),
+        ratio (series_median (c->m[MODE_A].lat_p50_us),
+            series_median (c->m[MODE_C].lat_p50_us)),
+        ratio (series_median (c->m[MODE_A].lat_p99_us),
+            series_median (c->m[MODE_C].lat_p99_us)));
+  }
+}
+
+static void
+s2_set (const gchar * status, const gchar * reason)
+{
+  g_mutex_lock (&R.lock);
+  g_free (R.s2.status);
+  R.s2.status = g_strdup (status);
+  g_free (R.s2.reason);
+  R.s2.reason = g_strdup (reason);
+  g_mutex_unlock (&R.lock);
+}
+
+static void
+s2_skip_config (S2Config * c, const gchar * why)
+{
+  gint j;
+
+  set_str (&c->status, "skipped");
+  set_str (&c->reason, why);
+  for (j = 0; j < N_MODES; j++)
+    set_str (&c->m[j].status, "skipped");
+}
+
+static gboolean
+run_scenario2 (void)
+{
+  static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  static const gchar *formats[] = { "RGBA", "NV12" };
+  static const guint work_us[] = { 0, 1000, 5000 };
+  FrameWriter writer = opt.writer;
+  gchar *kinfo = NULL, *error = NULL;
+  TestSem *ts_c = NULL, *ts_p = NULL;
+  GstCudaSemaphore *sem_c = NULL, *sem_p = NULL;
+  CUstream pstream = NULL;
+  EvPair *pairs = NULL;
+  GAsyncQueue *free_pairs = NULL;
+  guint n_pairs = opt.in_flight + 2, i, si, fi, wi;
+  gboolean all_ok = TRUE;
+  gboolean any_run = FALSE;
+  CUresult r;
+
+  g_print ("\nScenario 2: GPU-produced frames handed to cudasemsignal ! "
+      "cudasemwait ! fakesink (%d frames in flight, %d repetitions)\n",
+      opt.in_flight, opt.repetitions);
+  g_print ("  a: %s\n  c: %s\n", mode_desc[MODE_A], mode_desc[MODE_C]);
+
+  /* the frame writer */
+  if (writer != WRITER_MEMSET) {
+    if (kernel_load (&kinfo)) {
+      writer = WRITER_KERNEL;
+      g_print ("  kernel: %s\n", kinfo);
+    } else if (writer == WRITER_KERNEL || is_sim) {
+      gchar *why = g_strdup_printf ("%s: the spin kernel is not available "
+          "(%s). %s", is_sim ? "SKIPPED on the simulated CUDA driver, which "
+          "cannot run kernels" : "SKIPPED", kinfo, is_sim ? "Use "
+          "--frame-writer=memset to exercise the harness on it." : "");
+      g_print ("  %s\n", why);
+      g_mutex_lock (&R.lock);
+      R.s2.kernel_info = kinfo;
+      R.s2.frame_writer = g_strdup ("none");
+      g_mutex_unlock (&R.lock);
+      s2_set (writer == WRITER_KERNEL ? "failed" : "skipped", why);
+      g_free (why);
+      write_json ();
+      return writer != WRITER_KERNEL;
+    } else {
+      /* a real GPU without the kernel: still measure the handoff with
+       * memset frames, clearly labelled */
+      g_print ("  WARNING: the spin kernel is not available (%s); frames are "
+          "written with cuMemsetD32Async and only the 0 ms GPU-work "
+          "configurations run\n", kinfo);
+      writer = WRITER_MEMSET;
+    }
+  }
+  g_mutex_lock (&R.lock);
+  R.s2.frame_writer = g_strdup (writer == WRITER_KERNEL ? "kernel" :
+      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
+  R.s2.kernel_info = kinfo;
+  g_mutex_unlock (&R.lock);
+
+  /* semaphores, producer stream, events */
+  if (!(sem_c = new_semaphore (&ts_c, &error)) ||
+      !(sem_p = new_semaphore (&ts_p, &error))) {
+    s2_set ("failed", error);
+    g_print ("  FAILED: %s\n", error);
+    g_free (error);
+    all_ok = FALSE;
+    goto out;
+  }
+  pairs = g_new0 (EvPair, n_pairs);
+  free_pairs = g_async_queue_new ();
+  if (!gst_cuda_context_push (ctx)) {
+    s2_set ("failed", "could not push the CUDA context");
+    all_ok = FALSE;
+    goto out;
+  }
+  r = drv.cuStreamCreate (&pstream, CU_STREAM_NON_BLOCKING);
+  for (i = 0; r == CUDA_SUCCESS && i < n_pairs; i++) {
+    r = drv.cuEventCreate (&pairs[i].e0, CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventCreate (&pairs[i].ek, CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventCreate (&pairs[i].e1, CU_EVENT_BLOCKING_SYNC);
+    g_async_queue_push (free_pairs, &pairs[i]);
+  }
+  gst_cuda_context_pop (NULL);
+  if (r != CUDA_SUCCESS) {
+    error = cu_error ("cuStreamCreate/cuEventCreate", r);
+    s2_set ("failed", error);
+    g_print ("  FAILED: %s\n", error);
+    g_free (error);
+    all_ok = FALSE;
+    goto out;
+  }
+
+  /* the configurations */
+  g_mutex_lock (&R.lock);
+  for (si = 0; si < G_N_ELEMENTS (sizes); si++) {
+    if (opt.quick && si > 0)
+      break;
+    for (fi = 0; fi < G_N_ELEMENTS (formats); fi++) {
+      for (wi = 0; wi < G_N_ELEMENTS (work_us); wi++) {
+        S2Config *c;
+        gint j;
+
+        if (opt.quick && work_us[wi] > 1000)
+          continue;
+        c = g_new0 (S2Config, 1);
+        c->width = sizes[si][0];
+        c->height = sizes[si][1];
+        c->format = formats[fi];
+        c->gpu_us = work_us[wi];
+        c->status = g_strdup ("not run");
+        for (j = 0; j < N_MODES; j++)
+          mode_result_init (&c->m[j]);
+        g_ptr_array_add (R.s2.configs, c);
+      }
+    }
+  }
+  g_mutex_unlock (&R.lock);
+  s2_set ("running", NULL);
+
+  s2_print_header ();
+  for (i = 0; i < R.s2.configs->len; i++) {
+    S2Config *c = g_ptr_array_index (R.s2.configs, i);
+    GstCaps *caps;
+    GstBufferPool *pool;
+    gint rep, j;
+    gboolean cfg_ok = TRUE;
+
+    if (c->gpu_us > 0 && writer != WRITER_KERNEL) {
+      s2_skip_config (c, "no spin kernel: frames are written with "
+          "cuMemsetD32Async, which cannot busy-wait");
+      continue;
+    }
+    if (mono_s () - t_program_start / 1e6 > opt.time_limit) {
+      s2_skip_config (c, "time limit reached (--time-limit)");
+      g_print ("  %dx%d %s %.0f ms: skipped, time limit reached\n", c->width,
+          c->height, c->format, c->gpu_us / 1000.0);
+      continue;
+    }
+
+    for (j = 0; j < N_MODES; j++) {
+      c->m[j].frames = s2_frames (c->gpu_us);
+      c->m[j].warmup = opt.quick ? 3 : 8;
+    }
+    caps = cuda_caps (c->format, c->width, c->height);
+    pool = new_pool (caps, opt.in_flight, &error);
+    gst_caps_unref (caps);
+    if (!pool) {
+      set_str (&c->status, "failed");
+      set_str (&c->reason, error);
+      g_print ("  %dx%d %s: FAILED: %s\n", c->width, c->height, c->format,
+          error);
+      g_clear_pointer (&error, g_free);
+      all_ok = FALSE;
+      continue;
+    }
+
+    any_run = TRUE;
+    for (rep = 0; rep < opt.repetitions; rep++) {
+      for (j = 0; j < N_MODES; j++) {
+        if (g_strcmp0 (c->m[j].status, "failed") == 0)
+          continue;
+        if (!s2_run_once (c, j, writer, pool, pstream, free_pairs, sem_c,
+                sem_p, &error)) {
+          g_mutex_lock (&R.lock);
+          g_free (c->m[j].status);
+          c->m[j].status = g_strdup ("failed");
+          g_free (c->m[j].error);
+          c->m[j].error = error;
+          g_mutex_unlock (&R.lock);
+          error = NULL;
+          cfg_ok = FALSE;
+        }
+      }
+    }
+    g_atomic_int_set (&run_active, 0);
+    for (j = 0; j < N_MODES; j++)
+      if (g_strcmp0 (c->m[j].status, "not run") == 0)
+        set_str (&c->m[j].status, "ok");
+    set_str (&c->status, cfg_ok ? "ok" : "failed");
+    if (!cfg_ok)
+      all_ok = FALSE;
+
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+    s2_print_config (c);
+    write_json ();
+  }
+  s2_set (all_ok ? (any_run ? "ok" : "skipped") : "failed",
+      any_run ? NULL : "no configuration ran");
+
+out:
+  if (gst_cuda_context_push (ctx)) {
+    if (pstream) {
+      drv.cuStreamSynchronize (pstream);
+      drv.cuStreamDestroy (pstream);
+    }
+    for (i = 0; pairs && i < n_pairs; i++) {
+      if (pairs[i].e0)
+        drv.cuEventDestroy (pairs[i].e0);
+      if (pairs[i].ek)
+        drv.cuEventDestroy (pairs[i].ek);
+      if (pairs[i].e1)
+        drv.cuEventDestroy (pairs[i].e1);
+    }
+    gst_cuda_context_pop (NULL);
+  }
+  g_free (pairs);
+  if (free_pairs)
+    g_async_queue_unref (free_pairs);
+  gst_clear_object (&sem_c);
+  gst_clear_object (&sem_p);
+  gst_cuda_sync_wait_idle ();
+  test_sem_free (ts_c);
+  test_sem_free (ts_p);
+  write_json ();
+  return all_ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                                 */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+parse_writer (const gchar * name, const gchar * value, gpointer data,
+    GError ** error)
+{
+  if (g_str_equal (value, "auto"))
+    opt.writer = WRITER_AUTO;
+  else if (g_str_equal (value, "kernel"))
+    opt.writer = WRITER_KERNEL;
+  else if (g_str_equal (value, "memset"))
+    opt.writer = WRITER_MEMSET;
+  else {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--frame-writer: auto, kernel or memset");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+fatal (const gchar * what)
+{
+  g_print ("FAIL: %s\n", what);
+  g_mutex_lock (&R.lock);
+  g_free (R.fatal);
+  R.fatal = g_strdup (what);
+  g_mutex_unlock (&R.lock);
+  write_json ();
+  g_atomic_int_set (&finished, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  gint only = 0;
+  gchar *kernel_source = NULL;
+  gdouble time_limit = 100;
+  GOptionEntry entries[] = {
+    {"repetitions", 'r', 0, G_OPTION_ARG_INT, &opt.repetitions,
+        "Repetitions of each measurement (default 5; 2 with --quick)", "R"},
+    {"quick", 'q', 0, G_OPTION_ARG_NONE, &opt.quick,
+          "Short run for CI: fewer calls and frames, 1920x1080 only, GPU work "
+          "0 and 1 ms", NULL},
+    {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json_path,
+        "Where to write the results (default bench-results.json)", "PATH"},
+    {"only", 0, 0, G_OPTION_ARG_INT, &only, "Run only scenario 1 or 2", "N"},
+    {"frame-writer", 0, 0, G_OPTION_ARG_CALLBACK, parse_writer,
+          "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
+          "the simulated driver), kernel, or memset (cuMemsetD32Async, GPU "
+          "work 0 only: exercises the harness on the simulator)", "WRITER"},
+    {"kernel-source", 0, 0, G_OPTION_ARG_STRING, &kernel_source,
+        "auto (embedded fatbin, then NVRTC), fatbin or nvrtc", "SRC"},
+    {"in-flight", 0, 0, G_OPTION_ARG_INT, &opt.in_flight,
+        "Scenario 2 frames in flight = buffer pool size (default 4)", "N"},
+    {"frames", 0, 0, G_OPTION_ARG_INT, &opt.frames,
+          "Scenario 2 measured frames per repetition (default: 400 for 0 ms, "
+          "150 ms worth of GPU work otherwise, 30..400)", "N"},
+    {"calls", 0, 0, G_OPTION_ARG_INT, &opt.calls,
+        "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
+        "N"},
+    {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, &time_limit,
+          "Start no new scenario-2 configuration after this many seconds "
+          "(default 100); the program aborts, keeping the JSON of what "
+          "finished, 20 s later or when nothing progresses for 20 s", "S"},
+    {NULL}
+  };
+  GOptionContext *octx;
+  GError *err = NULL;
+  gchar *error = NULL;
+  gboolean ok = TRUE;
+  GThread *wd;
+  GDateTime *now;
+  const gchar *elements[] = { "cudasemsignal", "cudasemwait", "identity",
+    "fakesink"
+  };
+  guint i;
+
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  t_program_start = g_get_monotonic_time ();
+  g_mutex_init (&R.lock);
+  opt.repetitions = -1;
+  opt.in_flight = 4;
+  opt.command_line = g_strjoinv (" ", argv);
+
+  octx = g_option_context_new ("- measure the cost of handing CUDA frames "
+      "over with external semaphores");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_option_context_add_group (octx, gst_init_get_option_group ());
+  if (!g_option_context_parse (octx, &argc, &argv, &err)) {
+    g_printerr ("%s\n", err->message);
+    return 2;
+  }
+  g_option_context_free (octx);
+  if (opt.repetitions < 0)
+    opt.repetitions = opt.quick ? 2 : 5;
+  if (!opt.json_path)
+    opt.json_path = g_strdup ("bench-results.json");
+  opt.only = only;
+  opt.kernel_source = kernel_source ? kernel_source : g_strdup ("auto");
+  opt.time_limit = time_limit;
+  if (opt.calls <= 0 && opt.quick)
+    opt.calls = 512;
+  if (opt.repetitions < 1 || opt.in_flight < 1 || opt.in_flight > 64 ||
+      (only != 0 && only != 1 && only != 2) ||
+      (!g_str_equal (opt.kernel_source, "auto") &&
+          !g_str_equal (opt.kernel_source, "fatbin") &&
+          !g_str_equal (opt.kernel_source, "nvrtc"))) {
+    g_printerr ("invalid option value (see --help)\n");
+    return 2;
+  }
+
+  now = g_date_time_new_now_utc ();
+  R.started = g_date_time_format_iso8601 (now);
+  g_date_time_unref (now);
+  R.cc_major = R.cc_minor = R.sm_count = 0;
+  R.ctx_flags = -1;
+  R.s1.status = g_strdup ("not run");
+  R.s2.status = g_strdup ("not run");
+  R.s2.configs = g_ptr_array_new ();
+  for (i = 0; i < S1_N_ROWS; i++) {
+    R.s1.cpu_ns[i] = series_new ();
+    R.s1.wall_ns[i] = series_new ();
+  }
+
+  g_print ("gst-cudasync bench: results to %s\n", opt.json_path);
+  write_json ();
+  wd = g_thread_new ("bench-watchdog", watchdog_thread, NULL);
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElementFactory *f = gst_element_factory_find (elements[i]);
+    if (!f) {
+      gchar *msg = g_strdup_printf ("element %s not found%s", elements[i],
+          i < 2 ? ": point GST_PLUGIN_PATH at <builddir>/gst/plugin "
+          "(bench/run.sh does)" : "");
+      fatal (msg);
+      return 1;
+    }
+    gst_object_unref (f);
+  }
+
+  /* semaphores the way an application makes them; decides the backend */
+  if (test_sem_backend () == TEST_SEM_BACKEND_NONE) {
+    gchar *msg = g_strdup_printf ("cannot create external semaphores: %s",
+        test_sem_backend_name ());
+    fatal (msg);
+    return 1;
+  }
+  R.semaphores = g_strdup (test_sem_backend_name ());
+
+  if (!gst_cuda_load_library ()) {
+    fatal ("libgstcuda could not load the CUDA driver");
+    return 1;
+  }
+  gst_cuda_memory_init_once ();
+  if (!load_driver_symbols (&error)) {
+    fatal (error);
+    return 1;
+  }
+  ctx = gst_cuda_context_new (0);
+  if (!ctx) {
+    fatal ("gst_cuda_context_new (0) failed");
+    return 1;
+  }
+  describe_device ();
+  g_print ("  CUDA driver : %s\n  device      : %s, compute capability %d.%d,"
+      " %d SMs, context scheduling %s\n  semaphores  : %s\n", R.driver,
+      R.device, R.cc_major, R.cc_minor, R.sm_count,
+      sched_name (R.ctx_flags) ? sched_name (R.ctx_flags) : "unknown",
+      R.semaphores);
+  write_json ();
+
+  if (opt.only != 2)
+    ok &= run_scenario1 ();
+  else
+    set_str (&R.s1.status, "skipped");
+  if (opt.only != 1)
+    ok &= run_scenario2 ();
+  else
+    set_str (&R.s2.status, "skipped");
+
+  if (kernel.module && gst_cuda_context_push (ctx)) {
+    CuModuleUnload (kernel.module);
+    gst_cuda_context_pop (NULL);
+  }
+
+  g_mutex_lock (&R.lock);
+  R.complete = TRUE;
+  g_mutex_unlock (&R.lock);
+  write_json ();
+  g_atomic_int_set (&finished, 1);
+  g_thread_join (wd);
+
+  g_print ("\n%s (results in %s, %.1f s)\n", ok ? "DONE" : "DONE WITH "
+      "FAILURES", opt.json_path, mono_s () - t_program_start / 1e6);
+  gst_object_unref (ctx);
+  return ok ? 0 : 1;
+}

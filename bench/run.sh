@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs gst-cudasync-bench from a build folder, on the GPU when there is one,
+# otherwise on the simulated CUDA driver (which runs scenario 1 only).
+#
+#   bench/run.sh <builddir> [bench options...]
+#
+# Options (see --help): --json PATH (default bench-results.json, in the
+# current folder), --repetitions R (default 5), --quick, --only 1|2,
+# --frame-writer auto|kernel|memset, --in-flight N, --frames N, --time-limit S.
+set -euo pipefail
+
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
+  echo "usage: bench/run.sh <builddir> [bench options...]" >&2
+  exit 2
+fi
+builddir=$1
+shift
+if [ ! -d "$builddir" ]; then
+  echo "run.sh: build folder '$builddir' not found; build first:" >&2
+  echo "    meson setup $builddir && ninja -C $builddir" >&2
+  exit 1
+fi
+builddir=$(cd "$builddir" && pwd)
+bench=$builddir/bench/gst-cudasync-bench
+if [ ! -x "$bench" ]; then
+  echo "run.sh: $bench not found; run: ninja -C $builddir" >&2
+  exit 1
+fi
+
+if nvidia-smi -L >/dev/null 2>&1; then
+  kind=gpu
+  echo "run.sh: NVIDIA GPU present, using the system CUDA driver:"
+  nvidia-smi -L | sed 's/^/    /'
+else
+  kind=sim
+  sim=$builddir/tests/cudasim
+  if [ ! -e "$sim/libcuda.so.1" ]; then
+    echo "run.sh: there is no NVIDIA GPU here (nvidia-smi -L failed), and the" >&2
+    echo "simulated CUDA driver is not built ($sim/libcuda.so.1 is missing;" >&2
+    echo "it is built with the tests: meson configure $builddir -Dtests=enabled)." >&2
+    exit 1
+  fi
+  echo "run.sh: there is no NVIDIA GPU on this machine (nvidia-smi -L failed),"
+  echo "    so the bench runs on the SIMULATED CUDA driver: $sim/libcuda.so.1"
+  echo "    (scenario 1 only: the simulator cannot run kernels)"
+  export LD_LIBRARY_PATH="$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+# GStreamer caches which nvcodec elements registered, which depends on the
+# driver: one registry per driver kind (as tools/run-demo.sh)
+export GST_REGISTRY="$builddir/registry-$kind.bin"
+export GST_PLUGIN_PATH="$builddir/gst/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+echo "run.sh: GST_PLUGIN_PATH=$GST_PLUGIN_PATH GST_REGISTRY=$GST_REGISTRY"
+exec "$bench" "$@"

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+# gst-cudasync
+# Copyright (C) 2026 gst-cudasync developers
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# meson test bench-smoke: runs gst-cudasync-bench shortly, twice, and checks
+# that it exits 0 and writes a well-formed JSON document with the expected
+# structure and counters. No check looks at a timing.
+#
+#   smoke.py <gst-cudasync-bench> <output folder>
+#
+# 1. --quick: scenario 1 runs; scenario 2 runs when kernels can run (a real
+#    GPU), and is skipped with its reason on the simulated driver.
+# 2. --quick --only 2 --frame-writer=memset: scenario 2's harness (producer,
+#    pipeline, recycler, events) with memset frames, which the simulator
+#    runs too; the element counters must match each handoff mode.
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL: ' + what)
+
+
+def number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def run(bench, json_path, args):
+    if os.path.exists(json_path):
+        os.unlink(json_path)
+    cmd = [bench] + args + ['--json', json_path]
+    print('$ ' + ' '.join(cmd), flush=True)
+    p = subprocess.run(cmd, timeout=240)
+    check(p.returncode == 0, '%s exited with %d' % (' '.join(args), p.returncode))
+    try:
+        with open(json_path, encoding='utf-8') as f:
+            return json.load(f)
+    except Exception as e:  # noqa: BLE001
+        check(False, 'cannot read %s as JSON: %s' % (json_path, e))
+        return None
+
+
+def check_common(doc, name):
+    check(doc.get('schema') == 'gst-cudasync-bench/1', name + ': schema')
+    check(doc.get('complete') is True, name + ': complete')
+    check(doc.get('aborted') is None, name + ': aborted: %s' % doc.get('aborted'))
+    env = doc.get('environment', {})
+    check(isinstance(env.get('simulated'), bool), name + ': environment.simulated')
+
+
+def check_mode(cfg, key, sim, name):
+    m = cfg['modes'][key]
+    where = '%s: %sx%s %s %s ms mode %s' % (name, cfg['width'], cfg['height'],
+                                           cfg['format'], cfg['gpu_work_ms'], key)
+    check(m['status'] == 'ok', where + ': status %s (%s)' % (m['status'], m.get('error')))
+    if m['status'] != 'ok':
+        return
+    for field in ('fps', 'process_cpu_us_per_frame',
+                  'producer_thread_cpu_us_per_frame', 'latency_p50_us',
+                  'latency_p99_us'):
+        s = m[field]
+        check(number(s['median']) and number(s['min']) and s['all'],
+              where + ': ' + field + ' has no values')
+    check(m['element_stats_as_expected'] is True,
+          where + ': element stats: %s' % m.get('element_stats_note'))
+    if sim:
+        syncs = m['sim_producer_thread_cpu_syncs_per_frame']['all']
+        # a: no CPU synchronisation on the streaming thread at all;
+        # c: the producer's cuStreamSynchronize + cudasemsignal's fallback
+        want = 0 if key == 'a' else 2
+        check(all(abs(v - want) < 1e-9 for v in syncs),
+              where + ': producer thread CPU syncs per frame %s, expected %d'
+              % (syncs, want))
+
+
+def main():
+    bench, outdir = sys.argv[1], sys.argv[2]
+
+    # 1. default writer
+    doc = run(bench, os.path.join(outdir, 'bench-smoke.json'), ['--quick'])
+    if doc:
+        check_common(doc, 'quick')
+        sim = doc['environment']['simulated']
+        s1 = doc['scenario1_signal_overhead']
+        check(s1['status'] == 'ok', 'scenario 1 status %s (%s)' % (s1['status'], s1.get('reason')))
+        for key in ('bare', 'library', 'identity', 'cudasemsignal'):
+            row = s1['rows'][key]['cpu_ns_per_call']
+            check(number(row['median']) and row['median'] > 0 and
+                  len(row['all']) == doc['options']['repetitions'],
+                  'scenario 1 row %s: %s' % (key, row))
+        for key in ('cudasemsignal_over_bare_median',
+                    'cudasemsignal_minus_identity_over_bare_median'):
+            check(number(s1['ratios'][key]), 'scenario 1 ratio %s' % key)
+        st = s1.get('cudasemsignal_stats') or {}
+        check(st.get('cpu-syncs') == 0 and st.get('signals', 0) > 0,
+              'scenario 1 cudasemsignal stats %s' % st)
+        s2 = doc['scenario2_gpu_frames']
+        if sim:
+            check(s2['status'] == 'skipped' and 'simulated' in (s2['reason'] or ''),
+                  'scenario 2 on the simulator: %s (%s)' % (s2['status'], s2['reason']))
+        else:
+            check(s2['status'] == 'ok', 'scenario 2: %s (%s)' % (s2['status'], s2['reason']))
+
+    # 2. memset frames: the scenario 2 harness, also on the simulator
+    doc = run(bench, os.path.join(outdir, 'bench-smoke-memset.json'),
+              ['--quick', '--only', '2', '--frame-writer=memset'])
+    if doc:
+        check_common(doc, 'memset')
+        sim = doc['environment']['simulated']
+        s2 = doc['scenario2_gpu_frames']
+        check(s2['status'] == 'ok', 'memset scenario 2: %s (%s)' % (s2['status'], s2['reason']))
+        ran = [c for c in s2['configs'] if c['status'] != 'skipped']
+        check(len(ran) == 2, 'memset: %d configurations ran, expected 2 (RGBA, NV12 at 0 ms)' % len(ran))
+        for c in ran:
+            for key in ('a', 'c'):
+                check_mode(c, key, sim, 'memset')
+            check(number(c['ratios_a_over_c_median']['fps']), 'memset: a/c fps ratio')
+
+    if failures:
+        print('%d check(s) failed' % len(failures))
+        return 1
+    print('bench-smoke: OK')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
