@@ -329,6 +329,23 @@ gst_cuda_sync_meta_get_n_acquire (GstCudaSyncMeta * meta)
 }
 
 /**
+ * gst_cuda_sync_meta_clear_acquire:
+ * @meta: a #GstCudaSyncMeta
+ *
+ * Drops every acquire point. For a producer that ordered new work after
+ * them on the GPU (it waited for them on its stream, then signalled a new
+ * point): its own acquire point implies the old ones, so consumers need not
+ * wait for them again. A binary point that nobody waited for is still
+ * consumed on the GPU when its last copy goes away. The release point stays.
+ */
+void
+gst_cuda_sync_meta_clear_acquire (GstCudaSyncMeta * meta)
+{
+  g_return_if_fail (meta != NULL);
+  g_ptr_array_set_size (meta->acquire, 0);
+}
+
+/**
  * gst_cuda_sync_meta_get_acquire:
  * @meta: a #GstCudaSyncMeta
  * @idx: index of the acquire point

@@ -356,6 +356,8 @@ signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
 
   if (!meta)
     meta = gst_buffer_add_cuda_sync_meta (buf);
+  /* our signal is ordered after the incoming points: it replaces them */
+  gst_cuda_sync_meta_clear_acquire (meta);
   /* the meta owns the fence from now on and clears it once */
   gst_cuda_sync_meta_add_acquire_nvsci_fence (meta, self->active, fence);
 
@@ -435,6 +437,8 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!meta)
     meta = gst_buffer_add_cuda_sync_meta (buf);
+  /* our signal is ordered after the incoming points: it replaces them */
+  gst_cuda_sync_meta_clear_acquire (meta);
   gst_cuda_sync_meta_add_acquire (meta, self->active, value);
 
   gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_SIGNALS, 1);

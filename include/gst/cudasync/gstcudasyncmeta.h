@@ -85,6 +85,9 @@ GST_CUDA_SYNC_API
 guint               gst_cuda_sync_meta_get_n_acquire (GstCudaSyncMeta * meta);
 
 GST_CUDA_SYNC_API
+void                gst_cuda_sync_meta_clear_acquire (GstCudaSyncMeta * meta);
+
+GST_CUDA_SYNC_API
 GstCudaSemaphore *  gst_cuda_sync_meta_get_acquire  (GstCudaSyncMeta * meta,
                                                      guint idx,
                                                      guint64 * value);

@@ -256,6 +256,47 @@ GST_START_TEST (test_monotonic_values)
 
 GST_END_TEST;
 
+/* An incoming acquire point is waited for on the GPU and replaced by the
+ * element's own, which is ordered after it. */
+GST_START_TEST (test_incoming_points_replaced)
+{
+  TestSem *ts, *up_ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstCudaSemaphore *up = cs_new_semaphore (NULL, TRUE, &up_ts);
+  GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
+  GstCudaSyncMeta *meta;
+  GstBuffer *in, *out;
+  Fixture f;
+
+  fixture_start (&f, sig, "NV12", 64, 48);
+  in = cs_new_buffer (f.pool, 1);
+  meta = gst_buffer_add_cuda_sync_meta (in);
+  gst_cuda_sync_meta_add_acquire (meta, up, 1);
+  gst_cuda_sync_meta_set_release (meta, up, 2);
+  fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_OK);
+  out = gst_harness_pull (f.h);
+  meta = gst_buffer_get_cuda_sync_meta (out);
+  fail_unless_equals_int (gst_cuda_sync_meta_get_n_acquire (meta), 1);
+  fail_unless_equals_uint64 (acquire_value (out, sem), 1);
+  /* the release point travels on */
+  fail_unless (gst_cuda_sync_meta_get_release (meta, NULL) == up);
+  fail_unless_equals_uint64 (cs_stat (sig, "waits"), 1);
+  /* our signal runs only after the upstream point is reached */
+  fail_unless (test_sem_host_signal (up_ts, 1));
+  fail_unless (test_sem_host_wait (ts, 1, 10 * GST_SECOND));
+  gst_buffer_unref (out);
+  /* the release point is signalled when the buffer goes away */
+  fail_unless (test_sem_host_wait (up_ts, 2, 10 * GST_SECOND));
+  fixture_stop (&f);
+  gst_object_unref (sig);
+  gst_object_unref (sem);
+  gst_object_unref (up);
+  test_sem_free (ts);
+  test_sem_free (up_ts);
+}
+
+GST_END_TEST;
+
 /* ---- where the semaphore comes from ---- */
 
 static void
@@ -945,6 +986,7 @@ cudasemsignal_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_pipeline_passthrough_bytes);
   tcase_add_test (tc, test_monotonic_values);
+  tcase_add_test (tc, test_incoming_points_replaced);
   tcase_add_test (tc, test_semaphore_from_downstream);
   tcase_add_test (tc, test_handle_type_mismatch);
   tcase_add_test (tc, test_zero_cpu_syncs_with_semaphore);
