@@ -15,14 +15,19 @@
  * allocated, and an image is written again only after the Vulkan work of
  * downstream reading it has finished (checked without blocking).
  *
- * Synchronisation: CUDA signals a semaphore exported by Vulkan
+ * Synchronisation: CUDA signals a binary semaphore exported by Vulkan
  * (`VK_KHR_external_semaphore_fd`) after the copy, and a Vulkan submission
  * that takes ownership of the images (queue family acquire from
  * `VK_QUEUE_FAMILY_EXTERNAL`, layout transition) waits on it on the GPU. The
  * images' barrier state is set so that later Vulkan elements on the queue
- * order after that submission. Where Vulkan cannot export semaphores (for
- * example lavapipe), the CUDA stream is synchronised on the CPU before the
- * Vulkan submission and counted in the `cpu-syncs` statistic.
+ * order after that submission. Every pooled frame has its own semaphore,
+ * signalled again only when the frame is reused, i.e. after the fence of
+ * the Vulkan work that waited on it has signalled: CUDA can never signal a
+ * semaphore whose previous signal the Vulkan queue has not consumed yet,
+ * however far CUDA runs ahead of the queue. Where Vulkan cannot export
+ * semaphores (for example lavapipe), the CUDA stream is synchronised on the
+ * CPU before the Vulkan submission and counted in the `cpu-syncs`
+ * statistic.
  *
  * Acquire points of an incoming #GstCudaSyncMeta are waited on the GPU; an
  * upstream cudasemsignal is offered the element's own semaphore through the
@@ -85,6 +90,9 @@ typedef struct
   guint n_planes;
   gboolean used;                /* PREINITIALIZED until the first acquire */
   GstVulkanFence *fence;        /* downstream's work on it done */
+  /* GPU path: CUDA signals it after the copy into this frame, the acquire
+   * submission waits on it; created on first use */
+  GstCudaVkSemaphore *sem;
 } Frame;
 
 struct _GstCudaVkImagePool
@@ -132,6 +140,7 @@ frame_free (gpointer data)
 
   if (f->fence)
     gst_vulkan_fence_unref (f->fence);
+  gst_cuda_vk_semaphore_free (f->sem);
   g_free (f);
 }
 
@@ -193,11 +202,16 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   return GST_FLOW_OK;
 }
 
+/* Downstream's work on the frame and the wait on its semaphore have
+ * completed (then the semaphore may be signalled again). */
 static gboolean
 frame_ready (GstBuffer * buf)
 {
   Frame *f = get_frame (buf);
-  return !f->fence || gst_vulkan_fence_is_signaled (f->fence);
+
+  if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
+    return FALSE;
+  return !f->sem || gst_cuda_vk_semaphore_waited (f->sem);
 }
 
 static void
@@ -208,6 +222,12 @@ frame_wait (GstCudaVkImagePool * pool, GstBuffer * buf)
   if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
     vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
         (f->fence), VK_TRUE, G_MAXUINT64);
+  if (f->sem && f->sem->wait_fence &&
+      !gst_vulkan_fence_is_signaled (f->sem->wait_fence))
+    vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (f->sem->wait_fence), VK_TRUE, G_MAXUINT64);
+  if (f->sem)
+    gst_cuda_vk_semaphore_waited (f->sem);
 }
 
 static GstFlowReturn
@@ -742,6 +762,15 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
+  if (gpu && !f->sem) {
+    f->sem = gst_cuda_vk_semaphore_new (b);
+    if (!f->sem) {
+      GST_WARNING_OBJECT (self, "could not create a semaphore for a new "
+          "frame: CPU synchronisation for it");
+      gpu = FALSE;
+    }
+  }
+
   if (!gst_cuda_context_push (b->cuda)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
@@ -789,7 +818,9 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
 
   if (gpu) {
-    if (!gst_cuda_semaphore_signal (b->sem, b->stream, NULL, &err))
+    /* the frame's own semaphore; the pool handed the frame out only once
+     * the Vulkan wait on its previous signal had completed */
+    if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, &err))
       goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
   }
@@ -837,13 +868,15 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
       barriers);
-  fence = gst_cuda_vk_bridge_submit (b, cmd, gpu, FALSE,
+  fence = gst_cuda_vk_bridge_submit (b, cmd,
+      gpu ? f->sem->vk_sem : VK_NULL_HANDLE, VK_NULL_HANDLE,
       GST_MINI_OBJECT_CAST (outbuf), &err);
-  if (gpu)
-    /* the submission consumes the binary signal */
-    _gst_cuda_semaphore_consume_binary (b->sem);
   if (!fence)
     goto vk_error;
+  if (gpu) {
+    /* the signal counts as consumed once this fence has signalled */
+    gst_cuda_vk_semaphore_wait_submitted (f->sem, fence);
+  }
   gst_vulkan_fence_unref (fence);
   f->used = TRUE;
   return GST_FLOW_OK;
@@ -879,7 +912,7 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies", GST_TYPE_STRUCTURE,
+          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata (element_class,

@@ -19,7 +19,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_debug);
 #define EXT_SEM_FD "VK_KHR_external_semaphore_fd"
 
 static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
-  "buffers", "signals", "waits", "cpu-syncs", "copies"
+  "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores"
 };
 
 void
@@ -92,7 +92,7 @@ gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id)
 gboolean
 gst_cuda_vk_bridge_has_gpu_sync (GstCudaVkBridge * b)
 {
-  return b->sem != NULL;
+  return b->gpu_sync;
 }
 
 void
@@ -322,6 +322,9 @@ pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
   return TRUE;
 }
 
+/* Creates a binary semaphore exportable as an opaque fd and imports it into
+ * the bridge's CUDA context. Leaves both NULL (and says why in the debug
+ * log) when Vulkan cannot export it or CUDA cannot import it. */
 static void
 setup_semaphore (GstCudaVkBridge * b, VkSemaphore * vk_sem,
     GstCudaSemaphore ** sem)
@@ -351,7 +354,9 @@ setup_semaphore (GstCudaVkBridge * b, VkSemaphore * vk_sem,
 
   /* Binary semaphore: the 1.22 GstVulkanDevice enables no device features,
    * so timeline semaphores (feature timelineSemaphore) cannot be created on
-   * a device it opened. One signal / one wait per frame suits binary. */
+   * a device it opened. A binary semaphore carries one signal at a time:
+   * the elements use one per pooled frame / staging slot (see
+   * gst_cuda_vk_semaphore_new()). */
   info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
   info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
   props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
@@ -396,6 +401,86 @@ setup_semaphore (GstCudaVkBridge * b, VkSemaphore * vk_sem,
 fail:
   vkDestroySemaphore (b->device->device, *vk_sem, NULL);
   *vk_sem = VK_NULL_HANDLE;
+}
+
+GstCudaVkSemaphore *
+gst_cuda_vk_semaphore_new (GstCudaVkBridge * b)
+{
+  GstCudaVkSemaphore *s;
+  VkSemaphore vk_sem;
+  GstCudaSemaphore *sem;
+
+  if (!b->gpu_sync)
+    return NULL;
+  setup_semaphore (b, &vk_sem, &sem);
+  if (!sem)
+    return NULL;
+  s = g_new0 (GstCudaVkSemaphore, 1);
+  s->vk_sem = vk_sem;
+  s->sem = sem;
+  s->device = gst_object_ref (b->device);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SEMAPHORES, 1);
+  return s;
+}
+
+gboolean
+gst_cuda_vk_semaphore_signal (GstCudaVkSemaphore * s, CUstream stream,
+    GError ** error)
+{
+  /* a wait recorded by gst_cuda_vk_semaphore_waited() lets the library
+   * accept the signal; otherwise it refuses it (GST_CUDA_SYNC_ERROR_PROTOCOL):
+   * this object's previous signal may not have been consumed yet */
+  if (!gst_cuda_semaphore_signal (s->sem, stream, NULL, error))
+    return FALSE;
+  s->signalled = TRUE;
+  return TRUE;
+}
+
+void
+gst_cuda_vk_semaphore_wait_submitted (GstCudaVkSemaphore * s,
+    GstVulkanFence * fence)
+{
+  g_return_if_fail (s->signalled);
+  if (s->wait_fence)
+    gst_vulkan_fence_unref (s->wait_fence);
+  s->wait_fence = gst_vulkan_fence_ref (fence);
+}
+
+gboolean
+gst_cuda_vk_semaphore_waited (GstCudaVkSemaphore * s)
+{
+  if (!s->signalled)
+    return TRUE;
+  if (!s->wait_fence || !gst_vulkan_fence_is_signaled (s->wait_fence))
+    return FALSE;
+  /* the submission that waited has completed: its wait executed, the
+   * semaphore is unsignalled on the GPU and may be signalled again */
+  _gst_cuda_semaphore_consume_binary (s->sem);
+  gst_vulkan_fence_unref (s->wait_fence);
+  s->wait_fence = NULL;
+  s->signalled = FALSE;
+  return TRUE;
+}
+
+void
+gst_cuda_vk_semaphore_free (GstCudaVkSemaphore * s)
+{
+  if (!s)
+    return;
+  if (s->wait_fence) {
+    /* the Vulkan wait must be done before the semaphore is destroyed */
+    if (!gst_vulkan_fence_is_signaled (s->wait_fence))
+      vkWaitForFences (s->device->device, 1,
+          &GST_VULKAN_FENCE_FENCE (s->wait_fence), VK_TRUE, G_MAXUINT64);
+    gst_vulkan_fence_unref (s->wait_fence);
+  }
+  /* the library destroys the CUDA handle once CUDA's operations on it are
+   * done, from its worker thread */
+  gst_clear_object (&s->sem);
+  if (s->vk_sem && s->device->device)
+    vkDestroySemaphore (s->device->device, s->vk_sem, NULL);
+  gst_clear_object (&s->device);
+  g_free (s);
 }
 
 gboolean
@@ -460,13 +545,26 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   }
   b->trash = gst_vulkan_trash_fence_list_new ();
 
-  setup_semaphore (b, &b->vk_sem, &b->sem);
-  if (offer_semaphore && b->sem)
+  /* probe: can Vulkan export a semaphore that CUDA imports? The frames'
+   * and staging slots' own semaphores are made the same way later. */
+  {
+    VkSemaphore probe_vk;
+    GstCudaSemaphore *probe;
+
+    setup_semaphore (b, &probe_vk, &probe);
+    b->gpu_sync = probe != NULL;
+    if (probe) {
+      gst_object_unref (probe);
+      vkDestroySemaphore (b->device->device, probe_vk, NULL);
+    }
+  }
+  if (offer_semaphore && b->gpu_sync)
     setup_semaphore (b, &b->offer_vk_sem, &b->offer_sem);
 
   GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
       "%s", cuda_dev, b->device->physical_device->properties.deviceName,
-      b->queue->family, b->sem ? "GPU semaphore sync" :
+      b->queue->family, b->gpu_sync ? "GPU semaphore sync (one binary "
+      "semaphore per frame slot)" :
       "CPU fallback (Vulkan cannot export semaphores)");
   return TRUE;
 }
@@ -486,15 +584,11 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     gst_cuda_context_pop (NULL);
   }
   b->stream = NULL;
-  gst_clear_object (&b->sem);
+  b->gpu_sync = FALSE;
   gst_clear_object (&b->offer_sem);
-  if (b->device && b->device->device) {
-    if (b->vk_sem)
-      vkDestroySemaphore (b->device->device, b->vk_sem, NULL);
-    if (b->offer_vk_sem)
-      vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
-  }
-  b->vk_sem = b->offer_vk_sem = VK_NULL_HANDLE;
+  if (b->device && b->device->device && b->offer_vk_sem)
+    vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
+  b->offer_vk_sem = VK_NULL_HANDLE;
   gst_clear_object (&b->cmd_pool);
   gst_clear_object (&b->queue);
   gst_clear_object (&b->device);
@@ -887,7 +981,7 @@ gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error)
 
 GstVulkanFence *
 gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
-    gboolean wait_sem, gboolean signal_sem, GstMiniObject * keep,
+    VkSemaphore wait_sem, VkSemaphore signal_sem, GstMiniObject * keep,
     GError ** error)
 {
   VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
@@ -913,12 +1007,12 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
   si.pCommandBuffers = &cmd->cmd;
   if (wait_sem) {
     si.waitSemaphoreCount = 1;
-    si.pWaitSemaphores = &b->vk_sem;
+    si.pWaitSemaphores = &wait_sem;
     si.pWaitDstStageMask = &wait_stage;
   }
   if (signal_sem) {
     si.signalSemaphoreCount = 1;
-    si.pSignalSemaphores = &b->vk_sem;
+    si.pSignalSemaphores = &signal_sem;
   }
 
   gst_vulkan_queue_submit_lock (b->queue);

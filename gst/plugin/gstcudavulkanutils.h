@@ -24,6 +24,7 @@ typedef enum
   GST_CUDA_VK_COUNTER_WAITS,
   GST_CUDA_VK_COUNTER_CPU_SYNCS,
   GST_CUDA_VK_COUNTER_COPIES,
+  GST_CUDA_VK_COUNTER_SEMAPHORES,
   GST_CUDA_VK_N_COUNTERS,
 } GstCudaVkCounter;
 
@@ -47,11 +48,11 @@ typedef struct
   PFN_vkGetMemoryFdKHR get_memory_fd;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
 
-  /* GPU path: binary semaphore created by Vulkan, exported as an opaque fd
-   * and imported into CUDA. NULL when Vulkan cannot export semaphores:
-   * then the CPU fallback applies. */
-  VkSemaphore vk_sem;
-  GstCudaSemaphore *sem;
+  /* GPU path: Vulkan exports binary semaphores (opaque fd) that CUDA
+   * imports, one per pooled frame / staging slot
+   * (gst_cuda_vk_semaphore_new()). FALSE when Vulkan cannot export
+   * semaphores or CUDA cannot import them: then the CPU fallback applies. */
+  gboolean gpu_sync;
   /* for an upstream cudasemsignal (cudatovulkan only): CUDA-only use */
   VkSemaphore offer_vk_sem;
   GstCudaSemaphore *offer_sem;
@@ -103,15 +104,57 @@ gboolean gst_cuda_vk_copy_2d             (GstCudaVkBridge * b, CUdeviceptr dst,
                                           gsize src_pitch, gsize width_bytes,
                                           gsize height, GError ** error);
 
+/* A binary semaphore created by Vulkan (exportable as an opaque fd) and
+ * imported into the bridge's CUDA context.
+ *
+ * A binary semaphore holds one signal: signalling it again before the wait
+ * that consumes the previous signal has *executed* on the GPU loses a signal
+ * (and the waiter for it may hang). Enqueue order is not enough: CUDA may
+ * run frame N+1's signal before the Vulkan queue has run frame N's wait. So
+ * each pooled frame (cudatovulkan) or staging slot (vulkantocuda) owns its
+ * semaphore, and a slot is reused only when the GPU work that consumed its
+ * previous signal is known to be complete (its fence signalled, its CUDA
+ * event completed), which never blocks the streaming thread.
+ *
+ * CUDA signals, Vulkan waits (cudatovulkan): gst_cuda_vk_semaphore_signal()
+ * goes through gst_cuda_semaphore_signal(), which refuses a second signal
+ * before a wait was recorded; the Vulkan wait is recorded
+ * (_gst_cuda_semaphore_consume_binary()) only by
+ * gst_cuda_vk_semaphore_waited(), once the fence of the submission that
+ * waited has signalled, i.e. in GPU execution order, not at submission. */
+typedef struct
+{
+  VkSemaphore vk_sem;
+  GstCudaSemaphore *sem;
+  GstVulkanDevice *device;
+  gboolean signalled;           /* by CUDA, wait not known executed yet */
+  GstVulkanFence *wait_fence;   /* the Vulkan submission that waits on it */
+} GstCudaVkSemaphore;
+
+/* NULL in the CPU fallback (or when creating one failed); counted in the
+ * "semaphores" statistic */
+GstCudaVkSemaphore * gst_cuda_vk_semaphore_new (GstCudaVkBridge * b);
+gboolean gst_cuda_vk_semaphore_signal    (GstCudaVkSemaphore * s, CUstream stream,
+                                          GError ** error);
+void     gst_cuda_vk_semaphore_wait_submitted (GstCudaVkSemaphore * s,
+                                          GstVulkanFence * fence);
+/* TRUE when @s may be signalled again (records the Vulkan wait with the
+ * library then); never blocks */
+gboolean gst_cuda_vk_semaphore_waited    (GstCudaVkSemaphore * s);
+/* waits for a pending Vulkan wait on @s, if any (shutdown only) */
+void     gst_cuda_vk_semaphore_free      (GstCudaVkSemaphore * s);
+
 /* Blocks until the stream is idle (counted in cpu-syncs). */
 gboolean gst_cuda_vk_bridge_cpu_sync     (GstCudaVkBridge * b, GError ** error);
 
-/* Submits @cmd (ended) on the queue, optionally waiting/signalling the
- * bridge's semaphore; returns the fence (transfer full). @cmd and @keep
- * (nullable) are released once the fence signals. */
+/* Submits @cmd (ended) on the queue, optionally waiting on @wait_sem and
+ * signalling @signal_sem (VK_NULL_HANDLE: none); returns the fence
+ * (transfer full). @cmd and @keep (nullable) are released once the fence
+ * signals. */
 GstVulkanFence * gst_cuda_vk_bridge_submit (GstCudaVkBridge * b,
                                           GstVulkanCommandBuffer * cmd,
-                                          gboolean wait_sem, gboolean signal_sem,
+                                          VkSemaphore wait_sem,
+                                          VkSemaphore signal_sem,
                                           GstMiniObject * keep, GError ** error);
 
 GstVulkanCommandBuffer * gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error);

@@ -10,10 +10,14 @@
  * elements produce) to CUDA without going through system memory. A Vulkan
  * submission copies the images into a staging buffer whose memory was
  * allocated exportable (`VK_KHR_external_memory_fd`) and imported into CUDA,
- * and signals a semaphore exported to CUDA; the element's CUDA stream waits
- * for it on the GPU and copies the frame into a #GstCudaMemory with one
+ * and signals a binary semaphore exported to CUDA; the element's CUDA stream
+ * waits for it on the GPU and copies the frame into a #GstCudaMemory with one
  * `cuMemcpy2DAsync` per plane. Staging buffers are pooled and reused once
- * both sides are done with them (checked without blocking).
+ * both sides are done with them (checked without blocking). Each staging
+ * buffer has its own semaphore: Vulkan signals it again only when the
+ * buffer is reused, after the CUDA event recorded behind the wait (and the
+ * copy) has completed, so the Vulkan queue can never signal a semaphore
+ * whose previous signal CUDA has not consumed yet.
  *
  * The CUDA stream is a blocking stream: upstream 1.22 CUDA elements, which
  * copy on the legacy default stream, see the data complete without any CPU
@@ -64,6 +68,12 @@ typedef struct
   CUevent event;                /* CUDA copy out of it */
   gboolean event_pending;
   gboolean released;            /* given to VK_QUEUE_FAMILY_EXTERNAL */
+  /* GPU path: Vulkan signals it after the copy into the slot, CUDA waits on
+   * it before the copy out of it; created on first use */
+  GstCudaVkSemaphore *sem;
+  /* signalled by a submission whose CUDA wait + event were not all
+   * enqueued (an error path): replaced before the slot is used again */
+  gboolean sem_unwaited;
 } Slot;
 
 struct _GstVulkanToCuda
@@ -164,6 +174,7 @@ slot_free (GstVulkanToCuda * self, Slot * s)
     GST_CUDA_SYNC_CALL (cuEventDestroy) (s->event);
     gst_cuda_context_pop (NULL);
   }
+  gst_cuda_vk_semaphore_free (s->sem);
   gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
   g_free (s);
 }
@@ -462,6 +473,14 @@ found:
     gst_vulkan_fence_unref (s->fence);
     s->fence = NULL;
   }
+  if (s->sem_unwaited) {
+    /* its last signal was never waited for: the semaphore stays signalled,
+     * so it cannot be signalled again. The Vulkan signal has executed (the
+     * fence signalled), nothing of CUDA uses it: replace it. */
+    gst_cuda_vk_semaphore_free (s->sem);
+    s->sem = NULL;
+    s->sem_unwaited = FALSE;
+  }
   return s;
 }
 
@@ -564,6 +583,14 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
+  if (gpu && !s->sem) {
+    s->sem = gst_cuda_vk_semaphore_new (b);
+    if (!s->sem) {
+      GST_WARNING_OBJECT (self, "could not create a semaphore for a new "
+          "staging buffer: CPU synchronisation for it");
+      gpu = FALSE;
+    }
+  }
 
   cmd = gst_cuda_vk_bridge_begin (b, &err);
   if (!cmd)
@@ -638,15 +665,19 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
 
-  s->fence = gst_cuda_vk_bridge_submit (b, cmd, FALSE, gpu,
-      GST_MINI_OBJECT_CAST (inbuf), &err);
+  s->fence = gst_cuda_vk_bridge_submit (b, cmd, VK_NULL_HANDLE,
+      gpu ? s->sem->vk_sem : VK_NULL_HANDLE, GST_MINI_OBJECT_CAST (inbuf),
+      &err);
   if (!s->fence)
     goto vk_error;
   s->released = TRUE;
 
   if (gpu) {
+    /* cleared once the event behind the wait is recorded: the slot (and
+     * this semaphore) is reused only after that event completed */
+    s->sem_unwaited = TRUE;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!gst_cuda_semaphore_wait (b->sem, b->stream, 0, &err))
+    if (!gst_cuda_semaphore_wait (s->sem->sem, b->stream, 0, &err))
       goto cuda_error_nopop;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
   } else {
@@ -701,6 +732,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!_gst_cuda_sync_result (r, "cuEventRecord", &err))
     goto cuda_error;
   s->event_pending = TRUE;
+  s->sem_unwaited = FALSE;
   /* Consumers that do not know GstCudaSyncMeta (1.22 CUDA elements) work on
    * blocking streams of their own or the legacy default stream: make the
    * legacy stream wait for the copy on the GPU, and every later work of
@@ -743,7 +775,7 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies", GST_TYPE_STRUCTURE,
+          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata (element_class,

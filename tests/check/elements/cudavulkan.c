@@ -7,10 +7,15 @@
  * lavapipe cannot export semaphores: there the CPU fallback runs, one
  * cpu-sync per buffer in each element. On a real GPU the elements must not
  * synchronise on the CPU at all.
+ *
+ * Tests that need elements a machine may lack (nvh264dec, x264enc,
+ * openh264dec) print "SKIP: ..." and pass there.
  */
 #include "common.h"
+#include "gstcudasync-private.h"
 #include <gst/app/app.h>
 #include <gst/vulkan/vulkan.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +27,10 @@ static const gint sizes[][2] = { {64, 48}, {33, 17}, {321, 241} };
 static void stop_pipeline (GstElement * pipeline);
 
 static gboolean tight_rows;
+/* pull_all() keeps a SHA-1 of each frame instead of its bytes (long runs) */
+static gboolean store_checksums;
+/* run_frames() calls it on the pipeline before starting it */
+static void (*pipeline_hook) (GstElement * pipeline);
 
 /* GStreamer 1.22's vulkandownload copies each plane with bufferRowLength =
  * the plane's width, i.e. rows packed, into one memory per plane, while
@@ -71,8 +80,16 @@ pull_all (GstElement * pipeline, GstElement * sink)
     fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
             GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY), "appsink caps %"
         GST_PTR_FORMAT, caps);
-    g_ptr_array_add (frames, tight_rows ? tight_bytes (buf, &info) :
-        cs_buffer_bytes (buf, &info));
+    {
+      GBytes *bytes = tight_rows ? tight_bytes (buf, &info) :
+          cs_buffer_bytes (buf, &info);
+      if (store_checksums) {
+        gchar *hex = g_compute_checksum_for_bytes (G_CHECKSUM_SHA1, bytes);
+        g_bytes_unref (bytes);
+        bytes = g_bytes_new_take (hex, strlen (hex));
+      }
+      g_ptr_array_add (frames, bytes);
+    }
     gst_sample_unref (sample);
   }
   return frames;
@@ -94,6 +111,8 @@ run_frames (GstElement ** pipeline_out, const gchar * desc)
   fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   fail_unless (sink != NULL);
+  if (pipeline_hook)
+    pipeline_hook (pipeline);
   fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE, "%s: could not start", desc);
   frames = pull_all (pipeline, sink);
@@ -202,10 +221,17 @@ assert_stats (GstElement * e, guint64 n)
         G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT " (lavapipe fallback)",
         name, cs_stat (e, "cpu-syncs"), n);
     fail_unless_equals_uint64 (cs_stat (e, "signals"), 0);
+    fail_unless_equals_uint64 (cs_stat (e, "semaphores"), 0);
   } else {
     fail_unless (cs_stat (e, "cpu-syncs") == 0, "%s: %" G_GUINT64_FORMAT
         " CPU syncs on a real GPU", name, cs_stat (e, "cpu-syncs"));
     fail_unless_equals_uint64 (cs_stat (e, "signals"), n);
+    /* one binary semaphore per pooled frame / staging slot, made on first
+     * use of the slot: at least one, never more than one per buffer */
+    fail_unless (cs_stat (e, "semaphores") >= 1 &&
+        cs_stat (e, "semaphores") <= n, "%s: %" G_GUINT64_FORMAT
+        " semaphores for %" G_GUINT64_FORMAT " buffers", name,
+        cs_stat (e, "semaphores"), n);
   }
 }
 
@@ -435,6 +461,689 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* ---- the binary semaphore hand-over of the elements, at library level ----
+ *
+ * Each element hands a frame over with a binary semaphore: cudatovulkan's
+ * CUDA stream signals, a Vulkan submission waits; vulkantocuda's Vulkan
+ * submission signals, its CUDA stream waits. A binary semaphore holds one
+ * signal: if the signaller runs its next signal before the waiter has run
+ * the wait for the previous one (two GPU queues, each in its own order), a
+ * signal is lost and a later wait hangs. Enqueue order says nothing about
+ * that. The elements therefore give every pooled frame / staging slot its
+ * own semaphore, and reuse a slot only once the waiter's work is known to
+ * have completed (a Vulkan fence, a CUDA event).
+ *
+ * lavapipe exports no semaphores, so on the simulator the elements run their
+ * CPU fallback; these tests play the same protocol with the simulator's
+ * exporter-side semaphores standing in for the Vulkan queue (a host thread
+ * whose waits run late, like a busy queue), and with the library calls the
+ * elements make (gst_cuda_semaphore_signal/wait,
+ * _gst_cuda_semaphore_consume_binary). The simulator reports a binary
+ * semaphore "signalled twice without a wait": the single-semaphore variant
+ * must show it (the hazard found on the H200), the per-slot variant must
+ * not. */
+
+#define HS_FRAMES 12
+#define HS_MAX_SLOTS 3
+
+typedef struct
+{
+  GstCudaSemaphore *sem;
+  TestSem *ts;
+  CUevent event;                /* vulkantocuda: recorded after the CUDA wait */
+  gint done;                    /* atomic: the consumer's wait ran (a fence) */
+  gboolean in_flight;           /* signalled, its wait not known to have run */
+} HsSlot;
+
+typedef struct
+{
+  GAsyncQueue *queue;           /* HsSlot *, then &hs_stop */
+  gulong delay_us;              /* before each wait: a busy queue */
+  gint waits, timeouts;
+} HsConsumer;
+
+static HsSlot hs_stop;
+
+/* the "Vulkan queue" of cudatovulkan: waits on each submitted slot in turn */
+static gpointer
+hs_consumer (gpointer data)
+{
+  HsConsumer *c = data;
+  HsSlot *slot;
+
+  while ((slot = g_async_queue_pop (c->queue)) != &hs_stop) {
+    if (c->delay_us)
+      g_usleep (c->delay_us);
+    if (test_sem_host_wait (slot->ts, 0, 200 * GST_MSECOND))
+      c->waits++;
+    else
+      c->timeouts++;
+    g_atomic_int_set (&slot->done, 1);
+  }
+  return NULL;
+}
+
+static CUstream
+hs_new_stream (void)
+{
+  CUstream s = NULL;
+
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (CuStreamCreate (&s, CU_STREAM_DEFAULT),
+      CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  return s;
+}
+
+static void
+hs_free_stream (CUstream s)
+{
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  CuStreamSynchronize (s);
+  CuStreamDestroy (s);
+  gst_cuda_context_pop (NULL);
+}
+
+static void
+hs_slot_init (HsSlot * slot)
+{
+  memset (slot, 0, sizeof (*slot));
+  slot->sem = cs_new_semaphore (NULL, FALSE, &slot->ts);
+}
+
+static void
+hs_slot_clear (HsSlot * slot)
+{
+  if (slot->event) {
+    fail_unless (gst_cuda_context_push (cs_ctx));
+    GST_CUDA_SYNC_CALL (cuEventDestroy) (slot->event);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_clear_object (&slot->sem);
+  g_clear_pointer (&slot->ts, test_sem_free);
+}
+
+static gboolean
+hs_skip_unless_sim (const gchar * test)
+{
+  if (cs_is_sim)
+    return FALSE;
+  g_print ("SKIP: %s: simulated driver only (a real driver does not report "
+      "a lost binary signal; the element tests cover the GPU path)\n", test);
+  return TRUE;
+}
+
+/* cudatovulkan's direction: CUDA signals, the Vulkan queue waits late */
+GST_START_TEST (test_handover_cuda_to_vulkan)
+{
+  HsSlot slots[HS_MAX_SLOTS], single;
+  HsConsumer c = { 0, };
+  GError *err = NULL;
+  GThread *thread;
+  CUstream stream;
+  guint i, n_slots = 0, reused = 0;
+
+  if (hs_skip_unless_sim ("test_handover_cuda_to_vulkan"))
+    return;
+  stream = hs_new_stream ();
+
+  /* 1. The old scheme: one semaphore, the signal counted as consumed when
+   * the waiting submission is made. The library accepts every signal, but
+   * on the GPU CUDA runs all of them before the (busy) queue runs its first
+   * wait: signals are lost, waits starve. */
+  hs_slot_init (&single);
+  for (i = 0; i < HS_FRAMES; i++) {
+    fail_unless (gst_cuda_semaphore_signal (single.sem, stream, NULL, &err),
+        "%s", err ? err->message : "?");
+    _gst_cuda_semaphore_consume_binary (single.sem);
+  }
+  cs_sim.drain ();              /* CUDA ran ahead of the queue */
+  c.queue = g_async_queue_new ();
+  thread = g_thread_new ("hs-queue", hs_consumer, &c);
+  for (i = 0; i < HS_FRAMES; i++)
+    g_async_queue_push (c.queue, &single);
+  g_async_queue_push (c.queue, &hs_stop);
+  g_thread_join (thread);
+  g_async_queue_unref (c.queue);
+  GST_INFO ("one shared semaphore: %u violations (%s), %d waits, %d "
+      "timeouts", cs_sim.violation_count (), cs_sim.last_violation (),
+      c.waits, c.timeouts);
+  fail_unless_equals_int (cs_sim.violation_count (), HS_FRAMES - 1);
+  fail_unless (strstr (cs_sim.last_violation (), "signalled twice without "
+          "a wait") != NULL, "%s", cs_sim.last_violation ());
+  fail_unless_equals_int (c.waits, 1);
+  fail_unless_equals_int (c.timeouts, HS_FRAMES - 1);
+  hs_slot_clear (&single);
+  cs_sim.reset_counters ();
+
+  /* 2. The elements' scheme: a semaphore per slot; the wait is recorded
+   * with the library (consume_binary) only when the consumer's "fence" has
+   * signalled, and only then is the slot signalled again. The queue runs
+   * late (1 ms before each wait) and CUDA's signals sometimes late too. */
+  memset (&c, 0, sizeof (c));
+  c.delay_us = 1000;
+  c.queue = g_async_queue_new ();
+  thread = g_thread_new ("hs-queue", hs_consumer, &c);
+  cs_sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 700);
+  for (i = 0; i < HS_FRAMES; i++) {
+    HsSlot *slot = NULL;
+    guint k;
+
+    while (!slot) {
+      for (k = 0; k < n_slots && !slot; k++) {
+        if (!slots[k].in_flight || g_atomic_int_get (&slots[k].done))
+          slot = &slots[k];
+      }
+      if (!slot && n_slots < HS_MAX_SLOTS) {
+        hs_slot_init (&slots[n_slots]);
+        slot = &slots[n_slots++];
+      }
+      if (!slot)
+        g_usleep (100);         /* the pool would wait for the oldest fence */
+    }
+    if (slot->in_flight) {
+      _gst_cuda_semaphore_consume_binary (slot->sem);
+      slot->in_flight = FALSE;
+      g_atomic_int_set (&slot->done, 0);
+      reused++;
+    }
+    fail_unless (gst_cuda_semaphore_signal (slot->sem, stream, NULL, &err),
+        "frame %u: %s", i, err ? err->message : "?");
+    if (i == 0) {
+      /* the library rule the scheme relies on: no second signal before
+       * the wait was recorded */
+      fail_if (gst_cuda_semaphore_signal (slot->sem, stream, NULL, &err));
+      fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+              GST_CUDA_SYNC_ERROR_PROTOCOL), "%s", err->message);
+      g_clear_error (&err);
+    }
+    slot->in_flight = TRUE;
+    g_async_queue_push (c.queue, slot);
+  }
+  g_async_queue_push (c.queue, &hs_stop);
+  g_thread_join (thread);
+  g_async_queue_unref (c.queue);
+  cs_sim.drain ();
+  cs_sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 0);
+
+  fail_unless_equals_int (cs_sim.violation_count (), 0);
+  fail_unless_equals_int (c.waits, HS_FRAMES);
+  fail_unless_equals_int (c.timeouts, 0);
+  fail_unless_equals_int (n_slots, HS_MAX_SLOTS);
+  fail_unless (reused >= HS_FRAMES - HS_MAX_SLOTS);
+  for (i = 0; i < n_slots; i++)
+    hs_slot_clear (&slots[i]);
+  hs_free_stream (stream);
+}
+
+GST_END_TEST;
+
+static gboolean
+hs_event_done (HsSlot * slot)
+{
+  CUresult r;
+
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  r = GST_CUDA_SYNC_CALL (cuEventQuery) (slot->event);
+  gst_cuda_context_pop (NULL);
+  fail_unless (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY);
+  return r == CUDA_SUCCESS;
+}
+
+static void
+hs_wait_and_record (HsSlot * slot, CUstream stream)
+{
+  GError *err = NULL;
+
+  fail_unless (gst_cuda_semaphore_wait (slot->sem, stream, 0, &err), "%s",
+      err ? err->message : "?");
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  if (!slot->event)
+    fail_unless_equals_int (GST_CUDA_SYNC_CALL (cuEventCreate) (&slot->event,
+            CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  fail_unless_equals_int (GST_CUDA_SYNC_CALL (cuEventRecord) (slot->event,
+          stream), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+}
+
+/* vulkantocuda's direction: the Vulkan queue signals, CUDA waits late */
+GST_START_TEST (test_handover_vulkan_to_cuda)
+{
+  HsSlot slots[HS_MAX_SLOTS], single;
+  CUstream stream;
+  guint i, n_slots = 0, reused = 0, lost = 0;
+  gint64 deadline;
+
+  if (hs_skip_unless_sim ("test_handover_vulkan_to_cuda"))
+    return;
+  stream = hs_new_stream ();
+  cs_sim.set_delay_us ("cuWaitExternalSemaphoresAsync", 20000);
+
+  /* 1. One semaphore: the queue signals frame 2 while CUDA's wait for
+   * frame 1 has not run yet (it runs 20 ms late). */
+  hs_slot_init (&single);
+  for (i = 0; i < 4; i++) {
+    if (!test_sem_host_signal (single.ts, 0))
+      lost++;
+    hs_wait_and_record (&single, stream);
+  }
+  GST_INFO ("one shared semaphore: %u lost signals, %u violations (%s)",
+      lost, cs_sim.violation_count (), cs_sim.last_violation ());
+  fail_unless (lost >= 1 && cs_sim.violation_count () == lost);
+  fail_unless (strstr (cs_sim.last_violation (), "signalled twice without "
+          "a wait") != NULL, "%s", cs_sim.last_violation ());
+  /* the starving CUDA waits would hang the stream: feed them */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (lost > 0 && g_get_monotonic_time () < deadline) {
+    if (test_sem_get_value (single.ts) == 0) {
+      fail_unless (test_sem_host_signal (single.ts, 0));
+      lost--;
+    }
+    g_usleep (1000);
+  }
+  fail_unless_equals_int (lost, 0);
+  cs_sim.drain ();
+  hs_slot_clear (&single);
+  cs_sim.reset_counters ();
+
+  /* 2. The element's scheme: a semaphore per staging slot; a slot (and its
+   * semaphore) is signalled again only when the CUDA event recorded after
+   * the wait has completed. */
+  cs_sim.set_delay_us ("cuWaitExternalSemaphoresAsync", 1500);
+  for (i = 0; i < HS_FRAMES; i++) {
+    HsSlot *slot = NULL;
+    guint k;
+
+    while (!slot) {
+      for (k = 0; k < n_slots && !slot; k++) {
+        if (!slots[k].in_flight || hs_event_done (&slots[k]))
+          slot = &slots[k];
+      }
+      if (!slot && n_slots < HS_MAX_SLOTS) {
+        hs_slot_init (&slots[n_slots]);
+        slot = &slots[n_slots++];
+      }
+      if (!slot)
+        g_usleep (100);
+    }
+    if (slot->in_flight)
+      reused++;
+    fail_unless (test_sem_host_signal (slot->ts, 0), "frame %u: %s", i,
+        cs_sim.last_violation ());
+    hs_wait_and_record (slot, stream);
+    slot->in_flight = TRUE;
+  }
+  cs_sim.drain ();
+  cs_sim.set_delay_us ("cuWaitExternalSemaphoresAsync", 0);
+  fail_unless_equals_int (cs_sim.violation_count (), 0);
+  fail_unless_equals_int (n_slots, HS_MAX_SLOTS);
+  fail_unless (reused >= HS_FRAMES - HS_MAX_SLOTS);
+  for (i = 0; i < n_slots; i++) {
+    fail_unless_equals_uint64 (test_sem_get_value (slots[i].ts), 0);
+    hs_slot_clear (&slots[i]);
+  }
+  hs_free_stream (stream);
+}
+
+GST_END_TEST;
+
+/* The fallback path under reordering: on the simulator every CUDA copy runs
+ * 3 ms late (cudatovulkan must not hand Vulkan an image before its copy
+ * ran; vulkantocuda must not overwrite a staging buffer whose CUDA copy has
+ * not run). On a real GPU: a longer run of larger frames through the GPU
+ * path. Both directions, byte-exact. */
+GST_START_TEST (test_roundtrip_late_copies)
+{
+  static const gchar *fmts[] = { "RGBA", "NV12" };
+  gint w = cs_is_sim ? 320 : 1920, h = cs_is_sim ? 240 : 1080;
+  guint n = cs_is_sim ? 12 : 240, f;
+
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 3000);
+  store_checksums = TRUE;
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    gchar *src = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball "
+        "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", n,
+        fmts[f], w, h);
+    gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v "
+        "! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
+        "appsink name=sink sync=false", src);
+    gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
+    GstElement *pipeline;
+    GPtrArray *got, *want;
+
+    got = run_frames (&pipeline, desc);
+    assert_stats (by_name (pipeline, "c2v"), n);
+    assert_stats (by_name (pipeline, "v2c"), n);
+    stop_pipeline (pipeline);
+    want = run_frames (NULL, ref);
+    assert_same_frames (got, want, fmts[f]);
+    g_ptr_array_unref (got);
+    g_ptr_array_unref (want);
+    g_free (ref);
+    g_free (desc);
+    g_free (src);
+  }
+  store_checksums = FALSE;
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 0);
+}
+
+GST_END_TEST;
+
+/* ---- vulkancolorconvert after cudatovulkan == after vulkanupload ----
+ *
+ * vulkancolorconvert samples its input images in a shader; whether they are
+ * linear images in exported memory (cudatovulkan) or optimal-tiling images
+ * of vulkanupload must not change a bit of the output.
+ *
+ * GStreamer 1.22's vulkanupload has the mirror image of vulkandownload's
+ * row bug (see tight_bytes()): it copies each plane from the plane's offset
+ * with bufferRowLength = the plane's width, i.e. it reads rows packed, while
+ * system-memory frames have GstVideoInfo strides (rounded up to 4). For NV12
+ * widths that are not multiples of 4 the reference would be wrong, so there
+ * the reference pipeline's vulkanupload is given each frame with its rows
+ * packed at the plane offsets (pack_rows_probe()): the frame as 1.22 reads
+ * it. */
+
+static GstVideoInfo pack_info;
+
+static GstPadProbeReturn
+pack_rows_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *buf;
+  GstVideoFrame frame;
+  guint p, y;
+
+  /* in place: each plane's rows moved to the start of the plane, packed */
+  buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  fail_unless (gst_video_frame_map (&frame, &pack_info, buf,
+          GST_MAP_READWRITE));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gsize rb, stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+
+    gst_video_format_info_component (pack_info.finfo, p, comp);
+    rb = GST_VIDEO_INFO_COMP_WIDTH (&pack_info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&pack_info, comp[0]);
+    fail_unless (rb <= stride);
+    for (y = 1; y < (guint) GST_VIDEO_INFO_COMP_HEIGHT (&pack_info, comp[0]);
+        y++)
+      memmove (data + y * rb, data + y * stride, rb);
+  }
+  gst_video_frame_unmap (&frame);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+pack_rows_hook (GstElement * pipeline)
+{
+  GstPad *pad = gst_element_get_static_pad (by_name (pipeline, "up"), "sink");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, pack_rows_probe, NULL,
+      NULL);
+  gst_object_unref (pad);
+}
+
+/* whether 1.22's vulkanupload reads a frame of @info wrongly */
+static gboolean
+upload_needs_packing (const GstVideoInfo * info)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    if ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, p) !=
+        (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]))
+      return vulkandownload_packs_rows ();
+  }
+  return FALSE;
+}
+
+static const struct
+{
+  const gchar *in, *out;
+} conversions[] = {
+  {"NV12", "RGBA"}, {"RGBA", "BGRA"}, {"RGBA", "NV12"}, {"NV12", "BGRx"},
+};
+
+static void
+check_colorconvert (const gchar * in, const gchar * out, gint w, gint h,
+    guint n)
+{
+  gchar *src = g_strdup_printf ("videotestsrc num-buffers=%u pattern=smpte "
+      "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", n, in, w,
+      h);
+  gchar *tail = g_strdup_printf ("vulkancolorconvert ! "
+      "video/x-raw(memory:VulkanImage),format=%s ! vulkandownload ! "
+      "video/x-raw,format=%s ! appsink name=sink sync=false", out, out);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
+      "%s", src, tail);
+  gchar *ref = g_strdup_printf ("%s ! vulkanupload name=up ! %s", src, tail);
+  gchar *what = g_strdup_printf ("%s->%s %dx%d", in, out, w, h);
+  GstElement *pipeline;
+  GPtrArray *got, *want;
+
+  GST_INFO ("vulkancolorconvert %s", what);
+  gst_video_info_set_format (&pack_info, gst_video_format_from_string (in),
+      w, h);
+  tight_rows = (w % 4) != 0 && (!strcmp (out, "NV12")) &&
+      vulkandownload_packs_rows ();
+  got = run_frames (&pipeline, desc);
+  assert_stats (by_name (pipeline, "c2v"), n);
+  stop_pipeline (pipeline);
+  if (upload_needs_packing (&pack_info))
+    pipeline_hook = pack_rows_hook;
+  want = run_frames (NULL, ref);
+  pipeline_hook = NULL;
+  tight_rows = FALSE;
+  assert_same_frames (got, want, what);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (what);
+  g_free (ref);
+  g_free (desc);
+  g_free (tail);
+  g_free (src);
+}
+
+GST_START_TEST (test_colorconvert_like_vulkanupload)
+{
+  static const gint csizes[][2] = { {64, 48}, {320, 240}, {34, 18} };
+  guint c, s;
+
+  for (c = 0; c < G_N_ELEMENTS (conversions); c++)
+    for (s = 0; s < G_N_ELEMENTS (csizes); s++)
+      check_colorconvert (conversions[c].in, conversions[c].out,
+          csizes[s][0], csizes[s][1], N_BUFFERS);
+
+  /* a real GPU: 4K frames keep the Vulkan queue busier than CUDA, which
+   * then runs ahead (the case per-frame semaphores are for) */
+  if (!cs_is_sim) {
+    store_checksums = TRUE;
+    check_colorconvert ("NV12", "RGBA", 3840, 2160, 60);
+    store_checksums = FALSE;
+  }
+}
+
+GST_END_TEST;
+
+/* ---- decoded H.264 ---- */
+
+static gboolean
+have_elements (const gchar * test, const gchar * const *names)
+{
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_print ("SKIP: %s: element %s is not available here\n", test,
+          names[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+#define CLIP_FRAMES 30
+#define CLIP_W 640
+#define CLIP_H 360
+
+/* A byte-stream H.264 clip of CLIP_FRAMES frames in a new temporary file */
+static gchar *
+make_clip (const gchar * profile, gboolean bframes)
+{
+  gchar *dir = g_dir_make_tmp ("cudavulkan-XXXXXX", NULL);
+  gchar *path, *desc;
+  GError *err = NULL;
+  GstElement *pipeline;
+
+  fail_unless (dir != NULL);
+  path = g_build_filename (dir, "clip.h264", NULL);
+  desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
+      "x264enc speed-preset=ultrafast key-int-max=15 bframes=%d ! "
+      "video/x-h264,profile=%s ! h264parse ! "
+      "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
+      CLIP_FRAMES, CLIP_W, CLIP_H, bframes ? 2 : 0, profile, path);
+  pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  cs_run_pipeline (pipeline);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (dir);
+  return path;
+}
+
+static void
+remove_clip (gchar * path)
+{
+  gchar *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (path);
+}
+
+static void
+count_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, guint * n)
+{
+  (*n)++;
+}
+
+/* @decoder: a description ending in video/x-raw(memory:CUDAMemory) */
+static void
+check_decode (const gchar * path, const gchar * decoder)
+{
+  gchar *src = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! %s",
+      path, decoder);
+  gchar *desc, *ref;
+  GstElement *pipeline, *sink;
+  GPtrArray *got, *want;
+  guint n = 0;
+
+  /* every decoded frame, through Vulkan, is the frame cudadownload gives */
+  desc = g_strdup_printf ("%s ! cudatovulkan name=c2v ! vulkandownload ! "
+      "video/x-raw ! appsink name=sink sync=false", src);
+  ref = g_strdup_printf ("%s ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false", src);
+  got = run_frames (&pipeline, desc);
+  assert_stats (by_name (pipeline, "c2v"), CLIP_FRAMES);
+  stop_pipeline (pipeline);
+  want = run_frames (NULL, ref);
+  fail_unless_equals_int (want->len, CLIP_FRAMES);
+  assert_same_frames (got, want, decoder);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (ref);
+  g_free (desc);
+
+  /* the whole clip into a Vulkan colour conversion */
+  desc = g_strdup_printf ("%s ! cudatovulkan name=c2v ! vulkancolorconvert ! "
+      "video/x-raw(memory:VulkanImage),format=RGBA ! vulkandownload ! "
+      "fakesink name=sink sync=false signal-handoffs=true", src);
+  pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "%s", desc);
+  sink = by_name (pipeline, "sink");
+  g_signal_connect (sink, "handoff", G_CALLBACK (count_handoff), &n);
+  {
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+
+    fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "%s: timed out", desc);
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *err = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error (msg, &err, &dbg);
+      fail ("%s: error from %s: %s (%s)", desc, GST_OBJECT_NAME (msg->src),
+          err->message, dbg ? dbg : "");
+    }
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+  }
+  fail_unless_equals_int (n, CLIP_FRAMES);
+  assert_stats (by_name (pipeline, "c2v"), CLIP_FRAMES);
+  GST_INFO ("%s: %u frames converted; c2v signals %" G_GUINT64_FORMAT
+      ", cpu-syncs %" G_GUINT64_FORMAT ", semaphores %" G_GUINT64_FORMAT,
+      decoder, n, cs_stat (by_name (pipeline, "c2v"), "signals"),
+      cs_stat (by_name (pipeline, "c2v"), "cpu-syncs"),
+      cs_stat (by_name (pipeline, "c2v"), "semaphores"));
+  stop_pipeline (pipeline);
+  g_free (desc);
+  g_free (src);
+}
+
+/* NVDEC: nvh264dec's CUDA frames (high profile with B-frames) */
+GST_START_TEST (test_nvh264dec)
+{
+  static const gchar *const need[] = { "nvh264dec", "x264enc", "h264parse",
+    "cudadownload", "vulkandownload", "vulkancolorconvert", NULL
+  };
+  gchar *path;
+
+  if (!have_elements ("test_nvh264dec", need))
+    return;
+  path = make_clip ("high", TRUE);
+  check_decode (path, "nvh264dec ! video/x-raw(memory:CUDAMemory),"
+      "format=NV12");
+  remove_clip (path);
+}
+
+GST_END_TEST;
+
+/* The same checks with a software decoder whose frames cudaupload puts in
+ * CUDA memory: runs where nvh264dec does not (the simulator) */
+GST_START_TEST (test_sw_h264dec)
+{
+  static const gchar *const need[] = { "openh264dec", "x264enc", "h264parse",
+    "videoconvert", "cudaupload", "cudadownload", "vulkandownload",
+    "vulkancolorconvert", NULL
+  };
+  gchar *path;
+
+  if (!have_elements ("test_sw_h264dec", need))
+    return;
+  path = make_clip ("constrained-baseline", FALSE);
+  check_decode (path, "openh264dec ! videoconvert ! "
+      "video/x-raw,format=NV12 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory),format=NV12");
+  remove_clip (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudavulkan_suite (void)
 {
@@ -447,6 +1156,12 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_to_vulkandownload);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_handover_cuda_to_vulkan);
+  tcase_add_test (tc, test_handover_vulkan_to_cuda);
+  tcase_add_test (tc, test_roundtrip_late_copies);
+  tcase_add_test (tc, test_colorconvert_like_vulkanupload);
+  tcase_add_test (tc, test_nvh264dec);
+  tcase_add_test (tc, test_sw_h264dec);
   return s;
 }
 
