@@ -16,8 +16,19 @@
  * Exit status: 0 when every frame is identical, every buffer was signalled
  * on the GPU and cudasemsignal never synchronised on the CPU; 1 otherwise.
  *
+ * With --bridge it runs the CUDA<->Vulkan bridge instead:
+ *
+ *   videotestsrc ! NV12 ! cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload ! appsink
+ *
+ * every frame going CUDA -> Vulkan image -> CUDA, and compares the frames
+ * the same way. It says which Vulkan device the elements share with CUDA
+ * and which path ran: the GPU path (CUDA and Vulkan wait for each other on
+ * semaphores, no CPU wait: required on a real GPU) or the CPU fallback
+ * (Mesa lavapipe, which cannot export semaphores, on the simulated driver:
+ * each element waits on the CPU once per frame).
+ *
  * Needs GST_PLUGIN_PATH pointing at the build's gst/plugin folder;
- * tools/run-demo.sh sets everything up.
+ * tools/run-demo.sh sets everything up (and runs both pipelines).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -38,6 +49,10 @@
 #include <gst/cudasync/cudasync.h>
 
 #include "testsem.h"
+
+#ifdef HAVE_CUDA_VULKAN
+#include <gst/vulkan/vulkan.h>
+#endif
 
 #define PIPELINE_TIMEOUT (120 * GST_SECOND)
 
@@ -60,6 +75,8 @@ typedef struct
   GPtrArray *sums;
   GstStructure *sig_stats;
   GstStructure *wait_stats;
+  GstStructure *c2v_stats;      /* --bridge */
+  GstStructure *v2c_stats;
   gchar *context_given_to;
   gdouble seconds;
 } RunResult;
@@ -307,6 +324,8 @@ run_pipeline (const gchar * desc, GstCudaContext * context,
 
   res->sig_stats = get_stats (pipeline, "sig");
   res->wait_stats = get_stats (pipeline, "wait");
+  res->c2v_stats = get_stats (pipeline, "c2v");
+  res->v2c_stats = get_stats (pipeline, "v2c");
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_bus_set_flushing (bus, TRUE);
@@ -342,14 +361,323 @@ clear_result (RunResult * r)
   g_clear_pointer (&r->sums, g_ptr_array_unref);
   g_clear_pointer (&r->sig_stats, gst_structure_free);
   g_clear_pointer (&r->wait_stats, gst_structure_free);
+  g_clear_pointer (&r->c2v_stats, gst_structure_free);
+  g_clear_pointer (&r->v2c_stats, gst_structure_free);
   g_clear_pointer (&r->context_given_to, g_free);
+}
+
+/* ---- frame comparison ---- */
+
+/* Prints the checksum line; returns the number of identical frames. */
+static guint
+compare_sums (GPtrArray * got, GPtrArray * ref, gint frames)
+{
+  guint n = got ? MIN (got->len, ref->len) : 0, i, n_identical = 0;
+  guint first_bad = G_MAXUINT;
+
+  for (i = 0; i < n; i++) {
+    if (g_str_equal (g_ptr_array_index (got, i), g_ptr_array_index (ref, i)))
+      n_identical++;
+    else if (first_bad == G_MAXUINT)
+      first_bad = i;
+  }
+  g_print ("checksums: %u/%d frames identical\n", n_identical, frames);
+  if (first_bad != G_MAXUINT)
+    g_print ("  first difference at frame %u: %s (CUDA) vs %s (reference)\n",
+        first_bad, (gchar *) g_ptr_array_index (got, first_bad),
+        (gchar *) g_ptr_array_index (ref, first_bad));
+  return n_identical;
+}
+
+/* ---- --bridge: cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload ---- */
+
+typedef CUresult (*DemoInitFunc) (unsigned int flags);
+typedef CUresult (*DemoDeviceGetUuidFunc) (CUuuid * uuid, CUdevice dev);
+
+static gboolean
+is_simulator (void)
+{
+  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+  return lib && dlsym (lib, "cudasim_sem_create") != NULL;
+}
+
+static gchar *
+hex_uuid (const guint8 * u)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < 16; i++)
+    g_string_append_printf (s, "%02x", u[i]);
+  return g_string_free (s, FALSE);
+}
+
+#ifdef HAVE_CUDA_VULKAN
+/* CUDA device 0's UUID (32 hex digits), or NULL */
+static gchar *
+cuda_uuid (void)
+{
+  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  DemoInitFunc cu_init;
+  DemoDeviceGetUuidFunc get_uuid;
+  CUuuid uuid;
+
+  if (!lib)
+    return NULL;
+  cu_init = (DemoInitFunc) dlsym (lib, "cuInit");
+  get_uuid = (DemoDeviceGetUuidFunc) dlsym (lib, "cuDeviceGetUuid_v2");
+  if (!get_uuid)
+    get_uuid = (DemoDeviceGetUuidFunc) dlsym (lib, "cuDeviceGetUuid");
+  if (!cu_init || !get_uuid || cu_init (0) != CUDA_SUCCESS ||
+      get_uuid (&uuid, 0) != CUDA_SUCCESS)
+    return NULL;
+  return hex_uuid ((const guint8 *) uuid.bytes);
+}
+
+/* Describes the Vulkan device the bridge elements will share with CUDA
+ * device 0: the one with the same deviceUUID. The simulated CUDA device has
+ * no Vulkan twin: there the first device with VK_KHR_external_memory_fd
+ * (Mesa lavapipe) plays it, and the simulator's device 0 is given its UUID
+ * (CUDASIM_DEVICE_UUID, read at each cuDeviceGetUuid), as the tests do.
+ * *gpu_sync: whether it can export opaque-fd semaphores (the GPU path). */
+static gchar *
+describe_vulkan_device (gboolean sim, gboolean * gpu_sync)
+{
+  GstVulkanInstance *instance = gst_vulkan_instance_new ();
+  PFN_vkGetPhysicalDeviceProperties2 get_props2;
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props;
+  gchar *want = sim ? NULL : cuda_uuid ();
+  gchar *ret = NULL;
+  guint i;
+
+  *gpu_sync = FALSE;
+  if (!sim && !want) {
+    gst_object_unref (instance);
+    return g_strdup ("(CUDA device 0's UUID could not be read)");
+  }
+  if (!gst_vulkan_instance_open (instance, NULL)) {
+    gst_object_unref (instance);
+    g_free (want);
+    return g_strdup ("(no Vulkan instance: the bridge cannot run)");
+  }
+  get_props2 = gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceProperties2");
+  get_sem_props = gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceExternalSemaphoreProperties");
+  for (i = 0; get_props2 && !ret && i < instance->n_physical_devices; i++) {
+    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance, i);
+    VkPhysicalDeviceIDProperties id = { 0, };
+    VkPhysicalDeviceProperties2 p2 = { 0, };
+    gchar *uuid;
+
+    if (!pd)
+      continue;
+    if (!gst_vulkan_physical_device_get_extension_info (pd,
+            "VK_KHR_external_memory_fd", NULL)) {
+      gst_object_unref (pd);
+      continue;
+    }
+    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = &id;
+    get_props2 (pd->device, &p2);
+    uuid = hex_uuid (id.deviceUUID);
+    if (sim || g_str_equal (uuid, want)) {
+      if (get_sem_props && gst_vulkan_physical_device_get_extension_info (pd,
+              "VK_KHR_external_semaphore_fd", NULL)) {
+        VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
+        VkExternalSemaphoreProperties props = { 0, };
+
+        info.sType =
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
+        info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+        props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
+        get_sem_props (pd->device, &info, &props);
+        *gpu_sync = (props.externalSemaphoreFeatures &
+            VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+      }
+      if (sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
+        g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+      ret = g_strdup_printf ("\"%s\" (deviceUUID %s%s), %s opaque-fd "
+          "semaphores", p2.properties.deviceName, uuid, sim ?
+          ", given to the simulated CUDA device 0" : " = CUDA device 0's",
+          *gpu_sync ? "exports" : "cannot export");
+    }
+    g_free (uuid);
+    gst_object_unref (pd);
+  }
+  if (!ret)
+    ret = g_strdup_printf ("(no Vulkan device with VK_KHR_external_memory_fd"
+        "%s%s)", want ? " and CUDA device 0's UUID " : "", want ? want : "");
+  gst_object_unref (instance);
+  g_free (want);
+  return ret;
+}
+#endif
+
+static void
+print_bridge_stats (const gchar * label, const GstStructure * s)
+{
+  g_print ("  %-15s : buffers=%" G_GINT64_FORMAT " copies=%" G_GINT64_FORMAT
+      " signals=%" G_GINT64_FORMAT " waits=%" G_GINT64_FORMAT " cpu-syncs=%"
+      G_GINT64_FORMAT " semaphores=%" G_GINT64_FORMAT "\n", label,
+      (gint64) get_stat (s, "buffers"), (gint64) get_stat (s, "copies"),
+      (gint64) get_stat (s, "signals"), (gint64) get_stat (s, "waits"),
+      (gint64) get_stat (s, "cpu-syncs"), (gint64) get_stat (s, "semaphores"));
+}
+
+static int
+run_bridge (gint frames, gint width, gint height)
+{
+  RunResult ref = { 0, }, run = { 0, };
+  GstCudaContext *context;
+  GstElementFactory *f;
+  gchar *caps, *desc, *ref_desc, *driver, *vkdev = NULL, *error = NULL;
+  gboolean sim = is_simulator (), pass = TRUE, expect_gpu = FALSE;
+  gboolean gpu_path, fallback_path;
+  guint64 c2v_sig, c2v_cpu, v2c_sig, v2c_wait, v2c_cpu;
+  guint n_identical, i;
+  const gchar *names[] = { "cudaupload", "cudadownload", "cudatovulkan",
+    "vulkantocuda"
+  };
+
+  g_print ("gst-cudasync demo (--bridge): %d frames of %dx%d NV12, CUDA -> "
+      "Vulkan -> CUDA\n", frames, width, height);
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_print ("FAIL: element %s not found. %s\n", names[i], i < 2 ?
+          "It comes from gstreamer1.0-plugins-bad (nvcodec), which "
+          "registers it only when a CUDA driver loads; use tools/run-demo.sh."
+          : "The plugin has it only when built with gstreamer-vulkan-1.0 "
+          "(meson option vulkan); point GST_PLUGIN_PATH at "
+          "<builddir>/gst/plugin (tools/run-demo.sh does).");
+      return 1;
+    }
+    gst_object_unref (f);
+  }
+
+  driver = describe_driver ();
+  g_print ("  CUDA driver     : %s\n", driver);
+#ifdef HAVE_CUDA_VULKAN
+  vkdev = describe_vulkan_device (sim, &expect_gpu);
+#else
+  vkdev = g_strdup ("(built without Vulkan)");
+#endif
+  g_print ("  Vulkan device   : %s\n", vkdev);
+
+  if (!gst_cuda_load_library ()) {
+    g_print ("FAIL: libgstcuda could not load the CUDA driver\n");
+    return 1;
+  }
+  context = gst_cuda_context_new (0);
+  if (!context) {
+    g_print ("FAIL: gst_cuda_context_new(0) failed\n");
+    return 1;
+  }
+
+  caps = g_strdup_printf ("video/x-raw,format=NV12,width=%d,height=%d,"
+      "framerate=30/1", width, height);
+  desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! %s ! "
+      "cudaupload ! cudatovulkan name=c2v ! vulkantocuda name=v2c ! "
+      "cudadownload ! video/x-raw,format=NV12 ! appsink name=sink "
+      "sync=false", frames, caps);
+  ref_desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
+      "%s ! appsink name=sink sync=false", frames, caps);
+
+  if (!run_pipeline (ref_desc, NULL, NULL, &ref, &error)) {
+    g_print ("FAIL: reference pipeline: %s\n", error);
+    return 1;
+  }
+  g_print ("  pipeline        : %s\n", desc);
+  if (!run_pipeline (desc, context, NULL, &run, &error)) {
+    g_print ("FAIL: bridge pipeline: %s\n", error);
+    pass = FALSE;
+  }
+
+  c2v_sig = get_stat (run.c2v_stats, "signals");
+  c2v_cpu = get_stat (run.c2v_stats, "cpu-syncs");
+  v2c_sig = get_stat (run.v2c_stats, "signals");
+  v2c_wait = get_stat (run.v2c_stats, "waits");
+  v2c_cpu = get_stat (run.v2c_stats, "cpu-syncs");
+  gpu_path = c2v_sig == (guint64) frames && c2v_cpu == 0 &&
+      v2c_sig == (guint64) frames && v2c_wait == (guint64) frames &&
+      v2c_cpu == 0;
+  fallback_path = c2v_sig == 0 && c2v_cpu == (guint64) frames &&
+      v2c_sig == 0 && v2c_cpu == (guint64) frames;
+
+  g_print ("  CUDA context    : the application's, given on need-context to: "
+      "%s\n", run.context_given_to && *run.context_given_to ?
+      run.context_given_to : "(none asked)");
+  g_print ("  frames          : %u (reference %u)\n",
+      run.sums ? run.sums->len : 0, ref.sums->len);
+  g_print ("  time            : %.2f s through Vulkan, %.2f s reference\n",
+      run.seconds, ref.seconds);
+  print_bridge_stats ("cudatovulkan", run.c2v_stats);
+  print_bridge_stats ("vulkantocuda", run.v2c_stats);
+  if (gpu_path)
+    g_print ("  path            : GPU: CUDA signalled a semaphore per frame "
+        "that Vulkan waited for, and back; no CPU wait in either element\n");
+  else if (fallback_path)
+    g_print ("  path            : CPU fallback: the Vulkan device cannot "
+        "export semaphores (%s), so each element waited on the CPU once per "
+        "frame; the frames still went CUDA -> Vulkan image -> CUDA through "
+        "exported memory, one copy per element\n",
+        sim ? "Mesa lavapipe with the simulated CUDA driver" : "unexpected "
+        "on this GPU");
+  else
+    g_print ("  path            : mixed or incomplete (see the counters)\n");
+
+  n_identical = compare_sums (run.sums, ref.sums, frames);
+
+  if (ref.sums->len != (guint) frames) {
+    g_print ("FAIL: the reference pipeline gave %u frames\n", ref.sums->len);
+    pass = FALSE;
+  }
+  if (n_identical != (guint) frames) {
+    g_print ("FAIL: %u of %d frames differ or are missing\n",
+        frames - n_identical, frames);
+    pass = FALSE;
+  }
+  if (get_stat (run.c2v_stats, "copies") != (guint64) frames ||
+      get_stat (run.v2c_stats, "copies") != (guint64) frames) {
+    g_print ("FAIL: expected one device-to-device copy per frame in each "
+        "element\n");
+    pass = FALSE;
+  }
+  if (!gpu_path && !fallback_path) {
+    g_print ("FAIL: neither every frame on the GPU path nor every frame on "
+        "the CPU fallback\n");
+    pass = FALSE;
+  } else if (!sim && !gpu_path) {
+    g_print ("FAIL: the CPU fallback ran on a real GPU (%s)\n", vkdev);
+    pass = FALSE;
+  } else if (gpu_path != expect_gpu) {
+    g_print ("  note: the Vulkan device %s semaphores, but the %s ran\n",
+        expect_gpu ? "exports" : "does not export", gpu_path ? "GPU path" :
+        "CPU fallback");
+  }
+  g_print ("%s (bridge, %s)\n", pass ? "PASS" : "FAIL", gpu_path ?
+      "GPU path" : fallback_path ? "CPU fallback" : "?");
+
+  clear_result (&ref);
+  clear_result (&run);
+  gst_object_unref (context);
+  g_free (caps);
+  g_free (desc);
+  g_free (ref_desc);
+  g_free (driver);
+  g_free (vkdev);
+  g_free (error);
+  return pass ? 0 : 1;
 }
 
 int
 main (int argc, char **argv)
 {
   gint frames = 300, width = 1280, height = 720;
-  gboolean no_semaphore = FALSE;
+  gboolean no_semaphore = FALSE, bridge = FALSE;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Number of frames (default 300)", "N"},
@@ -361,6 +689,9 @@ main (int argc, char **argv)
         "Do not give cudasemwait the semaphore: cudasemsignal then falls back "
           "to CPU synchronisation, and the demo reports FAIL (shows what the "
           "semaphore saves)", NULL},
+    {"bridge", 0, 0, G_OPTION_ARG_NONE, &bridge,
+        "Run cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload instead "
+          "(the CUDA<->Vulkan bridge elements)", NULL},
     {NULL}
   };
   GOptionContext *octx;
@@ -372,7 +703,7 @@ main (int argc, char **argv)
   gchar *caps, *cuda_desc, *ref_desc, *driver, *error = NULL;
   GstElementFactory *f;
   guint64 sig_signals, sig_cpu, sig_last, wait_waits, wait_cpu, sem_value;
-  guint n_identical = 0, n, i, first_bad = G_MAXUINT;
+  guint n_identical = 0, i;
   SimCallCount sim_count;
   unsigned sim_signals0 = 0, sim_waits0 = 0;
   gboolean pass = TRUE;
@@ -390,6 +721,12 @@ main (int argc, char **argv)
   if (frames < 1 || width < 16 || height < 16 || (width & 1) || (height & 1)) {
     g_printerr ("--frames must be >= 1; --width/--height even and >= 16\n");
     return 2;
+  }
+
+  if (bridge) {
+    if (no_semaphore)
+      g_print ("note: --no-semaphore does not apply to --bridge\n");
+    return run_bridge (frames, width, height);
   }
 
   g_print ("gst-cudasync demo: %d frames of %dx%d NV12\n", frames, width,
@@ -514,19 +851,7 @@ main (int argc, char **argv)
         sim_count ("cuSignalExternalSemaphoresAsync") - sim_signals0,
         sim_count ("cuWaitExternalSemaphoresAsync") - sim_waits0);
 
-  n = cuda.sums ? MIN (cuda.sums->len, ref.sums->len) : 0;
-  for (i = 0; i < n; i++) {
-    if (g_str_equal (g_ptr_array_index (cuda.sums, i),
-            g_ptr_array_index (ref.sums, i)))
-      n_identical++;
-    else if (first_bad == G_MAXUINT)
-      first_bad = i;
-  }
-  g_print ("checksums: %u/%d frames identical\n", n_identical, frames);
-  if (first_bad != G_MAXUINT)
-    g_print ("  first difference at frame %u: %s (CUDA) vs %s (reference)\n",
-        first_bad, (gchar *) g_ptr_array_index (cuda.sums, first_bad),
-        (gchar *) g_ptr_array_index (ref.sums, first_bad));
+  n_identical = compare_sums (cuda.sums, ref.sums, frames);
 
   if (ref.sums->len != (guint) frames) {
     g_print ("FAIL: the reference pipeline gave %u frames\n", ref.sums->len);

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Runs gst-cudasync-demo from a build folder, on the GPU when there is one,
-# otherwise on the simulated CUDA driver.
+# otherwise on the simulated CUDA driver: first the semaphore pipeline
+# (cudasemsignal ! cudasemwait), then the CUDA<->Vulkan bridge pipeline
+# (cudatovulkan ! vulkantocuda, demo option --bridge), and a summary. The
+# exit status is non-zero when either fails.
 #
 #   tools/run-demo.sh [builddir] [demo options...]     (builddir: build)
+#
+# Demo options (--frames, --width, --height) go to both runs; with --bridge
+# only the bridge pipeline runs; --no-semaphore applies to the semaphore
+# pipeline only.
 #
 # With an NVIDIA GPU (`nvidia-smi -L` succeeds) the system CUDA driver is
 # used. Without one, LD_LIBRARY_PATH points at <builddir>/tests/cudasim so
@@ -48,4 +55,43 @@ fi
 export GST_REGISTRY="$builddir/registry-$kind.bin"
 export GST_PLUGIN_PATH="$builddir/gst/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 echo "run-demo.sh: GST_PLUGIN_PATH=$GST_PLUGIN_PATH GST_REGISTRY=$GST_REGISTRY"
-exec "$demo" "$@"
+
+bridge_only=no
+bridge_args=()
+for a in "$@"; do
+  case "$a" in
+    --bridge) bridge_only=yes ;;
+    --no-semaphore) ;;
+    *) bridge_args+=("$a") ;;
+  esac
+done
+if [ "$bridge_only" = yes ]; then
+  exec "$demo" "$@"
+fi
+
+set +e
+echo
+echo "=== 1/2: semaphore pipeline (cudasemsignal ! cudasemwait) ==="
+"$demo" "$@"
+sem_rc=$?
+echo
+echo "=== 2/2: bridge pipeline (cudatovulkan ! vulkantocuda) ==="
+bridge_log=$(mktemp)
+"$demo" --bridge "${bridge_args[@]}" | tee "$bridge_log"
+bridge_rc=${PIPESTATUS[0]}
+set -e
+
+if grep -q '^PASS (bridge, GPU path)' "$bridge_log"; then
+  bridge_path="GPU path, no CPU wait"
+elif grep -q '^PASS (bridge, CPU fallback)' "$bridge_log"; then
+  bridge_path="CPU fallback: the Vulkan device cannot export semaphores"
+  [ "$kind" = sim ] && bridge_path="CPU fallback: Mesa lavapipe cannot export semaphores"
+else
+  bridge_path="see above"
+fi
+rm -f "$bridge_log"
+echo
+echo "=== summary ($([ "$kind" = gpu ] && echo "NVIDIA GPU" || echo "SIMULATED CUDA driver")) ==="
+echo "  semaphore pipeline: $([ $sem_rc -eq 0 ] && echo PASS || echo "FAIL (exit $sem_rc)")"
+echo "  bridge pipeline   : $([ $bridge_rc -eq 0 ] && echo PASS || echo "FAIL (exit $bridge_rc)") ($bridge_path)"
+[ $sem_rc -eq 0 ] && [ $bridge_rc -eq 0 ]
