@@ -283,6 +283,109 @@ vulkandownload_packs_rows (void)
   return major == 1 && minor <= 22;
 }
 
+/* What cudatovulkan offers upstream in the ALLOCATION query for @caps:
+ * TRUE and the semaphore's handle types when it offers one. */
+static gboolean
+c2v_offers_semaphore (GstElement * c2v, GstCaps * caps,
+    GstCudaSemaphoreHandleTypeFlags * types)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstQuery *query = gst_query_new_allocation (caps, FALSE);
+  GstCudaSemaphore *sem = NULL;
+  gboolean ret = FALSE;
+
+  *types = GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE;
+  fail_unless (gst_pad_query (pad, query), "cudatovulkan refused ALLOCATION");
+  fail_unless (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+          NULL));
+  if (gst_query_parse_cuda_sync_meta (query, types, &sem) && sem) {
+    fail_unless (gst_cuda_semaphore_get_handle_type (sem) ==
+        GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD);
+    fail_unless (*types & GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD);
+    gst_object_unref (sem);
+    ret = TRUE;
+  }
+  gst_query_unref (query);
+  gst_object_unref (pad);
+  return ret;
+}
+
+/* cudasemsignal ! cudatovulkan: the semaphore comes from cudatovulkan
+ * through the ALLOCATION query. Where Vulkan exports semaphores (a real
+ * GPU) cudasemsignal signals it for every buffer and cudatovulkan waits on
+ * it on the GPU, no CPU wait anywhere; where it cannot (lavapipe)
+ * cudatovulkan offers none and cudasemsignal's fallback=sync synchronises
+ * on the CPU once a buffer. Frames byte-exact either way. */
+GST_START_TEST (test_semsignal_offer)
+{
+  static const gchar *fmts[] = { "RGBA", "NV12" };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    gint w = 33, h = 17;
+    gchar *src = src_desc (fmts[f], w, h);
+    gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudasemsignal name=sig "
+        "! cudatovulkan name=c2v ! vulkandownload ! video/x-raw ! "
+        "appsink name=sink sync=false", src);
+    gchar *what = g_strdup_printf ("cudasemsignal ! cudatovulkan %s %dx%d",
+        fmts[f], w, h);
+    GstCudaSemaphoreHandleTypeFlags types;
+    GstElement *pipeline, *sig, *c2v;
+    GstPad *pad;
+    GstCaps *caps;
+    GPtrArray *got, *want;
+    gboolean offered;
+
+    GST_INFO ("%s", what);
+    tight_rows = (w % 4) != 0 && !strcmp (fmts[f], "NV12") &&
+        vulkandownload_packs_rows ();
+    got = run_frames (&pipeline, desc);
+    tight_rows = FALSE;
+    sig = by_name (pipeline, "sig");
+    c2v = by_name (pipeline, "c2v");
+
+    pad = gst_element_get_static_pad (c2v, "sink");
+    caps = gst_pad_get_current_caps (pad);
+    fail_unless (caps != NULL);
+    offered = c2v_offers_semaphore (c2v, caps, &types);
+    gst_caps_unref (caps);
+    gst_object_unref (pad);
+
+    assert_stats (c2v, N_BUFFERS);
+    fail_unless_equals_uint64 (cs_stat (sig, "buffers"), N_BUFFERS);
+    if (!cs_is_sim)
+      fail_unless (offered, "%s: no semaphore offered on a real GPU", what);
+    if (offered) {
+      /* documented: downstream's semaphore, signalled on the GPU for every
+       * buffer and waited for by cudatovulkan's stream */
+      fail_unless (cs_stat (sig, "signals") == N_BUFFERS, "%s: signals %"
+          G_GUINT64_FORMAT, what, cs_stat (sig, "signals"));
+      fail_unless (cs_stat (sig, "cpu-syncs") == 0, "%s: cpu-syncs %"
+          G_GUINT64_FORMAT, what, cs_stat (sig, "cpu-syncs"));
+      fail_unless (cs_stat (c2v, "waits") == N_BUFFERS, "%s: waits %"
+          G_GUINT64_FORMAT, what, cs_stat (c2v, "waits"));
+    } else {
+      /* documented: no offer where Vulkan cannot export semaphores:
+       * cudasemsignal's fallback=sync, once a buffer; nothing to wait for */
+      fail_unless (cs_stat (sig, "signals") == 0);
+      fail_unless (cs_stat (sig, "cpu-syncs") == N_BUFFERS, "%s: cpu-syncs %"
+          G_GUINT64_FORMAT, what, cs_stat (sig, "cpu-syncs"));
+      fail_unless_equals_uint64 (cs_stat (c2v, "waits"), 0);
+    }
+    stop_pipeline (pipeline);
+    want = reference_frames (fmts[f], w, h);
+    assert_same_frames (got, want, what);
+
+    g_ptr_array_unref (got);
+    g_ptr_array_unref (want);
+    g_free (what);
+    g_free (desc);
+    g_free (src);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_to_vulkandownload)
 {
   guint f, s;
@@ -1154,6 +1257,7 @@ cudavulkan_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_roundtrip_bytes);
   tcase_add_test (tc, test_to_vulkandownload);
+  tcase_add_test (tc, test_semsignal_offer);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_handover_cuda_to_vulkan);
