@@ -29,6 +29,10 @@
  * CPU before the Vulkan submission and counted in the `cpu-syncs`
  * statistic.
  *
+ * Downstream may ask for `memory:VulkanBuffer` instead: one exportable
+ * VkBuffer per plane, GstVideoInfo strides, with a #GstVideoMeta; the rest
+ * (semaphores, fallback, statistics) is the same.
+ *
  * Acquire points of an incoming #GstCudaSyncMeta are waited on the GPU; an
  * upstream cudasemsignal is offered the element's own semaphore through the
  * ALLOCATION query.
@@ -63,6 +67,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
 
 /* beyond this many frames in flight, reuse waits for the oldest */
 #define MAX_FRAMES 32
+
+/* memory:VulkanBuffer output: what downstream may do with the buffers */
+#define BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | \
+    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | \
+    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | \
+    VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
 
 enum
 {
@@ -105,6 +115,7 @@ struct _GstCudaVkImagePool
   GstVulkanCommandPool *cmd_pool;
   GstVulkanTrashList *trash;
   GstVideoInfo info;
+  gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
 
   GMutex lock;
   GQueue released;              /* buffers whose fence may be pending */
@@ -165,12 +176,26 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
         VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     GstMemory *mem;
+    gboolean ok;
 
-    if (!gst_cuda_vk_plane_alloc_image (b, &h->plane, format, w, hh, usage,
-            &err)) {
+    if (pool->buffers) {
+      /* GstVideoInfo's layout, one buffer per plane */
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+
+      gst_video_format_info_component (info->finfo, i, comp);
+      ok = gst_cuda_vk_plane_alloc_buffer (b, &h->plane, stride *
+          GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), BUFFER_USAGE, &err);
+      if (ok)
+        h->plane.pitch = stride;
+    } else {
+      ok = gst_cuda_vk_plane_alloc_image (b, &h->plane, format, w, hh, usage,
+          &err);
+    }
+    if (!ok) {
       g_free (h);
       GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
-          ("Could not allocate a shareable Vulkan image: %s", err->message),
+          ("Could not allocate shareable Vulkan memory: %s", err->message),
           (NULL));
       g_clear_error (&err);
       gst_buffer_unref (buf);
@@ -179,18 +204,39 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
     h->cuda = gst_object_ref (b->cuda);
     h->device = gst_object_ref (b->device);
-    mem = gst_vulkan_image_memory_wrapped (b->device, h->plane.image, format,
-        w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
+    if (pool->buffers)
+      mem = gst_vulkan_buffer_memory_wrapped (b->device, h->plane.buffer,
+          BUFFER_USAGE, h, plane_holder_free);
+    else
+      mem = gst_vulkan_image_memory_wrapped (b->device, h->plane.image,
+          format, w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
       GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
-          ("Could not wrap a Vulkan image"), (NULL));
+          ("Could not wrap Vulkan memory"), (NULL));
       gst_buffer_unref (buf);
       frame_free (f);
       return GST_FLOW_ERROR;
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
+  }
+  if (pool->buffers) {
+    /* plane i is memory i: offsets count the memories before it */
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+    gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
+    GstVideoMeta *vmeta;
+
+    for (i = 0; i < f->n_planes; i++) {
+      offset[i] = i ? offset[i - 1] + f->planes[i - 1]->plane.size : 0;
+      stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+    }
+    vmeta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), f->n_planes, offset, stride);
+    /* survives the pool's reset */
+    GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
+    GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
   }
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
       frame_free);
@@ -272,6 +318,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   Frame *f = get_frame (buf);
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
   VkPipelineStageFlags src_stages = 0;
   VkCommandBufferBeginInfo bi = { 0, };
   VkSubmitInfo si = { 0, };
@@ -289,7 +336,26 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     f->fence = NULL;
   }
 
-  if (f->used) {
+  if (f->used && pool->buffers) {
+    for (i = 0; i < f->n_planes; i++) {
+      GstVulkanBufferMemory *mem =
+          (GstVulkanBufferMemory *) gst_buffer_peek_memory (buf, i);
+      VkBufferMemoryBarrier *bb = &bbarriers[i];
+
+      memset (bb, 0, sizeof (*bb));
+      bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+      bb->srcAccessMask = mem->barrier.parent.access_flags;
+      bb->dstAccessMask = 0;
+      bb->srcQueueFamilyIndex = pool->queue->family;
+      bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+      bb->buffer = mem->buffer;
+      bb->offset = 0;
+      bb->size = VK_WHOLE_SIZE;
+      src_stages |= mem->barrier.parent.pipeline_stages;
+      mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+      mem->barrier.parent.access_flags = 0;
+    }
+  } else if (f->used) {
     for (i = 0; i < f->n_planes; i++) {
       GstVulkanImageMemory *mem =
           (GstVulkanImageMemory *) gst_buffer_peek_memory (buf, i);
@@ -324,8 +390,9 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     gst_vulkan_command_buffer_lock (cmd);
     vkBeginCommandBuffer (cmd->cmd, &bi);
     vkCmdPipelineBarrier (cmd->cmd, src_stages,
-        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
-        barriers);
+        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
+        pool->buffers ? f->n_planes : 0, bbarriers,
+        pool->buffers ? 0 : f->n_planes, barriers);
     vkEndCommandBuffer (cmd->cmd);
     gst_vulkan_command_buffer_unlock (cmd);
 
@@ -432,7 +499,7 @@ gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 }
 
 static GstBufferPool *
-image_pool_new (GstCudaVkBridge * b, GstVideoInfo * info)
+image_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean buffers)
 {
   GstCudaVkImagePool *pool = g_object_new (GST_TYPE_CUDA_VK_IMAGE_POOL, NULL);
   GstStructure *config;
@@ -445,6 +512,7 @@ image_pool_new (GstCudaVkBridge * b, GstVideoInfo * info)
   pool->cmd_pool = gst_object_ref (b->cmd_pool);
   pool->trash = gst_vulkan_trash_fence_list_new ();
   pool->info = *info;
+  pool->buffers = buffers;
 
   config = gst_buffer_pool_get_config (GST_BUFFER_POOL (pool));
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
@@ -462,6 +530,7 @@ struct _GstCudaToVulkan
   GstCudaVkBridge bridge;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+  gboolean out_buffers;         /* memory:VulkanBuffer negotiated */
   GstBufferPool *pool;
 };
 
@@ -473,7 +542,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS)));
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS) "; "
+        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER, GST_CUDA_VK_FORMATS)));
 
 #define gst_cuda_to_vulkan_parent_class parent_class
 G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan, GST_TYPE_BASE_TRANSFORM);
@@ -600,10 +671,14 @@ gst_cuda_to_vulkan_transform_caps (GstBaseTransform * trans,
 {
   GstCaps *tmp, *ret;
 
-  if (direction == GST_PAD_SINK)
+  if (direction == GST_PAD_SINK) {
+    /* images preferred; buffers when downstream asks for them */
     tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
-  else
+    tmp = gst_caps_merge (tmp, set_features (caps,
+            GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
+  } else {
     tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  }
 
   if (filter) {
     ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
@@ -636,10 +711,13 @@ gst_cuda_to_vulkan_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
   clear_pool (self);
-  self->pool = image_pool_new (&self->bridge, &self->out_info);
+  self->out_buffers = gst_caps_features_contains (gst_caps_get_features
+      (outcaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  self->pool = image_pool_new (&self->bridge, &self->out_info,
+      self->out_buffers);
   if (!gst_buffer_pool_set_active (self->pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Could not activate the Vulkan image pool"), (NULL));
+        ("Could not activate the Vulkan memory pool"), (NULL));
     clear_pool (self);
     return FALSE;
   }
@@ -752,6 +830,7 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstCudaMemory *cmem;
   GstMapInfo map;
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
@@ -838,7 +917,30 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   cmd = gst_cuda_vk_bridge_begin (b, &err);
   if (!cmd)
     goto vk_error;
-  for (i = 0; i < f->n_planes; i++) {
+  for (i = 0; i < f->n_planes && self->out_buffers; i++) {
+    GstVulkanBufferMemory *mem =
+        (GstVulkanBufferMemory *) gst_buffer_peek_memory (outbuf, i);
+    VkBufferMemoryBarrier *bb = &bbarriers[i];
+
+    memset (bb, 0, sizeof (*bb));
+    bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    bb->srcAccessMask = 0;
+    bb->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    bb->srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    bb->dstQueueFamilyIndex = b->queue->family;
+    bb->buffer = mem->buffer;
+    bb->offset = 0;
+    bb->size = VK_WHOLE_SIZE;
+
+    /* what later vulkan elements order after */
+    mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
+    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
+    mem->barrier.parent.queue = b->queue;
+    mem->barrier.offset = 0;
+    mem->barrier.size = VK_WHOLE_SIZE;
+  }
+  for (i = 0; i < f->n_planes && !self->out_buffers; i++) {
     GstVulkanImageMemory *mem =
         (GstVulkanImageMemory *) gst_buffer_peek_memory (outbuf, i);
     VkImageMemoryBarrier *ib = &barriers[i];
@@ -866,8 +968,9 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     mem->barrier.subresource_range = ib->subresourceRange;
   }
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
-      barriers);
+      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
+      self->out_buffers ? f->n_planes : 0, bbarriers,
+      self->out_buffers ? 0 : f->n_planes, barriers);
   fence = gst_cuda_vk_bridge_submit (b, cmd,
       gpu ? f->sem->vk_sem : VK_NULL_HANDLE, VK_NULL_HANDLE,
       GST_MINI_OBJECT_CAST (outbuf), &err);

@@ -83,6 +83,7 @@ struct _GstVulkanToCuda
   GstCudaVkBridge bridge;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+  gboolean in_buffers;          /* memory:VulkanBuffer input */
   GstBufferPool *pool;          /* CUDA output */
   GPtrArray *slots;
   guint next_slot;
@@ -93,7 +94,9 @@ struct _GstVulkanToCuda
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS)));
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS) "; "
+        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER, GST_CUDA_VK_FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -292,8 +295,11 @@ gst_vulkan_to_cuda_transform_caps (GstBaseTransform * trans,
 
   if (direction == GST_PAD_SINK)
     tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-  else
+  else {
     tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
+    tmp = gst_caps_merge (tmp, set_features (caps,
+            GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
+  }
 
   if (filter) {
     ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
@@ -322,6 +328,8 @@ gst_vulkan_to_cuda_set_caps (GstBaseTransform * trans, GstCaps * incaps,
                 (&self->in_info))), (NULL));
     return FALSE;
   }
+  self->in_buffers = gst_caps_features_contains (gst_caps_get_features
+      (incaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
   /* staging slots of the old size may still be in use by GPU work: retire
    * them and free each once its fence and event have completed (checked
    * without blocking in later transforms; stop() waits for the rest) */
@@ -484,6 +492,67 @@ found:
   return s;
 }
 
+/* memory:VulkanBuffer input: plane @i is in memory @i (as vulkanupload
+ * and cudatovulkan make them); its offset in that memory and its stride
+ * come from the video meta, else from the caps */
+static void
+buffer_plane_layout (GstVulkanToCuda * self, GstBuffer * inbuf, guint i,
+    gsize * offset, gsize * stride)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (inbuf);
+  gsize before = 0;
+  guint j;
+
+  if (meta && meta->n_planes == GST_VIDEO_INFO_N_PLANES (&self->in_info)) {
+    for (j = 0; j < i; j++)
+      before += gst_buffer_peek_memory (inbuf, j)->size;
+    *offset = meta->offset[i] >= before ? meta->offset[i] - before : 0;
+    *stride = meta->stride[i];
+  } else {
+    *offset = 0;
+    *stride = GST_VIDEO_INFO_PLANE_STRIDE (&self->in_info, i);
+  }
+}
+
+static gboolean
+check_input_buffers (GstVulkanToCuda * self, GstBuffer * inbuf)
+{
+  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->in_info);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize offset, stride, rb, rows;
+
+    if (!gst_is_vulkan_buffer_memory (mem)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Buffer memory is not a Vulkan buffer (allocator %s); caps promise "
+              "memory:VulkanBuffer", mem->allocator ?
+              mem->allocator->mem_type : "none"), (NULL));
+      return FALSE;
+    }
+    if (((GstVulkanBufferMemory *) mem)->device != self->bridge.device) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Vulkan buffer of another Vulkan device than the element's"),
+          (NULL));
+      return FALSE;
+    }
+    gst_video_format_info_component (self->in_info.finfo, i, comp);
+    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (&self->in_info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&self->in_info, comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (&self->in_info, comp[0]);
+    buffer_plane_layout (self, inbuf, i, &offset, &stride);
+    if (stride < rb || mem->size < offset + stride * (rows - 1) + rb) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Vulkan buffer %u (%" G_GSIZE_FORMAT " bytes, stride %"
+              G_GSIZE_FORMAT ") is smaller than the caps say", i, mem->size,
+              stride), (NULL));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
 {
@@ -495,6 +564,8 @@ check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
             gst_buffer_n_memory (inbuf)), (NULL));
     return FALSE;
   }
+  if (self->in_buffers)
+    return check_input_buffers (self, inbuf);
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
     GstVulkanImageMemory *img;
@@ -552,6 +623,9 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
+  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES + 1];
+  guint n_bb = 0, n_ib = 0;
   VkBufferMemoryBarrier release = { 0, }, acquire = { 0, };
   VkPipelineStageFlags src_stages = 0;
   GstVulkanCommandBuffer *cmd;
@@ -595,10 +669,26 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   cmd = gst_cuda_vk_bridge_begin (b, &err);
   if (!cmd)
     goto vk_error;
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n && self->in_buffers; i++) {
+    GstVulkanBufferMemory *mem =
+        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
+    VkBufferMemoryBarrier *bb = &bbarriers[n_bb++];
+
+    memset (bb, 0, sizeof (*bb));
+    bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    bb->srcAccessMask = mem->barrier.parent.access_flags;
+    bb->dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    bb->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    bb->buffer = mem->buffer;
+    bb->offset = 0;
+    bb->size = VK_WHOLE_SIZE;
+    src_stages |= mem->barrier.parent.pipeline_stages;
+  }
+  for (i = 0; i < n && !self->in_buffers; i++) {
     GstVulkanImageMemory *mem =
         (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
-    VkImageMemoryBarrier *ib = &barriers[i];
+    VkImageMemoryBarrier *ib = &barriers[n_ib++];
 
     memset (ib, 0, sizeof (*ib));
     ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
@@ -626,10 +716,46 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   acquire.buffer = s->staging.buffer;
   acquire.offset = 0;
   acquire.size = VK_WHOLE_SIZE;
+  if (s->released)
+    bbarriers[n_bb++] = acquire;
   vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      0, 0, NULL, s->released ? 1 : 0, &acquire, n, barriers);
+      0, 0, NULL, n_bb, bbarriers, n_ib, barriers);
 
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n && self->in_buffers; i++) {
+    GstVulkanBufferMemory *mem =
+        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
+    VkBufferCopy regions[1];
+    VkBufferCopy *rr = regions;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize offset, stride, rb, rows, r;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    buffer_plane_layout (self, inbuf, i, &offset, &stride);
+    offset += GST_MEMORY_CAST (mem)->offset;
+    if (stride == s->pitch[i]) {
+      /* same layout: one copy of the plane */
+      regions[0].srcOffset = offset;
+      regions[0].dstOffset = s->offset[i];
+      regions[0].size = stride * (rows - 1) + rb;
+      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, 1, regions);
+    } else {
+      rr = g_new (VkBufferCopy, rows);
+      for (r = 0; r < rows; r++) {
+        rr[r].srcOffset = offset + r * stride;
+        rr[r].dstOffset = s->offset[i] + r * s->pitch[i];
+        rr[r].size = rb;
+      }
+      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, rows, rr);
+      g_free (rr);
+    }
+    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    mem->barrier.parent.access_flags = VK_ACCESS_TRANSFER_READ_BIT;
+    mem->barrier.parent.queue = b->queue;
+  }
+  for (i = 0; i < n && !self->in_buffers; i++) {
     GstVulkanImageMemory *mem =
         (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
     VkBufferImageCopy region = { 0, };

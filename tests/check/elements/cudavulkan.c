@@ -386,6 +386,63 @@ GST_START_TEST (test_semsignal_offer)
 
 GST_END_TEST;
 
+/* memory:VulkanBuffer: cudatovulkan outputs one exportable VkBuffer per
+ * plane (GstVideoInfo strides, video meta) when downstream asks for
+ * buffers; vulkantocuda takes them (and vulkanupload's) back to CUDA.
+ * GStreamer 1.22's vulkandownload takes only images: the check goes
+ * through vulkantocuda. */
+GST_START_TEST (test_vulkan_buffer)
+{
+  static const gchar *fmts[] = { "RGBA", "NV12", "I420" };
+  guint f, v;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    for (v = 0; v < 2; v++) {
+      gint w = 33, h = 17;
+      gchar *src = src_desc (fmts[f], w, h);
+      gchar *desc = v == 0 ? g_strdup_printf ("%s ! cudaupload ! "
+          "cudatovulkan name=c2v ! video/x-raw(memory:VulkanBuffer) ! "
+          "vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
+          "appsink name=sink sync=false", src) :
+          g_strdup_printf ("%s ! vulkanupload ! "
+          "video/x-raw(memory:VulkanBuffer) ! vulkantocuda name=v2c ! "
+          "cudadownload ! video/x-raw ! appsink name=sink sync=false", src);
+      gchar *what = g_strdup_printf ("%s VulkanBuffer %s %dx%d", v == 0 ?
+          "cudatovulkan ! vulkantocuda" : "vulkanupload ! vulkantocuda",
+          fmts[f], w, h);
+      GstElement *pipeline;
+      GstPad *pad;
+      GstCaps *caps;
+      GPtrArray *got, *want;
+
+      GST_INFO ("%s", what);
+      got = run_frames (&pipeline, desc);
+      pad = gst_element_get_static_pad (by_name (pipeline, "v2c"), "sink");
+      caps = gst_pad_get_current_caps (pad);
+      fail_unless (caps != NULL);
+      fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+              GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER), "%s: caps %"
+          GST_PTR_FORMAT, what, caps);
+      gst_caps_unref (caps);
+      gst_object_unref (pad);
+      if (v == 0)
+        assert_stats (by_name (pipeline, "c2v"), N_BUFFERS);
+      assert_stats (by_name (pipeline, "v2c"), N_BUFFERS);
+      stop_pipeline (pipeline);
+      want = reference_frames (fmts[f], w, h);
+      assert_same_frames (got, want, what);
+
+      g_ptr_array_unref (got);
+      g_ptr_array_unref (want);
+      g_free (what);
+      g_free (desc);
+      g_free (src);
+    }
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_to_vulkandownload)
 {
   guint f, s;
@@ -1258,6 +1315,7 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_roundtrip_bytes);
   tcase_add_test (tc, test_to_vulkandownload);
   tcase_add_test (tc, test_semsignal_offer);
+  tcase_add_test (tc, test_vulkan_buffer);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_handover_cuda_to_vulkan);
