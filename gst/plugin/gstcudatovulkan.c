@@ -74,13 +74,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
     VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | \
     VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
 
-enum
-{
-  PROP_0,
-  PROP_DEVICE_ID,
-  PROP_STATS,
-};
-
 /* ---- pool of exportable linear images ---- */
 
 #define GST_TYPE_CUDA_VK_IMAGE_POOL (gst_cuda_vk_image_pool_get_type ())
@@ -564,35 +557,16 @@ static void
 gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
-
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      gst_cuda_vk_bridge_set_device_id (&self->bridge, g_value_get_int (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  gst_cuda_vk_bridge_set_property (&GST_CUDA_TO_VULKAN (object)->bridge, object,
+      prop_id, value, pspec);
 }
 
 static void
 gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
-
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (&self->bridge));
-      break;
-    case PROP_STATS:
-      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (&self->bridge));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  gst_cuda_vk_bridge_get_property (&GST_CUDA_TO_VULKAN (object)->bridge, object,
+      prop_id, value, pspec);
 }
 
 static void
@@ -607,10 +581,7 @@ gst_cuda_to_vulkan_set_context (GstElement * element, GstContext * context)
 static void
 clear_pool (GstCudaToVulkan * self)
 {
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
+  gst_cuda_vk_clear_pool (&self->pool);
 }
 
 static gboolean
@@ -632,61 +603,20 @@ gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* The devices are set up in NULL->READY, before neighbours (which change
- * state READY->PAUSED only after every element reached READY) look for a
- * Vulkan device: they then share the one with the interop extensions. */
 static GstStateChangeReturn
 gst_cuda_to_vulkan_change_state (GstElement * element, GstStateChange transition)
 {
-  GstCudaVkBridge *b = &GST_CUDA_TO_VULKAN (element)->bridge;
-  GstStateChangeReturn ret;
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (element);
 
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-      !gst_cuda_vk_bridge_start (b, TRUE)) {
-    gst_cuda_vk_bridge_stop (b);
-    return GST_STATE_CHANGE_FAILURE;
-  }
-  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
-      (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-          ret == GST_STATE_CHANGE_FAILURE))
-    gst_cuda_vk_bridge_stop (b);
-  return ret;
-}
-
-static GstCaps *
-set_features (GstCaps * caps, const gchar * feature)
-{
-  GstCaps *ret = gst_caps_copy (caps);
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (ret); i++)
-    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
-  return ret;
+  return gst_cuda_vk_bridge_change_state (&self->bridge,
+      GST_ELEMENT_CLASS (parent_class), transition, TRUE);
 }
 
 static GstCaps *
 gst_cuda_to_vulkan_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  GstCaps *tmp, *ret;
-
-  if (direction == GST_PAD_SINK) {
-    /* images preferred; buffers when downstream asks for them */
-    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
-    tmp = gst_caps_merge (tmp, set_features (caps,
-            GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
-  } else {
-    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-  }
-
-  if (filter) {
-    ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (tmp);
-  } else {
-    ret = tmp;
-  }
-  return ret;
+  return gst_cuda_vk_transform_caps (caps, filter, direction == GST_PAD_SINK);
 }
 
 static gboolean
@@ -695,18 +625,9 @@ gst_cuda_to_vulkan_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
-  if (!gst_video_info_from_caps (&self->in_info, incaps) ||
-      !gst_video_info_from_caps (&self->out_info, outcaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Invalid caps"),
-        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
+          &self->in_info, &self->out_info))
     return FALSE;
-  }
-  if (!gst_cuda_vk_format_supported (GST_VIDEO_INFO_FORMAT (&self->in_info))) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                (&self->in_info))), (NULL));
-    return FALSE;
-  }
 
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
@@ -763,18 +684,9 @@ gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-  GstFlowReturn ret;
 
-  if (!self->pool) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Not negotiated"), (NULL));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
-      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  return GST_FLOW_OK;
+  return gst_cuda_vk_acquire_output (GST_ELEMENT (self), self->pool, inbuf,
+      outbuf);
 }
 
 static gboolean
@@ -1007,16 +919,7 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   gobject_class->set_property = gst_cuda_to_vulkan_set_property;
   gobject_class->get_property = gst_cuda_to_vulkan_get_property;
 
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use when the pipeline shares no context (-1: any)",
-          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_cuda_vk_bridge_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA to Vulkan", "Filter/Video/Hardware",

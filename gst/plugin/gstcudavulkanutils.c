@@ -144,6 +144,156 @@ gst_cuda_vk_bridge_post_error (GstCudaVkBridge * b, GError * error,
   g_clear_error (&error);
 }
 
+void
+gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
+{
+  g_object_class_install_property (klass, GST_CUDA_VK_PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use when the pipeline shares no context (-1: any)",
+          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (klass, GST_CUDA_VK_PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since the element was created: buffers, signals, waits, "
+          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+void
+gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case GST_CUDA_VK_PROP_DEVICE_ID:
+      gst_cuda_vk_bridge_set_device_id (b, g_value_get_int (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+void
+gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case GST_CUDA_VK_PROP_DEVICE_ID:
+      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (b));
+      break;
+    case GST_CUDA_VK_PROP_STATS:
+      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (b));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* The devices are set up in NULL->READY, before neighbours (which change
+ * state READY->PAUSED only after every element reached READY) look for a
+ * Vulkan device: they then share the one with the interop extensions. */
+GstStateChangeReturn
+gst_cuda_vk_bridge_change_state (GstCudaVkBridge * b,
+    GstElementClass * parent_class, GstStateChange transition,
+    gboolean offer_semaphore)
+{
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+      !gst_cuda_vk_bridge_start (b, offer_semaphore)) {
+    gst_cuda_vk_bridge_stop (b);
+    return GST_STATE_CHANGE_FAILURE;
+  }
+  ret = parent_class->change_state (b->element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
+      (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+          ret == GST_STATE_CHANGE_FAILURE))
+    gst_cuda_vk_bridge_stop (b);
+  return ret;
+}
+
+static GstCaps *
+set_features (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *ret = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (ret); i++)
+    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
+  return ret;
+}
+
+GstCaps *
+gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
+    gboolean to_vulkan)
+{
+  GstCaps *tmp, *ret;
+
+  if (to_vulkan) {
+    /* images preferred; buffers when the Vulkan side asks for them */
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
+    tmp = gst_caps_merge (tmp, set_features (caps,
+            GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
+  } else {
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  }
+
+  if (filter) {
+    ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmp);
+  } else {
+    ret = tmp;
+  }
+  return ret;
+}
+
+gboolean
+gst_cuda_vk_parse_caps (GstElement * element, GstCaps * incaps,
+    GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info)
+{
+  if (!gst_video_info_from_caps (in_info, incaps) ||
+      !gst_video_info_from_caps (out_info, outcaps)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("Invalid caps"),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  if (!gst_cuda_vk_format_supported (GST_VIDEO_INFO_FORMAT (in_info))) {
+    GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("Unsupported format %s",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))),
+        (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cuda_vk_clear_pool (GstBufferPool ** pool)
+{
+  if (*pool) {
+    gst_buffer_pool_set_active (*pool, FALSE);
+    gst_clear_object (pool);
+  }
+}
+
+GstFlowReturn
+gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret;
+
+  if (!pool) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("Not negotiated"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return GST_FLOW_OK;
+}
+
 static gchar *
 uuid_to_string (const guint8 * u)
 {

@@ -74,6 +74,44 @@ typedef struct
   guint width, height;
 } GstCudaVkPlane;
 
+/* The properties both elements have, with these ids */
+enum
+{
+  GST_CUDA_VK_PROP_DEVICE_ID = 1,
+  GST_CUDA_VK_PROP_STATS,
+};
+
+void     gst_cuda_vk_bridge_install_properties (GObjectClass * klass);
+void     gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
+                                          guint prop_id, const GValue * value,
+                                          GParamSpec * pspec);
+void     gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
+                                          guint prop_id, GValue * value,
+                                          GParamSpec * pspec);
+
+/* The element's change_state: sets the devices up in NULL->READY (before
+ * neighbours look for a Vulkan device) around @parent_class's */
+GstStateChangeReturn gst_cuda_vk_bridge_change_state (GstCudaVkBridge * b,
+                                          GstElementClass * parent_class,
+                                          GstStateChange transition,
+                                          gboolean offer_semaphore);
+
+/* transform_caps: the same video caps with the other side's memory
+ * features; @to_vulkan: the result is the Vulkan side (images preferred,
+ * then buffers), else the CUDA side */
+GstCaps * gst_cuda_vk_transform_caps     (GstCaps * caps, GstCaps * filter,
+                                          gboolean to_vulkan);
+/* set_caps: parses both caps, checks the format (element error otherwise) */
+gboolean gst_cuda_vk_parse_caps          (GstElement * element, GstCaps * incaps,
+                                          GstCaps * outcaps, GstVideoInfo * in_info,
+                                          GstVideoInfo * out_info);
+/* deactivates and drops *@pool, if any */
+void     gst_cuda_vk_clear_pool          (GstBufferPool ** pool);
+/* prepare_output_buffer: a buffer from @pool with @inbuf's flags and
+ * timestamps */
+GstFlowReturn gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
+                                          GstBuffer * inbuf, GstBuffer ** outbuf);
+
 void     gst_cuda_vk_bridge_init         (GstCudaVkBridge * b, GstElement * element);
 void     gst_cuda_vk_bridge_clear        (GstCudaVkBridge * b);
 void     gst_cuda_vk_bridge_set_context  (GstCudaVkBridge * b, GstContext * context);

@@ -52,13 +52,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
 #define MAX_SLOTS 16
 #define STAGING_ALIGN 256
 
-enum
-{
-  PROP_0,
-  PROP_DEVICE_ID,
-  PROP_STATS,
-};
-
 typedef struct
 {
   GstCudaVkPlane staging;
@@ -121,35 +114,16 @@ static void
 gst_vulkan_to_cuda_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
-
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      gst_cuda_vk_bridge_set_device_id (&self->bridge, g_value_get_int (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  gst_cuda_vk_bridge_set_property (&GST_VULKAN_TO_CUDA (object)->bridge, object,
+      prop_id, value, pspec);
 }
 
 static void
 gst_vulkan_to_cuda_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
-
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (&self->bridge));
-      break;
-    case PROP_STATS:
-      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (&self->bridge));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  gst_cuda_vk_bridge_get_property (&GST_VULKAN_TO_CUDA (object)->bridge, object,
+      prop_id, value, pspec);
 }
 
 static void
@@ -223,10 +197,7 @@ gc_retired (GstVulkanToCuda * self)
 static void
 clear_pool (GstVulkanToCuda * self)
 {
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
+  gst_cuda_vk_clear_pool (&self->pool);
 }
 
 static gboolean
@@ -254,60 +225,20 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* The devices are set up in NULL->READY, before neighbours (which change
- * state READY->PAUSED only after every element reached READY) look for a
- * Vulkan device: they then share the one with the interop extensions. */
 static GstStateChangeReturn
 gst_vulkan_to_cuda_change_state (GstElement * element, GstStateChange transition)
 {
-  GstCudaVkBridge *b = &GST_VULKAN_TO_CUDA (element)->bridge;
-  GstStateChangeReturn ret;
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (element);
 
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-      !gst_cuda_vk_bridge_start (b, FALSE)) {
-    gst_cuda_vk_bridge_stop (b);
-    return GST_STATE_CHANGE_FAILURE;
-  }
-  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
-      (transition == GST_STATE_CHANGE_NULL_TO_READY &&
-          ret == GST_STATE_CHANGE_FAILURE))
-    gst_cuda_vk_bridge_stop (b);
-  return ret;
-}
-
-static GstCaps *
-set_features (GstCaps * caps, const gchar * feature)
-{
-  GstCaps *ret = gst_caps_copy (caps);
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (ret); i++)
-    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
-  return ret;
+  return gst_cuda_vk_bridge_change_state (&self->bridge,
+      GST_ELEMENT_CLASS (parent_class), transition, FALSE);
 }
 
 static GstCaps *
 gst_vulkan_to_cuda_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  GstCaps *tmp, *ret;
-
-  if (direction == GST_PAD_SINK)
-    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-  else {
-    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
-    tmp = gst_caps_merge (tmp, set_features (caps,
-            GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
-  }
-
-  if (filter) {
-    ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (tmp);
-  } else {
-    ret = tmp;
-  }
-  return ret;
+  return gst_cuda_vk_transform_caps (caps, filter, direction == GST_PAD_SRC);
 }
 
 static gboolean
@@ -316,18 +247,9 @@ gst_vulkan_to_cuda_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
 
-  if (!gst_video_info_from_caps (&self->in_info, incaps) ||
-      !gst_video_info_from_caps (&self->out_info, outcaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Invalid caps"),
-        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
+          &self->in_info, &self->out_info))
     return FALSE;
-  }
-  if (!gst_cuda_vk_format_supported (GST_VIDEO_INFO_FORMAT (&self->in_info))) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                (&self->in_info))), (NULL));
-    return FALSE;
-  }
   self->in_buffers = gst_caps_features_contains (gst_caps_get_features
       (incaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
   /* staging slots of the old size may still be in use by GPU work: retire
@@ -388,18 +310,9 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-  GstFlowReturn ret;
 
-  if (!self->pool) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Not negotiated"), (NULL));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
-      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  return GST_FLOW_OK;
+  return gst_cuda_vk_acquire_output (GST_ELEMENT (self), self->pool, inbuf,
+      outbuf);
 }
 
 static gboolean
@@ -893,16 +806,7 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   gobject_class->set_property = gst_vulkan_to_cuda_set_property;
   gobject_class->get_property = gst_vulkan_to_cuda_get_property;
 
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use when the pipeline shares no context (-1: any)",
-          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_cuda_vk_bridge_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class,
       "Vulkan to CUDA", "Filter/Video/Hardware",
