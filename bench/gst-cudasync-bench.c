@@ -61,6 +61,10 @@
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cudasync/cudasync.h>
 
+#ifdef HAVE_CUDA_VULKAN
+#include <gst/vulkan/vulkan.h>
+#endif
+
 #include "testsem.h"
 #include "bench-kernel.h"
 
@@ -85,7 +89,7 @@ static struct
   gint repetitions;
   gboolean quick;
   gchar *json_path;
-  gint only;                    /* 0: all, 1 or 2 */
+  guint only;                   /* bit n: scenario n; 0: all */
   FrameWriter writer;
   gchar *kernel_source;         /* auto, fatbin, nvrtc */
   gint in_flight;
@@ -124,6 +128,7 @@ static struct
   BENCH_DECL_FN (cuDriverGetVersion);
   /* optional */
   BENCH_DECL_FN (cuCtxGetFlags);
+  CUresult (*cuDeviceGetUuid) (CUuuid * uuid, CUdevice dev);
 } drv;
 
 typedef unsigned (*SimCountFunc) (void);
@@ -495,19 +500,66 @@ typedef struct
 
 enum
 {
+  /* scenario 2 */
   MODE_A,
   MODE_C,
-  N_MODES
+  N_MODES,
+  /* scenario 2 diagnosis: variants of a (a and c run alongside) */
+  MODE_A1 = N_MODES,
+  MODE_A2,
+  MODE_A_IF1,
+  MODE_A_IF8,
+  /* scenario 3: CUDA -> Vulkan */
+  MODE_CV_A,
+  MODE_CV_B,
+  MODE_CV_C,
+  /* scenario 4: Vulkan -> CUDA */
+  MODE_VC_A,
+  MODE_VC_B,
+  N_ALL_MODES
 };
 
-static const gchar *const mode_key[N_MODES] = { "a", "c" };
+static const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
+  "a3_in_flight_1", "a3_in_flight_8", "a", "b", "c", "a", "b"
+};
 
-static const gchar *const mode_desc[N_MODES] = {
+static const gchar *const mode_desc[N_ALL_MODES] = {
   "GPU handoff: producer acquire point, cudasemsignal and cudasemwait wait "
       "and signal on the GPU",
   "CPU-synchronised handoff: producer cuStreamSynchronize before pushing, "
       "cudasemsignal fallback=sync without a semaphore",
+  "a without cudasemwait: producer acquire point -> cudasemsignal "
+      "(semaphore property) ! fakesink; the bench's consumer waits for "
+      "cudasemsignal's acquire point on its own NON-BLOCKING stream and "
+      "records the end event there: nothing on the legacy default stream",
+  "a without cudasemsignal: producer acquire point -> cudasemwait ! "
+      "fakesink; cudasemwait waits for the producer's point on the legacy "
+      "default stream, the end event is recorded there (as in a)",
+  "a with 1 frame in flight (pool of 1 buffer)",
+  "a with 8 frames in flight (pool of 8 buffers)",
+  "this project: producer acquire point -> cudatovulkan ! queue ! "
+      "vulkandownload ! fakesink (no CPU wait before vulkandownload)",
+  "upstream today: producer cuStreamSynchronize -> cudadownload ! "
+      "vulkanupload ! queue ! vulkandownload ! fakesink",
+  "bridge CPU-synchronised (emulated; the element has no property for it): "
+      "producer cuStreamSynchronize, no acquire point -> cudatovulkan, whose "
+      "src pad probe calls cuCtxSynchronize (the CPU wait for the element's "
+      "copy that its fallback does before the Vulkan submission) ! queue ! "
+      "vulkandownload ! fakesink; cudatovulkan still signals its semaphore, "
+      "which the Vulkan side then finds already signalled",
+  "this project: system-memory frame -> vulkanupload ! vulkantocuda ! "
+      "fakesink; the consumer records an event on the legacy default stream",
+  "upstream today: system-memory frame -> vulkanupload ! vulkandownload ! "
+      "cudaupload ! fakesink; the consumer records an event on the legacy "
+      "default stream",
 };
+
+static const gint s2_modes[] = { MODE_A, MODE_C };
+static const gint s2d_modes[] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
+  MODE_A_IF1, MODE_A_IF8
+};
+static const gint s3_modes[] = { MODE_CV_A, MODE_CV_B, MODE_CV_C };
+static const gint s4_modes[] = { MODE_VC_A, MODE_VC_B };
 
 typedef struct
 {
@@ -524,6 +576,9 @@ typedef struct
   GArray *sim_syncs;            /* producer thread CPU syncs per frame (sim) */
   GstStructure *sig_stats;      /* last repetition */
   GstStructure *wait_stats;
+  const gchar *stats_name[2];   /* whose stats sig_stats, wait_stats are */
+  guint in_flight;
+  gchar *path;                  /* scenarios 3, 4: bridge GPU or CPU path */
   gboolean stats_ok;
   gchar *stats_note;
 } ModeResult;
@@ -535,7 +590,10 @@ typedef struct
   guint gpu_us;
   gchar *status;
   gchar *reason;
-  ModeResult m[N_MODES];
+  const gint *modes;
+  guint n_modes;
+  gint ref_mode;                /* ratios over this mode */
+  ModeResult m[N_ALL_MODES];
 } S2Config;
 
 typedef struct
@@ -545,6 +603,14 @@ typedef struct
   gchar *frame_writer;
   gchar *kernel_info;
   GPtrArray *configs;
+  /* scenario 2 diagnosis, 3 and 4 */
+  const gchar *key;
+  const gchar *title;
+  const gchar *latency;
+  const gint *modes;
+  guint n_modes;
+  gint ref_mode;
+  gint repetitions;
 } S2Result;
 
 static struct
@@ -561,14 +627,20 @@ static struct
   gchar *semaphores;
   gint ctx_flags;               /* -1: unknown */
   gchar *fatal;
+  gchar *vulkan;                /* the Vulkan device for scenarios 3, 4 */
   S1Result s1;
   S2Result s2;
+  S2Result s2d;                 /* scenario 2 diagnosis */
+  S2Result s3;                  /* CUDA -> Vulkan */
+  S2Result s4;                  /* Vulkan -> CUDA */
 } R;
 
 static void
 mode_result_init (ModeResult * m)
 {
   m->status = g_strdup ("not run");
+  m->stats_name[0] = "cudasemsignal";
+  m->stats_name[1] = "cudasemwait";
   m->fps = series_new ();
   m->proc_cpu_us = series_new ();
   m->prod_cpu_us = series_new ();
@@ -626,10 +698,86 @@ json_mode (JW * w, const gchar * key, ModeResult * m)
   jw_series (w, "frame_write_gpu_us_median", m->kernel_us);
   if (is_sim)
     jw_series (w, "sim_producer_thread_cpu_syncs_per_frame", m->sim_syncs);
-  jw_structure (w, "cudasemsignal_stats", m->sig_stats);
-  jw_structure (w, "cudasemwait_stats", m->wait_stats);
+  if (m->stats_name[0]) {
+    gchar *k = g_strdup_printf ("%s_stats", m->stats_name[0]);
+    jw_structure (w, k, m->sig_stats);
+    g_free (k);
+  }
+  if (m->stats_name[1]) {
+    gchar *k = g_strdup_printf ("%s_stats", m->stats_name[1]);
+    jw_structure (w, k, m->wait_stats);
+    g_free (k);
+  }
+  if (m->in_flight)
+    jw_int (w, "frames_in_flight", m->in_flight);
+  if (m->path)
+    jw_str (w, "bridge_path", m->path);
   jw_bool (w, "element_stats_as_expected", m->stats_ok);
   jw_str (w, "element_stats_note", m->stats_note);
+  jw_obj_end (w);
+}
+
+/* scenario 2 diagnosis, 3, 4 */
+static void
+json_section (JW * w, S2Result * S)
+{
+  guint i, j, k;
+
+  jw_obj (w, S->key);
+  jw_str (w, "status", S->status);
+  jw_str (w, "reason", S->reason);
+  jw_str (w, "what", S->title);
+  jw_int (w, "repetitions", S->repetitions);
+  jw_str (w, "frame_writer", S->frame_writer);
+  jw_obj (w, "modes");
+  for (j = 0; j < S->n_modes; j++)
+    jw_str (w, mode_key[S->modes[j]], mode_desc[S->modes[j]]);
+  jw_obj_end (w);
+  jw_str (w, "latency", S->latency);
+  jw_arr (w, "configs");
+  for (i = 0; S->configs && i < S->configs->len; i++) {
+    S2Config *c = g_ptr_array_index (S->configs, i);
+    gchar *rk;
+
+    jw_obj (w, NULL);
+    jw_int (w, "width", c->width);
+    jw_int (w, "height", c->height);
+    jw_str (w, "format", c->format);
+    jw_num (w, "gpu_work_ms", c->gpu_us / 1000.0);
+    jw_str (w, "status", c->status);
+    jw_str (w, "reason", c->reason);
+    jw_obj (w, "modes");
+    for (j = 0; j < c->n_modes; j++)
+      json_mode (w, mode_key[c->modes[j]], &c->m[c->modes[j]]);
+    jw_obj_end (w);
+    rk = g_strdup_printf ("ratios_over_%s_median", mode_key[c->ref_mode]);
+    jw_obj (w, rk);
+    g_free (rk);
+    for (j = 0; j < c->n_modes; j++) {
+      ModeResult *m = &c->m[c->modes[j]], *ref = &c->m[c->ref_mode];
+      struct
+      {
+        const gchar *key;
+        GArray *a, *b;
+      } f[] = {
+        {"fps", m->fps, ref->fps},
+        {"process_cpu_per_frame", m->proc_cpu_us, ref->proc_cpu_us},
+        {"producer_thread_cpu_per_frame", m->prod_cpu_us, ref->prod_cpu_us},
+        {"latency_p50", m->lat_p50_us, ref->lat_p50_us},
+      };
+
+      if (c->modes[j] == c->ref_mode)
+        continue;
+      jw_obj (w, mode_key[c->modes[j]]);
+      for (k = 0; k < G_N_ELEMENTS (f); k++)
+        jw_num (w, f[k].key, ratio (series_median (f[k].a),
+                series_median (f[k].b)));
+      jw_obj_end (w);
+    }
+    jw_obj_end (w);
+    jw_obj_end (w);
+  }
+  jw_arr_end (w);
   jw_obj_end (w);
 }
 
@@ -671,6 +819,7 @@ json_document (void)
   jw_int (&w, "cuda_driver_api_version", R.driver_version);
   jw_str (&w, "cuda_context_scheduling", sched_name (R.ctx_flags));
   jw_str (&w, "semaphores", R.semaphores);
+  jw_str (&w, "vulkan_device", R.vulkan);
   {
     gchar *v = gst_version_string ();
     jw_str (&w, "gstreamer", v);
@@ -767,6 +916,10 @@ json_document (void)
   }
   jw_arr_end (&w);
   jw_obj_end (&w);
+
+  json_section (&w, &R.s2d);
+  json_section (&w, &R.s3);
+  json_section (&w, &R.s4);
 
   jw_obj_end (&w);
   g_string_append_c (w.s, '\n');
@@ -922,6 +1075,9 @@ load_driver_symbols (gchar ** error)
   if (!drv.cuEventElapsedTime && !missing)
     missing = "cuEventElapsedTime";
   drv.cuCtxGetFlags = dlsym (lib, "cuCtxGetFlags");
+  drv.cuDeviceGetUuid = dlsym (lib, "cuDeviceGetUuid_v2");
+  if (!drv.cuDeviceGetUuid)
+    drv.cuDeviceGetUuid = dlsym (lib, "cuDeviceGetUuid");
 
   if (missing) {
     *error = g_strdup_printf ("the CUDA driver lacks %s", missing);
@@ -1000,10 +1156,21 @@ new_semaphore (TestSem ** ts_out, gchar ** error)
   return sem;
 }
 
+/* The Vulkan instance and device the first pipeline's elements set up
+ * (the bridge elements pick the device whose UUID is CUDA device 0's), kept
+ * and given to every later pipeline, as an application would: one device,
+ * and no instance/device creation inside the measurements. */
+static GMutex vk_ctx_lock;
+static GstContext *vk_ctx[2];
+static const gchar *const vk_ctx_type[2] = { "gst.vulkan.instance",
+  "gst.vulkan.device"
+};
+
 static GstBusSyncReply
 bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
 {
   const gchar *type = NULL;
+  guint i;
 
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
       gst_message_parse_context_type (msg, &type) &&
@@ -1012,6 +1179,37 @@ bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
 
     gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), c);
     gst_context_unref (c);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type)) {
+    for (i = 0; i < 2; i++) {
+      if (g_strcmp0 (type, vk_ctx_type[i]) == 0) {
+        GstContext *c = NULL;
+
+        g_mutex_lock (&vk_ctx_lock);
+        if (vk_ctx[i])
+          c = gst_context_ref (vk_ctx[i]);
+        g_mutex_unlock (&vk_ctx_lock);
+        if (c) {
+          gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), c);
+          gst_context_unref (c);
+        }
+      }
+    }
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT) {
+    GstContext *c = NULL;
+
+    gst_message_parse_have_context (msg, &c);
+    type = c ? gst_context_get_context_type (c) : NULL;
+    for (i = 0; type && i < 2; i++) {
+      if (g_strcmp0 (type, vk_ctx_type[i]) == 0) {
+        g_mutex_lock (&vk_ctx_lock);
+        if (!vk_ctx[i])
+          vk_ctx[i] = gst_context_ref (c);
+        g_mutex_unlock (&vk_ctx_lock);
+      }
+    }
+    if (c)
+      gst_context_unref (c);
   }
   return GST_BUS_PASS;
 }
@@ -1110,13 +1308,15 @@ ctx_sync (gchar ** error)
   CUresult r;
 
   if (!gst_cuda_context_push (ctx)) {
-    *error = g_strdup ("could not push the CUDA context");
+    if (error)
+      *error = g_strdup ("could not push the CUDA context");
     return FALSE;
   }
   r = drv.cuCtxSynchronize ();
   gst_cuda_context_pop (NULL);
   if (r != CUDA_SUCCESS) {
-    *error = cu_error ("cuCtxSynchronize", r);
+    if (error)
+      *error = cu_error ("cuCtxSynchronize", r);
     return FALSE;
   }
   return TRUE;
@@ -1760,6 +1960,9 @@ typedef struct
   GstBuffer *buf;               /* NULL: stop */
   EvPair *pair;
   guint frame;
+  gboolean e1_recorded;         /* the consumer recorded pair->e1 */
+  gboolean kernel;              /* the producer recorded pair->e0, ek */
+  gdouble t0, t1;               /* wall clock: before the frame, at its end */
 } RecycleItem;
 
 typedef struct
@@ -1770,18 +1973,25 @@ typedef struct
   FrameWriter writer;
   guint total, warmup;
   GstVideoInfo info;
-  GstBufferPool *pool;
+  GstBufferPool *pool;          /* CUDA frames (not scenario 4) */
+  GstBuffer *sysframe;          /* scenario 4: the system-memory frame */
   CUstream pstream;
+  CUstream cstream;             /* a1: the consumer's non-blocking stream */
   GstCudaSemaphore *sem_p;      /* the producer's acquire semaphore (a) */
   GstPad *srcpad;
   GstElement *pipeline;
   GAsyncQueue *free_pairs;
   GAsyncQueue *recycle_q;
+  GAsyncQueue *pending;         /* scenario 3: pushed, not yet at the sink */
+  gboolean wall;                /* latency by the wall clock */
+  gboolean producer_sync;       /* cuStreamSynchronize before pushing */
+  gboolean acquire;             /* attach the producer's acquire point */
   guint grid;
 
   /* producer -> probe (same thread) */
   EvPair *cur_pair;
   guint cur_frame;
+  gdouble cur_t0;
 
   /* measurements */
   gdouble t_start, t_end;
@@ -1796,6 +2006,8 @@ typedef struct
   guint lost;
 } Run;
 
+#define RUN_WAIT_US (10 * G_USEC_PER_SEC)
+
 static void
 run_error (Run * run, gchar * error)
 {
@@ -1805,6 +2017,9 @@ run_error (Run * run, gchar * error)
   else
     g_free (error);
   g_mutex_unlock (&run->lock);
+  /* unblock a producer waiting for a pool buffer */
+  if (run->pool)
+    gst_buffer_pool_set_flushing (run->pool, TRUE);
 }
 
 static gboolean
@@ -1818,6 +2033,11 @@ run_failed (Run * run)
   return f;
 }
 
+/* The consumer end on the streaming thread (scenarios 2 and 4): records the
+ * frame's end event E1 on the legacy default stream (after cudasemwait's
+ * waits, or after vulkantocuda's / cudaupload's work), or for a1 on the
+ * consumer's own non-blocking stream after waiting for the buffer's
+ * acquire points there, and hands the buffer to the recycler. */
 static GstPadProbeReturn
 s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -1829,9 +2049,22 @@ s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   if (!run->cur_pair)
     return GST_PAD_PROBE_OK;
 
-  /* after cudasemwait's waits, on the same (legacy default) stream */
   if (gst_cuda_context_push (ctx)) {
-    r = drv.cuEventRecord (run->cur_pair->e1, NULL);
+    r = CUDA_SUCCESS;
+    if (run->cstream) {
+      GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+      GError *err = NULL;
+
+      if (!meta || gst_cuda_sync_meta_get_n_acquire (meta) == 0) {
+        run_error (run, g_strdup ("a1: the buffer after cudasemsignal has "
+                "no acquire point"));
+      } else if (!gst_cuda_sync_meta_wait_gpu (meta, run->cstream, &err)) {
+        run_error (run, g_strdup_printf ("a1: gst_cuda_sync_meta_wait_gpu: "
+                "%s", err->message));
+        g_clear_error (&err);
+      }
+    }
+    r = drv.cuEventRecord (run->cur_pair->e1, run->cstream);
     gst_cuda_context_pop (NULL);
   }
   if (r != CUDA_SUCCESS)
@@ -1841,41 +2074,101 @@ s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   item->buf = gst_buffer_ref (buf);
   item->pair = run->cur_pair;
   item->frame = run->cur_frame;
+  item->e1_recorded = TRUE;
+  item->kernel = run->sysframe == NULL;
+  item->t0 = run->cur_t0;
   run->cur_pair = NULL;
   g_async_queue_push (run->recycle_q, item);
   return GST_PAD_PROBE_OK;
 }
 
-/* Waits (off the streaming thread) until the consumer's end event of each
- * frame completed, reads the latency, then returns the buffer to the pool:
- * this is what bounds the frames in flight to the pool size. */
+/* scenario 3: a frame came out of vulkandownload (the Vulkan consumer is
+ * done with it), on the thread after the queue. Frames come out in order. */
+static GstPadProbeReturn
+s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    RecycleItem *item = g_async_queue_try_pop (run->pending);
+
+    if (!item) {
+      run_error (run, g_strdup ("a frame came out of vulkandownload that "
+              "the producer did not push"));
+      return GST_PAD_PROBE_OK;
+    }
+    item->t1 = mono_s ();
+    g_async_queue_push (run->recycle_q, item);
+  } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM &&
+      GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* scenario 3 mode c: the CPU wait for cudatovulkan's copy */
+static GstPadProbeReturn
+s3_cpu_sync_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  gchar *error = NULL;
+
+  if (!ctx_sync (&error))
+    run_error (run, error);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Waits (off the streaming thread) until the consumer's end of each frame,
+ * reads the latency, then returns the buffer to the pool: this is what
+ * bounds the frames in flight to the pool size. */
 static gpointer
 s2_recycler (gpointer data)
 {
   Run *run = data;
 
   for (;;) {
-    RecycleItem *item = g_async_queue_pop (run->recycle_q);
-    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+    RecycleItem *item = run->wall ?
+        g_async_queue_timeout_pop (run->recycle_q, RUN_WAIT_US) :
+        g_async_queue_pop (run->recycle_q);
+    CUresult r = CUDA_SUCCESS;
     gfloat ms = 0, kms = 0;
 
+    if (!item) {
+      run_error (run, g_strdup_printf ("no frame came out of the pipeline "
+              "for %d s", (gint) (RUN_WAIT_US / G_USEC_PER_SEC)));
+      break;
+    }
     if (!item->buf) {
       g_free (item);
       break;
     }
-    if (gst_cuda_context_push (ctx)) {
-      r = drv.cuEventSynchronize (item->pair->e1);
-      if (r == CUDA_SUCCESS)
-        r = drv.cuEventElapsedTime (&ms, item->pair->e0, item->pair->e1);
-      if (r == CUDA_SUCCESS)
-        r = drv.cuEventElapsedTime (&kms, item->pair->e0, item->pair->ek);
-      gst_cuda_context_pop (NULL);
+    if ((item->e1_recorded || item->kernel) && !gst_cuda_context_push (ctx))
+      r = CUDA_ERROR_INVALID_CONTEXT;
+    else {
+      if (item->e1_recorded) {
+        r = drv.cuEventSynchronize (item->pair->e1);
+        if (run->wall)
+          item->t1 = mono_s ();
+        else if (r == CUDA_SUCCESS)
+          r = drv.cuEventElapsedTime (&ms, item->pair->e0, item->pair->e1);
+      }
+      if (item->kernel) {
+        if (r == CUDA_SUCCESS)
+          r = drv.cuEventSynchronize (item->pair->ek);
+        if (r == CUDA_SUCCESS)
+          r = drv.cuEventElapsedTime (&kms, item->pair->e0, item->pair->ek);
+      }
+      if (item->e1_recorded || item->kernel)
+        gst_cuda_context_pop (NULL);
     }
+    if (run->wall)
+      ms = (item->t1 - item->t0) * 1e3;
     if (r != CUDA_SUCCESS)
       run_error (run, cu_error ("cuEventSynchronize/cuEventElapsedTime", r));
     else if (item->frame >= run->warmup) {
       series_add (run->lat_us, ms * 1000.0);
-      series_add (run->kern_us, kms * 1000.0);
+      if (item->kernel)
+        series_add (run->kern_us, kms * 1000.0);
     }
     if (item->frame == run->total - 1) {
       run->t_end = mono_s ();
@@ -1931,23 +2224,85 @@ write_frame (Run * run, GstBuffer * buf, guint8 * data, guint frame)
   return r;
 }
 
+/* scenarios 2 and 3: a CUDA frame written on the producer stream */
+static GstBuffer *
+produce_cuda_frame (Run * run, EvPair * pair, guint n)
+{
+  GstBuffer *buf = NULL;
+  GstMapInfo map;
+  GError *err = NULL;
+  CUresult r = CUDA_SUCCESS;
+  guint64 value = 0;
+  const gchar *what;
+
+  /* blocks while all pool buffers are in flight */
+  if (gst_buffer_pool_acquire_buffer (run->pool, &buf, NULL) != GST_FLOW_OK) {
+    run_error (run, g_strdup ("could not acquire a buffer"));
+    return NULL;
+  }
+  if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    run_error (run, g_strdup ("could not map the buffer (GST_MAP_CUDA)"));
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  if (!gst_cuda_context_push (ctx)) {
+    run_error (run, g_strdup ("could not push the CUDA context"));
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  what = "cuEventRecord (producer stream)";
+  r = drv.cuEventRecord (pair->e0, run->pstream);
+  if (r == CUDA_SUCCESS) {
+    what = run->writer == WRITER_KERNEL ? "cuLaunchKernel" :
+        "cuMemsetD32Async";
+    r = write_frame (run, buf, map.data, n);
+  }
+  if (r == CUDA_SUCCESS) {
+    what = "cuEventRecord (producer stream)";
+    r = drv.cuEventRecord (pair->ek, run->pstream);
+  }
+  if (r == CUDA_SUCCESS && run->producer_sync) {
+    what = "cuStreamSynchronize (producer stream)";
+    r = drv.cuStreamSynchronize (run->pstream);
+  }
+  gst_cuda_context_pop (NULL);
+  if (r == CUDA_SUCCESS && run->acquire &&
+      !gst_cuda_semaphore_signal (run->sem_p, run->pstream, &value, &err)) {
+    run_error (run, g_strdup_printf ("gst_cuda_semaphore_signal "
+            "(producer): %s", err->message));
+    g_clear_error (&err);
+    r = CUDA_ERROR_UNKNOWN;
+  } else if (r != CUDA_SUCCESS) {
+    gchar *call = g_strdup_printf ("producer: %s", what);
+    run_error (run, cu_error (call, r));
+    g_free (call);
+  }
+  gst_buffer_unmap (buf, &map);
+  if (r != CUDA_SUCCESS) {
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  if (run->acquire)
+    gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf),
+        run->sem_p, value);
+  return buf;
+}
+
 static gpointer
 s2_producer (gpointer data)
 {
   Run *run = data;
-  GError *err = NULL;
   guint n;
   guint syncs0 = 0;
   gdouble tcpu0 = 0;
+  gboolean eos = FALSE;
 
   for (n = 0; n < run->total && !run_failed (run); n++) {
     GstBuffer *buf = NULL;
     EvPair *pair;
-    GstMapInfo map;
     GstFlowReturn fr;
-    CUresult r = CUDA_SUCCESS;
-    guint64 value = 0;
-    const gchar *what;
+    gdouble t0;
 
     if (n == run->warmup) {
       run->t_start = mono_s ();
@@ -1957,65 +2312,41 @@ s2_producer (gpointer data)
         syncs0 = sim_thread_cpu_syncs ();
     }
 
-    /* blocks while all pool buffers are in flight */
-    if (gst_buffer_pool_acquire_buffer (run->pool, &buf, NULL) != GST_FLOW_OK) {
-      run_error (run, g_strdup ("could not acquire a buffer"));
-      break;
+    if (run->sysframe) {
+      /* scenario 4: the free pairs bound the frames in flight */
+      pair = g_async_queue_timeout_pop (run->free_pairs, RUN_WAIT_US);
+      if (!pair) {
+        run_error (run, g_strdup ("no frame was released for 10 s"));
+        break;
+      }
+      t0 = mono_s ();
+      buf = gst_buffer_ref (run->sysframe);
+    } else {
+      pair = g_async_queue_pop (run->free_pairs);
+      t0 = mono_s ();
+      buf = produce_cuda_frame (run, pair, n);
+      if (!buf) {
+        g_async_queue_push (run->free_pairs, pair);
+        break;
+      }
     }
-    pair = g_async_queue_pop (run->free_pairs);
 
-    if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-      run_error (run, g_strdup ("could not map the buffer (GST_MAP_CUDA)"));
-      g_async_queue_push (run->free_pairs, pair);
-      gst_buffer_unref (buf);
-      break;
-    }
-    if (!gst_cuda_context_push (ctx)) {
-      run_error (run, g_strdup ("could not push the CUDA context"));
-      gst_buffer_unmap (buf, &map);
-      g_async_queue_push (run->free_pairs, pair);
-      gst_buffer_unref (buf);
-      break;
-    }
-    what = "cuEventRecord (producer stream)";
-    r = drv.cuEventRecord (pair->e0, run->pstream);
-    if (r == CUDA_SUCCESS) {
-      what = run->writer == WRITER_KERNEL ? "cuLaunchKernel" :
-          "cuMemsetD32Async";
-      r = write_frame (run, buf, map.data, n);
-    }
-    if (r == CUDA_SUCCESS) {
-      what = "cuEventRecord (producer stream)";
-      r = drv.cuEventRecord (pair->ek, run->pstream);
-    }
-    if (r == CUDA_SUCCESS && run->mode == MODE_C) {
-      what = "cuStreamSynchronize (producer stream)";
-      r = drv.cuStreamSynchronize (run->pstream);
-    }
-    gst_cuda_context_pop (NULL);
-    if (r == CUDA_SUCCESS && run->mode == MODE_A &&
-        !gst_cuda_semaphore_signal (run->sem_p, run->pstream, &value, &err)) {
-      run_error (run, g_strdup_printf ("gst_cuda_semaphore_signal "
-              "(producer): %s", err->message));
-      g_clear_error (&err);
-      r = CUDA_ERROR_UNKNOWN;
-    } else if (r != CUDA_SUCCESS) {
-      gchar *call = g_strdup_printf ("producer: %s", what);
-      run_error (run, cu_error (call, r));
-      g_free (call);
-    }
-    gst_buffer_unmap (buf, &map);
-    if (r != CUDA_SUCCESS) {
-      g_async_queue_push (run->free_pairs, pair);
-      gst_buffer_unref (buf);
-      break;
-    }
-    if (run->mode == MODE_A)
-      gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf),
-          run->sem_p, value);
+    if (run->pending) {
+      /* scenario 3: the sink probe (another thread) ends the frame */
+      RecycleItem *item = g_new0 (RecycleItem, 1);
 
-    run->cur_pair = pair;
-    run->cur_frame = n;
+      item->buf = gst_buffer_ref (buf);
+      item->pair = pair;
+      item->frame = n;
+      item->kernel = TRUE;
+      item->t0 = t0;
+      g_async_queue_push (run->pending, item);
+      run->cur_pair = NULL;
+    } else {
+      run->cur_pair = pair;
+      run->cur_frame = n;
+      run->cur_t0 = t0;
+    }
     fr = gst_pad_push (run->srcpad, buf);
     if (run->cur_pair) {
       /* the buffer never reached the consumer probe */
@@ -2036,8 +2367,12 @@ s2_producer (gpointer data)
   if (sim_thread_cpu_syncs)
     run->sim_syncs = sim_thread_cpu_syncs () - syncs0;
 
-  /* stop the recycler after everything pushed so far */
-  g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
+  /* stop the recycler after everything pushed so far: in scenario 3 the
+   * EOS reaching the sink does, after the frames still in the queue */
+  if (run->pending && !run_failed (run))
+    eos = gst_pad_push_event (run->srcpad, gst_event_new_eos ());
+  if (!eos)
+    g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
   return NULL;
 }
 
@@ -2050,6 +2385,20 @@ s2_frames (guint gpu_us)
     return gpu_us ? 10 : 20;
   if (gpu_us == 0)
     return 400;
+  return CLAMP (150000 / gpu_us, 30, 400);
+}
+
+/* scenarios 3 and 4: fewer frames (every frame goes through the CPU in the
+ * upstream modes) */
+static guint
+s34_frames (guint gpu_us, gint width)
+{
+  if (opt.frames > 0)
+    return opt.frames;
+  if (opt.quick)
+    return 10;
+  if (gpu_us == 0)
+    return width > 1920 ? 40 : 100;
   return CLAMP (150000 / gpu_us, 30, 400);
 }
 
@@ -2067,28 +2416,81 @@ expect_stat (const GstStructure * st, const gchar * field, guint64 want,
   return FALSE;
 }
 
+/* the bridge elements' counters; *path: which path ran */
+static gboolean
+expect_bridge_stats (const GstStructure * st, const gchar * element,
+    guint total, guint waits, GString * note, const gchar ** path)
+{
+  guint64 sems = 0;
+  gboolean ok = TRUE;
+
+  if (st)
+    gst_structure_get_uint64 (st, "semaphores", &sems);
+  *path = sems > 0 ? "GPU (semaphores)" :
+      "CPU fallback (Vulkan cannot export semaphores)";
+  ok &= expect_stat (st, "buffers", total, note, element);
+  ok &= expect_stat (st, "copies", total, note, element);
+  ok &= expect_stat (st, "cpu-syncs", sems > 0 ? 0 : total, note, element);
+  if (waits != G_MAXUINT)
+    ok &= expect_stat (st, "waits", waits, note, element);
+  return ok;
+}
+
+static GstElement *
+make (GstElement * bin, const gchar * factory, const gchar * name,
+    gchar ** error)
+{
+  GstElement *e = gst_element_factory_make (factory, name);
+
+  if (!e) {
+    if (!*error)
+      *error = g_strdup_printf ("element %s not found", factory);
+    return NULL;
+  }
+  gst_bin_add (GST_BIN (bin), e);
+  return e;
+}
+
+static GstElement *
+make_capsfilter (GstElement * bin, const gchar * feature, gchar ** error)
+{
+  GstElement *e = make (bin, "capsfilter", NULL, error);
+  GstCaps *caps;
+
+  if (!e)
+    return NULL;
+  caps = gst_caps_new_empty_simple ("video/x-raw");
+  gst_caps_set_features (caps, 0, gst_caps_features_new (feature, NULL));
+  g_object_set (e, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  return e;
+}
+
 /* One repetition of one mode. Appends to the mode's series. */
 static gboolean
 s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
     pool, CUstream pstream, GAsyncQueue * free_pairs, GstCudaSemaphore * sem_c,
-    GstCudaSemaphore * sem_p, gchar ** error)
+    GstCudaSemaphore * sem_p, GstBuffer * sysframe, gchar ** error)
 {
   ModeResult *m = &cfg->m[mode];
   Run run;
-  GstElement *sig, *wait, *sink;
+  GstElement *chain[8] = { NULL, };
+  GstElement *sig = NULL, *wait = NULL, *bridge = NULL, *sink;
+  GstElement *probe_el = NULL;
   GstPad *pad;
   GstCaps *caps;
   GstBus *bus;
   GThread *producer, *recycler;
   gboolean ok = FALSE;
-  guint n_meas;
+  guint n_meas, n = 0, i;
 
   memset (&run, 0, sizeof (run));
   g_mutex_init (&run.lock);
   run.cfg = cfg;
   run.mode = mode;
   run.writer = writer;
-  run.pool = pool;
+  run.pool = sysframe ? NULL : pool;
+  run.sysframe = sysframe;
   run.pstream = pstream;
   run.sem_p = sem_p;
   run.free_pairs = free_pairs;
@@ -2098,34 +2500,134 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   run.lat_us = series_new ();
   run.kern_us = series_new ();
   run.grid = MAX (R.sm_count, 1) * 4;
-  caps = cuda_caps (cfg->format, cfg->width, cfg->height);
+  run.producer_sync = mode == MODE_C || mode == MODE_CV_B ||
+      mode == MODE_CV_C;
+  run.acquire = !run.producer_sync && !sysframe;
+  run.wall = mode >= MODE_CV_A;
+  if (mode >= MODE_CV_A && mode <= MODE_CV_C)
+    run.pending = g_async_queue_new ();
+  if (pool)
+    gst_buffer_pool_set_flushing (pool, FALSE);
+  if (sysframe) {
+    caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+        cfg->format, "width", G_TYPE_INT, cfg->width, "height", G_TYPE_INT,
+        cfg->height, "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
+  } else {
+    caps = cuda_caps (cfg->format, cfg->width, cfg->height);
+  }
   gst_video_info_from_caps (&run.info, caps);
 
   run.pipeline = gst_pipeline_new (NULL);
-  sig = gst_element_factory_make ("cudasemsignal", "sig");
-  wait = gst_element_factory_make ("cudasemwait", "wait");
-  sink = gst_element_factory_make ("fakesink", "sink");
-  gst_util_set_object_arg (G_OBJECT (sig), "fallback", "sync");
-  if (mode == MODE_A)
-    g_object_set (wait, "semaphore", sem_c, NULL);
-  g_object_set (sink, "sync", FALSE, "async", FALSE, "enable-last-sample",
-      FALSE, "silent", TRUE, NULL);
-  gst_bin_add_many (GST_BIN (run.pipeline), sig, wait, sink, NULL);
-  if (!gst_element_link_many (sig, wait, sink, NULL)) {
-    *error = g_strdup ("could not link cudasemsignal ! cudasemwait ! fakesink");
-    goto out;
-  }
   bus = gst_element_get_bus (run.pipeline);
   gst_bus_set_sync_handler (bus, bus_sync_handler, NULL, NULL);
   gst_object_unref (bus);
 
-  pad = gst_element_get_static_pad (wait, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, s2_consumer_probe, &run,
-      NULL);
-  gst_object_unref (pad);
+  switch (mode) {
+    case MODE_A:
+    case MODE_C:
+    case MODE_A_IF1:
+    case MODE_A_IF8:
+    case MODE_A1:
+      sig = chain[n++] = make (run.pipeline, "cudasemsignal", "sig", error);
+      if (!sig)
+        goto out;
+      gst_util_set_object_arg (G_OBJECT (sig), "fallback", "sync");
+      probe_el = sig;
+      if (mode == MODE_A1) {
+        /* no cudasemwait: cudasemsignal signals its own semaphore */
+        g_object_set (sig, "semaphore", sem_c, NULL);
+        break;
+      }
+      /* fall through */
+    case MODE_A2:
+      wait = chain[n++] = make (run.pipeline, "cudasemwait", "wait", error);
+      if (!wait)
+        goto out;
+      if (mode != MODE_C && mode != MODE_A2)
+        g_object_set (wait, "semaphore", sem_c, NULL);
+      probe_el = wait;
+      break;
+    case MODE_CV_A:
+    case MODE_CV_C:
+      bridge = chain[n++] = make (run.pipeline, "cudatovulkan", "c2v", error);
+      break;
+    case MODE_CV_B:
+      chain[n++] = make (run.pipeline, "cudadownload", NULL, error);
+      chain[n++] = make (run.pipeline, "vulkanupload", NULL, error);
+      chain[n++] = make_capsfilter (run.pipeline,
+          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, error);
+      break;
+    case MODE_VC_A:
+      chain[n++] = make (run.pipeline, "vulkanupload", NULL, error);
+      chain[n++] = make_capsfilter (run.pipeline,
+          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, error);
+      bridge = chain[n++] = make (run.pipeline, "vulkantocuda", "v2c", error);
+      probe_el = bridge;
+      break;
+    case MODE_VC_B:
+      chain[n++] = make (run.pipeline, "vulkanupload", NULL, error);
+      chain[n++] = make_capsfilter (run.pipeline,
+          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, error);
+      chain[n++] = make (run.pipeline, "vulkandownload", NULL, error);
+      chain[n++] = make (run.pipeline, "cudaupload", NULL, error);
+      probe_el = chain[n++] = make_capsfilter (run.pipeline,
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, error);
+      break;
+  }
+  if (run.pending) {
+    GstElement *q = chain[n++] = make (run.pipeline, "queue", NULL, error);
+
+    if (q)
+      g_object_set (q, "max-size-bytes", 0, "max-size-time",
+          (guint64) 0, NULL);
+    chain[n++] = make (run.pipeline, "vulkandownload", NULL, error);
+  }
+  sink = chain[n++] = make (run.pipeline, "fakesink", "sink", error);
+  for (i = 0; i < n; i++)
+    if (!chain[i])
+      goto out;
+  g_object_set (sink, "sync", FALSE, "async", FALSE, "enable-last-sample",
+      FALSE, "silent", TRUE, NULL);
+  for (i = 0; i + 1 < n; i++) {
+    if (!gst_element_link (chain[i], chain[i + 1])) {
+      *error = g_strdup_printf ("could not link %s ! %s",
+          GST_OBJECT_NAME (chain[i]), GST_OBJECT_NAME (chain[i + 1]));
+      goto out;
+    }
+  }
+
+  if (mode == MODE_A1) {
+    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
+    if (gst_cuda_context_push (ctx)) {
+      r = drv.cuStreamCreate (&run.cstream, CU_STREAM_NON_BLOCKING);
+      gst_cuda_context_pop (NULL);
+    }
+    if (r != CUDA_SUCCESS) {
+      *error = cu_error ("cuStreamCreate (consumer)", r);
+      goto out;
+    }
+  }
+  if (run.pending) {
+    pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, s3_sink_probe, &run, NULL);
+    gst_object_unref (pad);
+  } else {
+    pad = gst_element_get_static_pad (probe_el, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, s2_consumer_probe, &run,
+        NULL);
+    gst_object_unref (pad);
+  }
+  if (mode == MODE_CV_C) {
+    pad = gst_element_get_static_pad (bridge, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, s3_cpu_sync_probe,
+        &run, NULL);
+    gst_object_unref (pad);
+  }
 
   run.srcpad = gst_pad_new_from_static_template (&any_src, "src");
-  pad = gst_element_get_static_pad (sig, "sink");
+  pad = gst_element_get_static_pad (chain[0], "sink");
   if (gst_pad_link (run.srcpad, pad) != GST_PAD_LINK_OK) {
     gst_object_unref (pad);
     *error = g_strdup ("could not link the producer pad");
@@ -2175,22 +2677,52 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
     GString *note = g_string_new (NULL);
     gboolean sok = TRUE;
     gdouble dt = run.t_end - run.t_start;
+    const gchar *path = NULL;
 
-    g_object_get (sig, "stats", &ss, NULL);
-    g_object_get (wait, "stats", &ws, NULL);
-    if (mode == MODE_A) {
-      sok &= expect_stat (ss, "signals", run.total, note, "cudasemsignal");
-      sok &= expect_stat (ss, "waits", run.total, note, "cudasemsignal");
-      sok &= expect_stat (ss, "cpu-syncs", 0, note, "cudasemsignal");
-      /* one acquire point per buffer: cudasemsignal waited for the
-       * producer's and replaced it with its own */
-      sok &= expect_stat (ws, "waits", (guint64) run.total, note,
-          "cudasemwait");
-      sok &= expect_stat (ws, "cpu-syncs", 0, note, "cudasemwait");
-    } else {
-      sok &= expect_stat (ss, "signals", 0, note, "cudasemsignal");
-      sok &= expect_stat (ss, "cpu-syncs", run.total, note, "cudasemsignal");
-      sok &= expect_stat (ws, "waits", 0, note, "cudasemwait");
+    if (sig)
+      g_object_get (sig, "stats", &ss, NULL);
+    if (wait)
+      g_object_get (wait, "stats", &ws, NULL);
+    if (bridge)
+      g_object_get (bridge, "stats", &ss, NULL);
+    switch (mode) {
+      case MODE_A:
+      case MODE_A_IF1:
+      case MODE_A_IF8:
+      case MODE_A1:
+        sok &= expect_stat (ss, "signals", run.total, note, "cudasemsignal");
+        sok &= expect_stat (ss, "waits", run.total, note, "cudasemsignal");
+        sok &= expect_stat (ss, "cpu-syncs", 0, note, "cudasemsignal");
+        if (mode == MODE_A1)
+          break;
+        /* one acquire point per buffer: cudasemsignal waited for the
+         * producer's and replaced it with its own */
+        sok &= expect_stat (ws, "waits", (guint64) run.total, note,
+            "cudasemwait");
+        sok &= expect_stat (ws, "cpu-syncs", 0, note, "cudasemwait");
+        break;
+      case MODE_A2:
+        sok &= expect_stat (ws, "waits", (guint64) run.total, note,
+            "cudasemwait");
+        sok &= expect_stat (ws, "cpu-syncs", 0, note, "cudasemwait");
+        break;
+      case MODE_C:
+        sok &= expect_stat (ss, "signals", 0, note, "cudasemsignal");
+        sok &= expect_stat (ss, "cpu-syncs", run.total, note,
+            "cudasemsignal");
+        sok &= expect_stat (ws, "waits", 0, note, "cudasemwait");
+        break;
+      case MODE_CV_A:
+      case MODE_CV_C:
+        sok &= expect_bridge_stats (ss, "cudatovulkan", run.total,
+            mode == MODE_CV_A ? run.total : 0, note, &path);
+        break;
+      case MODE_VC_A:
+        sok &= expect_bridge_stats (ss, "vulkantocuda", run.total,
+            G_MAXUINT, note, &path);
+        break;
+      default:
+        break;
     }
 
     g_mutex_lock (&R.lock);
@@ -2199,7 +2731,8 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
     series_add (m->prod_cpu_us, run.prod_cpu * 1e6 / n_meas);
     series_add (m->lat_p50_us, series_percentile (run.lat_us, 0.50));
     series_add (m->lat_p99_us, series_percentile (run.lat_us, 0.99));
-    series_add (m->kernel_us, series_median (run.kern_us));
+    if (run.kern_us->len)
+      series_add (m->kernel_us, series_median (run.kern_us));
     if (sim_thread_cpu_syncs)
       series_add (m->sim_syncs, (gdouble) run.sim_syncs / n_meas);
     if (m->sig_stats)
@@ -2208,6 +2741,10 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
       gst_structure_free (m->wait_stats);
     m->sig_stats = ss;
     m->wait_stats = ws;
+    if (path) {
+      g_free (m->path);
+      m->path = g_strdup (path);
+    }
     if (!sok) {
       m->stats_ok = FALSE;
       g_free (m->stats_note);
@@ -2228,6 +2765,29 @@ out:
     gst_object_unref (run.srcpad);
   }
   gst_object_unref (run.pipeline);
+  /* frames left behind by a failed run */
+  {
+    RecycleItem *item;
+
+    while (run.pending && (item = g_async_queue_try_pop (run.pending)))
+      g_async_queue_push (run.recycle_q, item);
+    while ((item = g_async_queue_try_pop (run.recycle_q))) {
+      if (item->buf) {
+        gst_buffer_unref (item->buf);
+        g_async_queue_push (run.free_pairs, item->pair);
+      }
+      g_free (item);
+    }
+  }
+  if (!ok)
+    ctx_sync (NULL);
+  if (run.cstream && gst_cuda_context_push (ctx)) {
+    drv.cuStreamSynchronize (run.cstream);
+    drv.cuStreamDestroy (run.cstream);
+    gst_cuda_context_pop (NULL);
+  }
+  if (run.pending)
+    g_async_queue_unref (run.pending);
   g_async_queue_unref (run.recycle_q);
   g_array_unref (run.lat_us);
   g_array_unref (run.kern_us);
@@ -2240,79 +2800,254 @@ out:
 static void
 s2_print_header (void)
 {
-  g_print ("  %-9s %-4s %4s %4s %9s %11s %11s %10s %10s %9s\n", "size",
+  g_print ("  %-9s %-4s %4s %14s %9s %11s %11s %10s %10s %9s\n", "size",
       "fmt", "gpu", "mode", "fps", "proc-cpu", "prod-cpu", "lat-p50",
       "lat-p99", "write");
-  g_print ("  %-9s %-4s %4s %4s %9s %11s %11s %10s %10s %9s\n", "", "", "ms",
+  g_print ("  %-9s %-4s %4s %14s %9s %11s %11s %10s %10s %9s\n", "", "", "ms",
       "", "median", "us/frame", "us/frame", "us", "us", "gpu-us");
+}
+
+static void
+s2_print_ratio (S2Config * c, gint mode, gint ref)
+{
+  gchar label[40];
+
+  if (g_strcmp0 (c->m[mode].status, "ok") != 0 ||
+      g_strcmp0 (c->m[ref].status, "ok") != 0)
+    return;
+  g_snprintf (label, sizeof (label), "%s/%s", mode_key[mode], mode_key[ref]);
+  g_print ("  %-9s %-4s %4s %14s %9.2f %11.2f %11.2f %10.2f %10.2f\n", "", "",
+      "", label, ratio (series_median (c->m[mode].fps),
+          series_median (c->m[ref].fps)),
+      ratio (series_median (c->m[mode].proc_cpu_us),
+          series_median (c->m[ref].proc_cpu_us)),
+      ratio (series_median (c->m[mode].prod_cpu_us),
+          series_median (c->m[ref].prod_cpu_us)),
+      ratio (series_median (c->m[mode].lat_p50_us),
+          series_median (c->m[ref].lat_p50_us)),
+      ratio (series_median (c->m[mode].lat_p99_us),
+          series_median (c->m[ref].lat_p99_us)));
 }
 
 static void
 s2_print_config (S2Config * c)
 {
   gchar size[32];
-  gint j;
+  guint j;
 
   g_snprintf (size, sizeof (size), "%dx%d", c->width, c->height);
-  for (j = 0; j < N_MODES; j++) {
-    ModeResult *m = &c->m[j];
+  for (j = 0; j < c->n_modes; j++) {
+    gint k = c->modes[j];
+    ModeResult *m = &c->m[k];
 
     if (g_strcmp0 (m->status, "ok") != 0) {
-      g_print ("  %-9s %-4s %4.0f %4s %s: %s\n", size, c->format,
-          c->gpu_us / 1000.0, mode_key[j], m->status, m->error ? m->error :
+      g_print ("  %-9s %-4s %4.0f %14s %s: %s\n", size, c->format,
+          c->gpu_us / 1000.0, mode_key[k], m->status, m->error ? m->error :
           "");
       continue;
     }
-    g_print ("  %-9s %-4s %4.0f %4s %9.0f %11.1f %11.1f %10.0f %10.0f %9.0f\n",
-        size, c->format, c->gpu_us / 1000.0, mode_key[j],
+    g_print ("  %-9s %-4s %4.0f %14s %9.0f %11.1f %11.1f %10.0f %10.0f %9.0f"
+        "%s%s\n", size, c->format, c->gpu_us / 1000.0, mode_key[k],
         series_median (m->fps), series_median (m->proc_cpu_us),
         series_median (m->prod_cpu_us), series_median (m->lat_p50_us),
-        series_median (m->lat_p99_us), series_median (m->kernel_us));
+        series_median (m->lat_p99_us), series_median (m->kernel_us),
+        m->path ? "  " : "", m->path ? m->path : "");
   }
-  if (g_strcmp0 (c->m[MODE_A].status, "ok") == 0 &&
-      g_strcmp0 (c->m[MODE_C].status, "ok") == 0) {
-    g_print ("  %-9s %-4s %4s %4s %9.2f %11.2f %11.2f %10.2f %10.2f\n", "", "",
-        "", "a/c", ratio (series_median (c->m[MODE_A].fps),
-            series_median (c->m[MODE_C].fps)),
-        ratio (series_median (c->m[MODE_A].proc_cpu_us),
-            series_median (c->m[MODE_C].proc_cpu_us)),
-        ratio (series_median (c->m[MODE_A].prod_cpu_us),
-            series_median (c->m[MODE_C].prod_cpu_us)),
-        ratio (series_median (c->m[MODE_A].lat_p50_us),
-            series_median (c->m[MODE_C].lat_p50_us)),
-        ratio (series_median (c->m[MODE_A].lat_p99_us),
-            series_median (c->m[MODE_C].lat_p99_us)));
+  if (c->ref_mode == MODE_C) {
+    /* scenario 2 and its diagnosis: everything over c, a first */
+    for (j = 0; j < c->n_modes; j++)
+      if (c->modes[j] != MODE_C)
+        s2_print_ratio (c, c->modes[j], MODE_C);
+  } else {
+    for (j = 0; j < c->n_modes; j++)
+      if (c->modes[j] != c->ref_mode)
+        s2_print_ratio (c, c->modes[j], c->ref_mode);
   }
 }
 
 static void
-s2_set (const gchar * status, const gchar * reason)
+sec_set (S2Result * S, const gchar * status, const gchar * reason)
 {
   g_mutex_lock (&R.lock);
-  g_free (R.s2.status);
-  R.s2.status = g_strdup (status);
-  g_free (R.s2.reason);
-  R.s2.reason = g_strdup (reason);
+  g_free (S->status);
+  S->status = g_strdup (status);
+  g_free (S->reason);
+  S->reason = g_strdup (reason);
   g_mutex_unlock (&R.lock);
 }
 
 static void
 s2_skip_config (S2Config * c, const gchar * why)
 {
-  gint j;
+  guint j;
 
   set_str (&c->status, "skipped");
   set_str (&c->reason, why);
-  for (j = 0; j < N_MODES; j++)
-    set_str (&c->m[j].status, "skipped");
+  for (j = 0; j < c->n_modes; j++)
+    set_str (&c->m[c->modes[j]].status, "skipped");
 }
 
+#ifdef HAVE_CUDA_VULKAN
+static gchar *
+hex_uuid (const guint8 * b)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < 16; i++)
+    g_string_append_printf (s, "%02x", b[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* The Vulkan device the bridge elements will share with CUDA device 0 (the
+ * one with its UUID). On the simulated driver, the first device with
+ * VK_KHR_external_memory_fd (lavapipe) plays it, and the simulated device 0
+ * is given its UUID (CUDASIM_DEVICE_UUID), as the tests and the demo do.
+ * NULL when there is none (*why says why). */
+static gchar *
+vulkan_device (gchar ** why)
+{
+  GstVulkanInstance *instance = gst_vulkan_instance_new ();
+  PFN_vkGetPhysicalDeviceProperties2 get_props2;
+  gchar *want = NULL, *ret = NULL;
+  guint i;
+
+  if (!is_sim) {
+    CUdevice dev;
+    CUuuid uuid;
+
+    if (!gst_cuda_context_push (ctx)) {
+      *why = g_strdup ("could not push the CUDA context");
+      gst_object_unref (instance);
+      return NULL;
+    }
+    if (drv.cuDeviceGetUuid && drv.cuDeviceGet (&dev, 0) == CUDA_SUCCESS &&
+        drv.cuDeviceGetUuid (&uuid, dev) == CUDA_SUCCESS)
+      want = hex_uuid ((const guint8 *) uuid.bytes);
+    gst_cuda_context_pop (NULL);
+    if (!want) {
+      *why = g_strdup ("CUDA device 0's UUID could not be read");
+      gst_object_unref (instance);
+      return NULL;
+    }
+  }
+  if (!gst_vulkan_instance_open (instance, NULL)) {
+    *why = g_strdup ("no Vulkan instance could be opened");
+    gst_object_unref (instance);
+    g_free (want);
+    return NULL;
+  }
+  get_props2 = gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceProperties2");
+  for (i = 0; get_props2 && !ret && i < instance->n_physical_devices; i++) {
+    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance, i);
+    VkPhysicalDeviceIDProperties id = { 0, };
+    VkPhysicalDeviceProperties2 p2 = { 0, };
+    gchar *uuid;
+
+    if (!pd)
+      continue;
+    if (!gst_vulkan_physical_device_get_extension_info (pd,
+            "VK_KHR_external_memory_fd", NULL)) {
+      gst_object_unref (pd);
+      continue;
+    }
+    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = &id;
+    get_props2 (pd->device, &p2);
+    uuid = hex_uuid (id.deviceUUID);
+    if (is_sim || g_str_equal (uuid, want)) {
+      gboolean sem = gst_vulkan_physical_device_get_extension_info (pd,
+          "VK_KHR_external_semaphore_fd", NULL);
+
+      if (is_sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
+        g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+      ret = g_strdup_printf ("%s (deviceUUID %s%s; %s "
+          "VK_KHR_external_semaphore_fd)", p2.properties.deviceName, uuid,
+          is_sim ? ", given to the simulated CUDA device 0" :
+          " = CUDA device 0's", sem ? "has" : "has no");
+    }
+    g_free (uuid);
+    gst_object_unref (pd);
+  }
+  if (!ret)
+    *why = g_strdup_printf ("no Vulkan device with VK_KHR_external_memory_fd"
+        "%s%s", want ? " and CUDA device 0's UUID " : "", want ? want : "");
+  gst_object_unref (instance);
+  g_free (want);
+  return ret;
+}
+#endif
+
+/* scenario 4's source: one system-memory frame, pushed again and again.
+ * One GstMemory per plane: GStreamer 1.22's vulkanupload peeks memory i
+ * for plane i (a single-memory NV12 buffer makes it warn) */
+static GstBuffer *
+new_sysframe (S2Config * c)
+{
+  GstVideoInfo info;
+  GstBuffer *buf = gst_buffer_new ();
+  guint p, n;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (c->format),
+      c->width, c->height);
+  n = GST_VIDEO_INFO_N_PLANES (&info);
+  for (p = 0; p < n; p++) {
+    gsize end = p + 1 < n ? info.offset[p + 1] : info.size;
+    GstMemory *mem = gst_allocator_alloc (NULL, end - info.offset[p], NULL);
+    GstMapInfo map;
+    gsize i;
+
+    gst_memory_map (mem, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = (guint8) (i * 131 + (i >> 12) + p);
+    gst_memory_unmap (mem, &map);
+    gst_buffer_append_memory (buf, mem);
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), c->width, c->height, n, info.offset,
+      info.stride);
+  return buf;
+}
+
+enum
+{
+  SEC_2,                        /* scenario 2 */
+  SEC_2D,                       /* scenario 2 diagnosis */
+  SEC_3,                        /* CUDA -> Vulkan */
+  SEC_4                         /* Vulkan -> CUDA */
+};
+
+/* kernel_load () once: later sections get the first answer */
 static gboolean
-run_scenario2 (void)
+kernel_load_once (gchar ** info)
+{
+  static gboolean done = FALSE, ok = FALSE;
+  static gchar *first_info = NULL;
+
+  if (!done) {
+    ok = kernel_load (&first_info);
+    done = TRUE;
+  }
+  *info = g_strdup (first_info);
+  return ok;
+}
+
+/* Scenario 2, its diagnosis, 3 and 4: the same harness (a producer thread
+ * pushing into a pipeline, a recycler bounding the frames in flight). */
+static gboolean
+run_gpu_section (S2Result * S, gint sec)
 {
   static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
   static const gchar *formats[] = { "RGBA", "NV12" };
-  static const guint work_us[] = { 0, 1000, 5000 };
+  static const guint s2_work[] = { 0, 1000, 5000 };
+  static const guint s34_work[] = { 0, 5000 };
+  static const guint s4_work[] = { 0 };
+  const guint *work_us = sec == SEC_2 ? s2_work : sec == SEC_4 ? s4_work :
+      s34_work;
+  guint n_work = sec == SEC_2 ? 3 : sec == SEC_4 ? 1 : 2;
+  guint n_sizes = sec == SEC_2D ? 1 : 2, n_formats = sec == SEC_2D ? 1 : 2;
   FrameWriter writer = opt.writer;
   gchar *kinfo = NULL, *error = NULL;
   TestSem *ts_c = NULL, *ts_p = NULL;
@@ -2320,19 +3055,78 @@ run_scenario2 (void)
   CUstream pstream = NULL;
   EvPair *pairs = NULL;
   GAsyncQueue *free_pairs = NULL;
-  guint n_pairs = opt.in_flight + 2, i, si, fi, wi;
+  guint n_pairs, i, si, fi, wi;
   gboolean all_ok = TRUE;
   gboolean any_run = FALSE;
   CUresult r;
 
-  g_print ("\nScenario 2: GPU-produced frames handed to cudasemsignal ! "
-      "cudasemwait ! fakesink (%d frames in flight, %d repetitions)\n",
-      opt.in_flight, opt.repetitions);
-  g_print ("  a: %s\n  c: %s\n", mode_desc[MODE_A], mode_desc[MODE_C]);
+  S->repetitions = sec >= SEC_3 ? MIN (opt.repetitions, 3) : opt.repetitions;
+  n_pairs = sec == SEC_4 ? (guint) opt.in_flight :
+      (guint) MAX (opt.in_flight, 8) + 2;
+  g_print ("\n%s (%d frames in flight, %d repetitions)\n", S->title,
+      opt.in_flight, S->repetitions);
+  for (i = 0; i < S->n_modes; i++)
+    g_print ("  %s: %s\n", mode_key[S->modes[i]], mode_desc[S->modes[i]]);
+
+  if (sec >= SEC_3) {
+#ifdef HAVE_CUDA_VULKAN
+    const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
+      "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter"
+    };
+    GString *missing = g_string_new (NULL);
+
+    for (i = 0; i < G_N_ELEMENTS (need); i++) {
+      GstElementFactory *f = gst_element_factory_find (need[i]);
+
+      if (f)
+        gst_object_unref (f);
+      else
+        g_string_append_printf (missing, " %s", need[i]);
+    }
+    if (missing->len) {
+      gchar *why = g_strdup_printf ("SKIPPED: elements not found:%s",
+          missing->str);
+      g_print ("  %s\n", why);
+      sec_set (S, "skipped", why);
+      g_free (why);
+      g_string_free (missing, TRUE);
+      write_json ();
+      return TRUE;
+    }
+    g_string_free (missing, TRUE);
+    if (!R.vulkan) {
+      gchar *dev = vulkan_device (&error);
+
+      if (!dev) {
+        gchar *why = g_strdup_printf ("SKIPPED: %s", error);
+        g_print ("  %s\n", why);
+        sec_set (S, "skipped", why);
+        g_free (why);
+        g_clear_pointer (&error, g_free);
+        write_json ();
+        return TRUE;
+      }
+      set_str (&R.vulkan, dev);
+      g_free (dev);
+    }
+    g_print ("  Vulkan device: %s\n", R.vulkan);
+#else
+    g_print ("  SKIPPED: built without Vulkan (gstreamer-vulkan-1.0 or "
+        "vulkan not found): no cudatovulkan/vulkantocuda\n");
+    sec_set (S, "skipped", "built without Vulkan (gstreamer-vulkan-1.0 or "
+        "vulkan not found): no cudatovulkan/vulkantocuda");
+    write_json ();
+    return TRUE;
+#endif
+  }
 
   /* the frame writer */
-  if (writer != WRITER_MEMSET) {
-    if (kernel_load (&kinfo)) {
+  if (sec == SEC_4) {
+    writer = WRITER_MEMSET;     /* unused: frames come from system memory */
+    set_str (&S->frame_writer, "none (one system-memory frame, pushed "
+        "again for every frame)");
+  } else if (writer != WRITER_MEMSET) {
+    if (kernel_load_once (&kinfo)) {
       writer = WRITER_KERNEL;
       g_print ("  kernel: %s\n", kinfo);
     } else if (writer == WRITER_KERNEL || is_sim) {
@@ -2342,10 +3136,10 @@ run_scenario2 (void)
           "--frame-writer=memset to exercise the harness on it." : "");
       g_print ("  %s\n", why);
       g_mutex_lock (&R.lock);
-      R.s2.kernel_info = kinfo;
-      R.s2.frame_writer = g_strdup ("none");
+      S->kernel_info = kinfo;
+      S->frame_writer = g_strdup ("none");
       g_mutex_unlock (&R.lock);
-      s2_set (writer == WRITER_KERNEL ? "failed" : "skipped", why);
+      sec_set (S, writer == WRITER_KERNEL ? "failed" : "skipped", why);
       g_free (why);
       write_json ();
       return writer != WRITER_KERNEL;
@@ -2358,16 +3152,18 @@ run_scenario2 (void)
       writer = WRITER_MEMSET;
     }
   }
-  g_mutex_lock (&R.lock);
-  R.s2.frame_writer = g_strdup (writer == WRITER_KERNEL ? "kernel" :
-      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
-  R.s2.kernel_info = kinfo;
-  g_mutex_unlock (&R.lock);
+  if (sec != SEC_4) {
+    g_mutex_lock (&R.lock);
+    S->frame_writer = g_strdup (writer == WRITER_KERNEL ? "kernel" :
+        "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
+    S->kernel_info = kinfo;
+    g_mutex_unlock (&R.lock);
+  }
 
   /* semaphores, producer stream, events */
   if (!(sem_c = new_semaphore (&ts_c, &error)) ||
       !(sem_p = new_semaphore (&ts_p, &error))) {
-    s2_set ("failed", error);
+    sec_set (S, "failed", error);
     g_print ("  FAILED: %s\n", error);
     g_free (error);
     all_ok = FALSE;
@@ -2376,7 +3172,7 @@ run_scenario2 (void)
   pairs = g_new0 (EvPair, n_pairs);
   free_pairs = g_async_queue_new ();
   if (!gst_cuda_context_push (ctx)) {
-    s2_set ("failed", "could not push the CUDA context");
+    sec_set (S, "failed", "could not push the CUDA context");
     all_ok = FALSE;
     goto out;
   }
@@ -2392,7 +3188,7 @@ run_scenario2 (void)
   gst_cuda_context_pop (NULL);
   if (r != CUDA_SUCCESS) {
     error = cu_error ("cuStreamCreate/cuEventCreate", r);
-    s2_set ("failed", error);
+    sec_set (S, "failed", error);
     g_print ("  FAILED: %s\n", error);
     g_free (error);
     all_ok = FALSE;
@@ -2401,13 +3197,13 @@ run_scenario2 (void)
 
   /* the configurations */
   g_mutex_lock (&R.lock);
-  for (si = 0; si < G_N_ELEMENTS (sizes); si++) {
+  for (si = 0; si < n_sizes; si++) {
     if (opt.quick && si > 0)
       break;
-    for (fi = 0; fi < G_N_ELEMENTS (formats); fi++) {
-      for (wi = 0; wi < G_N_ELEMENTS (work_us); wi++) {
+    for (fi = 0; fi < n_formats; fi++) {
+      for (wi = 0; wi < n_work; wi++) {
         S2Config *c;
-        gint j;
+        guint j;
 
         if (opt.quick && work_us[wi] > 1000)
           continue;
@@ -2417,21 +3213,44 @@ run_scenario2 (void)
         c->format = formats[fi];
         c->gpu_us = work_us[wi];
         c->status = g_strdup ("not run");
-        for (j = 0; j < N_MODES; j++)
-          mode_result_init (&c->m[j]);
-        g_ptr_array_add (R.s2.configs, c);
+        c->modes = S->modes;
+        c->n_modes = S->n_modes;
+        c->ref_mode = S->ref_mode;
+        for (j = 0; j < N_ALL_MODES; j++) {
+          ModeResult *m = &c->m[j];
+
+          mode_result_init (m);
+          m->in_flight = j == MODE_A_IF1 ? 1 : j == MODE_A_IF8 ? 8 :
+              (guint) opt.in_flight;
+          if (j == MODE_A1)
+            m->stats_name[1] = NULL;
+          else if (j == MODE_A2)
+            m->stats_name[0] = NULL;
+          else if (j == MODE_CV_A || j == MODE_CV_C) {
+            m->stats_name[0] = "cudatovulkan";
+            m->stats_name[1] = NULL;
+          } else if (j == MODE_VC_A) {
+            m->stats_name[0] = "vulkantocuda";
+            m->stats_name[1] = NULL;
+          } else if (j >= MODE_CV_A) {
+            m->stats_name[0] = m->stats_name[1] = NULL;
+          }
+        }
+        g_ptr_array_add (S->configs, c);
       }
     }
   }
   g_mutex_unlock (&R.lock);
-  s2_set ("running", NULL);
+  sec_set (S, "running", NULL);
 
   s2_print_header ();
-  for (i = 0; i < R.s2.configs->len; i++) {
-    S2Config *c = g_ptr_array_index (R.s2.configs, i);
+  for (i = 0; i < S->configs->len; i++) {
+    S2Config *c = g_ptr_array_index (S->configs, i);
     GstCaps *caps;
-    GstBufferPool *pool;
-    gint rep, j;
+    GstBufferPool *pools[3] = { NULL, NULL, NULL };
+    GstBuffer *sysframe = NULL;
+    gint rep;
+    guint j;
     gboolean cfg_ok = TRUE;
 
     if (c->gpu_us > 0 && writer != WRITER_KERNEL) {
@@ -2446,55 +3265,82 @@ run_scenario2 (void)
       continue;
     }
 
-    for (j = 0; j < N_MODES; j++) {
-      c->m[j].frames = s2_frames (c->gpu_us);
-      c->m[j].warmup = opt.quick ? 3 : 8;
+    for (j = 0; j < c->n_modes; j++) {
+      ModeResult *m = &c->m[c->modes[j]];
+
+      m->frames = sec >= SEC_3 ? s34_frames (c->gpu_us, c->width) :
+          s2_frames (c->gpu_us);
+      m->warmup = opt.quick ? 3 : 8;
     }
-    caps = cuda_caps (c->format, c->width, c->height);
-    pool = new_pool (caps, opt.in_flight, &error);
-    gst_caps_unref (caps);
-    if (!pool) {
-      set_str (&c->status, "failed");
-      set_str (&c->reason, error);
-      g_print ("  %dx%d %s: FAILED: %s\n", c->width, c->height, c->format,
-          error);
-      g_clear_pointer (&error, g_free);
-      all_ok = FALSE;
-      continue;
+    if (sec == SEC_4) {
+      sysframe = new_sysframe (c);
+    } else {
+      caps = cuda_caps (c->format, c->width, c->height);
+      pools[0] = new_pool (caps, opt.in_flight, &error);
+      if (pools[0] && sec == SEC_2D) {
+        pools[1] = new_pool (caps, 1, &error);
+        if (pools[1])
+          pools[2] = new_pool (caps, 8, &error);
+      }
+      gst_caps_unref (caps);
+      if (error) {
+        set_str (&c->status, "failed");
+        set_str (&c->reason, error);
+        g_print ("  %dx%d %s: FAILED: %s\n", c->width, c->height, c->format,
+            error);
+        g_clear_pointer (&error, g_free);
+        all_ok = FALSE;
+        for (j = 0; j < 3; j++)
+          if (pools[j]) {
+            gst_buffer_pool_set_active (pools[j], FALSE);
+            gst_object_unref (pools[j]);
+          }
+        continue;
+      }
     }
 
     any_run = TRUE;
-    for (rep = 0; rep < opt.repetitions; rep++) {
-      for (j = 0; j < N_MODES; j++) {
-        if (g_strcmp0 (c->m[j].status, "failed") == 0)
+    for (rep = 0; rep < S->repetitions; rep++) {
+      for (j = 0; j < c->n_modes; j++) {
+        gint k = c->modes[j];
+        GstBufferPool *pool = k == MODE_A_IF1 ? pools[1] :
+            k == MODE_A_IF8 ? pools[2] : pools[0];
+
+        if (g_strcmp0 (c->m[k].status, "failed") == 0)
           continue;
-        if (!s2_run_once (c, j, writer, pool, pstream, free_pairs, sem_c,
-                sem_p, &error)) {
+        if (!s2_run_once (c, k, writer, pool, pstream, free_pairs, sem_c,
+                sem_p, sysframe, &error)) {
           g_mutex_lock (&R.lock);
-          g_free (c->m[j].status);
-          c->m[j].status = g_strdup ("failed");
-          g_free (c->m[j].error);
-          c->m[j].error = error;
+          g_free (c->m[k].status);
+          c->m[k].status = g_strdup ("failed");
+          g_free (c->m[k].error);
+          c->m[k].error = error;
           g_mutex_unlock (&R.lock);
+          g_print ("    %s: FAILED: %s\n", mode_key[k], error);
           error = NULL;
           cfg_ok = FALSE;
         }
       }
     }
     g_atomic_int_set (&run_active, 0);
-    for (j = 0; j < N_MODES; j++)
-      if (g_strcmp0 (c->m[j].status, "not run") == 0)
-        set_str (&c->m[j].status, "ok");
+    for (j = 0; j < c->n_modes; j++)
+      if (g_strcmp0 (c->m[c->modes[j]].status, "not run") == 0)
+        set_str (&c->m[c->modes[j]].status, "ok");
     set_str (&c->status, cfg_ok ? "ok" : "failed");
     if (!cfg_ok)
       all_ok = FALSE;
 
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
+    for (j = 0; j < 3; j++)
+      if (pools[j]) {
+        gst_buffer_pool_set_active (pools[j], FALSE);
+        gst_object_unref (pools[j]);
+      }
+    if (sysframe)
+      gst_buffer_unref (sysframe);
     s2_print_config (c);
     write_json ();
   }
-  s2_set (all_ok ? (any_run ? "ok" : "skipped") : "failed",
+  sec_set (S, all_ok ? (any_run ? "ok" : "skipped") : "failed",
       any_run ? NULL : "no configuration ran");
 
 out:
@@ -2525,6 +3371,12 @@ out:
   return all_ok;
 }
 
+static gboolean
+run_scenario2 (void)
+{
+  return run_gpu_section (&R.s2, SEC_2);
+}
+
 /* ------------------------------------------------------------------ */
 /* main                                                                 */
 /* ------------------------------------------------------------------ */
@@ -2547,6 +3399,56 @@ parse_writer (const gchar * name, const gchar * value, gpointer data,
   return TRUE;
 }
 
+/* --only: a comma-separated list of 1, 2, 2d (scenario 2's diagnosis), 3,
+ * 4 */
+#define ONLY_2D (1 << 5)
+
+static gboolean
+parse_only (const gchar * name, const gchar * value, gpointer data,
+    GError ** error)
+{
+  gchar **parts = g_strsplit (value, ",", -1);
+  guint i;
+
+  for (i = 0; parts[i]; i++) {
+    gchar *p = g_strstrip (parts[i]);
+
+    if (g_str_equal (p, "1") || g_str_equal (p, "2") || g_str_equal (p, "3")
+        || g_str_equal (p, "4"))
+      opt.only |= 1 << (p[0] - '0');
+    else if (g_str_equal (p, "2d"))
+      opt.only |= ONLY_2D;
+    else {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--only: a comma-separated list of 1, 2, 2d, 3, 4");
+      g_strfreev (parts);
+      return FALSE;
+    }
+  }
+  g_strfreev (parts);
+  return TRUE;
+}
+
+static gboolean
+want (guint bit)
+{
+  return opt.only == 0 || (opt.only & bit) != 0;
+}
+
+static void
+section_init (S2Result * S, const gchar * key, const gchar * title,
+    const gchar * latency, const gint * modes, guint n_modes, gint ref)
+{
+  S->status = g_strdup ("not run");
+  S->configs = g_ptr_array_new ();
+  S->key = key;
+  S->title = title;
+  S->latency = latency;
+  S->modes = modes;
+  S->n_modes = n_modes;
+  S->ref_mode = ref;
+}
+
 static void
 fatal (const gchar * what)
 {
@@ -2562,9 +3464,8 @@ fatal (const gchar * what)
 int
 main (int argc, char **argv)
 {
-  gint only = 0;
   gchar *kernel_source = NULL;
-  gdouble time_limit = 100;
+  gdouble time_limit = 125;
   GOptionEntry entries[] = {
     {"repetitions", 'r', 0, G_OPTION_ARG_INT, &opt.repetitions,
         "Repetitions of each measurement (default 5; 2 with --quick)", "R"},
@@ -2573,7 +3474,10 @@ main (int argc, char **argv)
           "0 and 1 ms", NULL},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json_path,
         "Where to write the results (default bench-results.json)", "PATH"},
-    {"only", 0, 0, G_OPTION_ARG_INT, &only, "Run only scenario 1 or 2", "N"},
+    {"only", 0, 0, G_OPTION_ARG_CALLBACK, parse_only,
+          "Run only these scenarios: a comma-separated list of 1, 2, 2d "
+          "(scenario 2's diagnosis), 3 (CUDA -> Vulkan), 4 (Vulkan -> CUDA)",
+        "LIST"},
     {"frame-writer", 0, 0, G_OPTION_ARG_CALLBACK, parse_writer,
           "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
           "the simulated driver), kernel, or memset (cuMemsetD32Async, GPU "
@@ -2589,8 +3493,8 @@ main (int argc, char **argv)
         "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
         "N"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, &time_limit,
-          "Start no new scenario-2 configuration after this many seconds "
-          "(default 100); the program aborts, keeping the JSON of what "
+          "Start no new scenario 2, 2d, 3 or 4 configuration after this many "
+          "seconds (default 125); the program aborts, keeping the JSON of what "
           "finished, 20 s later or when nothing progresses for 20 s", "S"},
     {NULL}
   };
@@ -2625,13 +3529,12 @@ main (int argc, char **argv)
     opt.repetitions = opt.quick ? 2 : 5;
   if (!opt.json_path)
     opt.json_path = g_strdup ("bench-results.json");
-  opt.only = only;
   opt.kernel_source = kernel_source ? kernel_source : g_strdup ("auto");
   opt.time_limit = time_limit;
   if (opt.calls <= 0 && opt.quick)
     opt.calls = 512;
   if (opt.repetitions < 1 || opt.in_flight < 1 || opt.in_flight > 64 ||
-      (only != 0 && only != 1 && only != 2) ||
+
       (!g_str_equal (opt.kernel_source, "auto") &&
           !g_str_equal (opt.kernel_source, "fatbin") &&
           !g_str_equal (opt.kernel_source, "nvrtc"))) {
@@ -2647,6 +3550,27 @@ main (int argc, char **argv)
   R.s1.status = g_strdup ("not run");
   R.s2.status = g_strdup ("not run");
   R.s2.configs = g_ptr_array_new ();
+  R.s2.modes = s2_modes;
+  R.s2.n_modes = G_N_ELEMENTS (s2_modes);
+  R.s2.ref_mode = MODE_C;
+  R.s2.title = "Scenario 2: GPU-produced frames handed to cudasemsignal ! "
+      "cudasemwait ! fakesink";
+  section_init (&R.s2d, "scenario2_diagnosis", "Scenario 2d: diagnosis of "
+      "mode a's throughput (1920x1080 RGBA; a and c again, and variants of a)",
+      "as scenario 2 (GPU time from the producer's kernel to the end event); "
+      "a1 records the end event on its own non-blocking stream",
+      s2d_modes, G_N_ELEMENTS (s2d_modes), MODE_C);
+  section_init (&R.s3, "scenario3_cuda_to_vulkan", "Scenario 3: CUDA -> "
+      "Vulkan: GPU-produced CUDA frames consumed by vulkandownload",
+      "wall clock, from before the producer's kernel launch to the frame "
+      "leaving vulkandownload (Vulkan consumer done, frame in system memory)",
+      s3_modes, G_N_ELEMENTS (s3_modes), MODE_CV_B);
+  section_init (&R.s4, "scenario4_vulkan_to_cuda", "Scenario 4: Vulkan -> "
+      "CUDA: Vulkan frames (vulkanupload of one system-memory frame) handed "
+      "to a CUDA consumer", "wall clock, from the push of the system-memory "
+      "frame to the recycler seeing the end event the consumer recorded on "
+      "the legacy default stream complete", s4_modes, G_N_ELEMENTS (s4_modes),
+      MODE_VC_B);
   for (i = 0; i < S1_N_ROWS; i++) {
     R.s1.cpu_ns[i] = series_new ();
     R.s1.wall_ns[i] = series_new ();
@@ -2699,14 +3623,26 @@ main (int argc, char **argv)
       R.semaphores);
   write_json ();
 
-  if (opt.only != 2)
+  if (want (1 << 1))
     ok &= run_scenario1 ();
   else
     set_str (&R.s1.status, "skipped");
-  if (opt.only != 1)
+  if (want (1 << 2))
     ok &= run_scenario2 ();
   else
     set_str (&R.s2.status, "skipped");
+  if (want (ONLY_2D))
+    ok &= run_gpu_section (&R.s2d, SEC_2D);
+  else
+    set_str (&R.s2d.status, "skipped");
+  if (want (1 << 3))
+    ok &= run_gpu_section (&R.s3, SEC_3);
+  else
+    set_str (&R.s3.status, "skipped");
+  if (want (1 << 4))
+    ok &= run_gpu_section (&R.s4, SEC_4);
+  else
+    set_str (&R.s4.status, "skipped");
 
   if (kernel.module && gst_cuda_context_push (ctx)) {
     CuModuleUnload (kernel.module);

@@ -11,9 +11,12 @@
 #
 # 1. --quick: scenario 1 runs; scenario 2 runs when kernels can run (a real
 #    GPU), and is skipped with its reason on the simulated driver.
-# 2. --quick --only 2 --frame-writer=memset: scenario 2's harness (producer,
-#    pipeline, recycler, events) with memset frames, which the simulator
-#    runs too; the element counters must match each handoff mode.
+# 2. --quick --only 2,2d,3 --frame-writer=memset: scenario 2's harness
+#    (producer, pipeline, recycler, events) with memset frames, which the
+#    simulator runs too; the element counters must match each handoff mode.
+#    The same for scenario 2's diagnosis (2d) and scenario 3 (CUDA ->
+#    Vulkan; skipped with a reason where there is no Vulkan). Scenario 4
+#    (Vulkan -> CUDA) needs no kernel and runs in 1.
 
 import json
 import math
@@ -57,7 +60,7 @@ def check_common(doc, name):
     check(isinstance(env.get('simulated'), bool), name + ': environment.simulated')
 
 
-def check_mode(cfg, key, sim, name):
+def check_mode(cfg, key, sim, name, want_syncs=None):
     m = cfg['modes'][key]
     where = '%s: %sx%s %s %s ms mode %s' % (name, cfg['width'], cfg['height'],
                                            cfg['format'], cfg['gpu_work_ms'], key)
@@ -72,14 +75,49 @@ def check_mode(cfg, key, sim, name):
               where + ': ' + field + ' has no values')
     check(m['element_stats_as_expected'] is True,
           where + ': element stats: %s' % m.get('element_stats_note'))
-    if sim:
+    if sim and want_syncs is not None:
         syncs = m['sim_producer_thread_cpu_syncs_per_frame']['all']
-        # a: no CPU synchronisation on the streaming thread at all;
-        # c: the producer's cuStreamSynchronize + cudasemsignal's fallback
-        want = 0 if key == 'a' else 2
-        check(all(abs(v - want) < 1e-9 for v in syncs),
+        check(all(abs(v - want_syncs) < 1e-9 for v in syncs),
               where + ': producer thread CPU syncs per frame %s, expected %d'
-              % (syncs, want))
+              % (syncs, want_syncs))
+
+
+# a and its variants: no CPU synchronisation on the streaming thread at all;
+# c: the producer's cuStreamSynchronize + cudasemsignal's fallback
+def s2_syncs(key):
+    return 2 if key == 'c' else 0
+
+
+S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8')
+
+
+def check_section(doc, key, modes, ref, n_configs, sim, name, syncs=None):
+    """Scenario 2d, 3, 4: ok, or skipped with a reason; when ok, n_configs
+    configurations ran with every mode ok and the ratios written."""
+    s = doc.get(key)
+    check(isinstance(s, dict), '%s: %s missing' % (name, key))
+    if not isinstance(s, dict):
+        return
+    check(s['status'] in ('ok', 'skipped'), '%s: %s status %s (%s)'
+          % (name, key, s['status'], s.get('reason')))
+    check(set(s['modes']) == set(modes), '%s: %s modes %s' % (name, key, list(s['modes'])))
+    if s['status'] == 'skipped':
+        check(bool(s.get('reason')), '%s: %s skipped without a reason' % (name, key))
+        print('%s: %s skipped: %s' % (name, key, s.get('reason')))
+        return
+    ran = [c for c in s['configs'] if c['status'] != 'skipped']
+    check(len(ran) == n_configs, '%s: %s: %d configurations ran, expected %d'
+          % (name, key, len(ran), n_configs))
+    for c in ran:
+        check(set(c['modes']) == set(modes), '%s: %s config modes' % (name, key))
+        for m in modes:
+            check_mode(c, m, sim, name + ' ' + key,
+                       syncs(m) if syncs else None)
+        r = c.get('ratios_over_%s_median' % ref, {})
+        for m in modes:
+            if m != ref:
+                check(number(r.get(m, {}).get('fps')),
+                      '%s: %s: %s/%s fps ratio' % (name, key, m, ref))
 
 
 def main():
@@ -107,12 +145,23 @@ def main():
         if sim:
             check(s2['status'] == 'skipped' and 'simulated' in (s2['reason'] or ''),
                   'scenario 2 on the simulator: %s (%s)' % (s2['status'], s2['reason']))
+            for key in ('scenario2_diagnosis', 'scenario3_cuda_to_vulkan'):
+                s = doc[key]
+                check(s['status'] == 'skipped' and bool(s['reason']),
+                      '%s on the simulator: %s (%s)' % (key, s['status'], s['reason']))
         else:
             check(s2['status'] == 'ok', 'scenario 2: %s (%s)' % (s2['status'], s2['reason']))
+            check_section(doc, 'scenario2_diagnosis', S2D_MODES, 'c', 1, sim,
+                          'quick', s2_syncs)
+            check_section(doc, 'scenario3_cuda_to_vulkan', ('a', 'b', 'c'), 'b',
+                          2, sim, 'quick')
+        # no kernel needed: runs on the simulator too (lavapipe)
+        check_section(doc, 'scenario4_vulkan_to_cuda', ('a', 'b'), 'b', 2, sim,
+                      'quick')
 
     # 2. memset frames: the scenario 2 harness, also on the simulator
     doc = run(bench, os.path.join(outdir, 'bench-smoke-memset.json'),
-              ['--quick', '--only', '2', '--frame-writer=memset'])
+              ['--quick', '--only', '2,2d,3', '--frame-writer=memset'])
     if doc:
         check_common(doc, 'memset')
         sim = doc['environment']['simulated']
@@ -122,8 +171,14 @@ def main():
         check(len(ran) == 2, 'memset: %d configurations ran, expected 2 (RGBA, NV12 at 0 ms)' % len(ran))
         for c in ran:
             for key in ('a', 'c'):
-                check_mode(c, key, sim, 'memset')
+                check_mode(c, key, sim, 'memset', s2_syncs(key))
             check(number(c['ratios_a_over_c_median']['fps']), 'memset: a/c fps ratio')
+        check_section(doc, 'scenario2_diagnosis', S2D_MODES, 'c', 1, sim,
+                      'memset', s2_syncs)
+        check_section(doc, 'scenario3_cuda_to_vulkan', ('a', 'b', 'c'), 'b', 2,
+                      sim, 'memset')
+        check(doc['scenario4_vulkan_to_cuda']['status'] == 'skipped',
+              'memset: scenario 4 not skipped by --only')
 
     if failures:
         print('%d check(s) failed' % len(failures))
