@@ -272,3 +272,123 @@ cs_run_pipeline (GstElement * pipeline)
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
 }
+
+CUstream
+cs_new_stream (guint flags)
+{
+  CUstream s = NULL;
+
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (CuStreamCreate (&s, flags), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  return s;
+}
+
+void
+cs_free_stream (CUstream s)
+{
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  CuStreamSynchronize (s);
+  CuStreamDestroy (s);
+  gst_cuda_context_pop (NULL);
+}
+
+void
+cs_fixture_start (CsFixture * f, GstElement * element, const gchar * format,
+    gint w, gint h)
+{
+  memset (f, 0, sizeof (*f));
+  f->element = gst_object_ref (element);
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (element, f->bus);
+  cs_set_cuda_context (element, cs_ctx);
+  f->h = gst_harness_new_with_element (element, "sink", "src");
+  f->caps = cs_caps (format, w, h);
+  fail_unless (gst_video_info_from_caps (&f->info, f->caps));
+  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
+  f->pool = cs_new_pool (f->caps);
+}
+
+void
+cs_fixture_renegotiate (CsFixture * f, const gchar * format, gint w, gint h)
+{
+  gst_buffer_pool_set_active (f->pool, FALSE);
+  gst_object_unref (f->pool);
+  gst_caps_unref (f->caps);
+  f->caps = cs_caps (format, w, h);
+  fail_unless (gst_video_info_from_caps (&f->info, f->caps));
+  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
+  f->pool = cs_new_pool (f->caps);
+}
+
+void
+cs_fixture_stop (CsFixture * f)
+{
+  gst_harness_teardown (f->h);
+  gst_buffer_pool_set_active (f->pool, FALSE);
+  gst_object_unref (f->pool);
+  gst_caps_unref (f->caps);
+  gst_element_set_bus (f->element, NULL);
+  gst_object_unref (f->bus);
+  gst_object_unref (f->element);
+}
+
+void
+cs_harness_offer (GstHarness * h, GstCudaSemaphoreHandleTypeFlags types,
+    GstCudaSemaphore * sem)
+{
+  GstCaps *caps = cs_caps ("NV12", 64, 48);
+  GstQuery *q = gst_query_new_allocation (caps, FALSE);
+  const GstStructure *params = NULL;
+
+  /* build the consumer's answer with the public helper */
+  gst_query_add_cuda_sync_meta (q, types, sem);
+  gst_query_parse_nth_allocation_meta (q, 0, &params);
+  gst_harness_add_propose_allocation_meta (h, GST_CUDA_SYNC_META_API_TYPE,
+      params);
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+}
+
+guint
+cs_last_acquire (GstBuffer * buf, GstCudaSemaphore * expect_sem,
+    guint64 * value)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  guint n;
+
+  fail_unless (meta != NULL, "no GstCudaSyncMeta on output buffer");
+  n = gst_cuda_sync_meta_get_n_acquire (meta);
+  fail_unless (n >= 1);
+  fail_unless (gst_cuda_sync_meta_get_acquire (meta, n - 1, value) ==
+      expect_sem);
+  return n - 1;
+}
+
+GstBusSyncReply
+cs_share_context (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  const gchar *type = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0)
+    cs_set_cuda_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cs_ctx);
+  return GST_BUS_PASS;
+}
+
+GstFlowReturn
+cs_collect_sample (GstElement * sink, gpointer user_data)
+{
+  GPtrArray *frames = user_data;
+  GstSample *sample = NULL;
+  GstVideoInfo info;
+
+  g_signal_emit_by_name (sink, "pull-sample", &sample);
+  fail_unless (sample != NULL);
+  fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+  g_ptr_array_add (frames, cs_buffer_bytes (gst_sample_get_buffer (sample),
+          &info));
+  gst_sample_unref (sample);
+  return GST_FLOW_OK;
+}

@@ -55,4 +55,45 @@ gint cs_sim_live (const gchar * kind);
 /* Runs a full pipeline to EOS; fails the test on error. */
 void cs_run_pipeline (GstElement * pipeline);
 
+/* A CUDA stream in cs_ctx; cs_free_stream () synchronises it, then
+ * destroys it. */
+CUstream cs_new_stream (guint flags);
+void cs_free_stream (CUstream s);
+
+/* An element (or bin with "sink"/"src" ghost pads) in a harness, with our
+ * CUDA context, a bus for its errors, and caps set. */
+typedef struct
+{
+  GstHarness *h;
+  GstElement *element;
+  GstBus *bus;
+  GstBufferPool *pool;
+  GstCaps *caps;
+  GstVideoInfo info;
+} CsFixture;
+
+void cs_fixture_start (CsFixture * f, GstElement * element,
+    const gchar * format, gint w, gint h);
+void cs_fixture_renegotiate (CsFixture * f, const gchar * format, gint w,
+    gint h);
+void cs_fixture_stop (CsFixture * f);
+
+/* Downstream of the harness answers the ALLOCATION query like a consumer
+ * that can wait on @types (built with the public helper). */
+void cs_harness_offer (GstHarness * h, GstCudaSemaphoreHandleTypeFlags types,
+    GstCudaSemaphore * sem);
+
+/* The last acquire point of @buf's GstCudaSyncMeta, which must exist and be
+ * on @expect_sem (fails the test otherwise): its index, and its value in
+ * @value (nullable). */
+guint cs_last_acquire (GstBuffer * buf, GstCudaSemaphore * expect_sem,
+    guint64 * value);
+
+/* Bus sync handler: answers NEED_CONTEXT for CUDA with cs_ctx. */
+GstBusSyncReply cs_share_context (GstBus * bus, GstMessage * msg,
+    gpointer user_data);
+/* appsink "new-sample" handler: appends the sample's visible bytes
+ * (cs_buffer_bytes ()) to the GPtrArray in @user_data. */
+GstFlowReturn cs_collect_sample (GstElement * sink, gpointer user_data);
+
 G_END_DECLS

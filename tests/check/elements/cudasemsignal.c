@@ -4,58 +4,6 @@
 #include "common.h"
 #include <string.h>
 
-/* An element (or bin with "sink"/"src" ghost pads) in a harness, with our
- * CUDA context, a bus for its errors, and caps set. */
-typedef struct
-{
-  GstHarness *h;
-  GstElement *element;
-  GstBus *bus;
-  GstBufferPool *pool;
-  GstCaps *caps;
-  GstVideoInfo info;
-} Fixture;
-
-static void
-fixture_start (Fixture * f, GstElement * element, const gchar * format,
-    gint w, gint h)
-{
-  memset (f, 0, sizeof (*f));
-  f->element = gst_object_ref (element);
-  f->bus = gst_bus_new ();
-  gst_element_set_bus (element, f->bus);
-  cs_set_cuda_context (element, cs_ctx);
-  f->h = gst_harness_new_with_element (element, "sink", "src");
-  f->caps = cs_caps (format, w, h);
-  fail_unless (gst_video_info_from_caps (&f->info, f->caps));
-  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
-  f->pool = cs_new_pool (f->caps);
-}
-
-static void
-fixture_renegotiate (Fixture * f, const gchar * format, gint w, gint h)
-{
-  gst_buffer_pool_set_active (f->pool, FALSE);
-  gst_object_unref (f->pool);
-  gst_caps_unref (f->caps);
-  f->caps = cs_caps (format, w, h);
-  fail_unless (gst_video_info_from_caps (&f->info, f->caps));
-  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
-  f->pool = cs_new_pool (f->caps);
-}
-
-static void
-fixture_stop (Fixture * f)
-{
-  gst_harness_teardown (f->h);
-  gst_buffer_pool_set_active (f->pool, FALSE);
-  gst_object_unref (f->pool);
-  gst_caps_unref (f->caps);
-  gst_element_set_bus (f->element, NULL);
-  gst_object_unref (f->bus);
-  gst_object_unref (f->element);
-}
-
 static GstElement *
 make (const gchar * factory, const gchar * first_prop, ...)
 {
@@ -91,46 +39,13 @@ make_signal_wait_bin (GstCudaSemaphore * wait_sem, GstElement ** sig,
 static guint64
 acquire_value (GstBuffer * buf, GstCudaSemaphore * expect_sem)
 {
-  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
-  guint n;
   guint64 v = 0;
 
-  fail_unless (meta != NULL, "no GstCudaSyncMeta on output buffer");
-  n = gst_cuda_sync_meta_get_n_acquire (meta);
-  fail_unless (n >= 1);
-  fail_unless (gst_cuda_sync_meta_get_acquire (meta, n - 1, &v) == expect_sem);
+  cs_last_acquire (buf, expect_sem, &v);
   return v;
 }
 
 /* ---- byte-exact passthrough through a real pipeline ---- */
-
-static GstFlowReturn
-collect_sample (GstElement * sink, gpointer user_data)
-{
-  GPtrArray *frames = user_data;
-  GstSample *sample = NULL;
-  GstVideoInfo info;
-
-  g_signal_emit_by_name (sink, "pull-sample", &sample);
-  fail_unless (sample != NULL);
-  fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
-  g_ptr_array_add (frames, cs_buffer_bytes (gst_sample_get_buffer (sample),
-          &info));
-  gst_sample_unref (sample);
-  return GST_FLOW_OK;
-}
-
-static GstBusSyncReply
-share_context (GstBus * bus, GstMessage * msg, gpointer user_data)
-{
-  const gchar *type = NULL;
-
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
-      gst_message_parse_context_type (msg, &type) &&
-      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0)
-    cs_set_cuda_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cs_ctx);
-  return GST_BUS_PASS;
-}
 
 static GPtrArray *
 run_frames (const gchar * desc, GstCudaSemaphore * sem, guint64 * signals,
@@ -143,11 +58,11 @@ run_frames (const gchar * desc, GstCudaSemaphore * sem, guint64 * signals,
 
   fail_unless (pipeline != NULL, "%s", err ? err->message : "");
   bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, share_context, NULL, NULL);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
   gst_object_unref (bus);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
   g_object_set (sink, "emit-signals", TRUE, "sync", FALSE, NULL);
-  g_signal_connect (sink, "new-sample", G_CALLBACK (collect_sample), frames);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   if ((e = gst_bin_get_by_name (GST_BIN (pipeline), "wait"))) {
     if (sem)
       g_object_set (e, "semaphore", sem, NULL);
@@ -221,11 +136,11 @@ GST_START_TEST (test_monotonic_values)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
   GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
-  Fixture f;
+  CsFixture f;
   guint64 expect = 0;
   gint i, round;
 
-  fixture_start (&f, sig, "NV12", 64, 48);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   for (round = 0; round < 3; round++) {
     for (i = 0; i < 100; i++) {
       GstBuffer *in = cs_new_buffer (f.pool, i), *out;
@@ -240,7 +155,7 @@ GST_START_TEST (test_monotonic_values)
       fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_stop (TRUE)));
       gst_harness_set_src_caps (f.h, gst_caps_ref (f.caps));
     } else if (round == 1) {
-      fixture_renegotiate (&f, "RGBA", 31, 7);
+      cs_fixture_renegotiate (&f, "RGBA", 31, 7);
     }
   }
   fail_unless_equals_uint64 (cs_stat (sig, "last-value"), 300);
@@ -248,7 +163,7 @@ GST_START_TEST (test_monotonic_values)
   fail_unless_equals_uint64 (cs_stat (sig, "buffers"), 300);
   fail_unless (test_sem_host_wait (ts, 300, 10 * GST_SECOND));
   fail_unless_equals_uint64 (test_sem_get_value (ts), 300);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -266,9 +181,9 @@ GST_START_TEST (test_incoming_points_replaced)
   GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
   GstCudaSyncMeta *meta;
   GstBuffer *in, *out;
-  Fixture f;
+  CsFixture f;
 
-  fixture_start (&f, sig, "NV12", 64, 48);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   in = cs_new_buffer (f.pool, 1);
   meta = gst_buffer_add_cuda_sync_meta (in);
   gst_cuda_sync_meta_add_acquire (meta, up, 1);
@@ -287,7 +202,7 @@ GST_START_TEST (test_incoming_points_replaced)
   gst_buffer_unref (out);
   /* the release point is signalled when the buffer goes away */
   fail_unless (test_sem_host_wait (up_ts, 2, 10 * GST_SECOND));
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   gst_object_unref (up);
@@ -299,23 +214,6 @@ GST_END_TEST;
 
 /* ---- where the semaphore comes from ---- */
 
-static void
-harness_offer (GstHarness * h, GstCudaSemaphoreHandleTypeFlags types,
-    GstCudaSemaphore * sem)
-{
-  GstCaps *caps = cs_caps ("NV12", 64, 48);
-  GstQuery *q = gst_query_new_allocation (caps, FALSE);
-  const GstStructure *params = NULL;
-
-  /* build the consumer's answer with the public helper */
-  gst_query_add_cuda_sync_meta (q, types, sem);
-  gst_query_parse_nth_allocation_meta (q, 0, &params);
-  gst_harness_add_propose_allocation_meta (h, GST_CUDA_SYNC_META_API_TYPE,
-      params);
-  gst_query_unref (q);
-  gst_caps_unref (caps);
-}
-
 GST_START_TEST (test_semaphore_from_downstream)
 {
   TestSem *ts1, *ts2;
@@ -323,10 +221,10 @@ GST_START_TEST (test_semaphore_from_downstream)
   GstCudaSemaphore *offered = cs_new_semaphore (NULL, TRUE, &ts2);
   GstElement *sig = make ("cudasemsignal", "semaphore", prop, NULL);
   GstBuffer *out;
-  Fixture f;
+  CsFixture f;
 
-  fixture_start (&f, sig, "NV12", 64, 48);
-  harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL, offered);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
+  cs_harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL, offered);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_OK);
   out = gst_harness_pull (f.h);
@@ -335,7 +233,7 @@ GST_START_TEST (test_semaphore_from_downstream)
   gst_buffer_unref (out);
   fail_unless (test_sem_host_wait (ts2, 1, 10 * GST_SECOND));
   fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (prop), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (prop);
   gst_object_unref (offered);
@@ -350,13 +248,13 @@ GST_START_TEST (test_handle_type_mismatch)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
   GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
-  Fixture f;
+  CsFixture f;
   gchar *msg;
   GQuark domain;
   gint code;
 
-  fixture_start (&f, sig, "NV12", 64, 48);
-  harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, NULL);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
+  cs_harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, NULL);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_NOT_NEGOTIATED);
   msg = cs_pop_error (f.bus, &domain, &code);
@@ -366,7 +264,7 @@ GST_START_TEST (test_handle_type_mismatch)
       msg);
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -381,11 +279,11 @@ GST_START_TEST (test_zero_cpu_syncs_with_semaphore)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
   GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
-  Fixture f;
+  CsFixture f;
   GstBuffer *in[50];
   gint i, before;
 
-  fixture_start (&f, sig, "NV12", 64, 48);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   for (i = 0; i < 50; i++)
     in[i] = cs_new_buffer (f.pool, i);
   before = cs_sim_thread_syncs ();
@@ -397,7 +295,7 @@ GST_START_TEST (test_zero_cpu_syncs_with_semaphore)
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 50);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.h), 50);
   fail_unless (test_sem_host_wait (ts, 50, 10 * GST_SECOND));
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -408,11 +306,11 @@ GST_END_TEST;
 GST_START_TEST (test_fallback_sync_counts)
 {
   GstElement *sig = make ("cudasemsignal", NULL);
-  Fixture f;
+  CsFixture f;
   GstBuffer *in[20], *out;
   gint i, before;
 
-  fixture_start (&f, sig, "RGBA", 64, 48);
+  cs_fixture_start (&f, sig, "RGBA", 64, 48);
   for (i = 0; i < 20; i++)
     in[i] = cs_new_buffer (f.pool, i);
   before = cs_sim_thread_syncs ();
@@ -425,7 +323,7 @@ GST_START_TEST (test_fallback_sync_counts)
   out = gst_harness_pull (f.h);
   fail_unless (gst_buffer_get_cuda_sync_meta (out) == NULL);
   gst_buffer_unref (out);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
 }
 
@@ -434,18 +332,18 @@ GST_END_TEST;
 GST_START_TEST (test_fallback_error)
 {
   GstElement *sig = make ("cudasemsignal", NULL);
-  Fixture f;
+  CsFixture f;
   gchar *msg;
 
   gst_util_set_object_arg (G_OBJECT (sig), "fallback", "error");
-  fixture_start (&f, sig, "RGBA", 64, 48);
+  cs_fixture_start (&f, sig, "RGBA", 64, 48);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_ERROR);
   msg = cs_pop_error (f.bus, NULL, NULL);
   fail_unless (msg && strstr (msg, "fallback=error"), "%s", msg);
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
 }
 
@@ -458,17 +356,17 @@ GST_START_TEST (test_non_cuda_memory)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
   GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
-  Fixture f;
+  CsFixture f;
   gchar *msg;
 
-  fixture_start (&f, sig, "RGBA", 64, 48);
+  cs_fixture_start (&f, sig, "RGBA", 64, 48);
   fail_unless_equals_int (gst_harness_push (f.h,
           gst_buffer_new_allocate (NULL, f.info.size, NULL)), GST_FLOW_ERROR);
   msg = cs_pop_error (f.bus, NULL, NULL);
   fail_unless (msg && strstr (msg, "not CUDA memory"), "%s", msg);
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -511,11 +409,11 @@ GST_START_TEST (test_wait_foreign_acquire_point)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (other, TRUE, &ts);
   GstElement *wait = make ("cudasemwait", NULL);
-  Fixture f;
+  CsFixture f;
   GstBuffer *in;
   gchar *msg;
 
-  fixture_start (&f, wait, "NV12", 64, 48);
+  cs_fixture_start (&f, wait, "NV12", 64, 48);
   in = cs_new_buffer (f.pool, 3);
   gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
   fail_unless_equals_int (gst_harness_push (f.h, in), GST_FLOW_ERROR);
@@ -523,7 +421,7 @@ GST_START_TEST (test_wait_foreign_acquire_point)
   fail_unless (msg && strstr (msg, "another"), "%s", msg);
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (wait, "waits"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (wait);
   gst_object_unref (sem);
   gst_cuda_sync_wait_idle ();
@@ -540,7 +438,7 @@ GST_START_TEST (test_injected_driver_failure)
   TestSem *ts;
   GstCudaSemaphore *sem;
   GstElement *sig;
-  Fixture f;
+  CsFixture f;
   gchar *msg;
   gint i;
 
@@ -550,7 +448,7 @@ GST_START_TEST (test_injected_driver_failure)
   }
   sem = cs_new_semaphore (NULL, TRUE, &ts);
   sig = make ("cudasemsignal", "semaphore", sem, NULL);
-  fixture_start (&f, sig, "NV12", 64, 48);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   cs_sim.inject_failure ("cuSignalExternalSemaphoresAsync", 3,
       CUDA_ERROR_LAUNCH_FAILED);
   for (i = 0; i < 2; i++)
@@ -567,7 +465,7 @@ GST_START_TEST (test_injected_driver_failure)
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 4)),
       GST_FLOW_OK);
   fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 3);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -581,7 +479,7 @@ GST_START_TEST (test_injected_wait_failure)
   TestSem *ts;
   GstCudaSemaphore *sem;
   GstElement *wait;
-  Fixture f;
+  CsFixture f;
   GstBuffer *in;
   gchar *msg;
 
@@ -591,7 +489,7 @@ GST_START_TEST (test_injected_wait_failure)
   }
   sem = cs_new_semaphore (NULL, TRUE, &ts);
   wait = make ("cudasemwait", NULL);
-  fixture_start (&f, wait, "NV12", 64, 48);
+  cs_fixture_start (&f, wait, "NV12", 64, 48);
   fail_unless (test_sem_host_signal (ts, 1));
   in = cs_new_buffer (f.pool, 1);
   gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
@@ -603,7 +501,7 @@ GST_START_TEST (test_injected_wait_failure)
       strstr (msg, "cuWaitExternalSemaphoresAsync"), "%s", msg);
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (wait, "waits"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (wait);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -633,7 +531,7 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
   GstCudaSemaphore *gate = cs_new_semaphore (NULL, TRUE, &gate_ts);
   GstElement *wait = make ("cudasemwait", NULL);
-  Fixture f;
+  CsFixture f;
   GstBuffer *in, *out, *src_buf;
   GstVideoMeta *vmeta;
   GstMapInfo smap, dmap;
@@ -644,7 +542,7 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   gint before;
   guint p;
 
-  fixture_start (&f, wait, "RGBA", 64, 48);
+  cs_fixture_start (&f, wait, "RGBA", 64, 48);
   in = cs_new_buffer (f.pool, 0x10);
   src_buf = cs_new_buffer (f.pool, 0x40);
   gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (in), sem, 1);
@@ -703,7 +601,7 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
   g_bytes_unref (expect);
   gst_buffer_unref (out);
   gst_buffer_unref (src_buf);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (wait);
   gst_object_unref (sem);
   gst_object_unref (gate);
@@ -720,7 +618,7 @@ GST_START_TEST (test_slow_stream_signal_then_wait)
   TestSem *ts;
   GstCudaSemaphore *sem;
   GstElement *bin, *sig, *wait;
-  Fixture f;
+  CsFixture f;
   GstBuffer *in, *out;
   GBytes *got, *expect;
   gint before;
@@ -731,7 +629,7 @@ GST_START_TEST (test_slow_stream_signal_then_wait)
   }
   sem = cs_new_semaphore (NULL, TRUE, &ts);
   bin = make_signal_wait_bin (sem, &sig, &wait);
-  fixture_start (&f, bin, "NV12", 64, 48);
+  cs_fixture_start (&f, bin, "NV12", 64, 48);
   in = cs_new_buffer (f.pool, 0x21);
   cs_sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 200000);
   before = cs_sim_thread_syncs ();
@@ -750,7 +648,7 @@ GST_START_TEST (test_slow_stream_signal_then_wait)
   g_bytes_unref (got);
   g_bytes_unref (expect);
   gst_buffer_unref (out);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (wait);
   gst_object_unref (bin);
@@ -767,10 +665,10 @@ GST_START_TEST (test_binary_through_wait)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
   GstElement *sig, *wait, *bin = make_signal_wait_bin (sem, &sig, &wait);
-  Fixture f;
+  CsFixture f;
   gint i;
 
-  fixture_start (&f, bin, "NV12", 64, 48);
+  cs_fixture_start (&f, bin, "NV12", 64, 48);
   for (i = 0; i < 50; i++) {
     GstBuffer *out;
     fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, i)),
@@ -781,7 +679,7 @@ GST_START_TEST (test_binary_through_wait)
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 50);
   fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
   fail_unless_equals_uint64 (cs_stat (wait, "waits"), 50);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (wait);
   gst_object_unref (bin);
@@ -796,10 +694,10 @@ GST_START_TEST (test_binary_held_buffer_falls_back)
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
   GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
-  Fixture f;
+  CsFixture f;
   GstBuffer *b1, *b2, *b3;
 
-  fixture_start (&f, sig, "NV12", 64, 48);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_OK);
   /* the consumer holds buffer 1 without waiting: no second signal */
@@ -820,7 +718,7 @@ GST_START_TEST (test_binary_held_buffer_falls_back)
   b3 = gst_harness_pull (f.h);
   fail_unless (gst_buffer_get_cuda_sync_meta (b3) != NULL);
   gst_buffer_unref (b3);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   test_sem_free (ts);
@@ -832,7 +730,7 @@ GST_END_TEST;
 
 typedef struct
 {
-  Fixture f;
+  CsFixture f;
   GstCudaSemaphore *sem;
   guint64 values[200];
 } Runner;
@@ -868,7 +766,7 @@ GST_START_TEST (test_two_pipelines_share_semaphore)
   for (k = 0; k < 2; k++) {
     GstElement *sig = make ("cudasemsignal", "semaphore", sem, NULL);
     r[k].sem = sem;
-    fixture_start (&r[k].f, sig, "NV12", 64, 48);
+    cs_fixture_start (&r[k].f, sig, "NV12", 64, 48);
     gst_object_unref (sig);
   }
   for (k = 0; k < 2; k++)
@@ -889,7 +787,7 @@ GST_START_TEST (test_two_pipelines_share_semaphore)
   fail_unless (test_sem_host_wait (ts, 400, 30 * GST_SECOND));
   fail_unless_equals_uint64 (test_sem_get_value (ts), 400);
   for (k = 0; k < 2; k++)
-    fixture_stop (&r[k].f);
+    cs_fixture_stop (&r[k].f);
   /* the simulator checked at execution that the value never went back */
   if (cs_is_sim) {
     cs_sim.drain ();
@@ -917,7 +815,7 @@ GST_START_TEST (test_state_cycles)
       "cudasemsignal name=sig ! cudasemwait name=wait ! fakesink", &err);
   fail_unless (pipeline != NULL);
   bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, share_context, NULL, NULL);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
   sig = gst_bin_get_by_name (GST_BIN (pipeline), "sig");
   wait = gst_bin_get_by_name (GST_BIN (pipeline), "wait");
   g_object_set (wait, "semaphore", sem, NULL);
@@ -957,10 +855,10 @@ GST_END_TEST;
 GST_START_TEST (test_buffer_without_meta_unchanged)
 {
   GstElement *wait = make ("cudasemwait", NULL);
-  Fixture f;
+  CsFixture f;
   GstBuffer *in, *out;
 
-  fixture_start (&f, wait, "NV12", 64, 48);
+  cs_fixture_start (&f, wait, "NV12", 64, 48);
   in = cs_new_buffer (f.pool, 5);
   fail_unless_equals_int (gst_harness_push (f.h, gst_buffer_ref (in)),
       GST_FLOW_OK);
@@ -970,7 +868,7 @@ GST_START_TEST (test_buffer_without_meta_unchanged)
   fail_unless_equals_uint64 (cs_stat (wait, "waits"), 0);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (wait);
 }
 

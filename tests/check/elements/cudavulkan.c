@@ -683,27 +683,6 @@ hs_consumer (gpointer data)
   return NULL;
 }
 
-static CUstream
-hs_new_stream (void)
-{
-  CUstream s = NULL;
-
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  fail_unless_equals_int (CuStreamCreate (&s, CU_STREAM_DEFAULT),
-      CUDA_SUCCESS);
-  gst_cuda_context_pop (NULL);
-  return s;
-}
-
-static void
-hs_free_stream (CUstream s)
-{
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  CuStreamSynchronize (s);
-  CuStreamDestroy (s);
-  gst_cuda_context_pop (NULL);
-}
-
 static void
 hs_slot_init (HsSlot * slot)
 {
@@ -745,7 +724,7 @@ GST_START_TEST (test_handover_cuda_to_vulkan)
 
   if (hs_skip_unless_sim ("test_handover_cuda_to_vulkan"))
     return;
-  stream = hs_new_stream ();
+  stream = cs_new_stream (CU_STREAM_DEFAULT);
 
   /* 1. The old scheme: one semaphore, the signal counted as consumed when
    * the waiting submission is made. The library accepts every signal, but
@@ -833,7 +812,7 @@ GST_START_TEST (test_handover_cuda_to_vulkan)
   fail_unless (reused >= HS_FRAMES - HS_MAX_SLOTS);
   for (i = 0; i < n_slots; i++)
     hs_slot_clear (&slots[i]);
-  hs_free_stream (stream);
+  cs_free_stream (stream);
 }
 
 GST_END_TEST;
@@ -876,7 +855,7 @@ GST_START_TEST (test_handover_vulkan_to_cuda)
 
   if (hs_skip_unless_sim ("test_handover_vulkan_to_cuda"))
     return;
-  stream = hs_new_stream ();
+  stream = cs_new_stream (CU_STREAM_DEFAULT);
   cs_sim.set_delay_us ("cuWaitExternalSemaphoresAsync", 20000);
 
   /* 1. One semaphore: the queue signals frame 2 while CUDA's wait for
@@ -942,7 +921,7 @@ GST_START_TEST (test_handover_vulkan_to_cuda)
     fail_unless_equals_uint64 (test_sem_get_value (slots[i].ts), 0);
     hs_slot_clear (&slots[i]);
   }
-  hs_free_stream (stream);
+  cs_free_stream (stream);
 }
 
 GST_END_TEST;

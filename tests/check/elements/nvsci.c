@@ -68,91 +68,14 @@ new_nvsci_semaphore (gboolean signal_perm, gboolean wait_perm, void **obj)
 static guint64
 meta_fence_value (GstBuffer * buf, GstCudaSemaphore * expect_sem)
 {
-  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  GstCudaSyncMeta *meta;
   guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE];
-  guint n;
+  guint idx = cs_last_acquire (buf, expect_sem, NULL);
 
-  fail_unless (meta != NULL, "no GstCudaSyncMeta");
-  n = gst_cuda_sync_meta_get_n_acquire (meta);
-  fail_unless (n >= 1);
-  fail_unless (gst_cuda_sync_meta_get_acquire (meta, n - 1, NULL) ==
-      expect_sem);
-  fail_unless (gst_cuda_sync_meta_get_acquire_nvsci_fence (meta, n - 1,
+  meta = gst_buffer_get_cuda_sync_meta (buf);
+  fail_unless (gst_cuda_sync_meta_get_acquire_nvsci_fence (meta, idx,
           fence), "acquire point is not an NvSciSync fence");
   return cs_sim.nvsci_fence_value (fence);
-}
-
-static CUstream
-new_stream (guint flags)
-{
-  CUstream s = NULL;
-
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  fail_unless_equals_int (CuStreamCreate (&s, flags), CUDA_SUCCESS);
-  gst_cuda_context_pop (NULL);
-  return s;
-}
-
-static void
-free_stream (CUstream s)
-{
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  CuStreamDestroy (s);
-  gst_cuda_context_pop (NULL);
-}
-
-/* An element in a harness with our CUDA context and its own bus */
-typedef struct
-{
-  GstHarness *h;
-  GstElement *element;
-  GstBus *bus;
-  GstBufferPool *pool;
-  GstCaps *caps;
-} Fixture;
-
-static void
-fixture_start (Fixture * f, GstElement * element)
-{
-  memset (f, 0, sizeof (*f));
-  f->element = gst_object_ref (element);
-  f->bus = gst_bus_new ();
-  gst_element_set_bus (element, f->bus);
-  cs_set_cuda_context (element, cs_ctx);
-  f->h = gst_harness_new_with_element (element, "sink", "src");
-  f->caps = cs_caps ("NV12", 64, 48);
-  gst_harness_set_src_caps (f->h, gst_caps_ref (f->caps));
-  f->pool = cs_new_pool (f->caps);
-}
-
-static void
-fixture_stop (Fixture * f)
-{
-  gst_harness_teardown (f->h);
-  gst_buffer_pool_set_active (f->pool, FALSE);
-  gst_object_unref (f->pool);
-  gst_caps_unref (f->caps);
-  gst_element_set_bus (f->element, NULL);
-  gst_object_unref (f->bus);
-  gst_object_unref (f->element);
-}
-
-/* downstream of the harness answers the ALLOCATION query like a consumer
- * that can wait on @types */
-static void
-harness_offer (GstHarness * h, GstCudaSemaphoreHandleTypeFlags types,
-    GstCudaSemaphore * sem)
-{
-  GstCaps *caps = cs_caps ("NV12", 64, 48);
-  GstQuery *q = gst_query_new_allocation (caps, FALSE);
-  const GstStructure *params = NULL;
-
-  gst_query_add_cuda_sync_meta (q, types, sem);
-  gst_query_parse_nth_allocation_meta (q, 0, &params);
-  gst_harness_add_propose_allocation_meta (h, GST_CUDA_SYNC_META_API_TYPE,
-      params);
-  gst_query_unref (q);
-  gst_caps_unref (caps);
 }
 
 /* ---- library: signal, fences, deterministic values across streams ---- */
@@ -162,7 +85,7 @@ GST_START_TEST (test_library_signal_wait)
   void *obj;
   GstCudaSemaphore *sem = new_nvsci_semaphore (TRUE, TRUE, &obj);
   guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE] = { 0, };
-  CUstream s = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream s = cs_new_stream (CU_STREAM_NON_BLOCKING);
   GError *err = NULL;
 
   fail_unless (gst_cuda_semaphore_signal_nvsci (sem, s, fence, &err), "%s",
@@ -192,7 +115,7 @@ GST_START_TEST (test_library_signal_wait)
   fail_unless_equals_int (cs_sim.nvsci_fence_clear (fence), 0);
   fail_unless_equals_int (hook_calls, 0);
 
-  free_stream (s);
+  cs_free_stream (s);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);
 }
@@ -203,8 +126,8 @@ GST_START_TEST (test_deterministic_two_streams)
 {
   void *obj;
   GstCudaSemaphore *sem = new_nvsci_semaphore (TRUE, TRUE, &obj);
-  CUstream slow = new_stream (CU_STREAM_NON_BLOCKING);
-  CUstream fast = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream slow = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream fast = cs_new_stream (CU_STREAM_NON_BLOCKING);
   guint8 fences[40][GST_CUDA_NVSCI_FENCE_SIZE];
   GstBufferPool *pool;
   GstCaps *caps = cs_caps ("RGBA", 64, 64);
@@ -264,8 +187,8 @@ GST_START_TEST (test_deterministic_two_streams)
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_caps_unref (caps);
-  free_stream (slow);
-  free_stream (fast);
+  cs_free_stream (slow);
+  cs_free_stream (fast);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);
 }
@@ -318,7 +241,7 @@ GST_START_TEST (test_skip_nvscibuf_memsync)
   gboolean skip = TRUE;
   GstElement *sig;
   GstBuffer *out;
-  Fixture f;
+  CsFixture f;
 
   /* default: no flags */
   fail_if (gst_cuda_semaphore_get_skip_nvscibuf_memsync (sem));
@@ -350,7 +273,7 @@ GST_START_TEST (test_skip_nvscibuf_memsync)
   sem = new_nvsci_semaphore (TRUE, TRUE, &obj);
   sig = gst_element_factory_make ("cudasemsignal", NULL);
   g_object_set (sig, "semaphore", sem, "skip-nvscibuf-memsync", TRUE, NULL);
-  fixture_start (&f, sig);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_OK);
   out = gst_harness_pull (f.h);
@@ -359,7 +282,7 @@ GST_START_TEST (test_skip_nvscibuf_memsync)
   cs_sim.drain ();
   fail_unless_equals_int (cs_sim.nvsci_obj_flags (obj),
       CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);
@@ -376,11 +299,11 @@ GST_START_TEST (test_fence_cleared_once)
   GstElement *sig = gst_element_factory_make ("cudasemsignal", NULL);
   GPtrArray *held = g_ptr_array_new ();
   const guint n = 12;
-  Fixture f;
+  CsFixture f;
   guint i;
 
   g_object_set (sig, "semaphore", sem, NULL);
-  fixture_start (&f, sig);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   for (i = 0; i < n; i++) {
     GstBuffer *out, *copy, *writable;
 
@@ -417,7 +340,7 @@ GST_START_TEST (test_fence_cleared_once)
   fail_unless_equals_int (cs_sim.violation_count (), 0);
 
   g_ptr_array_unref (held);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);
@@ -460,34 +383,6 @@ GST_END_TEST;
 
 /* ---- elements ---- */
 
-static GstBusSyncReply
-share_context (GstBus * bus, GstMessage * msg, gpointer user_data)
-{
-  const gchar *type = NULL;
-
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
-      gst_message_parse_context_type (msg, &type) &&
-      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0)
-    cs_set_cuda_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cs_ctx);
-  return GST_BUS_PASS;
-}
-
-static GstFlowReturn
-collect_sample (GstElement * sink, gpointer user_data)
-{
-  GPtrArray *frames = user_data;
-  GstSample *sample = NULL;
-  GstVideoInfo info;
-
-  g_signal_emit_by_name (sink, "pull-sample", &sample);
-  fail_unless (sample != NULL);
-  fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
-  g_ptr_array_add (frames, cs_buffer_bytes (gst_sample_get_buffer (sample),
-          &info));
-  gst_sample_unref (sample);
-  return GST_FLOW_OK;
-}
-
 typedef struct
 {
   GMutex lock;
@@ -522,11 +417,11 @@ run_frames (const gchar * desc, const gchar * sem_on, GstCudaSemaphore * sem,
 
   fail_unless (pipeline != NULL, "%s", err ? err->message : "");
   bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, share_context, NULL, NULL);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
   gst_object_unref (bus);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
   g_object_set (sink, "emit-signals", TRUE, "sync", FALSE, NULL);
-  g_signal_connect (sink, "new-sample", G_CALLBACK (collect_sample), frames);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   if (sem_on) {
     GstPad *pad;
     e = gst_bin_get_by_name (GST_BIN (pipeline), sem_on);
@@ -625,13 +520,13 @@ GST_START_TEST (test_element_signal_permission_error)
   void *obj;
   GstCudaSemaphore *sem = new_nvsci_semaphore (FALSE, TRUE, &obj);
   GstElement *sig = gst_element_factory_make ("cudasemsignal", NULL);
-  Fixture f;
+  CsFixture f;
   gchar *msg;
   GQuark domain;
   gint code;
 
   g_object_set (sig, "semaphore", sem, NULL);
-  fixture_start (&f, sig);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_ERROR);
   msg = cs_pop_error (f.bus, &domain, &code);
@@ -640,7 +535,7 @@ GST_START_TEST (test_element_signal_permission_error)
       strstr (msg, "signal permission"), "%s", msg);
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);
@@ -656,10 +551,10 @@ GST_START_TEST (test_element_wait_permission_error)
   guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE] = { 0, };
   GError *err = NULL;
   GstBuffer *buf;
-  Fixture f;
+  CsFixture f;
   gchar *msg;
 
-  fixture_start (&f, wait);
+  cs_fixture_start (&f, wait, "NV12", 64, 48);
   buf = cs_new_buffer (f.pool, 1);
   fail_unless (gst_cuda_semaphore_signal_nvsci (sem, NULL, fence, &err));
   gst_cuda_sync_meta_add_acquire_nvsci_fence (gst_buffer_add_cuda_sync_meta
@@ -670,7 +565,7 @@ GST_START_TEST (test_element_wait_permission_error)
   fail_unless (strstr (msg, "CUDA_ERROR_NOT_SUPPORTED") &&
       strstr (msg, "wait permission"), "%s", msg);
   g_free (msg);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (wait);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);
@@ -683,15 +578,15 @@ GST_START_TEST (test_negotiation_mismatch)
   void *obj;
   GstCudaSemaphore *sem = new_nvsci_semaphore (TRUE, TRUE, &obj);
   GstElement *sig = gst_element_factory_make ("cudasemsignal", NULL);
-  Fixture f;
+  CsFixture f;
   gchar *msg;
   GQuark domain;
   gint code;
 
   /* downstream can wait on timeline fds only: an error, not a fallback */
   g_object_set (sig, "semaphore", sem, NULL);
-  fixture_start (&f, sig);
-  harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD, NULL);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
+  cs_harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD, NULL);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_NOT_NEGOTIATED);
   msg = cs_pop_error (f.bus, &domain, &code);
@@ -702,14 +597,14 @@ GST_START_TEST (test_negotiation_mismatch)
   g_free (msg);
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 0);
   fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
 
   /* a consumer that accepts NvSciSync gets fences */
   sig = gst_element_factory_make ("cudasemsignal", NULL);
   g_object_set (sig, "semaphore", sem, NULL);
-  fixture_start (&f, sig);
-  harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, NULL);
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
+  cs_harness_offer (f.h, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, NULL);
   fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 1)),
       GST_FLOW_OK);
   {
@@ -717,7 +612,7 @@ GST_START_TEST (test_negotiation_mismatch)
     fail_unless_equals_uint64 (meta_fence_value (out, sem), 1);
     gst_buffer_unref (out);
   }
-  fixture_stop (&f);
+  cs_fixture_stop (&f);
   gst_object_unref (sig);
   gst_object_unref (sem);
   cs_sim.nvsci_obj_free (obj);

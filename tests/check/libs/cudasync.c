@@ -6,25 +6,6 @@
 #include <unistd.h>
 #include <string.h>
 
-static CUstream
-new_stream (guint flags)
-{
-  CUstream s = NULL;
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  fail_unless_equals_int (CuStreamCreate (&s, flags), CUDA_SUCCESS);
-  gst_cuda_context_pop (NULL);
-  return s;
-}
-
-static void
-free_stream (CUstream s)
-{
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  CuStreamSynchronize (s);
-  CuStreamDestroy (s);
-  gst_cuda_context_pop (NULL);
-}
-
 GST_START_TEST (test_import_bad_handles)
 {
   GError *err = NULL;
@@ -109,7 +90,7 @@ GST_START_TEST (test_timeline_values)
 {
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
-  CUstream s = new_stream (CU_STREAM_DEFAULT);
+  CUstream s = cs_new_stream (CU_STREAM_DEFAULT);
   GError *err = NULL;
   guint64 v = 0, i;
 
@@ -137,7 +118,7 @@ GST_START_TEST (test_timeline_values)
   fail_unless (test_sem_host_wait (ts, 21, 10 * GST_SECOND));
   fail_unless_equals_uint64 (test_sem_get_value (ts), 21);
 
-  free_stream (s);
+  cs_free_stream (s);
   gst_object_unref (sem);
   test_sem_free (ts);
 }
@@ -150,8 +131,8 @@ GST_START_TEST (test_timeline_cross_stream_order)
 {
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
-  CUstream slow = new_stream (CU_STREAM_NON_BLOCKING);
-  CUstream fast = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream slow = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream fast = cs_new_stream (CU_STREAM_NON_BLOCKING);
   GstBufferPool *pool;
   GstCaps *caps = cs_caps ("RGBA", 64, 64);
   GstBuffer *buf;
@@ -198,8 +179,8 @@ GST_START_TEST (test_timeline_cross_stream_order)
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_caps_unref (caps);
-  free_stream (slow);
-  free_stream (fast);
+  cs_free_stream (slow);
+  cs_free_stream (fast);
   gst_object_unref (sem);
   test_sem_free (ts);
 }
@@ -210,7 +191,7 @@ GST_START_TEST (test_binary_one_signal_in_flight)
 {
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
-  CUstream s = new_stream (CU_STREAM_DEFAULT);
+  CUstream s = cs_new_stream (CU_STREAM_DEFAULT);
   GError *err = NULL;
   guint64 v = 99;
 
@@ -226,7 +207,7 @@ GST_START_TEST (test_binary_one_signal_in_flight)
   fail_unless (gst_cuda_semaphore_wait (sem, s, 0, &err));
   fail_unless (gst_cuda_semaphore_signal (sem, s, NULL, &err));
   fail_unless (gst_cuda_semaphore_wait (sem, s, 0, &err));
-  free_stream (s);
+  cs_free_stream (s);
   gst_object_unref (sem);
   test_sem_free (ts);
 }
@@ -239,7 +220,7 @@ GST_START_TEST (test_destroy_deferred)
 {
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
-  CUstream s = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream s = cs_new_stream (CU_STREAM_NON_BLOCKING);
   GError *err = NULL;
 
   fail_unless (gst_cuda_semaphore_wait (sem, s, 1, &err));
@@ -248,7 +229,7 @@ GST_START_TEST (test_destroy_deferred)
     fail_unless_equals_int (cs_sim.violation_count (), 0);
   fail_unless (test_sem_host_signal (ts, 1));
   gst_cuda_sync_wait_idle ();
-  free_stream (s);
+  cs_free_stream (s);
   test_sem_free (ts);
 }
 
@@ -302,8 +283,8 @@ GST_START_TEST (test_meta_binary_exactly_one_wait)
 {
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, FALSE, &ts);
-  CUstream s1 = new_stream (CU_STREAM_NON_BLOCKING);
-  CUstream s2 = new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream s1 = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  CUstream s2 = cs_new_stream (CU_STREAM_NON_BLOCKING);
   GstBuffer *buf = meta_buffer (), *copy;
   GstCudaSyncMeta *meta = gst_buffer_add_cuda_sync_meta (buf);
   GError *err = NULL;
@@ -342,8 +323,8 @@ GST_START_TEST (test_meta_binary_exactly_one_wait)
     fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
   }
 
-  free_stream (s1);
-  free_stream (s2);
+  cs_free_stream (s1);
+  cs_free_stream (s2);
   gst_object_unref (sem);
   test_sem_free (ts);
 }
@@ -354,7 +335,7 @@ GST_START_TEST (test_meta_release_point)
 {
   TestSem *ts;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
-  CUstream s = new_stream (CU_STREAM_DEFAULT);
+  CUstream s = cs_new_stream (CU_STREAM_DEFAULT);
   GstBuffer *buf = meta_buffer (), *copy;
   GstCudaSyncMeta *meta = gst_buffer_add_cuda_sync_meta (buf);
   GError *err = NULL;
@@ -385,7 +366,7 @@ GST_START_TEST (test_meta_release_point)
   fail_unless (test_sem_host_wait (ts, 8, 10 * GST_SECOND));
   fail_unless_equals_uint64 (test_sem_get_value (ts), 8);
 
-  free_stream (s);
+  cs_free_stream (s);
   gst_object_unref (sem);
   test_sem_free (ts);
 }
