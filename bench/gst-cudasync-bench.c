@@ -2586,6 +2586,17 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   for (i = 0; i < n; i++)
     if (!chain[i])
       goto out;
+  /* the bench's Vulkan instance and device (vulkan_device ()): the bridge
+   * elements take the device context, upstream vulkan elements the
+   * instance (whose create-device signal gives them the device) */
+  g_mutex_lock (&vk_ctx_lock);
+  for (i = 0; i < n; i++) {
+    if (vk_ctx[0])
+      gst_element_set_context (chain[i], vk_ctx[0]);
+    if (vk_ctx[1])
+      gst_element_set_context (chain[i], vk_ctx[1]);
+  }
+  g_mutex_unlock (&vk_ctx_lock);
   g_object_set (sink, "sync", FALSE, "async", FALSE, "enable-last-sample",
       FALSE, "silent", TRUE, NULL);
   for (i = 0; i + 1 < n; i++) {
@@ -2888,6 +2899,14 @@ s2_skip_config (S2Config * c, const gchar * why)
 }
 
 #ifdef HAVE_CUDA_VULKAN
+/* GstVulkanInstance::create-device: upstream vulkan elements that find no
+ * device in the pipeline (vulkanupload in modes b) get ours */
+static GstVulkanDevice *
+on_create_device (GstVulkanInstance * instance, gpointer device)
+{
+  return gst_object_ref (device);
+}
+
 static gchar *
 hex_uuid (const guint8 * b)
 {
@@ -2899,11 +2918,16 @@ hex_uuid (const guint8 * b)
   return g_string_free (s, FALSE);
 }
 
-/* The Vulkan device the bridge elements will share with CUDA device 0 (the
- * one with its UUID). On the simulated driver, the first device with
- * VK_KHR_external_memory_fd (lavapipe) plays it, and the simulated device 0
- * is given its UUID (CUDASIM_DEVICE_UUID), as the tests and the demo do.
- * NULL when there is none (*why says why). */
+/* Opens the Vulkan device of CUDA device 0 (the one with its UUID), with
+ * the extensions the bridge elements need, and keeps it (and its instance)
+ * in vk_ctx: the bus handler gives it to every element of every pipeline
+ * (GstContext), as an application does, so that the upstream vulkan
+ * elements of modes b use the same device as the bridge, never another one
+ * the instance lists first (e.g. lavapipe next to the NVIDIA driver), and
+ * no pipeline creates a device. On the simulated driver, the first device
+ * with VK_KHR_external_memory_fd (lavapipe) plays it, and the simulated
+ * device 0 is given its UUID (CUDASIM_DEVICE_UUID), as the tests and the
+ * demo do. Returns a description; NULL when there is none (*why says why). */
 static gchar *
 vulkan_device (gchar ** why)
 {
@@ -2958,20 +2982,57 @@ vulkan_device (gchar ** why)
     get_props2 (pd->device, &p2);
     uuid = hex_uuid (id.deviceUUID);
     if (is_sim || g_str_equal (uuid, want)) {
-      gboolean sem = gst_vulkan_physical_device_get_extension_info (pd,
-          "VK_KHR_external_semaphore_fd", NULL);
+      GstVulkanDevice *dev = gst_vulkan_device_new_with_index (instance, i);
+      gboolean sem = FALSE;
+      GError *err = NULL;
 
       if (is_sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
         g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
-      ret = g_strdup_printf ("%s (deviceUUID %s%s; %s "
-          "VK_KHR_external_semaphore_fd)", p2.properties.deviceName, uuid,
-          is_sim ? ", given to the simulated CUDA device 0" :
-          " = CUDA device 0's", sem ? "has" : "has no");
+      if (dev && gst_vulkan_device_enable_extension (dev,
+              "VK_KHR_external_memory_fd")) {
+        sem = gst_vulkan_device_enable_extension (dev,
+            "VK_KHR_external_semaphore_fd");
+        if (gst_vulkan_device_open (dev, &err)) {
+          GstContext *c;
+
+          g_mutex_lock (&vk_ctx_lock);
+          for (guint k = 0; k < 2; k++)
+            if (vk_ctx[k])
+              gst_context_unref (vk_ctx[k]);
+          c = vk_ctx[0] = gst_context_new (GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR,
+              TRUE);
+          gst_context_set_vulkan_instance (c, instance);
+          c = vk_ctx[1] = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
+              TRUE);
+          gst_context_set_vulkan_device (c, dev);
+          g_mutex_unlock (&vk_ctx_lock);
+          /* the context keeps the device alive, hence the instance */
+          g_signal_connect_data (instance, "create-device",
+              G_CALLBACK (on_create_device), gst_object_ref (dev),
+              (GClosureNotify) (void (*)(void)) gst_object_unref, 0);
+          ret = g_strdup_printf ("%s (deviceUUID %s%s; %s "
+              "VK_KHR_external_semaphore_fd), opened by the bench and "
+              "shared with every element", p2.properties.deviceName, uuid,
+              is_sim ? ", given to the simulated CUDA device 0" :
+              " = CUDA device 0's", sem ? "with" : "without");
+        } else {
+          *why = g_strdup_printf ("could not open the Vulkan device %s: %s",
+              p2.properties.deviceName, err ? err->message : "?");
+          g_clear_error (&err);
+        }
+      } else {
+        *why = g_strdup_printf ("could not enable VK_KHR_external_memory_fd "
+            "on %s", p2.properties.deviceName);
+      }
+      gst_clear_object (&dev);
+      g_free (uuid);
+      gst_object_unref (pd);
+      break;
     }
     g_free (uuid);
     gst_object_unref (pd);
   }
-  if (!ret)
+  if (!ret && !*why)
     *why = g_strdup_printf ("no Vulkan device with VK_KHR_external_memory_fd"
         "%s%s", want ? " and CUDA device 0's UUID " : "", want ? want : "");
   gst_object_unref (instance);
