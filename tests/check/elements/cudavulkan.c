@@ -621,6 +621,51 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* A Vulkan device that is not the CUDA device is refused with a clear error
+ * (simulator only: its device UUID is what CUDASIM_DEVICE_UUID says, read at
+ * each cuDeviceGetUuid call). */
+GST_START_TEST (test_uuid_mismatch)
+{
+  GError *err = NULL;
+  GstElement *pipeline;
+  GstStateChangeReturn ret;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *perr = NULL;
+  gchar *saved;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulated driver's UUID override: skipped");
+    return;
+  }
+  saved = g_strdup (g_getenv ("CUDASIM_DEVICE_UUID"));
+  g_setenv ("CUDASIM_DEVICE_UUID", "0123456789abcdef0123456789abcdef", TRUE);
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload ! "
+      "cudatovulkan name=c2v ! vulkandownload ! fakesink", &err);
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "?");
+  bus = gst_element_get_bus (pipeline);
+  ret = gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "timed out (state change %d)", ret);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &perr, NULL);
+  fail_unless (strstr (perr->message, "UUID") != NULL, "%s", perr->message);
+  g_error_free (perr);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  if (saved)
+    g_setenv ("CUDASIM_DEVICE_UUID", saved, TRUE);
+  else
+    g_unsetenv ("CUDASIM_DEVICE_UUID");
+  g_free (saved);
+}
+
+GST_END_TEST;
+
 /* ---- the binary semaphore hand-over of the elements, at library level ----
  *
  * Each element hands a frame over with a binary semaphore: cudatovulkan's
@@ -1297,6 +1342,7 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_vulkan_buffer);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_uuid_mismatch);
   tcase_add_test (tc, test_handover_cuda_to_vulkan);
   tcase_add_test (tc, test_handover_vulkan_to_cuda);
   tcase_add_test (tc, test_roundtrip_late_copies);
