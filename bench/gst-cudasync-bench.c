@@ -126,6 +126,13 @@ static struct
   BENCH_DECL_FN (cuDeviceGetAttribute);
   BENCH_DECL_FN (cuDeviceGetName);
   BENCH_DECL_FN (cuDriverGetVersion);
+  /* scenario 3 mode d (the raw-API path) */
+  BENCH_DECL_FN (cuMemAlloc);
+  BENCH_DECL_FN (cuMemFree);
+  BENCH_DECL_FN (cuMemcpy2DAsync);
+  BENCH_DECL_FN (cuImportExternalMemory);
+  BENCH_DECL_FN (cuExternalMemoryGetMappedBuffer);
+  BENCH_DECL_FN (cuDestroyExternalMemory);
   /* optional */
   BENCH_DECL_FN (cuCtxGetFlags);
   CUresult (*cuDeviceGetUuid) (CUuuid * uuid, CUdevice dev);
@@ -516,11 +523,19 @@ enum
   /* scenario 4: Vulkan -> CUDA */
   MODE_VC_A,
   MODE_VC_B,
+  /* scenario 3: the raw-API limit (no GStreamer) */
+  MODE_CV_D,
+  /* scenario 5: CUDA -> Vulkan -> CUDA stages */
+  MODE_S5_A,
+  MODE_S5_C,
+  /* scenario 6: scenario 3 mode a, N pipelines at once */
+  MODE_S6_A,
   N_ALL_MODES
 };
 
 static const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
-  "a3_in_flight_1", "a3_in_flight_8", "a", "b", "c", "a", "b"
+  "a3_in_flight_1", "a3_in_flight_8", "a", "b", "c", "a", "b", "d", "a", "c",
+  "a"
 };
 
 static const gchar *const mode_desc[N_ALL_MODES] = {
@@ -552,13 +567,37 @@ static const gchar *const mode_desc[N_ALL_MODES] = {
   "upstream today: system-memory frame -> vulkanupload ! vulkandownload ! "
       "cudaupload ! fakesink; the consumer records an event on the legacy "
       "default stream",
+  "raw-API limit, no GStreamer: the producer thread writes the frame "
+      "(same kernel, own CUDA allocation), cuMemcpy2DAsync into exportable "
+      "linear Vulkan images (dedicated allocations imported into CUDA) on "
+      "the same stream, cuSignalExternalSemaphoresAsync of the slot's "
+      "binary semaphore exported by Vulkan, vkQueueSubmit of a pre-recorded "
+      "command buffer that waits on it and copies the images into a "
+      "host-visible buffer (what vulkandownload does); a consumer thread "
+      "waits for the slot's VkFence, checks a few words of the frame and "
+      "frees the slot (slots = frames in flight, as a). Without exportable "
+      "semaphores: cuStreamSynchronize before the submission (CPU fallback, "
+      "not the limit)",
+  "GPU handoffs: producer acquire point -> cudatovulkan ! queue ! "
+      "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! fakesink; the "
+      "CUDA consumer records an event on the legacy default stream",
+  "CPU-synchronised handoffs (emulated): producer cuStreamSynchronize, no "
+      "acquire point; cuCtxSynchronize on cudatovulkan's src pad (CPU wait "
+      "for its copy); vkQueueWaitIdle of the device's queues on "
+      "vulkantocuda's sink pad (CPU wait for the Vulkan stage); the "
+      "elements still run their GPU path, whose waits find their "
+      "semaphores already signalled",
+  "scenario 3 mode a (producer acquire point -> cudatovulkan ! queue ! "
+      "vulkandownload ! fakesink), one of N pipelines running at once on "
+      "the shared Vulkan device",
 };
 
 static const gint s2_modes[] = { MODE_A, MODE_C };
 static const gint s2d_modes[] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
   MODE_A_IF1, MODE_A_IF8
 };
-static const gint s3_modes[] = { MODE_CV_A, MODE_CV_B, MODE_CV_C };
+static const gint s3_modes[] = { MODE_CV_A, MODE_CV_B, MODE_CV_C, MODE_CV_D };
+static const gint s5_modes[] = { MODE_S5_A, MODE_S5_C };
 static const gint s4_modes[] = { MODE_VC_A, MODE_VC_B };
 
 typedef struct
@@ -581,7 +620,18 @@ typedef struct
   gchar *path;                  /* scenarios 3, 4: bridge GPU or CPU path */
   gboolean stats_ok;
   gchar *stats_note;
+  /* the last repetition's window (scenario 6 aggregates them) */
+  gdouble last_t[2], last_cpu[2];
+  guint last_frames;
 } ModeResult;
+
+/* scenario 6: the pipelines start their producers together */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint arrived, n;
+} StartGate;
 
 typedef struct
 {
@@ -594,6 +644,7 @@ typedef struct
   guint n_modes;
   gint ref_mode;                /* ratios over this mode */
   ModeResult m[N_ALL_MODES];
+  StartGate *gate;              /* scenario 6 */
 } S2Config;
 
 typedef struct
@@ -633,6 +684,8 @@ static struct
   S2Result s2d;                 /* scenario 2 diagnosis */
   S2Result s3;                  /* CUDA -> Vulkan */
   S2Result s4;                  /* Vulkan -> CUDA */
+  S2Result s5;                  /* CUDA -> Vulkan -> CUDA stages */
+  struct S6Result *s6;          /* scaling */
 } R;
 
 static void
@@ -775,11 +828,28 @@ json_section (JW * w, S2Result * S)
       jw_obj_end (w);
     }
     jw_obj_end (w);
+    if (c->modes == s3_modes) {
+      /* the target: a >= 0.9 d */
+      ModeResult *a = &c->m[MODE_CV_A], *d = &c->m[MODE_CV_D];
+
+      jw_obj (w, "ratios_a_over_d_median");
+      jw_num (w, "fps", ratio (series_median (a->fps),
+              series_median (d->fps)));
+      jw_num (w, "process_cpu_per_frame", ratio (series_median
+              (a->proc_cpu_us), series_median (d->proc_cpu_us)));
+      jw_num (w, "producer_thread_cpu_per_frame", ratio (series_median
+              (a->prod_cpu_us), series_median (d->prod_cpu_us)));
+      jw_num (w, "target_fps", 0.9);
+      jw_str (w, "d_path", d->path);
+      jw_obj_end (w);
+    }
     jw_obj_end (w);
   }
   jw_arr_end (w);
   jw_obj_end (w);
 }
+
+static void json_s6 (JW * w);
 
 static gchar *
 json_document (void)
@@ -920,6 +990,8 @@ json_document (void)
   json_section (&w, &R.s2d);
   json_section (&w, &R.s3);
   json_section (&w, &R.s4);
+  json_section (&w, &R.s5);
+  json_s6 (&w);
 
   jw_obj_end (&w);
   g_string_append_c (w.s, '\n');
@@ -1066,6 +1138,12 @@ load_driver_symbols (gchar ** error)
   LOAD (cuDeviceGetAttribute);
   LOAD (cuDeviceGetName);
   LOAD (cuDriverGetVersion);
+  LOAD (cuMemAlloc);
+  LOAD (cuMemFree);
+  LOAD (cuMemcpy2DAsync);
+  LOAD (cuImportExternalMemory);
+  LOAD (cuExternalMemoryGetMappedBuffer);
+  LOAD (cuDestroyExternalMemory);
 #undef LOAD
   /* cuda.h 13 maps cuEventElapsedTime to _v2; older drivers have only the
    * first one (same prototype) */
@@ -1958,6 +2036,7 @@ typedef struct
 typedef struct
 {
   GstBuffer *buf;               /* NULL: stop */
+  GstBuffer *out;               /* scenario 5: the consumer's CUDA frame */
   EvPair *pair;
   guint frame;
   gboolean e1_recorded;         /* the consumer recorded pair->e1 */
@@ -1984,6 +2063,7 @@ typedef struct
   GAsyncQueue *recycle_q;
   GAsyncQueue *pending;         /* scenario 3: pushed, not yet at the sink */
   gboolean wall;                /* latency by the wall clock */
+  gboolean sink_event;          /* scenario 5: the sink probe records E1 */
   gboolean producer_sync;       /* cuStreamSynchronize before pushing */
   gboolean acquire;             /* attach the producer's acquire point */
   guint grid;
@@ -2098,6 +2178,21 @@ s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       return GST_PAD_PROBE_OK;
     }
     item->t1 = mono_s ();
+    if (run->sink_event) {
+      /* scenario 5: the CUDA consumer's end event, after vulkantocuda's
+       * copy (it makes the legacy default stream wait for it) */
+      CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
+      if (gst_cuda_context_push (ctx)) {
+        r = drv.cuEventRecord (item->pair->e1, NULL);
+        gst_cuda_context_pop (NULL);
+      }
+      if (r != CUDA_SUCCESS)
+        run_error (run, cu_error ("cuEventRecord (consumer)", r));
+      else
+        item->e1_recorded = TRUE;
+      item->out = gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info));
+    }
     g_async_queue_push (run->recycle_q, item);
   } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM &&
       GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
@@ -2105,6 +2200,47 @@ s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   }
   return GST_PAD_PROBE_OK;
 }
+
+#ifdef HAVE_CUDA_VULKAN
+static gboolean
+wait_queue_idle (GstVulkanDevice * device, GstVulkanQueue * queue,
+    gpointer data)
+{
+  VkResult *res = data;
+  VkResult r;
+
+  gst_vulkan_queue_submit_lock (queue);
+  r = vkQueueWaitIdle (queue->queue);
+  gst_vulkan_queue_submit_unlock (queue);
+  if (r != VK_SUCCESS)
+    *res = r;
+  return TRUE;
+}
+
+/* scenario 5 mode c: the CPU wait for the Vulkan stage, before
+ * vulkantocuda: every queue of the shared device idle */
+static GstPadProbeReturn
+s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstVulkanDevice *dev = NULL;
+  VkResult res = VK_SUCCESS;
+
+  g_mutex_lock (&vk_ctx_lock);
+  if (vk_ctx[1])
+    gst_context_get_vulkan_device (vk_ctx[1], &dev);
+  g_mutex_unlock (&vk_ctx_lock);
+  if (!dev) {
+    run_error (run, g_strdup ("no Vulkan device for vkQueueWaitIdle"));
+    return GST_PAD_PROBE_OK;
+  }
+  gst_vulkan_device_foreach_queue (dev, wait_queue_idle, &res);
+  gst_object_unref (dev);
+  if (res != VK_SUCCESS)
+    run_error (run, g_strdup_printf ("vkQueueWaitIdle: %d", res));
+  return GST_PAD_PROBE_OK;
+}
+#endif
 
 /* scenario 3 mode c: the CPU wait for cudatovulkan's copy */
 static GstPadProbeReturn
@@ -2175,6 +2311,8 @@ s2_recycler (gpointer data)
       run->cpu_end = process_cpu_s ();
     }
     gst_buffer_unref (item->buf);
+    if (item->out)
+      gst_buffer_unref (item->out);
     g_async_queue_push (run->free_pairs, item->pair);
     g_free (item);
     progress ();
@@ -2186,7 +2324,7 @@ s2_recycler (gpointer data)
 static CUresult
 write_frame (Run * run, GstBuffer * buf, guint8 * data, guint frame)
 {
-  GstVideoMeta *vmeta = gst_buffer_get_video_meta (buf);
+  GstVideoMeta *vmeta = buf ? gst_buffer_get_video_meta (buf) : NULL;
   const GstVideoFormatInfo *finfo = run->info.finfo;
   unsigned long long plane[2] = { 0, 0 }, pitch[2] = { 0, 0};
   unsigned int words[2] = { 0, 0 }, rows[2] = { 0, 0 };
@@ -2466,6 +2604,25 @@ make_capsfilter (GstElement * bin, const gchar * feature, gchar ** error)
   return e;
 }
 
+static gboolean s3d_run_once (S2Config * cfg, FrameWriter writer,
+    CUstream pstream, GAsyncQueue * free_pairs, gchar ** error);
+
+/* scenario 6: wait until every pipeline is ready to start its producer
+ * (a pipeline that failed before arrives too, from its exit path) */
+static void
+gate_arrive (StartGate * g, gboolean wait)
+{
+  gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  g_mutex_lock (&g->lock);
+  g->arrived++;
+  g_cond_broadcast (&g->cond);
+  while (wait && g->arrived < g->n)
+    if (!g_cond_wait_until (&g->cond, &g->lock, until))
+      break;
+  g_mutex_unlock (&g->lock);
+}
+
 /* One repetition of one mode. Appends to the mode's series. */
 static gboolean
 s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
@@ -2481,8 +2638,11 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   GstCaps *caps;
   GstBus *bus;
   GThread *producer, *recycler;
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, arrived = FALSE;
   guint n_meas, n = 0, i;
+
+  if (mode == MODE_CV_D)
+    return s3d_run_once (cfg, writer, pstream, free_pairs, error);
 
   memset (&run, 0, sizeof (run));
   g_mutex_init (&run.lock);
@@ -2501,11 +2661,13 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   run.kern_us = series_new ();
   run.grid = MAX (R.sm_count, 1) * 4;
   run.producer_sync = mode == MODE_C || mode == MODE_CV_B ||
-      mode == MODE_CV_C;
+      mode == MODE_CV_C || mode == MODE_S5_C;
   run.acquire = !run.producer_sync && !sysframe;
   run.wall = mode >= MODE_CV_A;
-  if (mode >= MODE_CV_A && mode <= MODE_CV_C)
+  if ((mode >= MODE_CV_A && mode <= MODE_CV_C) || mode == MODE_S5_A ||
+      mode == MODE_S5_C || mode == MODE_S6_A)
     run.pending = g_async_queue_new ();
+  run.sink_event = mode == MODE_S5_A || mode == MODE_S5_C;
   if (pool)
     gst_buffer_pool_set_flushing (pool, FALSE);
   if (sysframe) {
@@ -2549,7 +2711,35 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
       break;
     case MODE_CV_A:
     case MODE_CV_C:
+    case MODE_S6_A:
       bridge = chain[n++] = make (run.pipeline, "cudatovulkan", "c2v", error);
+      break;
+    case MODE_S5_A:
+    case MODE_S5_C:
+      /* the Vulkan stage on its own thread between two queues; the last
+       * queue is added below */
+      bridge = chain[n++] = make (run.pipeline, "cudatovulkan", "c2v", error);
+      chain[n++] = make (run.pipeline, "queue", NULL, error);
+      /* GStreamer 1.22's vulkanimageidentity takes BGRA only: the Vulkan
+       * stage is vulkancolorconvert RGBA -> BGRA (a render pass per frame) */
+      chain[n++] = make (run.pipeline, "vulkancolorconvert", NULL, error);
+      {
+        GstElement *cf = chain[n++] = make (run.pipeline, "capsfilter", NULL,
+            error);
+
+        if (cf) {
+          GstCaps *c2 = gst_caps_new_simple ("video/x-raw", "format",
+              G_TYPE_STRING, "BGRA", NULL);
+
+          gst_caps_set_features (c2, 0, gst_caps_features_new
+              (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, NULL));
+          g_object_set (cf, "caps", c2, NULL);
+          gst_caps_unref (c2);
+        }
+      }
+      chain[n++] = make (run.pipeline, "queue", NULL, error);
+      probe_el = chain[n++] = make (run.pipeline, "vulkantocuda", "v2c",
+          error);
       break;
     case MODE_CV_B:
       chain[n++] = make (run.pipeline, "cudadownload", NULL, error);
@@ -2580,8 +2770,13 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
     if (q)
       g_object_set (q, "max-size-bytes", 0, "max-size-time",
           (guint64) 0, NULL);
-    chain[n++] = make (run.pipeline, "vulkandownload", NULL, error);
+    if (!run.sink_event)
+      chain[n++] = make (run.pipeline, "vulkandownload", NULL, error);
   }
+  for (i = 0; i < n; i++)
+    if (chain[i] && g_str_equal (G_OBJECT_TYPE_NAME (chain[i]), "GstQueue"))
+      g_object_set (chain[i], "max-size-bytes", 0, "max-size-time",
+          (guint64) 0, NULL);
   sink = chain[n++] = make (run.pipeline, "fakesink", "sink", error);
   for (i = 0; i < n; i++)
     if (!chain[i])
@@ -2630,12 +2825,20 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
         NULL);
     gst_object_unref (pad);
   }
-  if (mode == MODE_CV_C) {
+  if (mode == MODE_CV_C || mode == MODE_S5_C) {
     pad = gst_element_get_static_pad (bridge, "src");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, s3_cpu_sync_probe,
         &run, NULL);
     gst_object_unref (pad);
   }
+#ifdef HAVE_CUDA_VULKAN
+  if (mode == MODE_S5_C) {
+    pad = gst_element_get_static_pad (probe_el, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, s5_vk_idle_probe,
+        &run, NULL);
+    gst_object_unref (pad);
+  }
+#endif
 
   run.srcpad = gst_pad_new_from_static_template (&any_src, "src");
   pad = gst_element_get_static_pad (chain[0], "sink");
@@ -2658,6 +2861,10 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   if (!push_initial_events (run.srcpad, caps, error))
     goto out;
 
+  if (cfg->gate) {
+    gate_arrive (cfg->gate, TRUE);
+    arrived = TRUE;
+  }
   progress ();
   recycler = g_thread_new ("bench-recycler", s2_recycler, &run);
   producer = g_thread_new ("bench-producer", s2_producer, &run);
@@ -2725,8 +2932,24 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
         break;
       case MODE_CV_A:
       case MODE_CV_C:
+      case MODE_S6_A:
         sok &= expect_bridge_stats (ss, "cudatovulkan", run.total,
-            mode == MODE_CV_A ? run.total : 0, note, &path);
+            mode != MODE_CV_C ? run.total : 0, note, &path);
+        break;
+      case MODE_S5_A:
+      case MODE_S5_C:
+        sok &= expect_bridge_stats (ss, "cudatovulkan", run.total,
+            mode == MODE_S5_A ? run.total : 0, note, &path);
+        g_object_get (probe_el, "stats", &ws, NULL);
+        {
+          const gchar *path2 = NULL;
+
+          sok &= expect_bridge_stats (ws, "vulkantocuda", run.total,
+              G_MAXUINT, note, &path2);
+          if (g_strcmp0 (path, path2) != 0)
+            path = "mixed (cudatovulkan and vulkantocuda took different "
+                "paths)";
+        }
         break;
       case MODE_VC_A:
         sok &= expect_bridge_stats (ss, "vulkantocuda", run.total,
@@ -2738,6 +2961,11 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
 
     g_mutex_lock (&R.lock);
     series_add (m->fps, dt > 0 ? n_meas / dt : NAN);
+    m->last_t[0] = run.t_start;
+    m->last_t[1] = run.t_end;
+    m->last_cpu[0] = run.cpu_start;
+    m->last_cpu[1] = run.cpu_end;
+    m->last_frames = n_meas;
     series_add (m->proc_cpu_us, (run.cpu_end - run.cpu_start) * 1e6 / n_meas);
     series_add (m->prod_cpu_us, run.prod_cpu * 1e6 / n_meas);
     series_add (m->lat_p50_us, series_percentile (run.lat_us, 0.50));
@@ -2770,6 +2998,8 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   ok = TRUE;
 
 out:
+  if (cfg->gate && !arrived)
+    gate_arrive (cfg->gate, FALSE);
   gst_element_set_state (run.pipeline, GST_STATE_NULL);
   if (run.srcpad) {
     gst_pad_set_active (run.srcpad, FALSE);
@@ -2787,6 +3017,8 @@ out:
         gst_buffer_unref (item->buf);
         g_async_queue_push (run.free_pairs, item->pair);
       }
+      if (item->out)
+        gst_buffer_unref (item->out);
       g_free (item);
     }
   }
@@ -2807,6 +3039,733 @@ out:
   g_mutex_clear (&run.lock);
   return ok;
 }
+
+/* ------------------------------------------------------------------ */
+/* scenario 3 mode d: the raw-API limit                                 */
+/* ------------------------------------------------------------------ */
+
+#ifdef HAVE_CUDA_VULKAN
+#define D_MAX_PLANES 2
+
+typedef struct
+{
+  CUdeviceptr src;              /* the CUDA frame (own allocation) */
+  struct
+  {
+    VkImage image;
+    VkDeviceMemory memory;
+    CUexternalMemory ext;
+    CUdeviceptr ptr;            /* the image's texels in CUDA */
+    VkDeviceSize offset, pitch, alloc;
+    gsize wbytes, rows, host_off;
+  } p[D_MAX_PLANES];
+  VkBuffer host;                /* the consumer's host-visible copy */
+  VkDeviceMemory host_mem;
+  guint8 *host_map;
+  VkSemaphore vk_sem;
+  CUexternalSemaphore cu_sem;
+  VkFence fence;
+  VkCommandBuffer cmd;
+  EvPair *pair;
+  guint frame;
+  gdouble t0;
+} DSlot;
+
+typedef struct
+{
+  Run *run;
+  VkDevice dev;
+  GAsyncQueue *done;            /* submitted slots, in order; NULL: stop */
+  GAsyncQueue *free_slots;
+  guint n_planes;
+  gboolean verify_kernel;
+  gchar *bad;                   /* first byte mismatch */
+} DCtx;
+
+static gboolean
+d_memory_type (GstVulkanDevice * device, guint32 bits, VkMemoryPropertyFlags
+    want, guint32 * idx)
+{
+  const VkPhysicalDeviceMemoryProperties *mp =
+      &device->physical_device->memory_properties;
+  guint32 i;
+
+  for (i = 0; i < mp->memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (mp->memoryTypes[i].propertyFlags & want) ==
+        want) {
+      *idx = i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* What the consumer found in word (x, y) of plane p of the frame: the
+ * kernel's pattern (bench/spin.cu) or the memset value */
+static gboolean
+d_check_frame (DCtx * d, DSlot * sl)
+{
+  guint32 seed = sl->frame * 2654435761u;
+  guint p, k;
+
+  for (p = 0; p < d->n_planes; p++) {
+    guint xs[3] = { 0, (guint) sl->p[p].wbytes / 8, (guint) sl->p[p].wbytes /
+      4 - 1 }, ys[3] = { 0, (guint) sl->p[p].rows / 2,
+      (guint) sl->p[p].rows - 1 };
+
+    for (k = 0; k < 3; k++) {
+      guint32 got, want = d->verify_kernel ?
+          (seed + p) ^ (ys[k] * 0x9e3779b9u + xs[k]) : seed + p;
+
+      memcpy (&got, sl->host_map + sl->p[p].host_off + ys[k] *
+          sl->p[p].wbytes + xs[k] * 4, 4);
+      if (got != want) {
+        if (!d->bad)
+          d->bad = g_strdup_printf ("frame %u plane %u word (%u, %u): "
+              "Vulkan read 0x%08x, CUDA wrote 0x%08x", sl->frame, p, xs[k],
+              ys[k], got, want);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* the consumer thread: waits for each slot's fence, then frees the slot */
+static gpointer
+d_consumer (gpointer data)
+{
+  DCtx *d = data;
+  Run *run = d->run;
+
+  for (;;) {
+    DSlot *sl = g_async_queue_timeout_pop (d->done, RUN_WAIT_US);
+    VkResult res;
+    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+    gfloat kms = 0;
+
+    if (!sl) {
+      run_error (run, g_strdup ("d: no frame submitted for 10 s"));
+      break;
+    }
+    if (sl == (DSlot *) d)
+      break;
+    res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
+        (guint64) RUN_WAIT_US * 1000);
+    sl->t0 = mono_s () - sl->t0;      /* latency */
+    if (res != VK_SUCCESS) {
+      run_error (run, g_strdup_printf ("d: vkWaitForFences: %d", res));
+      break;
+    }
+    vkResetFences (d->dev, 1, &sl->fence);
+    d_check_frame (d, sl);
+    if (gst_cuda_context_push (ctx)) {
+      r = drv.cuEventSynchronize (sl->pair->ek);
+      if (r == CUDA_SUCCESS)
+        r = drv.cuEventElapsedTime (&kms, sl->pair->e0, sl->pair->ek);
+      gst_cuda_context_pop (NULL);
+    }
+    if (r != CUDA_SUCCESS)
+      run_error (run, cu_error ("d: cuEventElapsedTime", r));
+    else if (sl->frame >= run->warmup) {
+      series_add (run->lat_us, sl->t0 * 1e6);
+      series_add (run->kern_us, kms * 1000.0);
+    }
+    if (sl->frame == run->total - 1) {
+      run->t_end = mono_s ();
+      run->cpu_end = process_cpu_s ();
+    }
+    g_async_queue_push (d->free_slots, sl);
+    progress ();
+  }
+  return NULL;
+}
+
+/* One repetition of mode d. Everything is set up before and torn down
+ * after the measured frames; per frame only plain CUDA and Vulkan calls. */
+static gboolean
+s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
+    GAsyncQueue * free_pairs, gchar ** error)
+{
+  ModeResult *m = &cfg->m[MODE_CV_D];
+  GstVulkanDevice *device = NULL;
+  GstVulkanQueue *queue = NULL;
+  PFN_vkGetMemoryFdKHR get_mem_fd;
+  PFN_vkGetSemaphoreFdKHR get_sem_fd;
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props;
+  VkDevice dev;
+  VkCommandPool cpool = VK_NULL_HANDLE;
+  DSlot *slots;
+  DCtx d;
+  Run run;
+  GstCaps *caps;
+  guint n_slots = (guint) opt.in_flight, i, p, n;
+  guint family = 0;
+  gboolean gpu = FALSE, ok = FALSE, pushed = FALSE;
+  GThread *consumer = NULL;
+  gdouble tcpu0 = 0;
+  guint syncs0 = 0;
+  gchar *e = NULL;
+  CUresult r = CUDA_SUCCESS;
+  VkResult res = VK_SUCCESS;
+  const gchar *what = NULL;
+
+  memset (&run, 0, sizeof (run));
+  memset (&d, 0, sizeof (d));
+  g_mutex_init (&run.lock);
+  run.cfg = cfg;
+  run.mode = MODE_CV_D;
+  run.writer = writer;
+  run.pstream = pstream;
+  run.total = m->frames + m->warmup;
+  run.warmup = m->warmup;
+  run.lat_us = series_new ();
+  run.kern_us = series_new ();
+  run.grid = MAX (R.sm_count, 1) * 4;
+  caps = cuda_caps (cfg->format, cfg->width, cfg->height);
+  gst_video_info_from_caps (&run.info, caps);
+  gst_caps_unref (caps);
+  slots = g_new0 (DSlot, n_slots);
+  d.run = &run;
+  d.done = g_async_queue_new ();
+  d.free_slots = g_async_queue_new ();
+  d.n_planes = GST_VIDEO_INFO_N_PLANES (&run.info);
+  d.verify_kernel = writer == WRITER_KERNEL;
+
+  g_mutex_lock (&vk_ctx_lock);
+  if (vk_ctx[1])
+    gst_context_get_vulkan_device (vk_ctx[1], &device);
+  g_mutex_unlock (&vk_ctx_lock);
+  if (!device || d.n_planes > D_MAX_PLANES) {
+    *error = g_strdup (device ? "d: more than 2 planes" :
+        "d: no Vulkan device");
+    goto out;
+  }
+  dev = d.dev = device->device;
+  for (i = 0; i < device->physical_device->n_queue_families; i++)
+    if (device->physical_device->queue_family_props[i].queueFlags &
+        (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
+      family = i;
+      break;
+    }
+  queue = gst_vulkan_device_get_queue (device, family, 0);
+  get_mem_fd = (PFN_vkGetMemoryFdKHR) vkGetDeviceProcAddr (dev,
+      "vkGetMemoryFdKHR");
+  get_sem_fd = (PFN_vkGetSemaphoreFdKHR) vkGetDeviceProcAddr (dev,
+      "vkGetSemaphoreFdKHR");
+  get_sem_props = gst_vulkan_instance_get_proc_address (device->instance,
+      "vkGetPhysicalDeviceExternalSemaphoreProperties");
+  if (!queue || !get_mem_fd) {
+    *error = g_strdup_printf ("d: %s", queue ? "no vkGetMemoryFdKHR" :
+        "no Vulkan queue");
+    goto out;
+  }
+  if (get_sem_fd && get_sem_props) {
+    VkPhysicalDeviceExternalSemaphoreInfo si = { 0, };
+    VkExternalSemaphoreProperties sp = { 0, };
+
+    si.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
+    si.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    sp.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
+    get_sem_props (device->physical_device->device, &si, &sp);
+    gpu = (sp.externalSemaphoreFeatures &
+        VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+  }
+
+  {
+    VkCommandPoolCreateInfo ci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+      NULL, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, family
+    };
+    what = "vkCreateCommandPool";
+    res = vkCreateCommandPool (dev, &ci, NULL, &cpool);
+    if (res != VK_SUCCESS)
+      goto vk_fail;
+  }
+
+  if (!gst_cuda_context_push (ctx)) {
+    *error = g_strdup ("d: could not push the CUDA context");
+    goto out;
+  }
+  pushed = TRUE;
+  for (i = 0; i < n_slots; i++) {
+    DSlot *sl = &slots[i];
+    VkDeviceSize host_size = 0;
+
+    what = "cuMemAlloc";
+    r = drv.cuMemAlloc (&sl->src, GST_VIDEO_INFO_SIZE (&run.info));
+    if (r != CUDA_SUCCESS)
+      goto cu_fail;
+    for (p = 0; p < d.n_planes; p++) {
+      VkExternalMemoryImageCreateInfo ext = {
+        VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO, NULL,
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
+      };
+      VkImageCreateInfo ci = { 0, };
+      VkImageSubresource sub = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0 };
+      VkSubresourceLayout layout;
+      VkMemoryRequirements req;
+      VkMemoryDedicatedAllocateInfo ded = {
+        VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, NULL, 0, 0
+      };
+      VkExportMemoryAllocateInfo exp = {
+        VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, &ded,
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
+      };
+      VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        &exp, 0, 0
+      };
+      VkMemoryGetFdInfoKHR fdi = { VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+        NULL, 0, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
+      };
+      CUDA_EXTERNAL_MEMORY_HANDLE_DESC hd;
+      CUDA_EXTERNAL_MEMORY_BUFFER_DESC bd;
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      guint w, h;
+      int fd = -1;
+
+      gst_video_format_info_component (run.info.finfo, p, comp);
+      w = GST_VIDEO_INFO_COMP_WIDTH (&run.info, comp[0]);
+      h = GST_VIDEO_INFO_COMP_HEIGHT (&run.info, comp[0]);
+      sl->p[p].wbytes = (gsize) w *
+          GST_VIDEO_INFO_COMP_PSTRIDE (&run.info, comp[0]);
+      sl->p[p].rows = h;
+      sl->p[p].host_off = host_size;
+      host_size += sl->p[p].wbytes * h;
+
+      /* the formats cudatovulkan gives these planes */
+      ci.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+      ci.pNext = &ext;
+      ci.imageType = VK_IMAGE_TYPE_2D;
+      ci.format = d.n_planes == 1 ? VK_FORMAT_R8G8B8A8_UNORM : p == 0 ?
+          VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8_UNORM;
+      ci.extent.width = w;
+      ci.extent.height = h;
+      ci.extent.depth = 1;
+      ci.mipLevels = 1;
+      ci.arrayLayers = 1;
+      ci.samples = VK_SAMPLE_COUNT_1_BIT;
+      ci.tiling = VK_IMAGE_TILING_LINEAR;
+      ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+          VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+      ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+      ci.initialLayout = VK_IMAGE_LAYOUT_PREINITIALIZED;
+      what = "vkCreateImage (linear, exportable)";
+      if ((res = vkCreateImage (dev, &ci, NULL, &sl->p[p].image)))
+        goto vk_fail;
+      vkGetImageSubresourceLayout (dev, sl->p[p].image, &sub, &layout);
+      sl->p[p].offset = layout.offset;
+      sl->p[p].pitch = layout.rowPitch;
+      vkGetImageMemoryRequirements (dev, sl->p[p].image, &req);
+      /* dedicated, as the elements (required on the NVIDIA driver) */
+      ded.image = sl->p[p].image;
+      ai.allocationSize = req.size;
+      if (!d_memory_type (device, req.memoryTypeBits,
+              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &ai.memoryTypeIndex) &&
+          !d_memory_type (device, req.memoryTypeBits, 0,
+              &ai.memoryTypeIndex)) {
+        *error = g_strdup ("d: no memory type for the image");
+        goto out;
+      }
+      what = "vkAllocateMemory (dedicated, exportable)";
+      if ((res = vkAllocateMemory (dev, &ai, NULL, &sl->p[p].memory)))
+        goto vk_fail;
+      sl->p[p].alloc = req.size;
+      what = "vkBindImageMemory";
+      if ((res = vkBindImageMemory (dev, sl->p[p].image, sl->p[p].memory, 0)))
+        goto vk_fail;
+      fdi.memory = sl->p[p].memory;
+      what = "vkGetMemoryFdKHR";
+      if ((res = get_mem_fd (dev, &fdi, &fd)))
+        goto vk_fail;
+      memset (&hd, 0, sizeof (hd));
+      hd.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+      hd.handle.fd = fd;
+      hd.size = req.size;
+      hd.flags = CUDA_EXTERNAL_MEMORY_DEDICATED;
+      what = "cuImportExternalMemory";
+      if ((r = drv.cuImportExternalMemory (&sl->p[p].ext, &hd))) {
+        close (fd);
+        goto cu_fail;
+      }
+      memset (&bd, 0, sizeof (bd));
+      bd.size = req.size;
+      what = "cuExternalMemoryGetMappedBuffer";
+      if ((r = drv.cuExternalMemoryGetMappedBuffer (&sl->p[p].ptr,
+                  sl->p[p].ext, &bd)))
+        goto cu_fail;
+    }
+
+    /* the consumer's host-visible buffer */
+    {
+      VkBufferCreateInfo bi = { VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0,
+        host_size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_SHARING_MODE_EXCLUSIVE, 0, NULL
+      };
+      VkMemoryRequirements req;
+      VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        NULL, 0, 0
+      };
+
+      what = "vkCreateBuffer (host-visible)";
+      if ((res = vkCreateBuffer (dev, &bi, NULL, &sl->host)))
+        goto vk_fail;
+      vkGetBufferMemoryRequirements (dev, sl->host, &req);
+      ai.allocationSize = req.size;
+      if (!d_memory_type (device, req.memoryTypeBits,
+              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+              VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &ai.memoryTypeIndex) &&
+          !d_memory_type (device, req.memoryTypeBits,
+              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &ai.memoryTypeIndex)) {
+        *error = g_strdup ("d: no host-visible coherent memory type");
+        goto out;
+      }
+      what = "vkAllocateMemory (host-visible)";
+      if ((res = vkAllocateMemory (dev, &ai, NULL, &sl->host_mem)))
+        goto vk_fail;
+      what = "vkBindBufferMemory";
+      if ((res = vkBindBufferMemory (dev, sl->host, sl->host_mem, 0)))
+        goto vk_fail;
+      what = "vkMapMemory";
+      if ((res = vkMapMemory (dev, sl->host_mem, 0, VK_WHOLE_SIZE, 0,
+                  (void **) &sl->host_map)))
+        goto vk_fail;
+    }
+
+    /* the slot's binary semaphore, exported to CUDA */
+    if (gpu) {
+      VkExportSemaphoreCreateInfo es = {
+        VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO, NULL,
+        VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT
+      };
+      VkSemaphoreCreateInfo sci = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+        &es, 0
+      };
+      VkSemaphoreGetFdInfoKHR sfd = {
+        VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR, NULL, 0,
+        VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT
+      };
+      CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC sd;
+      int fd = -1;
+
+      what = "vkCreateSemaphore (exportable)";
+      if ((res = vkCreateSemaphore (dev, &sci, NULL, &sl->vk_sem)))
+        goto vk_fail;
+      sfd.semaphore = sl->vk_sem;
+      what = "vkGetSemaphoreFdKHR";
+      if ((res = get_sem_fd (dev, &sfd, &fd)))
+        goto vk_fail;
+      memset (&sd, 0, sizeof (sd));
+      sd.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+      sd.handle.fd = fd;
+      what = "cuImportExternalSemaphore";
+      if ((r = drv.cuImportExternalSemaphore (&sl->cu_sem, &sd))) {
+        close (fd);
+        goto cu_fail;
+      }
+    }
+    {
+      VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
+      VkCommandBufferAllocateInfo cai = {
+        VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, cpool,
+        VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1
+      };
+      what = "vkCreateFence";
+      if ((res = vkCreateFence (dev, &fi, NULL, &sl->fence)))
+        goto vk_fail;
+      what = "vkAllocateCommandBuffers";
+      if ((res = vkAllocateCommandBuffers (dev, &cai, &sl->cmd)))
+        goto vk_fail;
+    }
+    sl->pair = g_async_queue_pop (free_pairs);
+  }
+  drv.cuCtxSynchronize ();
+  gst_cuda_context_pop (NULL);
+  pushed = FALSE;
+
+  /* the slots' command buffers, recorded once: the first one also takes
+   * every image from PREINITIALIZED to GENERAL (submitted and waited for
+   * outside the measurement); then per frame: acquire the images from
+   * the external (CUDA) queue family, copy them into the host-visible
+   * buffer, make the copy visible to the host */
+  for (n = 0; n < 2; n++) {
+    for (i = 0; i < n_slots; i++) {
+      DSlot *sl = &slots[i];
+      VkCommandBufferBeginInfo bi = {
+        VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL
+      };
+      VkImageMemoryBarrier ib[D_MAX_PLANES];
+      VkBufferMemoryBarrier hb = { VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+        NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT,
+        VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, sl->host, 0,
+        VK_WHOLE_SIZE
+      };
+
+      what = "vkBeginCommandBuffer";
+      if ((res = vkBeginCommandBuffer (sl->cmd, &bi)))
+        goto vk_fail;
+      for (p = 0; p < d.n_planes; p++) {
+        memset (&ib[p], 0, sizeof (ib[p]));
+        ib[p].sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+        ib[p].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        ib[p].oldLayout = n == 0 ? VK_IMAGE_LAYOUT_PREINITIALIZED :
+            VK_IMAGE_LAYOUT_GENERAL;
+        ib[p].newLayout = VK_IMAGE_LAYOUT_GENERAL;
+        ib[p].srcQueueFamilyIndex = n == 0 ? VK_QUEUE_FAMILY_IGNORED :
+            VK_QUEUE_FAMILY_EXTERNAL;
+        ib[p].dstQueueFamilyIndex = n == 0 ? VK_QUEUE_FAMILY_IGNORED : family;
+        ib[p].image = sl->p[p].image;
+        ib[p].subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+        ib[p].subresourceRange.levelCount = 1;
+        ib[p].subresourceRange.layerCount = 1;
+      }
+      vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+          VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, d.n_planes, ib);
+      for (p = 0; n == 1 && p < d.n_planes; p++) {
+        VkBufferImageCopy rg = { 0, };
+
+        rg.bufferOffset = sl->p[p].host_off;
+        rg.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+        rg.imageSubresource.layerCount = 1;
+        rg.imageExtent.width = sl->p[p].wbytes / (d.n_planes == 1 ? 4 :
+            p == 0 ? 1 : 2);
+        rg.imageExtent.height = sl->p[p].rows;
+        rg.imageExtent.depth = 1;
+        vkCmdCopyImageToBuffer (sl->cmd, sl->p[p].image,
+            VK_IMAGE_LAYOUT_GENERAL, sl->host, 1, &rg);
+      }
+      if (n == 1)
+        vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &hb, 0, NULL);
+      what = "vkEndCommandBuffer";
+      if ((res = vkEndCommandBuffer (sl->cmd)))
+        goto vk_fail;
+      if (n == 0) {
+        VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL,
+          NULL, 1, &sl->cmd, 0, NULL
+        };
+        gst_vulkan_queue_submit_lock (queue);
+        res = vkQueueSubmit (queue->queue, 1, &si, sl->fence);
+        gst_vulkan_queue_submit_unlock (queue);
+        what = "vkQueueSubmit (layout)";
+        if (res || (res = vkWaitForFences (dev, 1, &sl->fence, VK_TRUE,
+                    (guint64) RUN_WAIT_US * 1000)))
+          goto vk_fail;
+        vkResetFences (dev, 1, &sl->fence);
+        vkResetCommandBuffer (sl->cmd, 0);
+      }
+    }
+  }
+  for (i = 0; i < n_slots; i++)
+    g_async_queue_push (d.free_slots, &slots[i]);
+
+  /* the frames: this (the producer) thread is the critical one */
+  progress ();
+  consumer = g_thread_new ("bench-d-consumer", d_consumer, &d);
+  for (n = 0; n < run.total && !run_failed (&run); n++) {
+    DSlot *sl;
+    VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
+      1, NULL, 0, NULL
+    };
+
+    if (n == run.warmup) {
+      run.t_start = mono_s ();
+      run.cpu_start = process_cpu_s ();
+      tcpu0 = thread_cpu_s ();
+      if (sim_thread_cpu_syncs)
+        syncs0 = sim_thread_cpu_syncs ();
+    }
+    sl = g_async_queue_timeout_pop (d.free_slots, RUN_WAIT_US);
+    if (!sl) {
+      run_error (&run, g_strdup ("d: no slot was released for 10 s"));
+      break;
+    }
+    sl->frame = n;
+    sl->t0 = mono_s ();
+    if (!gst_cuda_context_push (ctx)) {
+      run_error (&run, g_strdup ("d: could not push the CUDA context"));
+      break;
+    }
+    what = "cuEventRecord";
+    r = drv.cuEventRecord (sl->pair->e0, pstream);
+    if (r == CUDA_SUCCESS) {
+      what = writer == WRITER_KERNEL ? "cuLaunchKernel" : "cuMemsetD32Async";
+      r = write_frame (&run, NULL, (guint8 *) (guintptr) sl->src, n);
+    }
+    if (r == CUDA_SUCCESS) {
+      what = "cuEventRecord";
+      r = drv.cuEventRecord (sl->pair->ek, pstream);
+    }
+    for (p = 0; r == CUDA_SUCCESS && p < d.n_planes; p++) {
+      CUDA_MEMCPY2D c;
+
+      memset (&c, 0, sizeof (c));
+      c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      c.srcDevice = sl->src + GST_VIDEO_INFO_PLANE_OFFSET (&run.info, p);
+      c.srcPitch = GST_VIDEO_INFO_PLANE_STRIDE (&run.info, p);
+      c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      c.dstDevice = sl->p[p].ptr + sl->p[p].offset;
+      c.dstPitch = sl->p[p].pitch;
+      c.WidthInBytes = sl->p[p].wbytes;
+      c.Height = sl->p[p].rows;
+      what = "cuMemcpy2DAsync";
+      r = drv.cuMemcpy2DAsync (&c, pstream);
+    }
+    if (r == CUDA_SUCCESS && gpu) {
+      CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sp;
+
+      memset (&sp, 0, sizeof (sp));
+      what = "cuSignalExternalSemaphoresAsync";
+      r = drv.cuSignalExternalSemaphoresAsync (&sl->cu_sem, &sp, 1, pstream);
+    } else if (r == CUDA_SUCCESS) {
+      what = "cuStreamSynchronize (CPU fallback)";
+      r = drv.cuStreamSynchronize (pstream);
+    }
+    gst_cuda_context_pop (NULL);
+    if (r != CUDA_SUCCESS) {
+      run_error (&run, cu_error (what, r));
+      break;
+    }
+    si.pCommandBuffers = &sl->cmd;
+    if (gpu) {
+      si.waitSemaphoreCount = 1;
+      si.pWaitSemaphores = &sl->vk_sem;
+      si.pWaitDstStageMask = &stage;
+    }
+    gst_vulkan_queue_submit_lock (queue);
+    res = vkQueueSubmit (queue->queue, 1, &si, sl->fence);
+    gst_vulkan_queue_submit_unlock (queue);
+    if (res != VK_SUCCESS) {
+      run_error (&run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
+      break;
+    }
+    g_async_queue_push (d.done, sl);
+    progress ();
+  }
+  run.prod_cpu = thread_cpu_s () - tcpu0;
+  if (sim_thread_cpu_syncs)
+    run.sim_syncs = sim_thread_cpu_syncs () - syncs0;
+  g_async_queue_push (d.done, &d);      /* stop */
+  g_thread_join (consumer);
+  consumer = NULL;
+
+  if (run.error) {
+    *error = g_strdup (run.error);
+    goto out;
+  }
+  if (d.bad) {
+    *error = g_strdup_printf ("d: the frame Vulkan copied is not what CUDA "
+        "wrote: %s", d.bad);
+    goto out;
+  }
+  if (run.lat_us->len != run.total - run.warmup) {
+    *error = g_strdup_printf ("d: %u of %u frames measured",
+        run.lat_us->len, run.total - run.warmup);
+    goto out;
+  }
+  {
+    guint n_meas = run.total - run.warmup;
+    gdouble dt = run.t_end - run.t_start;
+
+    g_mutex_lock (&R.lock);
+    series_add (m->fps, dt > 0 ? n_meas / dt : NAN);
+    series_add (m->proc_cpu_us, (run.cpu_end - run.cpu_start) * 1e6 / n_meas);
+    series_add (m->prod_cpu_us, run.prod_cpu * 1e6 / n_meas);
+    series_add (m->lat_p50_us, series_percentile (run.lat_us, 0.50));
+    series_add (m->lat_p99_us, series_percentile (run.lat_us, 0.99));
+    series_add (m->kernel_us, series_median (run.kern_us));
+    if (sim_thread_cpu_syncs)
+      series_add (m->sim_syncs, (gdouble) run.sim_syncs / n_meas);
+    g_free (m->path);
+    m->path = g_strdup (gpu ? "GPU (semaphores)" : "CPU fallback (Vulkan "
+        "cannot export semaphores: cuStreamSynchronize before vkQueueSubmit; "
+        "not the raw limit)");
+    g_mutex_unlock (&R.lock);
+  }
+  ok = TRUE;
+  goto out;
+
+vk_fail:
+  *error = g_strdup_printf ("d: %s failed: %d", what, res);
+  goto out;
+cu_fail:
+  *error = cu_error (what, r);
+  goto out;
+
+out:
+  if (consumer) {
+    g_async_queue_push (d.done, &d);
+    g_thread_join (consumer);
+  }
+  if (!pushed && gst_cuda_context_push (ctx))
+    pushed = TRUE;
+  if (pushed) {
+    drv.cuStreamSynchronize (pstream);
+    drv.cuCtxSynchronize ();
+  }
+  if (device && device->device)
+    vkDeviceWaitIdle (device->device);
+  for (i = 0; i < n_slots; i++) {
+    DSlot *sl = &slots[i];
+
+    if (pushed) {
+      if (sl->cu_sem)
+        drv.cuDestroyExternalSemaphore (sl->cu_sem);
+      for (p = 0; p < D_MAX_PLANES; p++) {
+        if (sl->p[p].ptr)
+          drv.cuMemFree (sl->p[p].ptr);
+        if (sl->p[p].ext)
+          drv.cuDestroyExternalMemory (sl->p[p].ext);
+      }
+      if (sl->src)
+        drv.cuMemFree (sl->src);
+    }
+    if (device) {
+      for (p = 0; p < D_MAX_PLANES; p++) {
+        if (sl->p[p].image)
+          vkDestroyImage (device->device, sl->p[p].image, NULL);
+        if (sl->p[p].memory)
+          vkFreeMemory (device->device, sl->p[p].memory, NULL);
+      }
+      if (sl->host)
+        vkDestroyBuffer (device->device, sl->host, NULL);
+      if (sl->host_mem)
+        vkFreeMemory (device->device, sl->host_mem, NULL);
+      if (sl->vk_sem)
+        vkDestroySemaphore (device->device, sl->vk_sem, NULL);
+      if (sl->fence)
+        vkDestroyFence (device->device, sl->fence, NULL);
+    }
+    if (sl->pair)
+      g_async_queue_push (free_pairs, sl->pair);
+  }
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+  if (cpool)
+    vkDestroyCommandPool (device->device, cpool, NULL);
+  g_free (slots);
+  g_async_queue_unref (d.done);
+  g_async_queue_unref (d.free_slots);
+  g_free (d.bad);
+  gst_clear_object (&queue);
+  gst_clear_object (&device);
+  g_array_unref (run.lat_us);
+  g_array_unref (run.kern_us);
+  g_free (run.error);
+  g_mutex_clear (&run.lock);
+  (void) e;
+  return ok;
+}
+#else
+static gboolean
+s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
+    GAsyncQueue * free_pairs, gchar ** error)
+{
+  *error = g_strdup ("built without Vulkan");
+  return FALSE;
+}
+#endif
 
 static void
 s2_print_header (void)
@@ -2873,6 +3832,9 @@ s2_print_config (S2Config * c)
     for (j = 0; j < c->n_modes; j++)
       if (c->modes[j] != c->ref_mode)
         s2_print_ratio (c, c->modes[j], c->ref_mode);
+    /* scenario 3: the bridge against the raw-API limit */
+    if (c->modes == s3_modes)
+      s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
   }
 }
 
@@ -3077,7 +4039,8 @@ enum
   SEC_2,                        /* scenario 2 */
   SEC_2D,                       /* scenario 2 diagnosis */
   SEC_3,                        /* CUDA -> Vulkan */
-  SEC_4                         /* Vulkan -> CUDA */
+  SEC_4,                        /* Vulkan -> CUDA */
+  SEC_5                         /* CUDA -> Vulkan -> CUDA stages */
 };
 
 /* kernel_load () once: later sections get the first answer */
@@ -3105,10 +4068,13 @@ run_gpu_section (S2Result * S, gint sec)
   static const guint s2_work[] = { 0, 1000, 5000 };
   static const guint s34_work[] = { 0, 5000 };
   static const guint s4_work[] = { 0 };
+  /* scenario 5: 1 and 5 ms; --quick: 0 (memset frames can run it) and 1 */
+  static const guint s5_work[] = { 1000, 5000 }, s5_quick_work[] = { 0, 1000 };
   const guint *work_us = sec == SEC_2 ? s2_work : sec == SEC_4 ? s4_work :
-      s34_work;
+      sec == SEC_5 ? (opt.quick ? s5_quick_work : s5_work) : s34_work;
   guint n_work = sec == SEC_2 ? 3 : sec == SEC_4 ? 1 : 2;
-  guint n_sizes = sec == SEC_2D ? 1 : 2, n_formats = sec == SEC_2D ? 1 : 2;
+  guint n_sizes = sec == SEC_2D || sec == SEC_5 ? 1 : 2;
+  guint n_formats = sec == SEC_2D || sec == SEC_5 ? 1 : 2;
   FrameWriter writer = opt.writer;
   gchar *kinfo = NULL, *error = NULL;
   TestSem *ts_c = NULL, *ts_p = NULL;
@@ -3132,7 +4098,8 @@ run_gpu_section (S2Result * S, gint sec)
   if (sec >= SEC_3) {
 #ifdef HAVE_CUDA_VULKAN
     const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
-      "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter"
+      "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter",
+      sec == SEC_5 ? "vulkancolorconvert" : "queue"
     };
     GString *missing = g_string_new (NULL);
 
@@ -3287,9 +4254,12 @@ run_gpu_section (S2Result * S, gint sec)
             m->stats_name[1] = NULL;
           else if (j == MODE_A2)
             m->stats_name[0] = NULL;
-          else if (j == MODE_CV_A || j == MODE_CV_C) {
+          else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_S6_A) {
             m->stats_name[0] = "cudatovulkan";
             m->stats_name[1] = NULL;
+          } else if (j == MODE_S5_A || j == MODE_S5_C) {
+            m->stats_name[0] = "cudatovulkan";
+            m->stats_name[1] = "vulkantocuda";
           } else if (j == MODE_VC_A) {
             m->stats_name[0] = "vulkantocuda";
             m->stats_name[1] = NULL;
@@ -3439,6 +4409,433 @@ run_scenario2 (void)
 }
 
 /* ------------------------------------------------------------------ */
+/* scenario 6: scaling                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  guint n;                      /* pipelines at once */
+  guint gpu_us;
+  gchar *status, *reason;
+  GArray *agg_fps, *proc_cpu_us, *min_fps, *max_fps;
+  S2Config *pipes;              /* n of them, mode MODE_S6_A */
+  gboolean stats_ok;
+  gchar *stats_note;
+  const gchar *path;
+} S6Config;
+
+struct S6Result
+{
+  gchar *status, *reason, *frame_writer;
+  gint repetitions;
+  GPtrArray *configs;
+};
+
+typedef struct
+{
+  S2Config *cfg;
+  FrameWriter writer;
+  GstBufferPool *pool;
+  CUstream pstream;
+  GAsyncQueue *free_pairs;
+  EvPair pairs[18];
+  GstCudaSemaphore *sem_p;
+  TestSem *ts_p;
+  gboolean ok;
+  gchar *error;
+} S6Job;
+
+#define S6_MAX 8
+
+static void
+json_s6 (JW * w)
+{
+  struct S6Result *S = R.s6;
+  guint i, j;
+
+  jw_obj (w, "scenario6_scaling");
+  jw_str (w, "status", S->status);
+  jw_str (w, "reason", S->reason);
+  jw_str (w, "what", "N pipelines of scenario 3 mode a (producer acquire "
+      "point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
+      "1920x1080 RGBA), each with its own producer thread, buffer pool, "
+      "stream and recycler, all on the bench's Vulkan device, producers "
+      "started together");
+  jw_str (w, "aggregate", "aggregate_fps: all pipelines' measured frames / "
+      "(last pipeline's end - first pipeline's start); "
+      "process_cpu_us_per_frame: process CPU over the same window / those "
+      "frames (includes other pipelines' warm-up frames that fall inside "
+      "it); min/max_pipeline_fps: each pipeline's own fps");
+  jw_int (w, "repetitions", S->repetitions);
+  jw_str (w, "frame_writer", S->frame_writer);
+  jw_arr (w, "configs");
+  for (i = 0; S->configs && i < S->configs->len; i++) {
+    S6Config *c = g_ptr_array_index (S->configs, i);
+    S6Config *one = NULL;
+
+    for (j = 0; j < S->configs->len; j++) {
+      S6Config *o = g_ptr_array_index (S->configs, j);
+      if (o->n == 1 && o->gpu_us == c->gpu_us)
+        one = o;
+    }
+    jw_obj (w, NULL);
+    jw_int (w, "pipelines", c->n);
+    jw_int (w, "width", 1920);
+    jw_int (w, "height", 1080);
+    jw_str (w, "format", "RGBA");
+    jw_num (w, "gpu_work_ms", c->gpu_us / 1000.0);
+    jw_str (w, "status", c->status);
+    jw_str (w, "reason", c->reason);
+    jw_int (w, "frames_per_pipeline_per_repetition", c->pipes ?
+        c->pipes[0].m[MODE_S6_A].frames : 0);
+    jw_series (w, "aggregate_fps", c->agg_fps);
+    jw_series (w, "process_cpu_us_per_frame", c->proc_cpu_us);
+    jw_series (w, "min_pipeline_fps", c->min_fps);
+    jw_series (w, "max_pipeline_fps", c->max_fps);
+    jw_num (w, "aggregate_fps_over_1_pipeline_median", one ?
+        ratio (series_median (c->agg_fps), series_median (one->agg_fps)) :
+        NAN);
+    jw_num (w, "process_cpu_per_frame_over_1_pipeline_median", one ?
+        ratio (series_median (c->proc_cpu_us),
+            series_median (one->proc_cpu_us)) : NAN);
+    jw_str (w, "bridge_path", c->path);
+    jw_bool (w, "element_stats_as_expected", c->stats_ok);
+    jw_str (w, "element_stats_note", c->stats_note);
+    jw_obj_end (w);
+  }
+  jw_arr_end (w);
+  jw_obj_end (w);
+}
+
+static gpointer
+s6_worker (gpointer data)
+{
+  S6Job *j = data;
+
+  j->ok = s2_run_once (j->cfg, MODE_S6_A, j->writer, j->pool, j->pstream,
+      j->free_pairs, NULL, j->sem_p, NULL, &j->error);
+  return NULL;
+}
+
+static void
+s6_set (gchar ** field, const gchar * v)
+{
+  set_str (field, v);
+}
+
+static gboolean
+run_scenario6 (void)
+{
+  struct S6Result *S = R.s6;
+  static const guint counts[] = { 1, 2, 4, 8 };
+  static const guint work_full[] = { 0, 5000 }, work_quick[] = { 0 };
+  const guint *work = opt.quick ? work_quick : work_full;
+  guint n_work = opt.quick ? 1 : 2, n_counts = opt.quick ? 2 : 4;
+  S6Job jobs[S6_MAX];
+  FrameWriter writer = opt.writer;
+  gchar *kinfo = NULL, *error = NULL;
+  gboolean all_ok = TRUE, any_run = FALSE;
+  guint i, k, wi, ci;
+  gint rep;
+  CUresult r = CUDA_SUCCESS;
+
+  memset (jobs, 0, sizeof (jobs));
+  S->repetitions = MIN (opt.repetitions, 3);
+  g_print ("\nScenario 6: scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a "
+      "at once (1920x1080 RGBA, one producer thread each, shared Vulkan "
+      "device; %d frames in flight each, %d repetitions)\n", opt.in_flight,
+      S->repetitions);
+
+#ifdef HAVE_CUDA_VULKAN
+  {
+    const gchar *need[] = { "cudatovulkan", "vulkandownload", "queue" };
+
+    for (i = 0; i < G_N_ELEMENTS (need); i++) {
+      GstElementFactory *f = gst_element_factory_find (need[i]);
+
+      if (!f) {
+        gchar *why = g_strdup_printf ("SKIPPED: element %s not found",
+            need[i]);
+        g_print ("  %s\n", why);
+        s6_set (&S->status, "skipped");
+        s6_set (&S->reason, why);
+        g_free (why);
+        write_json ();
+        return TRUE;
+      }
+      gst_object_unref (f);
+    }
+  }
+  if (!R.vulkan) {
+    gchar *dev = vulkan_device (&error);
+
+    if (!dev) {
+      gchar *why = g_strdup_printf ("SKIPPED: %s", error);
+      g_print ("  %s\n", why);
+      s6_set (&S->status, "skipped");
+      s6_set (&S->reason, why);
+      g_free (why);
+      g_free (error);
+      write_json ();
+      return TRUE;
+    }
+    set_str (&R.vulkan, dev);
+    g_free (dev);
+  }
+  g_print ("  Vulkan device: %s\n", R.vulkan);
+#else
+  g_print ("  SKIPPED: built without Vulkan\n");
+  s6_set (&S->status, "skipped");
+  s6_set (&S->reason, "built without Vulkan (gstreamer-vulkan-1.0 or "
+      "vulkan not found): no cudatovulkan");
+  write_json ();
+  return TRUE;
+#endif
+
+  if (writer != WRITER_MEMSET) {
+    if (kernel_load_once (&kinfo)) {
+      writer = WRITER_KERNEL;
+    } else if (writer == WRITER_KERNEL || is_sim) {
+      gchar *why = g_strdup_printf ("%s: the spin kernel is not available "
+          "(%s). %s", is_sim ? "SKIPPED on the simulated CUDA driver, which "
+          "cannot run kernels" : "SKIPPED", kinfo, is_sim ? "Use "
+          "--frame-writer=memset to exercise the harness on it." : "");
+      g_print ("  %s\n", why);
+      s6_set (&S->status, writer == WRITER_KERNEL ? "failed" : "skipped");
+      s6_set (&S->reason, why);
+      s6_set (&S->frame_writer, "none");
+      g_free (why);
+      g_free (kinfo);
+      write_json ();
+      return writer != WRITER_KERNEL;
+    } else {
+      writer = WRITER_MEMSET;
+    }
+  }
+  g_free (kinfo);
+  s6_set (&S->frame_writer, writer == WRITER_KERNEL ? "kernel" :
+      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
+
+  /* per pipeline: pool, stream, events, acquire semaphore (made once) */
+  {
+    GstCaps *caps = cuda_caps ("RGBA", 1920, 1080);
+    guint n_pairs = (guint) MAX (opt.in_flight, 8) + 2;
+
+    for (i = 0; i < S6_MAX && !error; i++) {
+      S6Job *j = &jobs[i];
+
+      j->writer = writer;
+      j->pool = new_pool (caps, opt.in_flight, &error);
+      if (!j->pool)
+        break;
+      j->sem_p = new_semaphore (&j->ts_p, &error);
+      if (!j->sem_p)
+        break;
+      j->free_pairs = g_async_queue_new ();
+      if (!gst_cuda_context_push (ctx)) {
+        error = g_strdup ("could not push the CUDA context");
+        break;
+      }
+      r = drv.cuStreamCreate (&j->pstream, CU_STREAM_NON_BLOCKING);
+      for (k = 0; r == CUDA_SUCCESS && k < MIN (n_pairs, 18); k++) {
+        r = drv.cuEventCreate (&j->pairs[k].e0, CU_EVENT_DEFAULT);
+        if (r == CUDA_SUCCESS)
+          r = drv.cuEventCreate (&j->pairs[k].ek, CU_EVENT_DEFAULT);
+        if (r == CUDA_SUCCESS)
+          r = drv.cuEventCreate (&j->pairs[k].e1, CU_EVENT_BLOCKING_SYNC);
+        g_async_queue_push (j->free_pairs, &j->pairs[k]);
+      }
+      gst_cuda_context_pop (NULL);
+      if (r != CUDA_SUCCESS)
+        error = cu_error ("cuStreamCreate/cuEventCreate", r);
+    }
+    gst_caps_unref (caps);
+    if (error) {
+      g_print ("  FAILED: %s\n", error);
+      s6_set (&S->status, "failed");
+      s6_set (&S->reason, error);
+      g_clear_pointer (&error, g_free);
+      all_ok = FALSE;
+      goto out;
+    }
+  }
+
+  g_mutex_lock (&R.lock);
+  for (wi = 0; wi < n_work; wi++) {
+    for (ci = 0; ci < n_counts; ci++) {
+      S6Config *c = g_new0 (S6Config, 1);
+
+      c->n = counts[ci];
+      c->gpu_us = work[wi];
+      c->status = g_strdup ("not run");
+      c->agg_fps = series_new ();
+      c->proc_cpu_us = series_new ();
+      c->min_fps = series_new ();
+      c->max_fps = series_new ();
+      c->stats_ok = TRUE;
+      c->pipes = g_new0 (S2Config, c->n);
+      for (i = 0; i < c->n; i++) {
+        S2Config *pc = &c->pipes[i];
+
+        pc->width = 1920;
+        pc->height = 1080;
+        pc->format = "RGBA";
+        pc->gpu_us = c->gpu_us;
+        for (k = 0; k < N_ALL_MODES; k++)
+          mode_result_init (&pc->m[k]);
+        pc->m[MODE_S6_A].frames = s34_frames (c->gpu_us, 1920);
+        pc->m[MODE_S6_A].warmup = opt.quick ? 3 : 8;
+        pc->m[MODE_S6_A].stats_name[0] = "cudatovulkan";
+        pc->m[MODE_S6_A].stats_name[1] = NULL;
+      }
+      g_ptr_array_add (S->configs, c);
+    }
+  }
+  g_mutex_unlock (&R.lock);
+  s6_set (&S->status, "running");
+
+  g_print ("  %9s %4s %9s %9s %9s %11s %9s\n", "pipelines", "gpu", "agg-fps",
+      "min-pipe", "max-pipe", "proc-cpu", "agg-fps/");
+  g_print ("  %9s %4s %9s %9s %9s %11s %9s\n", "", "ms", "median", "fps",
+      "fps", "us/frame", "1 pipe");
+  for (ci = 0; ci < S->configs->len; ci++) {
+    S6Config *c = g_ptr_array_index (S->configs, ci);
+    S6Config *one = g_ptr_array_index (S->configs, (ci / n_counts) *
+        n_counts);
+    StartGate gate;
+    gboolean cfg_ok = TRUE;
+
+    if (c->gpu_us > 0 && writer != WRITER_KERNEL) {
+      s6_set (&c->status, "skipped");
+      s6_set (&c->reason, "no spin kernel: frames are written with "
+          "cuMemsetD32Async, which cannot busy-wait");
+      continue;
+    }
+    if (mono_s () - t_program_start / 1e6 > opt.time_limit) {
+      s6_set (&c->status, "skipped");
+      s6_set (&c->reason, "time limit reached (--time-limit)");
+      g_print ("  %9u %4.0f skipped, time limit reached\n", c->n,
+          c->gpu_us / 1000.0);
+      continue;
+    }
+    any_run = TRUE;
+    g_mutex_init (&gate.lock);
+    g_cond_init (&gate.cond);
+    for (rep = 0; rep < S->repetitions && cfg_ok; rep++) {
+      GThread *th[S6_MAX];
+      gdouble t0 = G_MAXDOUBLE, t1 = 0, cpu0 = 0, cpu1 = 0, fmin = G_MAXDOUBLE,
+          fmax = 0;
+      guint frames = 0;
+
+      gate.arrived = 0;
+      gate.n = c->n;
+      for (i = 0; i < c->n; i++) {
+        jobs[i].cfg = &c->pipes[i];
+        c->pipes[i].gate = &gate;
+        g_clear_pointer (&jobs[i].error, g_free);
+        th[i] = g_thread_new ("bench-s6", s6_worker, &jobs[i]);
+      }
+      for (i = 0; i < c->n; i++)
+        g_thread_join (th[i]);
+      for (i = 0; i < c->n; i++) {
+        ModeResult *m = &c->pipes[i].m[MODE_S6_A];
+        gdouble f;
+
+        if (!jobs[i].ok) {
+          gchar *e = g_strdup_printf ("pipeline %u: %s", i, jobs[i].error);
+          g_print ("    %u pipelines: FAILED: %s\n", c->n, e);
+          s6_set (&c->reason, e);
+          set_str (&m->status, "failed");
+          set_str (&m->error, jobs[i].error);
+          g_free (e);
+          cfg_ok = FALSE;
+          continue;
+        }
+        if (m->last_t[0] < t0) {
+          t0 = m->last_t[0];
+          cpu0 = m->last_cpu[0];
+        }
+        if (m->last_t[1] > t1) {
+          t1 = m->last_t[1];
+          cpu1 = m->last_cpu[1];
+        }
+        frames += m->last_frames;
+        f = g_array_index (m->fps, gdouble, m->fps->len - 1);
+        fmin = MIN (fmin, f);
+        fmax = MAX (fmax, f);
+        if (!m->stats_ok) {
+          c->stats_ok = FALSE;
+          set_str (&c->stats_note, m->stats_note);
+        }
+        c->path = m->path;
+      }
+      if (!cfg_ok)
+        break;
+      g_mutex_lock (&R.lock);
+      series_add (c->agg_fps, t1 > t0 ? frames / (t1 - t0) : NAN);
+      series_add (c->proc_cpu_us, frames ? (cpu1 - cpu0) * 1e6 / frames : NAN);
+      series_add (c->min_fps, fmin);
+      series_add (c->max_fps, fmax);
+      g_mutex_unlock (&R.lock);
+    }
+    g_atomic_int_set (&run_active, 0);
+    g_mutex_clear (&gate.lock);
+    g_cond_clear (&gate.cond);
+    s6_set (&c->status, cfg_ok ? "ok" : "failed");
+    if (!cfg_ok) {
+      all_ok = FALSE;
+    } else {
+      g_print ("  %9u %4.0f %9.0f %9.0f %9.0f %11.1f %9.2f%s%s\n", c->n,
+          c->gpu_us / 1000.0, series_median (c->agg_fps),
+          series_median (c->min_fps), series_median (c->max_fps),
+          series_median (c->proc_cpu_us), ratio (series_median (c->agg_fps),
+              series_median (one->agg_fps)), c->path ? "  " : "",
+          c->path ? c->path : "");
+      if (!c->stats_ok)
+        g_print ("    WARNING: unexpected element stats: %s\n",
+            c->stats_note);
+    }
+    write_json ();
+  }
+  s6_set (&S->status, all_ok ? (any_run ? "ok" : "skipped") : "failed");
+  s6_set (&S->reason, any_run ? NULL : "no configuration ran");
+
+out:
+  for (i = 0; i < S6_MAX; i++) {
+    S6Job *j = &jobs[i];
+
+    if (j->pool) {
+      gst_buffer_pool_set_active (j->pool, FALSE);
+      gst_object_unref (j->pool);
+    }
+    if (gst_cuda_context_push (ctx)) {
+      if (j->pstream) {
+        drv.cuStreamSynchronize (j->pstream);
+        drv.cuStreamDestroy (j->pstream);
+      }
+      for (k = 0; k < 18; k++) {
+        if (j->pairs[k].e0)
+          drv.cuEventDestroy (j->pairs[k].e0);
+        if (j->pairs[k].ek)
+          drv.cuEventDestroy (j->pairs[k].ek);
+        if (j->pairs[k].e1)
+          drv.cuEventDestroy (j->pairs[k].e1);
+      }
+      gst_cuda_context_pop (NULL);
+    }
+    if (j->free_pairs)
+      g_async_queue_unref (j->free_pairs);
+    gst_clear_object (&j->sem_p);
+    g_free (j->error);
+  }
+  gst_cuda_sync_wait_idle ();
+  for (i = 0; i < S6_MAX; i++)
+    test_sem_free (jobs[i].ts_p);
+  write_json ();
+  return all_ok;
+}
+
+/* ------------------------------------------------------------------ */
 /* main                                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -3462,7 +4859,7 @@ parse_writer (const gchar * name, const gchar * value, gpointer data,
 
 /* --only: a comma-separated list of 1, 2, 2d (scenario 2's diagnosis), 3,
  * 4 */
-#define ONLY_2D (1 << 5)
+#define ONLY_2D (1 << 9)
 
 static gboolean
 parse_only (const gchar * name, const gchar * value, gpointer data,
@@ -3474,14 +4871,13 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
   for (i = 0; parts[i]; i++) {
     gchar *p = g_strstrip (parts[i]);
 
-    if (g_str_equal (p, "1") || g_str_equal (p, "2") || g_str_equal (p, "3")
-        || g_str_equal (p, "4"))
+    if (strlen (p) == 1 && p[0] >= '1' && p[0] <= '6')
       opt.only |= 1 << (p[0] - '0');
     else if (g_str_equal (p, "2d"))
       opt.only |= ONLY_2D;
     else {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--only: a comma-separated list of 1, 2, 2d, 3, 4");
+          "--only: a comma-separated list of 1, 2, 2d, 3, 4, 5, 6");
       g_strfreev (parts);
       return FALSE;
     }
@@ -3537,7 +4933,9 @@ main (int argc, char **argv)
         "Where to write the results (default bench-results.json)", "PATH"},
     {"only", 0, 0, G_OPTION_ARG_CALLBACK, parse_only,
           "Run only these scenarios: a comma-separated list of 1, 2, 2d "
-          "(scenario 2's diagnosis), 3 (CUDA -> Vulkan), 4 (Vulkan -> CUDA)",
+          "(scenario 2's diagnosis), 3 (CUDA -> Vulkan, modes a-d), 4 "
+          "(Vulkan -> CUDA), 5 (CUDA -> Vulkan -> CUDA stages), 6 (scaling "
+          "to 8 pipelines)",
         "LIST"},
     {"frame-writer", 0, 0, G_OPTION_ARG_CALLBACK, parse_writer,
           "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
@@ -3554,7 +4952,8 @@ main (int argc, char **argv)
         "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
         "N"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, &time_limit,
-          "Start no new scenario 2, 2d, 3 or 4 configuration after this many "
+          "Start no new scenario 2, 2d, 3, 4, 5 or 6 configuration after this "
+          "many "
           "seconds (default 125); the program aborts, keeping the JSON of what "
           "finished, 20 s later or when nothing progresses for 20 s", "S"},
     {NULL}
@@ -3632,6 +5031,17 @@ main (int argc, char **argv)
       "frame to the recycler seeing the end event the consumer recorded on "
       "the legacy default stream complete", s4_modes, G_N_ELEMENTS (s4_modes),
       MODE_VC_B);
+  section_init (&R.s5, "scenario5_pipelined_stages", "Scenario 5: "
+      "pipelined stages: GPU-produced CUDA frames -> cudatovulkan ! queue ! "
+      "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! fakesink (CUDA "
+      "-> Vulkan -> CUDA), 1920x1080 RGBA",
+      "wall clock, from before the producer's kernel launch to the recycler "
+      "seeing the end event the CUDA consumer recorded on the legacy default "
+      "stream (after vulkantocuda's copy) complete", s5_modes,
+      G_N_ELEMENTS (s5_modes), MODE_S5_C);
+  R.s6 = g_new0 (struct S6Result, 1);
+  R.s6->status = g_strdup ("not run");
+  R.s6->configs = g_ptr_array_new ();
   for (i = 0; i < S1_N_ROWS; i++) {
     R.s1.cpu_ns[i] = series_new ();
     R.s1.wall_ns[i] = series_new ();
@@ -3704,6 +5114,14 @@ main (int argc, char **argv)
     ok &= run_gpu_section (&R.s4, SEC_4);
   else
     set_str (&R.s4.status, "skipped");
+  if (want (1 << 5))
+    ok &= run_gpu_section (&R.s5, SEC_5);
+  else
+    set_str (&R.s5.status, "skipped");
+  if (want (1 << 6))
+    ok &= run_scenario6 ();
+  else
+    set_str (&R.s6->status, "skipped");
 
   if (kernel.module && gst_cuda_context_push (ctx)) {
     CuModuleUnload (kernel.module);

@@ -15,8 +15,10 @@
 #    (producer, pipeline, recycler, events) with memset frames, which the
 #    simulator runs too; the element counters must match each handoff mode.
 #    The same for scenario 2's diagnosis (2d) and scenario 3 (CUDA ->
-#    Vulkan; skipped with a reason where there is no Vulkan). Scenario 4
-#    (Vulkan -> CUDA) needs no kernel and runs in 1.
+#    Vulkan, modes a-d; skipped with a reason where there is no Vulkan),
+#    scenario 5 (CUDA -> Vulkan -> CUDA stages, 0 ms only) and scenario 6
+#    (1 and 2 pipelines at once). Scenario 4 (Vulkan -> CUDA) needs no
+#    kernel and runs in 1.
 
 import json
 import math
@@ -89,6 +91,53 @@ def s2_syncs(key):
 
 
 S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8')
+S3_MODES = ('a', 'b', 'c', 'd')
+
+
+def check_s3_raw(doc, name):
+    """Scenario 3 mode d: its path is named and a/d is reported."""
+    s = doc.get('scenario3_cuda_to_vulkan', {})
+    if s.get('status') != 'ok':
+        return
+    for c in s['configs']:
+        if c['status'] == 'skipped':
+            continue
+        d = c['modes']['d']
+        check(bool(d.get('bridge_path')), '%s: scenario 3 mode d: no path' % name)
+        r = c.get('ratios_a_over_d_median', {})
+        check(number(r.get('fps')) and r.get('target_fps') == 0.9,
+              '%s: scenario 3: a/d ratios %s' % (name, r))
+
+
+def check_s6(doc, n_configs, name):
+    """Scenario 6: ok with n_configs configurations (1, 2, ... pipelines),
+    or skipped with a reason."""
+    s = doc.get('scenario6_scaling')
+    check(isinstance(s, dict), '%s: scenario6_scaling missing' % name)
+    if not isinstance(s, dict):
+        return
+    check(s['status'] in ('ok', 'skipped'), '%s: scenario 6 status %s (%s)'
+          % (name, s['status'], s.get('reason')))
+    if s['status'] == 'skipped':
+        check(bool(s.get('reason')), '%s: scenario 6 skipped without a reason' % name)
+        print('%s: scenario6_scaling skipped: %s' % (name, s.get('reason')))
+        return
+    ran = [c for c in s['configs'] if c['status'] != 'skipped']
+    check(len(ran) == n_configs, '%s: scenario 6: %d configurations ran, expected %d'
+          % (name, len(ran), n_configs))
+    check(sorted(c['pipelines'] for c in ran)[:2] == [1, 2],
+          '%s: scenario 6 pipeline counts %s' % (name, [c['pipelines'] for c in ran]))
+    for c in ran:
+        where = '%s: scenario 6, %d pipelines' % (name, c['pipelines'])
+        check(c['status'] == 'ok', where + ': status %s (%s)' % (c['status'], c.get('reason')))
+        for field in ('aggregate_fps', 'process_cpu_us_per_frame',
+                      'min_pipeline_fps', 'max_pipeline_fps'):
+            v = c.get(field, {})
+            check(number(v.get('median')) and v.get('all'), where + ': ' + field)
+        check(number(c.get('aggregate_fps_over_1_pipeline_median')),
+              where + ': aggregate_fps_over_1_pipeline_median')
+        check(c.get('element_stats_as_expected') is True,
+              where + ': element stats: %s' % c.get('element_stats_note'))
 
 
 def check_section(doc, key, modes, ref, n_configs, sim, name, syncs=None):
@@ -145,7 +194,8 @@ def main():
         if sim:
             check(s2['status'] == 'skipped' and 'simulated' in (s2['reason'] or ''),
                   'scenario 2 on the simulator: %s (%s)' % (s2['status'], s2['reason']))
-            for key in ('scenario2_diagnosis', 'scenario3_cuda_to_vulkan'):
+            for key in ('scenario2_diagnosis', 'scenario3_cuda_to_vulkan',
+                        'scenario5_pipelined_stages', 'scenario6_scaling'):
                 s = doc[key]
                 check(s['status'] == 'skipped' and bool(s['reason']),
                       '%s on the simulator: %s (%s)' % (key, s['status'], s['reason']))
@@ -153,15 +203,20 @@ def main():
             check(s2['status'] == 'ok', 'scenario 2: %s (%s)' % (s2['status'], s2['reason']))
             check_section(doc, 'scenario2_diagnosis', S2D_MODES, 'c', 1, sim,
                           'quick', s2_syncs)
-            check_section(doc, 'scenario3_cuda_to_vulkan', ('a', 'b', 'c'), 'b',
+            check_section(doc, 'scenario3_cuda_to_vulkan', S3_MODES, 'b',
                           2, sim, 'quick')
+            check_s3_raw(doc, 'quick')
+            # --quick: 0 and 1 ms
+            check_section(doc, 'scenario5_pipelined_stages', ('a', 'c'), 'c',
+                          2, sim, 'quick')
+            check_s6(doc, 2, 'quick')
         # no kernel needed: runs on the simulator too (lavapipe)
         check_section(doc, 'scenario4_vulkan_to_cuda', ('a', 'b'), 'b', 2, sim,
                       'quick')
 
     # 2. memset frames: the scenario 2 harness, also on the simulator
     doc = run(bench, os.path.join(outdir, 'bench-smoke-memset.json'),
-              ['--quick', '--only', '2,2d,3', '--frame-writer=memset'])
+              ['--quick', '--only', '2,2d,3,5,6', '--frame-writer=memset'])
     if doc:
         check_common(doc, 'memset')
         sim = doc['environment']['simulated']
@@ -175,8 +230,13 @@ def main():
             check(number(c['ratios_a_over_c_median']['fps']), 'memset: a/c fps ratio')
         check_section(doc, 'scenario2_diagnosis', S2D_MODES, 'c', 1, sim,
                       'memset', s2_syncs)
-        check_section(doc, 'scenario3_cuda_to_vulkan', ('a', 'b', 'c'), 'b', 2,
+        check_section(doc, 'scenario3_cuda_to_vulkan', S3_MODES, 'b', 2,
                       sim, 'memset')
+        check_s3_raw(doc, 'memset')
+        # memset frames: the 0 ms configuration only
+        check_section(doc, 'scenario5_pipelined_stages', ('a', 'c'), 'c', 1,
+                      sim, 'memset')
+        check_s6(doc, 2, 'memset')
         check(doc['scenario4_vulkan_to_cuda']['status'] == 'skipped',
               'memset: scenario 4 not skipped by --only')
 
