@@ -270,38 +270,57 @@ cudasim_sem_get_value (int id)
   return v;
 }
 
+/* Host-side waits (cudasim_sem_host_wait, cudasim_nvsci_fence_wait): the
+ * absolute deadline for @timeout_ns (0: none, UINT64_MAX waits for ever). */
+static int64_t
+host_wait_deadline (uint64_t timeout_ns)
+{
+  if (timeout_ns != UINT64_MAX && timeout_ns < (uint64_t) INT64_MAX / 2)
+    return sim_now_ns () + (int64_t) timeout_ns;
+  return 0;
+}
+
+/* Blocks (g_sim.lock held, released while waiting) until @sem satisfies
+ * @value or @deadline passes. Returns 0 when satisfied, -1 on timeout. */
+static int
+host_wait_locked (SimSemObject * sem, uint64_t value, int64_t deadline)
+{
+  int r = -1;
+
+  sem->refcount++;
+  for (;;) {
+    if (sem_try_wait_locked (sem, value)) {
+      r = 0;
+      break;
+    }
+    if (deadline) {
+      struct timespec ts;
+      if (sim_now_ns () >= deadline)
+        break;
+      ts.tv_sec = deadline / 1000000000LL;
+      ts.tv_nsec = deadline % 1000000000LL;
+      pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
+    } else {
+      pthread_cond_wait (&g_sim.progress, &g_sim.lock);
+    }
+  }
+  sem_object_unref_locked (sem);
+  return r;
+}
+
 SIM_EXPORT int
 cudasim_sem_host_wait (int id, uint64_t value, uint64_t timeout_ns)
 {
   SimSemObject *sem;
-  int64_t deadline = 0;
+  int64_t deadline;
   int r = -1;
 
-  if (timeout_ns != UINT64_MAX && timeout_ns < (uint64_t) INT64_MAX / 2)
-    deadline = sim_now_ns () + (int64_t) timeout_ns;
+  deadline = host_wait_deadline (timeout_ns);
 
   pthread_mutex_lock (&g_sim.lock);
   sem = sem_get_locked (id);
-  if (sem) {
-    sem->refcount++;
-    for (;;) {
-      if (sem_try_wait_locked (sem, value)) {
-        r = 0;
-        break;
-      }
-      if (deadline) {
-        struct timespec ts;
-        if (sim_now_ns () >= deadline)
-          break;
-        ts.tv_sec = deadline / 1000000000LL;
-        ts.tv_nsec = deadline % 1000000000LL;
-        pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
-      } else {
-        pthread_cond_wait (&g_sim.progress, &g_sim.lock);
-      }
-    }
-    sem_object_unref_locked (sem);
-  }
+  if (sem)
+    r = host_wait_locked (sem, value, deadline);
   pthread_mutex_unlock (&g_sim.lock);
   return r;
 }
@@ -560,7 +579,7 @@ cudasim_nvsci_fence_wait (const void *fence, uint64_t timeout_ns)
 {
   SimSemObject *sem;
   SimNvSciFence f;
-  int64_t deadline = 0;
+  int64_t deadline;
   int r = -1;
 
   if (!fence)
@@ -568,31 +587,12 @@ cudasim_nvsci_fence_wait (const void *fence, uint64_t timeout_ns)
   if (fence_is_cleared (fence))
     return 0;
   memcpy (&f, fence, sizeof (f));
-  if (timeout_ns != UINT64_MAX && timeout_ns < (uint64_t) INT64_MAX / 2)
-    deadline = sim_now_ns () + (int64_t) timeout_ns;
+  deadline = host_wait_deadline (timeout_ns);
 
   pthread_mutex_lock (&g_sim.lock);
   sem = fence_object_locked (&f);
-  if (sem) {
-    sem->refcount++;
-    for (;;) {
-      if (sem_try_wait_locked (sem, f.value)) {
-        r = 0;
-        break;
-      }
-      if (deadline) {
-        struct timespec ts;
-        if (sim_now_ns () >= deadline)
-          break;
-        ts.tv_sec = deadline / 1000000000LL;
-        ts.tv_nsec = deadline % 1000000000LL;
-        pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
-      } else {
-        pthread_cond_wait (&g_sim.progress, &g_sim.lock);
-      }
-    }
-    sem_object_unref_locked (sem);
-  }
+  if (sem)
+    r = host_wait_locked (sem, f.value, deadline);
   pthread_mutex_unlock (&g_sim.lock);
   return r;
 }
