@@ -116,6 +116,7 @@ static struct
   BENCH_DECL_FN (cuEventCreate);
   BENCH_DECL_FN (cuEventRecord);
   BENCH_DECL_FN (cuEventSynchronize);
+  BENCH_DECL_FN (cuEventQuery);
   BENCH_DECL_FN (cuEventDestroy);
   BENCH_DECL_FN (cuEventElapsedTime);
   BENCH_DECL_FN (cuImportExternalSemaphore);
@@ -516,6 +517,7 @@ enum
   MODE_A2,
   MODE_A_IF1,
   MODE_A_IF8,
+  MODE_A4,
   /* scenario 3: CUDA -> Vulkan */
   MODE_CV_A,
   MODE_CV_B,
@@ -534,7 +536,7 @@ enum
 };
 
 static const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
-  "a3_in_flight_1", "a3_in_flight_8", "a", "b", "c", "a", "b", "d", "a", "c",
+  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a", "b", "d", "a", "c",
   "a"
 };
 
@@ -552,6 +554,8 @@ static const gchar *const mode_desc[N_ALL_MODES] = {
       "default stream, the end event is recorded there (as in a)",
   "a with 1 frame in flight (pool of 1 buffer)",
   "a with 8 frames in flight (pool of 8 buffers)",
+  "a with the recycler polling the end event (cuEventQuery, 20 us sleeps) "
+      "instead of blocking in cuEventSynchronize on a blocking-sync event",
   "this project: producer acquire point -> cudatovulkan ! queue ! "
       "vulkandownload ! fakesink (no CPU wait before vulkandownload)",
   "upstream today: producer cuStreamSynchronize -> cudadownload ! "
@@ -594,7 +598,7 @@ static const gchar *const mode_desc[N_ALL_MODES] = {
 
 static const gint s2_modes[] = { MODE_A, MODE_C };
 static const gint s2d_modes[] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
-  MODE_A_IF1, MODE_A_IF8
+  MODE_A_IF1, MODE_A_IF8, MODE_A4
 };
 static const gint s3_modes[] = { MODE_CV_A, MODE_CV_B, MODE_CV_C, MODE_CV_D };
 static const gint s5_modes[] = { MODE_S5_A, MODE_S5_C };
@@ -1129,6 +1133,7 @@ load_driver_symbols (gchar ** error)
   LOAD (cuEventCreate);
   LOAD (cuEventRecord);
   LOAD (cuEventSynchronize);
+  LOAD (cuEventQuery);
   LOAD (cuEventDestroy);
   LOAD (cuImportExternalSemaphore);
   LOAD (cuSignalExternalSemaphoresAsync);
@@ -2065,6 +2070,7 @@ typedef struct
   gboolean wall;                /* latency by the wall clock */
   gboolean sink_event;          /* scenario 5: the sink probe records E1 */
   gboolean producer_sync;       /* cuStreamSynchronize before pushing */
+  gboolean poll;                /* recycler polls E1 (cuEventQuery) */
   gboolean acquire;             /* attach the producer's acquire point */
   guint grid;
 
@@ -2282,7 +2288,14 @@ s2_recycler (gpointer data)
       r = CUDA_ERROR_INVALID_CONTEXT;
     else {
       if (item->e1_recorded) {
-        r = drv.cuEventSynchronize (item->pair->e1);
+        if (run->poll) {
+          /* 2d a4_poll: no blocking wait in the driver */
+          while ((r = drv.cuEventQuery (item->pair->e1)) ==
+              CUDA_ERROR_NOT_READY)
+            g_usleep (20);
+        } else {
+          r = drv.cuEventSynchronize (item->pair->e1);
+        }
         if (run->wall)
           item->t1 = mono_s ();
         else if (r == CUDA_SUCCESS)
@@ -2663,6 +2676,7 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   run.producer_sync = mode == MODE_C || mode == MODE_CV_B ||
       mode == MODE_CV_C || mode == MODE_S5_C;
   run.acquire = !run.producer_sync && !sysframe;
+  run.poll = mode == MODE_A4;
   run.wall = mode >= MODE_CV_A;
   if ((mode >= MODE_CV_A && mode <= MODE_CV_C) || mode == MODE_S5_A ||
       mode == MODE_S5_C || mode == MODE_S6_A)
@@ -2689,6 +2703,7 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
     case MODE_C:
     case MODE_A_IF1:
     case MODE_A_IF8:
+    case MODE_A4:
     case MODE_A1:
       sig = chain[n++] = make (run.pipeline, "cudasemsignal", "sig", error);
       if (!sig)
@@ -2907,6 +2922,7 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
       case MODE_A:
       case MODE_A_IF1:
       case MODE_A_IF8:
+      case MODE_A4:
       case MODE_A1:
         sok &= expect_stat (ss, "signals", run.total, note, "cudasemsignal");
         sok &= expect_stat (ss, "waits", run.total, note, "cudasemsignal");

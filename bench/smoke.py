@@ -90,7 +90,8 @@ def s2_syncs(key):
     return 2 if key == 'c' else 0
 
 
-S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8')
+S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8',
+             'a4_poll')
 S3_MODES = ('a', 'b', 'c', 'd')
 
 
