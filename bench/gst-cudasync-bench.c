@@ -117,6 +117,7 @@ static struct
   BENCH_DECL_FN (cuEventRecord);
   BENCH_DECL_FN (cuEventSynchronize);
   BENCH_DECL_FN (cuEventQuery);
+  BENCH_DECL_FN (cuStreamWaitEvent);
   BENCH_DECL_FN (cuEventDestroy);
   BENCH_DECL_FN (cuEventElapsedTime);
   BENCH_DECL_FN (cuImportExternalSemaphore);
@@ -854,6 +855,7 @@ json_section (JW * w, S2Result * S)
 }
 
 static void json_s6 (JW * w);
+static void json_s2g (JW * w);
 
 static gchar *
 json_document (void)
@@ -992,6 +994,7 @@ json_document (void)
   jw_obj_end (&w);
 
   json_section (&w, &R.s2d);
+  json_s2g (&w);
   json_section (&w, &R.s3);
   json_section (&w, &R.s4);
   json_section (&w, &R.s5);
@@ -1134,6 +1137,7 @@ load_driver_symbols (gchar ** error)
   LOAD (cuEventRecord);
   LOAD (cuEventSynchronize);
   LOAD (cuEventQuery);
+  LOAD (cuStreamWaitEvent);
   LOAD (cuEventDestroy);
   LOAD (cuImportExternalSemaphore);
   LOAD (cuSignalExternalSemaphoresAsync);
@@ -3363,7 +3367,7 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
       ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
           VK_IMAGE_USAGE_TRANSFER_DST_BIT;
       ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-      ci.initialLayout = VK_IMAGE_LAYOUT_PREINITIALIZED;
+      ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;   /* external memory */
       what = "vkCreateImage (linear, exportable)";
       if ((res = vkCreateImage (dev, &ci, NULL, &sl->p[p].image)))
         goto vk_fail;
@@ -3500,7 +3504,7 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
   pushed = FALSE;
 
   /* the slots' command buffers, recorded once: the first one also takes
-   * every image from PREINITIALIZED to GENERAL (submitted and waited for
+   * every image from UNDEFINED to GENERAL (submitted and waited for
    * outside the measurement); then per frame: acquire the images from
    * the external (CUDA) queue family, copy them into the host-visible
    * buffer, make the copy visible to the host */
@@ -3524,7 +3528,7 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
         memset (&ib[p], 0, sizeof (ib[p]));
         ib[p].sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
         ib[p].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-        ib[p].oldLayout = n == 0 ? VK_IMAGE_LAYOUT_PREINITIALIZED :
+        ib[p].oldLayout = n == 0 ? VK_IMAGE_LAYOUT_UNDEFINED :
             VK_IMAGE_LAYOUT_GENERAL;
         ib[p].newLayout = VK_IMAGE_LAYOUT_GENERAL;
         ib[p].srcQueueFamilyIndex = n == 0 ? VK_QUEUE_FAMILY_IGNORED :
@@ -4425,6 +4429,276 @@ run_scenario2 (void)
 }
 
 /* ------------------------------------------------------------------ */
+/* scenario 2g: the GPU gap between frames, without GStreamer           */
+/* ------------------------------------------------------------------ */
+
+/* Scenario 2 at 5 ms of GPU work loses ~0.7 ms per frame in every variant
+ * that queues frames ahead (2d), and the raw-API mode d of scenario 3 loses
+ * about as much. 2g runs the spin kernel alone on one non-blocking stream,
+ * no element, no pool, no pipeline, and adds one suspect at a time. Per
+ * frame: E0, kernel (5 ms spin, one 1920x1080 RGBA frame written), EK, then
+ * the variant's operation. The host keeps at most `depth` frames queued
+ * (cuEventSynchronize on EK of frame n - depth before launching frame n).
+ * gap = E0(n+1) - EK(n) on the GPU, i.e. what the GPU spent between two
+ * kernels. */
+enum
+{
+  G_KERNEL_Q4,                  /* kernel only, 4 queued */
+  G_KERNEL_Q1,                  /* kernel only, one at a time */
+  G_EVENT_Q4,                   /* + an extra cuEventRecord, 4 queued */
+  G_SIGNAL_Q4,                  /* + timeline signal, 4 queued */
+  G_SIGNAL_Q1,                  /* + timeline signal, one at a time */
+  G_SIGNAL_Q8,                  /* + timeline signal, 8 queued */
+  G_SIGNAL_SEP_Q4,              /* timeline signal on a second stream after
+                                 * a cuStreamWaitEvent (EK), 4 queued */
+  G_N
+};
+
+static const struct
+{
+  const gchar *key, *desc;
+  guint depth;
+} g_variant[G_N] = {
+  {"kernel_q4", "kernel only, 4 frames queued", 4},
+  {"kernel_q1", "kernel only, one frame at a time", 1},
+  {"event_q4", "kernel + one more cuEventRecord, 4 queued", 4},
+  {"signal_q4", "kernel + cuSignalExternalSemaphoresAsync (Vulkan timeline, "
+        "imported fd), 4 queued", 4},
+  {"signal_q1", "kernel + timeline signal, one frame at a time", 1},
+  {"signal_q8", "kernel + timeline signal, 8 queued", 8},
+  {"signal_other_stream_q4", "kernel; the signal on a second stream that "
+        "waits for EK (cuStreamWaitEvent), 4 queued", 4},
+};
+
+static struct
+{
+  gchar *status, *reason;
+  guint frames, gpu_us;
+  GArray *fps[G_N], *gap_us[G_N];
+} G;
+
+#define G_MAX_Q 8
+#define G_FRAMES 40
+
+static gboolean
+s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
+    CUexternalSemaphore ext, guint64 * value, gchar ** error)
+{
+  CUevent e0[G_FRAMES], ek[G_FRAMES], ex[G_FRAMES];
+  guint depth = g_variant[v].depth, n, i;
+  unsigned long long plane1 = 0, pitch0 = 1920 * 4, pitch1 = 0;
+  unsigned int words0 = 1920, rows0 = 1080, words1 = 0, rows1 = 0;
+  unsigned long long spin_ns = (unsigned long long) G.gpu_us * 1000;
+  gdouble t0 = 0, gap = 0;
+  CUresult r = CUDA_SUCCESS;
+
+  for (i = 0; i < G_FRAMES && r == CUDA_SUCCESS; i++) {
+    r = drv.cuEventCreate (&e0[i], CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventCreate (&ek[i], CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventCreate (&ex[i], CU_EVENT_DISABLE_TIMING);
+  }
+  if (r != CUDA_SUCCESS) {
+    *error = cu_error ("cuEventCreate", r);
+    return FALSE;
+  }
+  for (n = 0; n < G_FRAMES && r == CUDA_SUCCESS; n++) {
+    unsigned int seed = n;
+    unsigned long long plane0 = frame;
+    void *args[] = { &plane0, &pitch0, &words0, &rows0, &plane1, &pitch1,
+      &words1, &rows1, &spin_ns, &seed
+    };
+
+    if (n >= depth)
+      r = drv.cuEventSynchronize (ek[n - depth]);
+    if (n == 4)
+      t0 = mono_s ();
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventRecord (e0[n], s1);
+    if (r == CUDA_SUCCESS)
+      r = CuLaunchKernel (kernel.func, MAX (R.sm_count, 1) * 4, 1, 1, 256, 1,
+          1, 0, s1, args, NULL);
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventRecord (ek[n], s1);
+    if (r != CUDA_SUCCESS)
+      break;
+    if (v == G_EVENT_Q4) {
+      r = drv.cuEventRecord (ex[n], s1);
+    } else if (v != G_KERNEL_Q4 && v != G_KERNEL_Q1) {
+      CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS p;
+      CUstream ss = s1;
+
+      memset (&p, 0, sizeof (p));
+      p.params.fence.value = ++(*value);
+      if (v == G_SIGNAL_SEP_Q4) {
+        ss = s2;
+        r = drv.cuStreamWaitEvent (s2, ek[n], 0);
+      }
+      if (r == CUDA_SUCCESS)
+        r = drv.cuSignalExternalSemaphoresAsync (&ext, &p, 1, ss);
+    }
+  }
+  if (r == CUDA_SUCCESS)
+    r = drv.cuStreamSynchronize (s1);
+  if (r == CUDA_SUCCESS)
+    r = drv.cuStreamSynchronize (s2);
+  if (r == CUDA_SUCCESS) {
+    gdouble t1 = mono_s ();
+    guint k = 0;
+
+    for (n = 4; n + 1 < G_FRAMES && r == CUDA_SUCCESS; n++, k++) {
+      gfloat ms = 0;
+
+      r = drv.cuEventElapsedTime (&ms, ek[n], e0[n + 1]);
+      gap += ms * 1000.0;
+    }
+    if (r == CUDA_SUCCESS) {
+      series_add (G.fps[v], (G_FRAMES - 4) / (t1 - t0));
+      series_add (G.gap_us[v], gap / MAX (k, 1));
+    }
+  }
+  for (i = 0; i < G_FRAMES; i++) {
+    drv.cuEventDestroy (e0[i]);
+    drv.cuEventDestroy (ek[i]);
+    drv.cuEventDestroy (ex[i]);
+  }
+  if (r != CUDA_SUCCESS) {
+    *error = cu_error ("scenario 2g", r);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+run_scenario2g (void)
+{
+  TestSem *ts = NULL;
+  CUexternalSemaphore ext = NULL;
+  CUstream s1 = NULL, s2 = NULL;
+  CUdeviceptr frame = 0;
+  guint64 value = 0;
+  gchar *error = NULL, *info = NULL;
+  gint v, rep;
+  CUresult r;
+
+  G.gpu_us = opt.quick ? 1000 : 5000;
+  G.frames = G_FRAMES - 4;
+  for (v = 0; v < G_N; v++) {
+    G.fps[v] = series_new ();
+    G.gap_us[v] = series_new ();
+  }
+  g_print ("\nScenario 2g: GPU time between frames on one stream, no "
+      "GStreamer (spin kernel %u us, 1920x1080 RGBA, %u frames, %d "
+      "repetitions)\n", G.gpu_us, G.frames, opt.repetitions);
+  if (!kernel_load_once (&info)) {
+    set_str (&G.status, "skipped");
+    G.reason = g_strdup_printf ("no kernel: %s", info);
+    g_print ("  SKIPPED: %s\n", G.reason);
+    g_free (info);
+    return TRUE;
+  }
+  g_free (info);
+  ts = test_sem_new (TRUE, 0);
+  if (!ts) {
+    error = g_strdup ("could not create a timeline semaphore (testsem)");
+    goto fail;
+  }
+  if (!gst_cuda_context_push (ctx)) {
+    error = g_strdup ("cannot push the CUDA context");
+    goto fail;
+  }
+  {
+    CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+    gint fd = test_sem_export_fd (ts);
+
+    memset (&desc, 0, sizeof (desc));
+    desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+    desc.handle.fd = fd;
+    r = fd < 0 ? CUDA_ERROR_INVALID_HANDLE :
+        drv.cuImportExternalSemaphore (&ext, &desc);
+    if (r != CUDA_SUCCESS) {
+      if (fd >= 0)
+        close (fd);
+      gst_cuda_context_pop (NULL);
+      error = cu_error ("cuImportExternalSemaphore", r);
+      goto fail;
+    }
+  }
+  r = drv.cuStreamCreate (&s1, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS)
+    r = drv.cuStreamCreate (&s2, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS)
+    r = drv.cuMemAlloc (&frame, 1920 * 4 * 1080);
+  if (r != CUDA_SUCCESS) {
+    gst_cuda_context_pop (NULL);
+    error = cu_error ("cuStreamCreate/cuMemAlloc", r);
+    goto fail;
+  }
+  for (rep = 0; rep < opt.repetitions && !error; rep++)
+    for (v = 0; v < G_N && !error; v++) {
+      s2g_once (v, frame, s1, s2, ext, &value, &error);
+      progress ();
+    }
+  drv.cuStreamSynchronize (s1);
+  drv.cuStreamSynchronize (s2);
+  drv.cuMemFree (frame);
+  drv.cuStreamDestroy (s1);
+  drv.cuStreamDestroy (s2);
+  drv.cuDestroyExternalSemaphore (ext);
+  gst_cuda_context_pop (NULL);
+  if (error)
+    goto fail;
+  test_sem_free (ts);
+
+  set_str (&G.status, "ok");
+  g_print ("  %-24s %9s %9s  %s\n", "variant", "fps", "gap-us", "what");
+  g_print ("  %-24s %9s %9s\n", "", "median", "median");
+  for (v = 0; v < G_N; v++)
+    g_print ("  %-24s %9.1f %9.1f  %s\n", g_variant[v].key,
+        series_median (G.fps[v]), series_median (G.gap_us[v]),
+        g_variant[v].desc);
+  write_json ();
+  return TRUE;
+
+fail:
+  set_str (&G.status, "failed");
+  G.reason = error;
+  g_print ("  FAILED: %s\n", error);
+  if (ts)
+    test_sem_free (ts);
+  write_json ();
+  return FALSE;
+}
+
+static void
+json_s2g (JW * w)
+{
+  gint v;
+
+  jw_obj (w, "scenario2g_gpu_gap");
+  jw_str (w, "status", G.status ? G.status : "not run");
+  jw_str (w, "reason", G.reason);
+  jw_str (w, "what", "spin kernel alone on one non-blocking stream, no "
+      "GStreamer; gap_us = GPU time from the end event of frame n to the "
+      "start event of frame n+1 (mean over a repetition)");
+  jw_int (w, "gpu_us", G.gpu_us);
+  jw_int (w, "frames", G.frames);
+  jw_arr (w, "variants");
+  for (v = 0; v < G_N && G.status; v++) {
+    jw_obj (w, NULL);
+    jw_str (w, "key", g_variant[v].key);
+    jw_str (w, "what", g_variant[v].desc);
+    jw_int (w, "depth", g_variant[v].depth);
+    jw_series (w, "fps", G.fps[v]);
+    jw_series (w, "gap_us", G.gap_us[v]);
+    jw_obj_end (w);
+  }
+  jw_arr_end (w);
+  jw_obj_end (w);
+}
+
+/* ------------------------------------------------------------------ */
 /* scenario 6: scaling                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -4876,6 +5150,7 @@ parse_writer (const gchar * name, const gchar * value, gpointer data,
 /* --only: a comma-separated list of 1, 2, 2d (scenario 2's diagnosis), 3,
  * 4 */
 #define ONLY_2D (1 << 9)
+#define ONLY_2G (1 << 10)
 
 static gboolean
 parse_only (const gchar * name, const gchar * value, gpointer data,
@@ -4891,9 +5166,11 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
       opt.only |= 1 << (p[0] - '0');
     else if (g_str_equal (p, "2d"))
       opt.only |= ONLY_2D;
+    else if (g_str_equal (p, "2g"))
+      opt.only |= ONLY_2G;
     else {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--only: a comma-separated list of 1, 2, 2d, 3, 4, 5, 6");
+          "--only: a comma-separated list of 1, 2, 2d, 2g, 3, 4, 5, 6");
       g_strfreev (parts);
       return FALSE;
     }
@@ -5122,6 +5399,10 @@ main (int argc, char **argv)
     ok &= run_gpu_section (&R.s2d, SEC_2D);
   else
     set_str (&R.s2d.status, "skipped");
+  if (want (ONLY_2G))
+    ok &= run_scenario2g ();
+  else
+    set_str (&G.status, "skipped");
   if (want (1 << 3))
     ok &= run_gpu_section (&R.s3, SEC_3);
   else

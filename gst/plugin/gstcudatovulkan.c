@@ -91,7 +91,7 @@ typedef struct
 {
   PlaneHolder *planes[GST_VIDEO_MAX_PLANES];
   guint n_planes;
-  gboolean used;                /* PREINITIALIZED until the first acquire */
+  gboolean used;                /* acquired by the queue at least once */
   GstVulkanFence *fence;        /* downstream's work on it done */
   /* GPU path: CUDA signals it after the copy into this frame, the acquire
    * submission waits on it; created on first use */
@@ -146,6 +146,52 @@ frame_free (gpointer data)
     gst_vulkan_fence_unref (f->fence);
   gst_cuda_vk_semaphore_free (f->sem);
   g_free (f);
+}
+
+/* A new frame's images are UNDEFINED (external memory must be created so):
+ * move them to GENERAL and give them to VK_QUEUE_FAMILY_EXTERNAL before CUDA
+ * writes into them, as every later release does (a transition from
+ * UNDEFINED may discard the contents). Once per allocation, so its CPU wait
+ * is not a per-frame synchronisation. */
+static gboolean
+frame_init_layout (GstCudaVkImagePool * pool, GstBuffer * buf, Frame * f,
+    GError ** error)
+{
+  GstCudaVkBridge *b = pool->bridge;
+  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  GstVulkanCommandBuffer *cmd;
+  GstVulkanFence *fence;
+  VkResult res;
+  guint i;
+
+  cmd = gst_cuda_vk_bridge_begin (b, error);
+  if (!cmd)
+    return FALSE;
+  for (i = 0; i < f->n_planes; i++) {
+    VkImageMemoryBarrier *ib = &barriers[i];
+
+    memset (ib, 0, sizeof (*ib));
+    ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+    ib->oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ib->srcQueueFamilyIndex = pool->queue->family;
+    ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    ib->image = f->planes[i]->plane.image;
+    ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    ib->subresourceRange.levelCount = 1;
+    ib->subresourceRange.layerCount = 1;
+  }
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
+      barriers);
+  fence = gst_cuda_vk_bridge_submit (b, cmd, VK_NULL_HANDLE, VK_NULL_HANDLE,
+      NULL, error);
+  if (!fence)
+    return FALSE;
+  res = vkWaitForFences (pool->device->device, 1,
+      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
+  gst_vulkan_fence_unref (fence);
+  return gst_vulkan_error_to_g_error (res, error, "vkWaitForFences") >= 0;
 }
 
 static GstFlowReturn
@@ -230,6 +276,15 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     /* survives the pool's reset */
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
+  }
+  if (!pool->buffers && !frame_init_layout (pool, buf, f, &err)) {
+    GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
+        ("Could not prepare new Vulkan images for CUDA: %s", err->message),
+        (NULL));
+    g_clear_error (&err);
+    gst_buffer_unref (buf);
+    frame_free (f);
+    return GST_FLOW_ERROR;
   }
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
       frame_free);
@@ -861,8 +916,8 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
     ib->srcAccessMask = 0;
     ib->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-    ib->oldLayout = f->used ? VK_IMAGE_LAYOUT_GENERAL :
-        VK_IMAGE_LAYOUT_PREINITIALIZED;
+    /* frame_init_layout() left it GENERAL, and each release does */
+    ib->oldLayout = VK_IMAGE_LAYOUT_GENERAL;
     ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
     ib->srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
     ib->dstQueueFamilyIndex = b->queue->family;

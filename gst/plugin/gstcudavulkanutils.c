@@ -985,7 +985,9 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   ci.tiling = VK_IMAGE_TILING_LINEAR;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  ci.initialLayout = VK_IMAGE_LAYOUT_PREINITIALIZED;
+  /* external memory: must start UNDEFINED (VUID-VkImageCreateInfo-pNext-01443);
+   * the user moves it to GENERAL before CUDA writes into it */
+  ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   res = vkCreateImage (b->device->device, &ci, NULL, &plane->image);
   if (res != VK_SUCCESS) {
     plane->image = VK_NULL_HANDLE;
