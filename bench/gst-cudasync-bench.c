@@ -588,7 +588,7 @@ static const gchar *const mode_desc[N_ALL_MODES] = {
       "CUDA consumer records an event on the legacy default stream",
   "CPU-synchronised handoffs (emulated): producer cuStreamSynchronize, no "
       "acquire point; cuCtxSynchronize on cudatovulkan's src pad (CPU wait "
-      "for its copy); vkQueueWaitIdle of the device's queues on "
+      "for its copy); vkQueueWaitIdle of the elements' queue on "
       "vulkantocuda's sink pad (CPU wait for the Vulkan stage); the "
       "elements still run their GPU path, whose waits find their "
       "semaphores already signalled",
@@ -2212,40 +2212,39 @@ s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 }
 
 #ifdef HAVE_CUDA_VULKAN
-static gboolean
-wait_queue_idle (GstVulkanDevice * device, GstVulkanQueue * queue,
-    gpointer data)
-{
-  VkResult *res = data;
-  VkResult r;
-
-  gst_vulkan_queue_submit_lock (queue);
-  r = vkQueueWaitIdle (queue->queue);
-  gst_vulkan_queue_submit_unlock (queue);
-  if (r != VK_SUCCESS)
-    *res = r;
-  return TRUE;
-}
-
 /* scenario 5 mode c: the CPU wait for the Vulkan stage, before
- * vulkantocuda: every queue of the shared device idle */
+ * vulkantocuda: the queue idle. The queue object is the element's (asked
+ * with a context query): GStreamer 1.22 gives every
+ * gst_vulkan_device_get_queue() caller its own object and submit lock, and
+ * vkQueueWaitIdle must not run while an element submits to the queue. */
 static GstPadProbeReturn
 s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *run = user_data;
-  GstVulkanDevice *dev = NULL;
+  GstElement *v2c = gst_pad_get_parent_element (pad);
+  GstPad *src = v2c ? gst_element_get_static_pad (v2c, "src") : NULL;
+  GstQuery *query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  GstVulkanQueue *queue = NULL;
   VkResult res = VK_SUCCESS;
 
-  g_mutex_lock (&vk_ctx_lock);
-  if (vk_ctx[1])
-    gst_context_get_vulkan_device (vk_ctx[1], &dev);
-  g_mutex_unlock (&vk_ctx_lock);
-  if (!dev) {
-    run_error (run, g_strdup ("no Vulkan device for vkQueueWaitIdle"));
+  if (src && gst_pad_query (src, query)) {
+    GstContext *c = NULL;
+
+    gst_query_parse_context (query, &c);
+    if (c)
+      gst_context_get_vulkan_queue (c, &queue);
+  }
+  gst_query_unref (query);
+  gst_clear_object (&src);
+  gst_clear_object (&v2c);
+  if (!queue) {
+    run_error (run, g_strdup ("vulkantocuda answered no Vulkan queue"));
     return GST_PAD_PROBE_OK;
   }
-  gst_vulkan_device_foreach_queue (dev, wait_queue_idle, &res);
-  gst_object_unref (dev);
+  gst_vulkan_queue_submit_lock (queue);
+  res = vkQueueWaitIdle (queue->queue);
+  gst_vulkan_queue_submit_unlock (queue);
+  gst_object_unref (queue);
   if (res != VK_SUCCESS)
     run_error (run, g_strdup_printf ("vkQueueWaitIdle: %d", res));
   return GST_PAD_PROBE_OK;
@@ -2322,6 +2321,15 @@ s2_recycler (gpointer data)
       series_add (run->lat_us, ms * 1000.0);
       if (item->kernel)
         series_add (run->kern_us, kms * 1000.0);
+    }
+    /* the measured window: from the consumer's end of the last warm-up
+     * frame to its end of the last frame, so that it holds exactly the
+     * measured frames' completions (opening it when the producer starts
+     * the first measured frame also counted the warm-up frames still in
+     * flight: up to --in-flight - 1 frames of GPU work too many) */
+    if (item->frame + 1 == run->warmup) {
+      run->t_start = mono_s ();
+      run->cpu_start = process_cpu_s ();
     }
     if (item->frame == run->total - 1) {
       run->t_end = mono_s ();
@@ -2460,8 +2468,9 @@ s2_producer (gpointer data)
     gdouble t0;
 
     if (n == run->warmup) {
-      run->t_start = mono_s ();
-      run->cpu_start = process_cpu_s ();
+      /* the run's window (t_start, cpu_start) opens when the consumer sees
+       * the last warm-up frame (recycler): frames still in flight here
+       * must not count as measured-window work */
       tcpu0 = thread_cpu_s ();
       if (sim_thread_cpu_syncs)
         syncs0 = sim_thread_cpu_syncs ();
@@ -3190,6 +3199,11 @@ d_consumer (gpointer data)
       series_add (run->lat_us, sl->t0 * 1e6);
       series_add (run->kern_us, kms * 1000.0);
     }
+    if (sl->frame + 1 == run->warmup) {
+      /* the measured window, as s2_recycler() */
+      run->t_start = mono_s ();
+      run->cpu_start = process_cpu_s ();
+    }
     if (sl->frame == run->total - 1) {
       run->t_end = mono_s ();
       run->cpu_end = process_cpu_s ();
@@ -3590,8 +3604,7 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
     };
 
     if (n == run.warmup) {
-      run.t_start = mono_s ();
-      run.cpu_start = process_cpu_s ();
+      /* window opened by the consumer at the last warm-up frame */
       tcpu0 = thread_cpu_s ();
       if (sim_thread_cpu_syncs)
         syncs0 = sim_thread_cpu_syncs ();
@@ -4489,7 +4502,7 @@ s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
   unsigned long long plane1 = 0, pitch0 = 1920 * 4, pitch1 = 0;
   unsigned int words0 = 1920, rows0 = 1080, words1 = 0, rows1 = 0;
   unsigned long long spin_ns = (unsigned long long) G.gpu_us * 1000;
-  gdouble t0 = 0, gap = 0;
+  gdouble gap = 0;
   CUresult r = CUDA_SUCCESS;
 
   for (i = 0; i < G_FRAMES && r == CUDA_SUCCESS; i++) {
@@ -4512,8 +4525,6 @@ s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
 
     if (n >= depth)
       r = drv.cuEventSynchronize (ek[n - depth]);
-    if (n == 4)
-      t0 = mono_s ();
     if (r == CUDA_SUCCESS)
       r = drv.cuEventRecord (e0[n], s1);
     if (r == CUDA_SUCCESS)
@@ -4544,7 +4555,6 @@ s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
   if (r == CUDA_SUCCESS)
     r = drv.cuStreamSynchronize (s2);
   if (r == CUDA_SUCCESS) {
-    gdouble t1 = mono_s ();
     guint k = 0;
 
     for (n = 4; n + 1 < G_FRAMES && r == CUDA_SUCCESS; n++, k++) {
@@ -4554,7 +4564,13 @@ s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
       gap += ms * 1000.0;
     }
     if (r == CUDA_SUCCESS) {
-      series_add (G.fps[v], (G_FRAMES - 4) / (t1 - t0));
+      /* GPU time from frame 4's start to the last frame's end: the host
+       * clock would also count frames queued before frame 4 */
+      gfloat span = 0;
+
+      r = drv.cuEventElapsedTime (&span, e0[4], ek[G_FRAMES - 1]);
+      if (r == CUDA_SUCCESS && span > 0)
+        series_add (G.fps[v], (G_FRAMES - 4) / (span / 1e3));
       series_add (G.gap_us[v], gap / MAX (k, 1));
     }
   }

@@ -122,6 +122,16 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
   if (gst_vulkan_handle_context_query (b->element, query, NULL, b->instance,
           b->device))
     return TRUE;
+  if (!b->queue && b->device && b->device->device) {
+    /* not started yet (downstream starts first): answer with the queue we
+     * will use, so that a vulkan element next to us picks the same one */
+    GstVulkanQueue *queue = gst_cuda_vk_shared_queue (b->device, NULL);
+    gboolean ret = gst_vulkan_queue_handle_context_query (b->element, query,
+        queue);
+
+    gst_clear_object (&queue);
+    return ret;
+  }
   if (gst_vulkan_queue_handle_context_query (b->element, query, b->queue))
     return TRUE;
   return FALSE;
@@ -472,6 +482,62 @@ pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
   return TRUE;
 }
 
+/* GStreamer 1.22's gst_vulkan_device_get_queue() and _foreach_queue() make a
+ * new GstVulkanQueue object, with its own submit lock, on every call, while
+ * vkQueueSubmit() needs the VkQueue itself externally synchronised. Two
+ * elements holding two such objects for one VkQueue submit at the same time:
+ * undefined behaviour, seen on the H200 as VK_ERROR_DEVICE_LOST with several
+ * pipelines on one device, and as a hang with cudatovulkan and vulkantocuda
+ * in one pipeline. So every bridge element of the process uses one object
+ * per device (kept, weakly, on the device), answers queue context queries
+ * with it as soon as it knows the device, and adopts the object a
+ * neighbour already uses when it is the first. */
+static GMutex shared_queue_lock;
+
+static void
+free_weak_ref (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+GstVulkanQueue *
+gst_cuda_vk_shared_queue (GstVulkanDevice * device, GstVulkanQueue * candidate)
+{
+  static GQuark quark;
+  GstVulkanQueue *queue;
+  GWeakRef *ref;
+
+  g_return_val_if_fail (GST_IS_VULKAN_DEVICE (device), NULL);
+  if (!quark)
+    quark = g_quark_from_static_string ("gst-cudasync-shared-queue");
+  if (candidate && candidate->device != device)
+    candidate = NULL;
+
+  g_mutex_lock (&shared_queue_lock);
+  ref = g_object_get_qdata (G_OBJECT (device), quark);
+  if (!ref) {
+    ref = g_new0 (GWeakRef, 1);
+    g_weak_ref_init (ref, NULL);
+    g_object_set_qdata_full (G_OBJECT (device), quark, ref, free_weak_ref);
+  }
+  queue = g_weak_ref_get (ref);
+  if (!queue && candidate)
+    queue = gst_object_ref (candidate);
+  if (!queue)
+    gst_vulkan_device_foreach_queue (device, pick_queue, &queue);
+  if (queue)
+    g_weak_ref_set (ref, queue);
+  g_mutex_unlock (&shared_queue_lock);
+
+  if (queue && candidate && candidate != queue && candidate->queue ==
+      queue->queue)
+    GST_WARNING_OBJECT (queue, "a neighbour submits to this VkQueue through "
+        "another GstVulkanQueue (another submit lock): its submissions and "
+        "ours are not serialised");
+  return queue;
+}
+
 /* Creates a binary semaphore exportable as an opaque fd and imports it into
  * the bridge's CUDA context. Leaves both NULL (and says why in the debug
  * log) when Vulkan cannot export it or CUDA cannot import it. */
@@ -674,14 +740,14 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   if (!setup_vulkan_device (b, (const guint8 *) uuid.bytes))
     return FALSE;
 
-  if (b->queue && b->queue->device != b->device)
+  {
+    GstVulkanQueue *neighbour = NULL;
+
     gst_clear_object (&b->queue);
-  if (!b->queue)
-    gst_vulkan_queue_run_context_query (self, &b->queue);
-  if (b->queue && b->queue->device != b->device)
-    gst_clear_object (&b->queue);
-  if (!b->queue)
-    gst_vulkan_device_foreach_queue (b->device, pick_queue, &b->queue);
+    gst_vulkan_queue_run_context_query (self, &neighbour);
+    b->queue = gst_cuda_vk_shared_queue (b->device, neighbour);
+    gst_clear_object (&neighbour);
+  }
   if (!b->queue) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("The Vulkan device has no graphics or compute queue"), (NULL));

@@ -185,6 +185,14 @@ void     gst_cuda_vk_semaphore_free      (GstCudaVkSemaphore * s);
 /* Blocks until the stream is idle (counted in cpu-syncs). */
 gboolean gst_cuda_vk_bridge_cpu_sync     (GstCudaVkBridge * b, GError ** error);
 
+/* The GstVulkanQueue object every bridge element uses for @device (one per
+ * process and device, so that they share its submit lock; see the .c file).
+ * @candidate (nullable): the queue a neighbour answered, adopted when there
+ * is none yet. Transfer full; NULL when the device has no graphics or
+ * compute queue. */
+GstVulkanQueue *gst_cuda_vk_shared_queue (GstVulkanDevice * device,
+    GstVulkanQueue * candidate);
+
 /* Submits @cmd (ended) on the queue, optionally waiting on @wait_sem and
  * signalling @signal_sem (VK_NULL_HANDLE: none); returns the fence
  * (transfer full). @cmd and @keep (nullable) are released once the fence
