@@ -37,6 +37,16 @@
  * upstream cudasemsignal is offered the element's own semaphore through the
  * ALLOCATION query.
  *
+ * Input buffers: the copy out of an input frame runs later on the GPU, while
+ * upstream 1.22 CUDA elements (cudaupload, the NVDEC decoders) write the
+ * next frame into a recycled pool buffer on their own CUDA stream as soon as
+ * it is back in their pool, with nothing ordering that write after this
+ * element's copy. So on the GPU path an input without a release point is
+ * kept (a reference) until the copy out of it has completed, and given back
+ * from the library's worker thread then, never waited for on the streaming
+ * thread. An input with a release point is given back at once: the release
+ * point is signalled on the legacy default stream, after the copy.
+ *
  * The Vulkan device must be the CUDA device (same UUID; there is no way
  * around this check: tests on the simulated CUDA driver give it the Vulkan
  * device's UUID with `CUDASIM_DEVICE_UUID`). Instance and device
@@ -785,6 +795,41 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
   return TRUE;
 }
 
+static void
+unref_input (GstCudaContext * context, gpointer buf)
+{
+  gst_buffer_unref (buf);
+}
+
+/* GPU path, context pushed, copy out of @inbuf enqueued on the stream: keep
+ * @inbuf until that copy has completed (see the class documentation). */
+static gboolean
+hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
+    GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GArray *events;
+  CUevent ev = NULL;
+  CUresult r;
+
+  if (meta && gst_cuda_sync_meta_get_release (meta, NULL))
+    return TRUE;
+  /* blocking-sync: the worker thread sleeps instead of spinning */
+  r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev,
+      CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
+  if (r == CUDA_SUCCESS)
+    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, b->stream);
+  if (!_gst_cuda_sync_result (r, "cuEventCreate/cuEventRecord", error)) {
+    if (ev)
+      GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
+    return FALSE;
+  }
+  events = g_array_new (FALSE, FALSE, sizeof (CUevent));
+  g_array_append_val (events, ev);
+  _gst_cuda_sync_defer (b->cuda, events, unref_input, gst_buffer_ref (inbuf));
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -869,6 +914,8 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, &err))
       goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+    if (!hold_input (self, inbuf, meta, &err))
+      goto cuda_error;
   }
   gst_cuda_context_pop (NULL);
 
@@ -934,7 +981,13 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
     mem->barrier.subresource_range = ib->subresourceRange;
   }
-  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+  /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
+   * the wait, this barrier and every later command on the queue one
+   * dependency chain, so downstream's own submissions read the frame only
+   * after CUDA's copy. With TOP_OF_PIPE here the chain is broken: seen on
+   * the H200 as a vulkandownload branch reading a frame early, with several
+   * branches submitting to one queue. */
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
       self->out_buffers ? f->n_planes : 0, bbarriers,
       self->out_buffers ? 0 : f->n_planes, barriers);

@@ -1467,6 +1467,149 @@ GST_START_TEST (test_concurrent_branches)
 
 GST_END_TEST;
 
+/* cudatovulkan keeps an input buffer until its GPU copy out of it has run:
+ * upstream 1.22 CUDA elements write the next frame into a recycled pool
+ * buffer on their own stream as soon as it is back in their pool. The input
+ * comes from a pool of ONE buffer and carries an acquire point that the test
+ * signals late, so the element's copy waits on the GPU; meanwhile the test
+ * tries to take the buffer back (DONTWAIT) to overwrite it from a
+ * non-blocking stream, as such a producer would. The buffer must not be
+ * available before the signal, and both frames must come out as written.
+ * (On lavapipe the element's CPU fallback holds it in the streaming thread
+ * instead; the assertions are the same.) */
+static void
+fill_cuda_buffer (GstBuffer * buf, const GstVideoInfo * info, guint8 value,
+    CUstream stream)
+{
+  GstCudaMemory *cmem = (GstCudaMemory *) gst_buffer_peek_memory (buf, 0);
+  gsize rb = GST_VIDEO_INFO_WIDTH (info) * 4;
+  guint8 *host = g_malloc (rb * GST_VIDEO_INFO_HEIGHT (info));
+  CUDA_MEMCPY2D cp = { 0, };
+  GstMapInfo map;
+
+  memset (host, value, rb * GST_VIDEO_INFO_HEIGHT (info));
+  /* no CPU copy pending: the device pointer, without a transfer */
+  fail_unless (gst_memory_map (GST_MEMORY_CAST (cmem), &map,
+          GST_MAP_WRITE | GST_MAP_CUDA));
+  cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+  cp.srcHost = host;
+  cp.srcPitch = rb;
+  cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.dstDevice = (CUdeviceptr) map.data;
+  cp.dstPitch = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, 0);
+  cp.WidthInBytes = rb;
+  cp.Height = GST_VIDEO_INFO_HEIGHT (info);
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (CuMemcpy2DAsync (&cp, stream), CUDA_SUCCESS);
+  fail_unless_equals_int (CuStreamSynchronize (stream), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
+  g_free (host);
+}
+
+GST_START_TEST (test_input_held_until_copied)
+{
+  GstCaps *caps = cs_caps ("RGBA", 64, 48);
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (cs_ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBufferPoolAcquireParams dontwait = { 0, };
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstVideoInfo info;
+  GstElement *pipeline, *src, *sink, *c2v;
+  GstCudaSemaphore *sem;
+  GstBuffer *buf = NULL, *again = NULL;
+  CUstream stream = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GstBus *bus;
+  GstMessage *msg;
+  TestSem *ts = NULL;
+  gboolean held;
+  gint64 until;
+  guint i, k;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  pipeline = gst_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+      "name=c2v ! queue ! vulkandownload ! video/x-raw ! appsink name=sink "
+      "sync=false emit-signals=true", NULL);
+  fail_unless (pipeline != NULL);
+  src = by_name (pipeline, "src");
+  sink = by_name (pipeline, "sink");
+  c2v = by_name (pipeline, "c2v");
+  g_object_set (src, "caps", caps, NULL);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
+      frames);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fill_cuda_buffer (buf, &info, 0x11, stream);
+  gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf), sem, 1);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
+      GST_FLOW_OK);
+
+  /* the element has taken the frame and enqueued its copy */
+  until = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+  while (cs_stat (c2v, "buffers") < 1 && g_get_monotonic_time () < until)
+    g_usleep (1000);
+  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), 1);
+  g_usleep (100 * 1000);
+  dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  held = gst_buffer_pool_acquire_buffer (pool, &again, &dontwait) !=
+      GST_FLOW_OK;
+  if (!held)                    /* what a producer would do with it now */
+    fill_cuda_buffer (again, &info, 0x22, stream);
+
+  fail_unless (test_sem_host_signal (ts, 1));
+  if (held) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &again,
+            NULL), GST_FLOW_OK);
+    fill_cuda_buffer (again, &info, 0x22, stream);
+  }
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), again),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_app_src_end_of_stream (GST_APP_SRC (src)),
+      GST_FLOW_OK);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS (or an error)");
+  gst_message_unref (msg);
+
+  fail_unless (held, "cudatovulkan gave its input buffer back before its "
+      "copy out of it had run");
+  fail_unless_equals_int (frames->len, 2);
+  for (i = 0; i < 2; i++) {
+    gsize n;
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (frames, i), &n);
+
+    fail_unless_equals_uint64 (n, info.width * info.height * 4);
+    for (k = 0; k < n; k++)
+      fail_unless (d[k] == (i ? 0x22 : 0x11), "frame %u byte %u: 0x%02x",
+          i, k, d[k]);
+  }
+
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  stop_pipeline (pipeline);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+  cs_free_stream (stream);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  g_ptr_array_unref (frames);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudavulkan_suite (void)
 {
@@ -1486,6 +1629,7 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_handover_vulkan_to_cuda);
   tcase_add_test (tc, test_roundtrip_late_copies);
   tcase_add_test (tc, test_concurrent_branches);
+  tcase_add_test (tc, test_input_held_until_copied);
   tcase_add_test (tc, test_colorconvert_like_vulkanupload);
   tcase_add_test (tc, test_nvh264dec);
   tcase_add_test (tc, test_sw_h264dec);
