@@ -2549,7 +2549,7 @@ s2_frames (guint gpu_us)
     return gpu_us ? 10 : 20;
   if (gpu_us == 0)
     return 400;
-  return CLAMP (150000 / gpu_us, 30, 400);
+  return CLAMP (400000 / gpu_us, 60, 400);
 }
 
 /* scenarios 3 and 4: fewer frames (every frame goes through the CPU in the
@@ -2563,7 +2563,7 @@ s34_frames (guint gpu_us, gint width)
     return 10;
   if (gpu_us == 0)
     return width > 1920 ? 40 : 100;
-  return CLAMP (150000 / gpu_us, 30, 400);
+  return CLAMP (400000 / gpu_us, 60, 400);
 }
 
 static gboolean
@@ -5231,7 +5231,7 @@ int
 main (int argc, char **argv)
 {
   gchar *kernel_source = NULL;
-  gdouble time_limit = 125;
+  gdouble time_limit = 240;
   GOptionEntry entries[] = {
     {"repetitions", 'r', 0, G_OPTION_ARG_INT, &opt.repetitions,
         "Repetitions of each measurement (default 5; 2 with --quick)", "R"},
@@ -5256,14 +5256,14 @@ main (int argc, char **argv)
         "Scenario 2 frames in flight = buffer pool size (default 4)", "N"},
     {"frames", 0, 0, G_OPTION_ARG_INT, &opt.frames,
           "Scenario 2 measured frames per repetition (default: 400 for 0 ms, "
-          "150 ms worth of GPU work otherwise, 30..400)", "N"},
+          "400 ms worth of GPU work otherwise, 60..400)", "N"},
     {"calls", 0, 0, G_OPTION_ARG_INT, &opt.calls,
         "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
         "N"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, &time_limit,
           "Start no new scenario 2, 2d, 3, 4, 5 or 6 configuration after this "
           "many "
-          "seconds (default 125); the program aborts, keeping the JSON of what "
+          "seconds (default 240); the program aborts, keeping the JSON of what "
           "finished, 20 s later or when nothing progresses for 20 s", "S"},
     {NULL}
   };

@@ -9,7 +9,7 @@
 # Options (see --help): --json PATH (default bench-results.json, in the
 # current folder), --repetitions R (default 5), --quick, --only LIST (of 1,
 # 2, 2d, 3, 4, 5, 6), --frame-writer auto|kernel|memset, --in-flight N, --frames N,
-# --time-limit S (default 125).
+# --time-limit S (default 240).
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
