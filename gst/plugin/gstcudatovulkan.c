@@ -454,7 +454,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     vkEndCommandBuffer (cmd->cmd);
     gst_vulkan_command_buffer_unlock (cmd);
 
-    fence = gst_vulkan_device_create_fence (pool->device, &err);
+    fence = gst_cuda_vk_fence_new (pool->device, &err);
     if (!fence)
       goto error;
     si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;

@@ -501,6 +501,19 @@ free_weak_ref (gpointer data)
   g_free (data);
 }
 
+/* GStreamer 1.22's device fence cache (gst_vulkan_device_create_fence())
+ * clears a released fence's device and cache pointers after putting it
+ * back in the cache, where another thread may already have taken it: that
+ * thread's fence then has no device (seen on the H200 with 8 pipelines on
+ * one device: "gst_vulkan_trash_init: assertion 'GST_IS_VULKAN_DEVICE
+ * (fence->device)' failed", then a crash). The bridge elements make their
+ * own fences instead (vkCreateFence per submission, a few microseconds). */
+GstVulkanFence *
+gst_cuda_vk_fence_new (GstVulkanDevice * device, GError ** error)
+{
+  return gst_vulkan_fence_new (device, error);
+}
+
 GstVulkanQueue *
 gst_cuda_vk_shared_queue (GstVulkanDevice * device, GstVulkanQueue * candidate)
 {
@@ -1214,7 +1227,7 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
     return NULL;
   }
 
-  fence = gst_vulkan_device_create_fence (b->device, error);
+  fence = gst_cuda_vk_fence_new (b->device, error);
   if (!fence) {
     gst_vulkan_command_buffer_unref (cmd);
     return NULL;

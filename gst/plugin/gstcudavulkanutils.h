@@ -185,6 +185,10 @@ void     gst_cuda_vk_semaphore_free      (GstCudaVkSemaphore * s);
 /* Blocks until the stream is idle (counted in cpu-syncs). */
 gboolean gst_cuda_vk_bridge_cpu_sync     (GstCudaVkBridge * b, GError ** error);
 
+/* A new fence, not from the device's fence cache (see the .c file). */
+GstVulkanFence *gst_cuda_vk_fence_new (GstVulkanDevice * device,
+    GError ** error);
+
 /* The GstVulkanQueue object every bridge element uses for @device (one per
  * process and device, so that they share its submit lock; see the .c file).
  * @candidate (nullable): the queue a neighbour answered, adopted when there
