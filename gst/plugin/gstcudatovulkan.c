@@ -117,6 +117,7 @@ struct _GstCudaVkImagePool
   GstVulkanQueue *queue;
   GstVulkanCommandPool *cmd_pool;
   GstVulkanTrashList *trash;
+  GstCudaVkFencePool *fences;
   GstVideoInfo info;
   gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
 
@@ -454,7 +455,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     vkEndCommandBuffer (cmd->cmd);
     gst_vulkan_command_buffer_unlock (cmd);
 
-    fence = gst_cuda_vk_fence_new (pool->device, &err);
+    fence = gst_cuda_vk_fence_pool_get (pool->fences, &err);
     if (!fence)
       goto error;
     si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
@@ -529,6 +530,7 @@ pool_finalize (GObject * object)
 
   g_assert (pool->released.length == 0);
   gst_clear_object (&pool->trash);
+  gst_cuda_vk_fence_pool_free (pool->fences);
   gst_clear_object (&pool->cmd_pool);
   gst_clear_object (&pool->queue);
   gst_clear_object (&pool->device);
@@ -569,6 +571,7 @@ image_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean buffers)
   pool->queue = gst_object_ref (b->queue);
   pool->cmd_pool = gst_object_ref (b->cmd_pool);
   pool->trash = gst_vulkan_trash_fence_list_new ();
+  pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
   pool->info = *info;
   pool->buffers = buffers;
 

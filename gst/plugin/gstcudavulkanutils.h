@@ -44,6 +44,7 @@ typedef struct
   GstVulkanQueue *queue;
   GstVulkanCommandPool *cmd_pool;
   GstVulkanTrashList *trash;
+  struct _GstCudaVkFencePool *fences;
 
   PFN_vkGetMemoryFdKHR get_memory_fd;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
@@ -185,8 +186,13 @@ void     gst_cuda_vk_semaphore_free      (GstCudaVkSemaphore * s);
 /* Blocks until the stream is idle (counted in cpu-syncs). */
 gboolean gst_cuda_vk_bridge_cpu_sync     (GstCudaVkBridge * b, GError ** error);
 
-/* A new fence, not from the device's fence cache (see the .c file). */
-GstVulkanFence *gst_cuda_vk_fence_new (GstVulkanDevice * device,
+/* Fences recycled by their user instead of 1.22's device fence cache (see
+ * the .c file); thread-safe. _get() returns an unsignalled fence (transfer
+ * full). */
+typedef struct _GstCudaVkFencePool GstCudaVkFencePool;
+GstCudaVkFencePool *gst_cuda_vk_fence_pool_new (GstVulkanDevice * device);
+void gst_cuda_vk_fence_pool_free (GstCudaVkFencePool * pool);
+GstVulkanFence *gst_cuda_vk_fence_pool_get (GstCudaVkFencePool * pool,
     GError ** error);
 
 /* The GstVulkanQueue object every bridge element uses for @device (one per
