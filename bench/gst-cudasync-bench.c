@@ -1546,6 +1546,27 @@ s1_measure_chain (Chain * c, GstBufferPool * pool, guint batch,
   return ok;
 }
 
+/* Exports @ts as an fd and imports it with cuImportExternalSemaphore (a
+ * raw timeline handle, no library object); call with ctx pushed. The fd is
+ * closed on failure (the driver owns it on success). */
+static CUresult
+import_timeline_raw (TestSem * ts, CUexternalSemaphore * ext)
+{
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+  gint fd = test_sem_export_fd (ts);
+  CUresult r;
+
+  if (fd < 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  memset (&desc, 0, sizeof (desc));
+  desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+  desc.handle.fd = fd;
+  r = drv.cuImportExternalSemaphore (ext, &desc);
+  if (r != CUDA_SUCCESS)
+    close (fd);
+  return r;
+}
+
 typedef struct
 {
   CUexternalSemaphore ext;
@@ -1698,30 +1719,18 @@ run_scenario1 (void)
     s1_fail ("semaphore for the bare loop", g_strdup ("testsem failed"));
     goto out;
   }
-  {
-    CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-    gint fd = test_sem_export_fd (ts_bare);
-
-    memset (&desc, 0, sizeof (desc));
-    desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
-    desc.handle.fd = fd;
-    if (fd < 0 || !gst_cuda_context_push (ctx)) {
-      s1_fail ("bare semaphore", g_strdup ("export or context push failed"));
-      if (fd >= 0)
-        close (fd);
-      goto out;
-    }
-    cr = drv.cuImportExternalSemaphore (&bare.ext, &desc);
-    if (cr == CUDA_SUCCESS)
-      cr = drv.cuStreamCreate (&bare.stream, CU_STREAM_DEFAULT);
-    gst_cuda_context_pop (NULL);
-    if (cr != CUDA_SUCCESS) {
-      if (!bare.ext)
-        close (fd);
-      s1_fail ("bare semaphore", cu_error ("cuImportExternalSemaphore / "
-              "cuStreamCreate", cr));
-      goto out;
-    }
+  if (!gst_cuda_context_push (ctx)) {
+    s1_fail ("bare semaphore", g_strdup ("context push failed"));
+    goto out;
+  }
+  cr = import_timeline_raw (ts_bare, &bare.ext);
+  if (cr == CUDA_SUCCESS)
+    cr = drv.cuStreamCreate (&bare.stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (cr != CUDA_SUCCESS) {
+    s1_fail ("bare semaphore", cu_error ("cuImportExternalSemaphore / "
+            "cuStreamCreate", cr));
+    goto out;
   }
 
   /* elements */
@@ -4624,22 +4633,11 @@ run_scenario2g (void)
     error = g_strdup ("cannot push the CUDA context");
     goto fail;
   }
-  {
-    CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-    gint fd = test_sem_export_fd (ts);
-
-    memset (&desc, 0, sizeof (desc));
-    desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
-    desc.handle.fd = fd;
-    r = fd < 0 ? CUDA_ERROR_INVALID_HANDLE :
-        drv.cuImportExternalSemaphore (&ext, &desc);
-    if (r != CUDA_SUCCESS) {
-      if (fd >= 0)
-        close (fd);
-      gst_cuda_context_pop (NULL);
-      error = cu_error ("cuImportExternalSemaphore", r);
-      goto fail;
-    }
+  r = import_timeline_raw (ts, &ext);
+  if (r != CUDA_SUCCESS) {
+    gst_cuda_context_pop (NULL);
+    error = cu_error ("cuImportExternalSemaphore", r);
+    goto fail;
   }
   r = drv.cuStreamCreate (&s1, CU_STREAM_NON_BLOCKING);
   if (r == CUDA_SUCCESS)
