@@ -528,6 +528,8 @@ enum
   MODE_VC_B,
   /* scenario 3: the raw-API limit (no GStreamer) */
   MODE_CV_D,
+  /* scenario 3: the raw-API limit with vulkandownload's per-frame stall */
+  MODE_CV_D2,
   /* scenario 5: CUDA -> Vulkan -> CUDA stages */
   MODE_S5_A,
   MODE_S5_C,
@@ -537,7 +539,7 @@ enum
 };
 
 static const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
-  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a", "b", "d", "a", "c",
+  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a", "b", "d", "d_stall", "a", "c",
   "a"
 };
 
@@ -583,6 +585,11 @@ static const gchar *const mode_desc[N_ALL_MODES] = {
       "frees the slot (slots = frames in flight, as a). Without exportable "
       "semaphores: cuStreamSynchronize before the submission (CPU fallback, "
       "not the limit)",
+  "raw-API limit with the consumer of a: as d, but the consumer thread "
+      "submits each frame's copy (waiting on the semaphore) and waits for "
+      "its fence before taking the next frame, one at a time, as GStreamer "
+      "1.22's vulkandownload does on its queue thread (\"XXX: STALL!\"): "
+      "the limit of a's pipeline shape, without GStreamer and the bridge",
   "GPU handoffs: producer acquire point -> cudatovulkan ! queue ! "
       "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! fakesink; the "
       "CUDA consumer records an event on the legacy default stream",
@@ -601,7 +608,9 @@ static const gint s2_modes[] = { MODE_A, MODE_C };
 static const gint s2d_modes[] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
   MODE_A_IF1, MODE_A_IF8, MODE_A4
 };
-static const gint s3_modes[] = { MODE_CV_A, MODE_CV_B, MODE_CV_C, MODE_CV_D };
+static const gint s3_modes[] = { MODE_CV_A, MODE_CV_B, MODE_CV_C, MODE_CV_D,
+  MODE_CV_D2
+};
 static const gint s5_modes[] = { MODE_S5_A, MODE_S5_C };
 static const gint s4_modes[] = { MODE_VC_A, MODE_VC_B };
 
@@ -846,6 +855,13 @@ json_section (JW * w, S2Result * S)
               (a->prod_cpu_us), series_median (d->prod_cpu_us)));
       jw_num (w, "target_fps", 0.9);
       jw_str (w, "d_path", d->path);
+      jw_obj_end (w);
+      d = &c->m[MODE_CV_D2];
+      jw_obj (w, "ratios_a_over_d_stall_median");
+      jw_num (w, "fps", ratio (series_median (a->fps),
+              series_median (d->fps)));
+      jw_num (w, "process_cpu_per_frame", ratio (series_median
+              (a->proc_cpu_us), series_median (d->proc_cpu_us)));
       jw_obj_end (w);
     }
     jw_obj_end (w);
@@ -2639,7 +2655,7 @@ make_capsfilter (GstElement * bin, const gchar * feature, gchar ** error)
   return e;
 }
 
-static gboolean s3d_run_once (S2Config * cfg, FrameWriter writer,
+static gboolean s3d_run_once (S2Config * cfg, gint mode, FrameWriter writer,
     CUstream pstream, GAsyncQueue * free_pairs, gchar ** error);
 
 /* scenario 6: wait until every pipeline is ready to start its producer
@@ -2676,8 +2692,8 @@ s2_run_once (S2Config * cfg, gint mode, FrameWriter writer, GstBufferPool *
   gboolean ok = FALSE, arrived = FALSE;
   guint n_meas, n = 0, i;
 
-  if (mode == MODE_CV_D)
-    return s3d_run_once (cfg, writer, pstream, free_pairs, error);
+  if (mode == MODE_CV_D || mode == MODE_CV_D2)
+    return s3d_run_once (cfg, mode, writer, pstream, free_pairs, error);
 
   memset (&run, 0, sizeof (run));
   g_mutex_init (&run.lock);
@@ -3118,6 +3134,9 @@ typedef struct
   guint n_planes;
   gboolean verify_kernel;
   gchar *bad;                   /* first byte mismatch */
+  /* d_stall: the consumer submits and waits, one frame at a time */
+  gboolean stall, gpu;
+  GstVulkanQueue *queue;
 } DCtx;
 
 static gboolean
@@ -3187,6 +3206,25 @@ d_consumer (gpointer data)
     }
     if (sl == (DSlot *) d)
       break;
+    if (d->stall) {
+      VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+      VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
+        1, &sl->cmd, 0, NULL
+      };
+
+      if (d->gpu) {
+        si.waitSemaphoreCount = 1;
+        si.pWaitSemaphores = &sl->vk_sem;
+        si.pWaitDstStageMask = &stage;
+      }
+      gst_vulkan_queue_submit_lock (d->queue);
+      res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
+      gst_vulkan_queue_submit_unlock (d->queue);
+      if (res != VK_SUCCESS) {
+        run_error (run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
+        break;
+      }
+    }
     res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
         (guint64) RUN_WAIT_US * 1000);
     sl->t0 = mono_s () - sl->t0;      /* latency */
@@ -3226,10 +3264,10 @@ d_consumer (gpointer data)
 /* One repetition of mode d. Everything is set up before and torn down
  * after the measured frames; per frame only plain CUDA and Vulkan calls. */
 static gboolean
-s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
+s3d_run_once (S2Config * cfg, gint mode, FrameWriter writer, CUstream pstream,
     GAsyncQueue * free_pairs, gchar ** error)
 {
-  ModeResult *m = &cfg->m[MODE_CV_D];
+  ModeResult *m = &cfg->m[mode];
   GstVulkanDevice *device = NULL;
   GstVulkanQueue *queue = NULL;
   PFN_vkGetMemoryFdKHR get_mem_fd;
@@ -3256,7 +3294,7 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
   memset (&d, 0, sizeof (d));
   g_mutex_init (&run.lock);
   run.cfg = cfg;
-  run.mode = MODE_CV_D;
+  run.mode = mode;
   run.writer = writer;
   run.pstream = pstream;
   run.total = m->frames + m->warmup;
@@ -3604,6 +3642,9 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
 
   /* the frames: this (the producer) thread is the critical one */
   progress ();
+  d.stall = mode == MODE_CV_D2;
+  d.gpu = gpu;
+  d.queue = queue;
   consumer = g_thread_new ("bench-d-consumer", d_consumer, &d);
   for (n = 0; n < run.total && !run_failed (&run); n++) {
     DSlot *sl;
@@ -3668,6 +3709,12 @@ s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
     if (r != CUDA_SUCCESS) {
       run_error (&run, cu_error (what, r));
       break;
+    }
+    if (d.stall) {
+      /* the consumer submits (vulkandownload's shape) */
+      g_async_queue_push (d.done, sl);
+      progress ();
+      continue;
     }
     si.pCommandBuffers = &sl->cmd;
     if (gpu) {
@@ -3801,7 +3848,7 @@ out:
 }
 #else
 static gboolean
-s3d_run_once (S2Config * cfg, FrameWriter writer, CUstream pstream,
+s3d_run_once (S2Config * cfg, gint mode, FrameWriter writer, CUstream pstream,
     GAsyncQueue * free_pairs, gchar ** error)
 {
   *error = g_strdup ("built without Vulkan");
@@ -3875,8 +3922,10 @@ s2_print_config (S2Config * c)
       if (c->modes[j] != c->ref_mode)
         s2_print_ratio (c, c->modes[j], c->ref_mode);
     /* scenario 3: the bridge against the raw-API limit */
-    if (c->modes == s3_modes)
+    if (c->modes == s3_modes) {
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
+      s2_print_ratio (c, MODE_CV_A, MODE_CV_D2);
+    }
   }
 }
 

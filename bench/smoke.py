@@ -92,7 +92,7 @@ def s2_syncs(key):
 
 S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8',
              'a4_poll')
-S3_MODES = ('a', 'b', 'c', 'd')
+S3_MODES = ('a', 'b', 'c', 'd', 'd_stall')
 
 
 def check_s3_raw(doc, name):
@@ -108,6 +108,11 @@ def check_s3_raw(doc, name):
         r = c.get('ratios_a_over_d_median', {})
         check(number(r.get('fps')) and r.get('target_fps') == 0.9,
               '%s: scenario 3: a/d ratios %s' % (name, r))
+        check(bool(c['modes']['d_stall'].get('bridge_path')),
+              '%s: scenario 3 mode d_stall: no path' % name)
+        r = c.get('ratios_a_over_d_stall_median', {})
+        check(number(r.get('fps')), '%s: scenario 3: a/d_stall ratios %s'
+              % (name, r))
 
 
 def check_s6(doc, n_configs, name):

@@ -213,6 +213,48 @@ destroy_handle (GstCudaContext * context, gpointer data)
         _gst_cuda_sync_result_name (r));
 }
 
+/* Timeline signals record no event: an event that completes once the
+ * semaphore has reached the last value this object signalled (a wait on a
+ * private stream), so that destruction waits for every signal. NULL if it
+ * could not be set up (then destruction does not wait for them: warned). */
+static CUevent
+wait_last_value (GstCudaSemaphore * self)
+{
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
+  CUstream stream = NULL;
+  CUevent ev = NULL;
+  CUresult r;
+
+  if (!gst_cuda_context_push (self->context)) {
+    GST_WARNING_OBJECT (self, "cannot push the CUDA context: destroying "
+        "without waiting for pending signals");
+    return NULL;
+  }
+  memset (&wp, 0, sizeof (wp));
+  wp.params.fence.value = self->last_value;
+  r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&stream, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS)
+    r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
+        &wp, 1, stream);
+  if (r == CUDA_SUCCESS)
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
+  if (r == CUDA_SUCCESS)
+    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, stream);
+  if (r != CUDA_SUCCESS) {
+    GST_WARNING_OBJECT (self, "cannot wait for the last value (%s): "
+        "destroying without waiting for pending signals",
+        _gst_cuda_sync_result_name (r));
+    if (ev)
+      GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
+    ev = NULL;
+  }
+  /* released by the driver once its work is done */
+  if (stream)
+    GST_CUDA_SYNC_CALL (cuStreamDestroy) (stream);
+  gst_cuda_context_pop (NULL);
+  return ev;
+}
+
 static void
 gst_cuda_semaphore_finalize (GObject * object)
 {
@@ -225,6 +267,13 @@ gst_cuda_semaphore_finalize (GObject * object)
     for (i = 0; i < self->stream_events->len; i++) {
       StreamEvent *se = &g_array_index (self->stream_events, StreamEvent, i);
       g_array_append_val (events, se->event);
+    }
+    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD &&
+        self->has_signalled) {
+      CUevent ev = wait_last_value (self);
+
+      if (ev)
+        g_array_append_val (events, ev);
     }
     /* destroyed once everything enqueued on it has run */
     _gst_cuda_sync_defer (self->context, events, destroy_handle, self->handle);
@@ -598,8 +647,23 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
 
     /* Order this signal after the previous one when it was enqueued on
      * another stream: the value (timeline) or the fence count (NvSci) must
-     * progress in enqueue order on the GPU too. */
-    if (self->has_signalled && self->last_signal_stream != stream) {
+     * progress in enqueue order on the GPU too. A timeline semaphore does it
+     * with itself (wait for the previous value; recorded below like any
+     * wait), so that its signals need no event of their own; the others
+     * wait for the event recorded after the previous signal. */
+    if (self->has_signalled && self->last_signal_stream != stream &&
+        self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD) {
+      CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
+
+      memset (&wp, 0, sizeof (wp));
+      wp.params.fence.value = self->last_value;
+      r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
+          &wp, 1, stream);
+      if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
+        goto out;
+      if (!record_op (self, stream, error))
+        goto out;
+    } else if (self->has_signalled && self->last_signal_stream != stream) {
       StreamEvent *prev = find_stream_event (self, self->last_signal_stream);
       if (prev) {
         r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, prev->event, 0);
@@ -673,8 +737,15 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
   }
 
   /* The operation is enqueued; remember it so that destruction waits for
-   * it. Failing to record only loses that guarantee, so report it. */
-  ret = record_op (self, stream, error);
+   * it. Failing to record only loses that guarantee, so report it.
+   * Timeline signals are not recorded (an event record per signal was a
+   * third of the library's cost per signal): destruction waits for the
+   * last value instead (gst_cuda_semaphore_finalize()). */
+  if (kind == OP_SIGNAL &&
+      self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+    ret = TRUE;
+  else
+    ret = record_op (self, stream, error);
 
 out:
   gst_cuda_context_pop (NULL);

@@ -362,9 +362,7 @@ signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
   gst_cuda_sync_meta_add_acquire_nvsci_fence (meta, self->active, fence);
 
   count = gst_cuda_semaphore_get_last_value (self->active);
-  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_SIGNALS, 1);
-  gst_cuda_sync_base_filter_set_counter (base, GST_CUDA_SYNC_COUNTER_LAST_VALUE,
-      count);
+  gst_cuda_sync_base_filter_count_signal (base, count);
   GST_LOG_OBJECT (self, "NvSciSync signal %" G_GUINT64_FORMAT " enqueued for %"
       GST_PTR_FORMAT, count, buf);
   return GST_FLOW_OK;
@@ -441,9 +439,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gst_cuda_sync_meta_clear_acquire (meta);
   gst_cuda_sync_meta_add_acquire (meta, self->active, value);
 
-  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_SIGNALS, 1);
-  gst_cuda_sync_base_filter_set_counter (base, GST_CUDA_SYNC_COUNTER_LAST_VALUE,
-      value);
+  gst_cuda_sync_base_filter_count_signal (base, value);
   GST_LOG_OBJECT (self, "signal %" G_GUINT64_FORMAT " enqueued for %"
       GST_PTR_FORMAT, value, buf);
   return GST_FLOW_OK;

@@ -366,6 +366,18 @@ gst_cuda_sync_base_filter_count (GstCudaSyncBaseFilter * self,
 }
 
 void
+gst_cuda_sync_base_filter_count_signal (GstCudaSyncBaseFilter * self,
+    guint64 value)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->counters[GST_CUDA_SYNC_COUNTER_SIGNALS]++;
+  priv->counters[GST_CUDA_SYNC_COUNTER_LAST_VALUE] = value;
+  g_mutex_unlock (&priv->lock);
+}
+
+void
 gst_cuda_sync_base_filter_set_counter (GstCudaSyncBaseFilter * self,
     GstCudaSyncCounter counter, guint64 value)
 {

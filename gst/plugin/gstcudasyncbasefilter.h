@@ -51,6 +51,9 @@ void               gst_cuda_sync_base_filter_count         (GstCudaSyncBaseFilte
 void               gst_cuda_sync_base_filter_set_counter   (GstCudaSyncBaseFilter * self,
                                                             GstCudaSyncCounter counter,
                                                             guint64 value);
+/* counts one signal and sets last-value, under one lock (per buffer) */
+void               gst_cuda_sync_base_filter_count_signal  (GstCudaSyncBaseFilter * self,
+                                                            guint64 value);
 gboolean           gst_cuda_sync_base_filter_check_input   (GstCudaSyncBaseFilter * self,
                                                             GstBuffer * buffer);
 gboolean           gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,

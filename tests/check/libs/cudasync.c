@@ -235,6 +235,39 @@ GST_START_TEST (test_destroy_deferred)
 
 GST_END_TEST;
 
+/* The same for a timeline signal still queued behind a gated wait: timeline
+ * signals record no event, destruction waits for the semaphore to reach the
+ * last value instead. The signal still happens, after the unref. */
+GST_START_TEST (test_destroy_deferred_signal)
+{
+  TestSem *ts, *tg;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstCudaSemaphore *gate = cs_new_semaphore (NULL, TRUE, &tg);
+  CUstream s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GError *err = NULL;
+  guint64 v = 0;
+
+  fail_unless (gst_cuda_semaphore_wait (gate, s, 1, &err));
+  fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  fail_unless_equals_uint64 (v, 2);
+  gst_object_unref (sem);       /* must not block: the signals are pending */
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 0);
+  fail_unless (test_sem_host_signal (tg, 1));
+  fail_unless (test_sem_host_wait (ts, 2, 30 * GST_SECOND));
+  gst_cuda_sync_wait_idle ();
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  cs_free_stream (s);
+  gst_object_unref (gate);
+  test_sem_free (tg);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
 static GstBuffer *
 meta_buffer (void)
 {
@@ -464,6 +497,7 @@ cudasync_suite (void)
   tcase_add_test (tc, test_timeline_cross_stream_order);
   tcase_add_test (tc, test_binary_one_signal_in_flight);
   tcase_add_test (tc, test_destroy_deferred);
+  tcase_add_test (tc, test_destroy_deferred_signal);
   tcase_add_test (tc, test_meta_points);
   tcase_add_test (tc, test_meta_binary_exactly_one_wait);
   tcase_add_test (tc, test_meta_release_point);
