@@ -17,7 +17,7 @@
  * - timeline values strictly increase: gst_cuda_semaphore_signal() reserves
  *   the next value under a lock and, when consecutive signals are enqueued on
  *   different streams, orders the new signal after the previous one on the
- *   GPU (cuStreamWaitEvent), so that concurrent signallers never make the
+ *   GPU (a wait for the previous value), so that concurrent signallers never make the
  *   value go backwards;
  * - a binary semaphore may not be signalled again by this object before its
  *   previous signal has been waited for;
