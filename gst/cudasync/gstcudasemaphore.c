@@ -77,6 +77,9 @@ struct _GstCudaSemaphore
   /* serialises every operation, so that enqueue order is value order */
   GMutex op_lock;
   guint64 last_value;
+  /* the last value this object signalled (last_value may be above it:
+   * gst_cuda_semaphore_advance_to()); what its own GPU waits wait for */
+  guint64 last_signalled;
   gboolean has_signalled;
   CUstream last_signal_stream;
   gboolean has_waited;
@@ -231,7 +234,7 @@ wait_last_value (GstCudaSemaphore * self)
     return NULL;
   }
   memset (&wp, 0, sizeof (wp));
-  wp.params.fence.value = self->last_value;
+  wp.params.fence.value = self->last_signalled;
   r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&stream, CU_STREAM_NON_BLOCKING);
   if (r == CUDA_SUCCESS)
     r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
@@ -656,7 +659,7 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
       CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
 
       memset (&wp, 0, sizeof (wp));
-      wp.params.fence.value = self->last_value;
+      wp.params.fence.value = self->last_signalled;
       r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
           &wp, 1, stream);
       if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
@@ -702,7 +705,7 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
     self->has_signalled = TRUE;
     self->last_signal_stream = stream;
     if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
-      self->last_value = value;
+      self->last_value = self->last_signalled = value;
     else if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
       self->binary_pending = TRUE;
     else {

@@ -43,7 +43,7 @@
  * it is back in their pool, with nothing ordering that write after this
  * element's copy. So on the GPU path an input without a release point is
  * kept (a reference) until the copy out of it has completed, and given back
- * from the library's worker thread then, never waited for on the streaming
+ * then by a thread of the element's own, never waited for on the streaming
  * thread. An input with a release point is given back at once: the release
  * point is signalled on the legacy default stream, after the copy.
  *
@@ -395,49 +395,53 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     f->fence = NULL;
   }
 
-  if (f->used && pool->buffers) {
-    for (i = 0; i < f->n_planes; i++) {
-      GstVulkanBufferMemory *mem =
-          (GstVulkanBufferMemory *) gst_buffer_peek_memory (buf, i);
-      VkBufferMemoryBarrier *bb = &bbarriers[i];
+  if (f->used) {
+    if (pool->buffers) {
+      for (i = 0; i < f->n_planes; i++) {
+        GstVulkanBufferMemory *mem =
+            (GstVulkanBufferMemory *) gst_buffer_peek_memory (buf, i);
+        VkBufferMemoryBarrier *bb = &bbarriers[i];
 
-      memset (bb, 0, sizeof (*bb));
-      bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-      bb->srcAccessMask = mem->barrier.parent.access_flags;
-      bb->dstAccessMask = 0;
-      bb->srcQueueFamilyIndex = pool->queue->family;
-      bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-      bb->buffer = mem->buffer;
-      bb->offset = 0;
-      bb->size = VK_WHOLE_SIZE;
-      src_stages |= mem->barrier.parent.pipeline_stages;
-      mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-      mem->barrier.parent.access_flags = 0;
-    }
-  } else if (f->used) {
-    for (i = 0; i < f->n_planes; i++) {
-      GstVulkanImageMemory *mem =
-          (GstVulkanImageMemory *) gst_buffer_peek_memory (buf, i);
-      VkImageMemoryBarrier *ib = &barriers[i];
+        memset (bb, 0, sizeof (*bb));
+        bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+        bb->srcAccessMask = mem->barrier.parent.access_flags;
+        bb->dstAccessMask = 0;
+        bb->srcQueueFamilyIndex = pool->queue->family;
+        bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+        bb->buffer = mem->buffer;
+        bb->offset = 0;
+        bb->size = VK_WHOLE_SIZE;
+        src_stages |= mem->barrier.parent.pipeline_stages;
+        mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+        mem->barrier.parent.access_flags = 0;
+      }
+    } else {
+      for (i = 0; i < f->n_planes; i++) {
+        GstVulkanImageMemory *mem =
+            (GstVulkanImageMemory *) gst_buffer_peek_memory (buf, i);
+        VkImageMemoryBarrier *ib = &barriers[i];
 
-      memset (ib, 0, sizeof (*ib));
-      ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-      ib->srcAccessMask = mem->barrier.parent.access_flags;
-      ib->dstAccessMask = 0;
-      ib->oldLayout = mem->barrier.image_layout;
-      ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
-      ib->srcQueueFamilyIndex = pool->queue->family;
-      ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-      ib->image = mem->image;
-      ib->subresourceRange = mem->barrier.subresource_range;
-      ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-      ib->subresourceRange.levelCount = 1;
-      ib->subresourceRange.layerCount = 1;
-      src_stages |= mem->barrier.parent.pipeline_stages;
-      mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-      mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-      mem->barrier.parent.access_flags = 0;
+        memset (ib, 0, sizeof (*ib));
+        ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+        ib->srcAccessMask = mem->barrier.parent.access_flags;
+        ib->dstAccessMask = 0;
+        ib->oldLayout = mem->barrier.image_layout;
+        ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
+        ib->srcQueueFamilyIndex = pool->queue->family;
+        ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+        ib->image = mem->image;
+        ib->subresourceRange = mem->barrier.subresource_range;
+        ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+        ib->subresourceRange.levelCount = 1;
+        ib->subresourceRange.layerCount = 1;
+        src_stages |= mem->barrier.parent.pipeline_stages;
+        mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+        mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+        mem->barrier.parent.access_flags = 0;
+      }
     }
+    /* images and VkBuffers alike go back to the external queue family,
+     * with a fence that tells when downstream's work on them is done */
     if (!src_stages)
       src_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 
@@ -490,7 +494,9 @@ error:
   if (cmd)
     gst_vulkan_command_buffer_unref (cmd);
   if (fence) {
-    /* nothing was submitted with it; the queue may still read the image */
+    /* nothing was submitted with it (it would never signal: out of the
+     * recycler); the queue may still read the image */
+    gst_cuda_vk_fence_pool_discard (pool->fences, fence);
     gst_vulkan_fence_unref (fence);
   }
   gst_vulkan_queue_submit_lock (pool->queue);
@@ -593,7 +599,21 @@ struct _GstCudaToVulkan
   GstVideoInfo out_info;
   gboolean out_buffers;         /* memory:VulkanBuffer negotiated */
   GstBufferPool *pool;
+
+  /* inputs kept until the copy out of them ran (hold_input()): this
+   * element's own thread gives them back, in order */
+  GThread *releaser;
+  GAsyncQueue *held;            /* HeldInput; buf NULL: stop */
+  GAsyncQueue *free_events;     /* CUevent, for reuse */
 };
+
+typedef struct
+{
+  CUevent event;
+  GstBuffer *buf;
+} HeldInput;
+
+static void releaser_stop (GstCudaToVulkan * self);
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -617,6 +637,7 @@ gst_cuda_to_vulkan_finalize (GObject * object)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
 
+  releaser_stop (self);
   gst_cuda_vk_bridge_clear (&self->bridge);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -667,6 +688,7 @@ gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
 
   if (self->bridge.cuda && self->bridge.stream)
     gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
+  releaser_stop (self);
   clear_pool (self);
   return TRUE;
 }
@@ -798,10 +820,56 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
   return TRUE;
 }
 
-static void
-unref_input (GstCudaContext * context, gpointer buf)
+/* The releaser thread: waits (sleeping: blocking-sync events) for the event
+ * after each held input's copy, in order, then gives the input back. One
+ * thread per element, so a pipeline whose GPU work is slow or stuck never
+ * delays another's buffers. */
+static gpointer
+releaser_thread (gpointer data)
 {
-  gst_buffer_unref (buf);
+  GstCudaToVulkan *self = data;
+  GstCudaContext *cuda = gst_object_ref (self->bridge.cuda);
+  HeldInput *h;
+
+  while ((h = g_async_queue_pop (self->held)) && h->buf) {
+    if (gst_cuda_context_push (cuda)) {
+      CUresult r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (h->event);
+
+      if (r != CUDA_SUCCESS)
+        GST_WARNING_OBJECT (self, "cuEventSynchronize: %s",
+            _gst_cuda_sync_result_name (r));
+      gst_cuda_context_pop (NULL);
+    }
+    g_async_queue_push (self->free_events, h->event);
+    gst_buffer_unref (h->buf);
+    g_free (h);
+  }
+  g_free (h);
+  gst_object_unref (cuda);
+  return NULL;
+}
+
+/* Stops the releaser once every held input has been given back (the copies
+ * complete: stop runs after the stream's work) and frees its events. */
+static void
+releaser_stop (GstCudaToVulkan * self)
+{
+  CUevent ev;
+
+  if (self->releaser) {
+    g_async_queue_push (self->held, g_new0 (HeldInput, 1));
+    g_thread_join (self->releaser);
+    self->releaser = NULL;
+  }
+  if (self->free_events) {
+    if (self->bridge.cuda && gst_cuda_context_push (self->bridge.cuda)) {
+      while ((ev = g_async_queue_try_pop (self->free_events)))
+        GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
+      gst_cuda_context_pop (NULL);
+    }
+    g_clear_pointer (&self->free_events, g_async_queue_unref);
+  }
+  g_clear_pointer (&self->held, g_async_queue_unref);
 }
 
 /* GPU path, context pushed, copy out of @inbuf enqueued on the stream: keep
@@ -811,15 +879,23 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
     GError ** error)
 {
   GstCudaVkBridge *b = &self->bridge;
-  GArray *events;
-  CUevent ev = NULL;
-  CUresult r;
+  HeldInput *h;
+  CUevent ev;
+  CUresult r = CUDA_SUCCESS;
 
   if (meta && gst_cuda_sync_meta_get_release (meta, NULL))
     return TRUE;
-  /* blocking-sync: the worker thread sleeps instead of spinning */
-  r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev,
-      CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
+  if (!self->releaser) {
+    self->held = g_async_queue_new ();
+    self->free_events = g_async_queue_new ();
+    self->releaser = g_thread_new ("cudatovulkan-release", releaser_thread,
+        self);
+  }
+  ev = g_async_queue_try_pop (self->free_events);
+  if (!ev)
+    /* blocking-sync: the releaser sleeps instead of spinning */
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev,
+        CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
   if (r == CUDA_SUCCESS)
     r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, b->stream);
   if (!_gst_cuda_sync_result (r, "cuEventCreate/cuEventRecord", error)) {
@@ -827,9 +903,10 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
       GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
     return FALSE;
   }
-  events = g_array_new (FALSE, FALSE, sizeof (CUevent));
-  g_array_append_val (events, ev);
-  _gst_cuda_sync_defer (b->cuda, events, unref_input, gst_buffer_ref (inbuf));
+  h = g_new (HeldInput, 1);
+  h->event = ev;
+  h->buf = gst_buffer_ref (inbuf);
+  g_async_queue_push (self->held, h);
   return TRUE;
 }
 
@@ -914,11 +991,13 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (gpu) {
     /* the frame's own semaphore; the pool handed the frame out only once
      * the Vulkan wait on its previous signal had completed */
+    /* before the signal: a failure here leaves the frame's semaphore
+     * unsignalled, so the frame stays reusable */
+    if (!hold_input (self, inbuf, meta, &err))
+      goto cuda_error;
     if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, &err))
       goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!hold_input (self, inbuf, meta, &err))
-      goto cuda_error;
   }
   gst_cuda_context_pop (NULL);
 

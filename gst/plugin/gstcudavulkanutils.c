@@ -106,8 +106,13 @@ gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
   if (g_strcmp0 (type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0) {
     GstVulkanDevice *dev = NULL;
     if (gst_context_get_vulkan_device (context, &dev) && dev) {
-      gst_clear_object (&b->device);
+      GstVulkanDevice *old;
+
+      GST_OBJECT_LOCK (b->element);
+      old = b->device;
       b->device = dev;
+      GST_OBJECT_UNLOCK (b->element);
+      gst_clear_object (&old);
     }
   }
 }
@@ -115,26 +120,31 @@ gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
 gboolean
 gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
 {
+  GstVulkanDevice *device;
+  GstVulkanQueue *queue;
+  gboolean ret;
+
   if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
     return FALSE;
   if (gst_cuda_handle_context_query (b->element, query, b->cuda))
     return TRUE;
-  if (gst_vulkan_handle_context_query (b->element, query, NULL, b->instance,
-          b->device))
-    return TRUE;
-  if (!b->queue && b->device && b->device->device) {
-    /* not started yet (downstream starts first): answer with the queue we
-     * will use, so that a vulkan element next to us picks the same one */
-    GstVulkanQueue *queue = gst_cuda_vk_shared_queue (b->device, NULL);
-    gboolean ret = gst_vulkan_queue_handle_context_query (b->element, query,
-        queue);
+  /* queries come from other threads; stop clears these under the lock */
+  GST_OBJECT_LOCK (b->element);
+  device = b->device ? gst_object_ref (b->device) : NULL;
+  queue = b->queue ? gst_object_ref (b->queue) : NULL;
+  GST_OBJECT_UNLOCK (b->element);
 
-    gst_clear_object (&queue);
-    return ret;
-  }
-  if (gst_vulkan_queue_handle_context_query (b->element, query, b->queue))
-    return TRUE;
-  return FALSE;
+  ret = gst_vulkan_handle_context_query (b->element, query, NULL,
+      b->instance, device);
+  if (!ret && !queue && device && device->device)
+    /* not set up yet: answer with the queue we will use, so that a vulkan
+     * element next to us picks the same one */
+    queue = gst_cuda_vk_shared_queue (device, NULL);
+  if (!ret)
+    ret = gst_vulkan_queue_handle_context_query (b->element, query, queue);
+  gst_clear_object (&queue);
+  gst_clear_object (&device);
+  return ret;
 }
 
 void
@@ -360,6 +370,7 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
   GstElement *self = b->element;
   gchar *cuda_str = uuid_to_string (cuda_uuid);
   GError *err = NULL;
+  gboolean created = FALSE;
   guint i;
 
   if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
@@ -371,6 +382,12 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
 
   if (!b->device)
     gst_vulkan_device_run_context_query (self, &b->device);
+  if (!b->device) {
+    /* NEED_CONTEXT: the application, or the bin with the device another
+     * bridge element of the pipeline shared (below), answers through
+     * set_context() */
+    gst_vulkan_global_context_query (self, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+  }
 
   if (b->device) {
     /* The pipeline's device: it must be the CUDA device and have (or still
@@ -418,6 +435,7 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
         found = dev->physical_device;
         b->device = dev;
+        created = TRUE;
       } else {
         gst_clear_object (&dev);
       }
@@ -447,6 +465,19 @@ setup_vulkan_device (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       g_clear_error (&err);
       goto fail;
     }
+  }
+
+  if (created) {
+    /* share it with the rest of the pipeline, as upstream elements share
+     * the instance: the bin answers later elements' NEED_CONTEXT with it,
+     * so every bridge element of the pipeline (and the vulkan elements that
+     * ask them) use one device, and one queue object */
+    GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
+        TRUE);
+
+    gst_context_set_vulkan_device (context, b->device);
+    gst_element_post_message (self, gst_message_new_have_context
+        (GST_OBJECT (self), context));
   }
 
   b->get_memory_fd = gst_vulkan_device_get_proc_address (b->device,
@@ -538,6 +569,16 @@ gst_cuda_vk_fence_pool_free (GstCudaVkFencePool * p)
   gst_object_unref (p->device);
   g_mutex_clear (&p->lock);
   g_free (p);
+}
+
+/* @fence was not submitted (vkQueueSubmit failed): it would never signal,
+ * so it leaves the recycler */
+void
+gst_cuda_vk_fence_pool_discard (GstCudaVkFencePool * p, GstVulkanFence * fence)
+{
+  g_mutex_lock (&p->lock);
+  g_ptr_array_remove_fast (p->fences, fence);
+  g_mutex_unlock (&p->lock);
 }
 
 GstVulkanFence *
@@ -808,12 +849,16 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
     return FALSE;
 
   {
-    GstVulkanQueue *neighbour = NULL;
+    GstVulkanQueue *neighbour = NULL, *queue, *old;
 
-    gst_clear_object (&b->queue);
     gst_vulkan_queue_run_context_query (self, &neighbour);
-    b->queue = gst_cuda_vk_shared_queue (b->device, neighbour);
+    queue = gst_cuda_vk_shared_queue (b->device, neighbour);
     gst_clear_object (&neighbour);
+    GST_OBJECT_LOCK (self);
+    old = b->queue;
+    b->queue = queue;
+    GST_OBJECT_UNLOCK (self);
+    gst_clear_object (&old);
   }
   if (!b->queue) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -876,8 +921,19 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
   b->offer_vk_sem = VK_NULL_HANDLE;
   gst_clear_object (&b->cmd_pool);
-  gst_clear_object (&b->queue);
-  gst_clear_object (&b->device);
+  {
+    GstVulkanQueue *queue;
+    GstVulkanDevice *device;
+
+    GST_OBJECT_LOCK (b->element);
+    queue = b->queue;
+    device = b->device;
+    b->queue = NULL;
+    b->device = NULL;
+    GST_OBJECT_UNLOCK (b->element);
+    gst_clear_object (&queue);
+    gst_clear_object (&device);
+  }
   b->get_memory_fd = NULL;
   b->get_semaphore_fd = NULL;
 }
@@ -1308,6 +1364,7 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
   gst_vulkan_queue_submit_unlock (b->queue);
   if (gst_vulkan_error_to_g_error (res, error, "vkQueueSubmit") < 0) {
     gst_vulkan_command_buffer_unref (cmd);
+    gst_cuda_vk_fence_pool_discard (b->fences, fence);
     gst_vulkan_fence_unref (fence);
     return NULL;
   }

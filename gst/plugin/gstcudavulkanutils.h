@@ -194,6 +194,8 @@ GstCudaVkFencePool *gst_cuda_vk_fence_pool_new (GstVulkanDevice * device);
 void gst_cuda_vk_fence_pool_free (GstCudaVkFencePool * pool);
 GstVulkanFence *gst_cuda_vk_fence_pool_get (GstCudaVkFencePool * pool,
     GError ** error);
+void gst_cuda_vk_fence_pool_discard (GstCudaVkFencePool * pool,
+    GstVulkanFence * fence);
 
 /* The GstVulkanQueue object every bridge element uses for @device (one per
  * process and device, so that they share its submit lock; see the .c file).

@@ -1329,7 +1329,8 @@ GST_START_TEST (test_sw_h264dec)
 GST_END_TEST;
 
 /* Four branches in one pipeline, each with its own streaming thread, all
- * on the pipeline's one Vulkan device and queue, as fast as they go: two
+ * on the pipeline's one Vulkan device and queue object (asserted), as fast
+ * as they go: two
  * cudatovulkan ! queue ! vulkandownload, two cudatovulkan ! queue !
  * vulkantocuda ! queue ! cudadownload. Every branch's frames (a moving ball
  * of its own colour) come back byte-exact and in order; on a real GPU with
@@ -1377,6 +1378,24 @@ ball_src (guint i, guint n)
       "framerate=30/1", n, colours[i]);
 }
 
+/* The GstVulkanQueue @name answers a queue context query with (a ref). */
+static GstVulkanQueue *
+element_queue (GstElement * pipeline, const gchar * name)
+{
+  GstPad *pad = gst_element_get_static_pad (by_name (pipeline, name), "src");
+  GstQuery *query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  GstVulkanQueue *queue = NULL;
+  GstContext *context = NULL;
+
+  fail_unless (gst_pad_query (pad, query), "%s answers no queue query", name);
+  gst_query_parse_context (query, &context);
+  fail_unless (context && gst_context_get_vulkan_queue (context, &queue) &&
+      queue, "%s has no queue", name);
+  gst_query_unref (query);
+  gst_object_unref (pad);
+  return queue;
+}
+
 GST_START_TEST (test_concurrent_branches)
 {
   GString *desc = g_string_new (NULL);
@@ -1389,7 +1408,7 @@ GST_START_TEST (test_concurrent_branches)
 
   for (i = 0; i < N_BRANCHES; i++) {
     gchar *src = ball_src (i, N_CONCURRENT);
-    gchar *consumer = i < 2 ? g_strdup ("vulkandownload") :
+    gchar *consumer = i < 2 ? g_strdup_printf ("vulkandownload name=vd%u", i) :
         g_strdup_printf ("vulkantocuda name=v2c%u ! queue ! cudadownload", i);
 
     g_string_append_printf (desc, "%s ! cudaupload ! cudatovulkan name=c2v%u "
@@ -1433,6 +1452,28 @@ GST_START_TEST (test_concurrent_branches)
   for (i = 0; i < N_BRANCHES; i++)
     g_thread_join (threads[i]);
 
+  /* one device and one queue object (one submit lock) for all of them: the
+   * first bridge shares its device with the pipeline, the vulkan elements
+   * take the bridges' queue */
+  {
+    GstVulkanQueue *q0 = element_queue (pipeline, "c2v0");
+
+    for (i = 0; i < N_BRANCHES; i++) {
+      const gchar *kinds[2] = { "c2v%u", i < 2 ? "vd%u" : "v2c%u" };
+      guint k;
+
+      for (k = 0; k < 2; k++) {
+        gchar *name = g_strdup_printf (kinds[k], i);
+        GstVulkanQueue *q = element_queue (pipeline, name);
+
+        fail_unless (q == q0, "%s submits through another GstVulkanQueue "
+            "(%p, not %p): two submit locks for one VkQueue", name, q, q0);
+        gst_object_unref (q);
+        g_free (name);
+      }
+    }
+    gst_object_unref (q0);
+  }
   for (i = 0; i < N_BRANCHES; i++) {
     gchar *name = g_strdup_printf ("c2v%u", i);
 
@@ -1507,6 +1548,29 @@ fill_cuda_buffer (GstBuffer * buf, const GstVideoInfo * info, guint8 value,
   g_free (host);
 }
 
+static GstPadProbeReturn
+count_pushed (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc ((gint *) data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* acquire with DONTWAIT for up to 20 s */
+static GstBuffer *
+acquire_within (GstBufferPool * pool)
+{
+  GstBufferPoolAcquireParams dontwait = { 0, };
+  gint64 until = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+  GstBuffer *buf = NULL;
+
+  dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  while (gst_buffer_pool_acquire_buffer (pool, &buf, &dontwait) !=
+      GST_FLOW_OK && g_get_monotonic_time () < until)
+    g_usleep (1000);
+  fail_unless (buf != NULL, "the input buffer never came back to its pool");
+  return buf;
+}
+
 GST_START_TEST (test_input_held_until_copied)
 {
   GstCaps *caps = cs_caps ("RGBA", 64, 48);
@@ -1525,7 +1589,9 @@ GST_START_TEST (test_input_held_until_copied)
   TestSem *ts = NULL;
   gboolean held;
   gint64 until;
+  gint pushed = 0;
   guint i, k;
+  GstPad *c2v_src;
 
   fail_unless (gst_video_info_from_caps (&info, caps));
   gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
@@ -1540,6 +1606,10 @@ GST_START_TEST (test_input_held_until_copied)
   sink = by_name (pipeline, "sink");
   c2v = by_name (pipeline, "c2v");
   g_object_set (src, "caps", caps, NULL);
+  c2v_src = gst_element_get_static_pad (c2v, "src");
+  gst_pad_add_probe (c2v_src, GST_PAD_PROBE_TYPE_BUFFER, count_pushed,
+      &pushed, NULL);
+  gst_object_unref (c2v_src);
   g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
       frames);
   bus = gst_element_get_bus (pipeline);
@@ -1555,11 +1625,20 @@ GST_START_TEST (test_input_held_until_copied)
   fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
       GST_FLOW_OK);
 
-  /* the element has taken the frame and enqueued its copy */
+  /* the element has taken the frame and enqueued its copy; on the GPU path
+   * it has also pushed its output already (no CPU wait), so its streaming
+   * thread is back from the queue and has let go of the input (the CPU
+   * fallback, lavapipe, blocks before pushing until the signal below) */
   until = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
   while (cs_stat (c2v, "buffers") < 1 && g_get_monotonic_time () < until)
     g_usleep (1000);
   fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), 1);
+  if (!cs_is_sim) {
+    while (!g_atomic_int_get (&pushed) && g_get_monotonic_time () < until)
+      g_usleep (1000);
+    fail_unless (g_atomic_int_get (&pushed) == 1, "cudatovulkan did not "
+        "push before the signal: not its GPU path");
+  }
   g_usleep (100 * 1000);
   dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
   held = gst_buffer_pool_acquire_buffer (pool, &again, &dontwait) !=
@@ -1569,8 +1648,7 @@ GST_START_TEST (test_input_held_until_copied)
 
   fail_unless (test_sem_host_signal (ts, 1));
   if (held) {
-    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &again,
-            NULL), GST_FLOW_OK);
+    again = acquire_within (pool);
     fill_cuda_buffer (again, &info, 0x22, stream);
   }
   fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), again),
