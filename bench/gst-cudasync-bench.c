@@ -3187,6 +3187,28 @@ d_check_frame (DCtx * d, DSlot * sl)
   return TRUE;
 }
 
+/* Submits the slot's pre-recorded copy, waiting on its semaphore on the GPU
+ * path, with the slot's fence. */
+static VkResult
+d_submit (DCtx * d, DSlot * sl)
+{
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
+    1, &sl->cmd, 0, NULL
+  };
+  VkResult res;
+
+  if (d->gpu) {
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &sl->vk_sem;
+    si.pWaitDstStageMask = &stage;
+  }
+  gst_vulkan_queue_submit_lock (d->queue);
+  res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
+  gst_vulkan_queue_submit_unlock (d->queue);
+  return res;
+}
+
 /* the consumer thread: waits for each slot's fence, then frees the slot */
 static gpointer
 d_consumer (gpointer data)
@@ -3206,24 +3228,10 @@ d_consumer (gpointer data)
     }
     if (sl == (DSlot *) d)
       break;
-    if (d->stall) {
-      VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
-      VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
-        1, &sl->cmd, 0, NULL
-      };
-
-      if (d->gpu) {
-        si.waitSemaphoreCount = 1;
-        si.pWaitSemaphores = &sl->vk_sem;
-        si.pWaitDstStageMask = &stage;
-      }
-      gst_vulkan_queue_submit_lock (d->queue);
-      res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
-      gst_vulkan_queue_submit_unlock (d->queue);
-      if (res != VK_SUCCESS) {
-        run_error (run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
-        break;
-      }
+    /* d_stall: the consumer submits (vulkandownload's shape) */
+    if (d->stall && (res = d_submit (d, sl)) != VK_SUCCESS) {
+      run_error (run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
+      break;
     }
     res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
         (guint64) RUN_WAIT_US * 1000);
@@ -3648,10 +3656,6 @@ s3d_run_once (S2Config * cfg, gint mode, FrameWriter writer, CUstream pstream,
   consumer = g_thread_new ("bench-d-consumer", d_consumer, &d);
   for (n = 0; n < run.total && !run_failed (&run); n++) {
     DSlot *sl;
-    VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
-    VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
-      1, NULL, 0, NULL
-    };
 
     if (n == run.warmup) {
       /* window opened by the consumer at the last warm-up frame */
@@ -3710,22 +3714,8 @@ s3d_run_once (S2Config * cfg, gint mode, FrameWriter writer, CUstream pstream,
       run_error (&run, cu_error (what, r));
       break;
     }
-    if (d.stall) {
-      /* the consumer submits (vulkandownload's shape) */
-      g_async_queue_push (d.done, sl);
-      progress ();
-      continue;
-    }
-    si.pCommandBuffers = &sl->cmd;
-    if (gpu) {
-      si.waitSemaphoreCount = 1;
-      si.pWaitSemaphores = &sl->vk_sem;
-      si.pWaitDstStageMask = &stage;
-    }
-    gst_vulkan_queue_submit_lock (queue);
-    res = vkQueueSubmit (queue->queue, 1, &si, sl->fence);
-    gst_vulkan_queue_submit_unlock (queue);
-    if (res != VK_SUCCESS) {
+    /* d_stall: the consumer submits (vulkandownload's shape) */
+    if (!d.stall && (res = d_submit (&d, sl)) != VK_SUCCESS) {
       run_error (&run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
       break;
     }
@@ -4557,11 +4547,19 @@ s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
 {
   CUevent e0[G_FRAMES], ek[G_FRAMES], ex[G_FRAMES];
   guint depth = g_variant[v].depth, n, i;
-  unsigned long long plane1 = 0, pitch0 = 1920 * 4, pitch1 = 0;
-  unsigned int words0 = 1920, rows0 = 1080, words1 = 0, rows1 = 0;
-  unsigned long long spin_ns = (unsigned long long) G.gpu_us * 1000;
+  /* write_frame()'s view of a frame: the same kernel launch as scenario 2 */
+  S2Config cfg = { 0, };
+  Run run;
   gdouble gap = 0;
   CUresult r = CUDA_SUCCESS;
+
+  memset (&run, 0, sizeof (run));
+  cfg.gpu_us = G.gpu_us;
+  run.cfg = &cfg;
+  run.writer = WRITER_KERNEL;
+  run.grid = MAX (R.sm_count, 1) * 4;
+  run.pstream = s1;
+  gst_video_info_set_format (&run.info, GST_VIDEO_FORMAT_RGBA, 1920, 1080);
 
   for (i = 0; i < G_FRAMES && r == CUDA_SUCCESS; i++) {
     r = drv.cuEventCreate (&e0[i], CU_EVENT_DEFAULT);
@@ -4575,19 +4573,12 @@ s2g_once (gint v, CUdeviceptr frame, CUstream s1, CUstream s2,
     return FALSE;
   }
   for (n = 0; n < G_FRAMES && r == CUDA_SUCCESS; n++) {
-    unsigned int seed = n;
-    unsigned long long plane0 = frame;
-    void *args[] = { &plane0, &pitch0, &words0, &rows0, &plane1, &pitch1,
-      &words1, &rows1, &spin_ns, &seed
-    };
-
     if (n >= depth)
       r = drv.cuEventSynchronize (ek[n - depth]);
     if (r == CUDA_SUCCESS)
       r = drv.cuEventRecord (e0[n], s1);
     if (r == CUDA_SUCCESS)
-      r = CuLaunchKernel (kernel.func, MAX (R.sm_count, 1) * 4, 1, 1, 256, 1,
-          1, 0, s1, args, NULL);
+      r = write_frame (&run, NULL, (guint8 *) (guintptr) frame, n);
     if (r == CUDA_SUCCESS)
       r = drv.cuEventRecord (ek[n], s1);
     if (r != CUDA_SUCCESS)

@@ -17,8 +17,8 @@
  * - timeline values strictly increase: gst_cuda_semaphore_signal() reserves
  *   the next value under a lock and, when consecutive signals are enqueued on
  *   different streams, orders the new signal after the previous one on the
- *   GPU (a wait for the previous value), so that concurrent signallers never make the
- *   value go backwards;
+ *   GPU (a wait for the previous value), so that concurrent signallers
+ *   never make the value go backwards;
  * - a binary semaphore may not be signalled again by this object before its
  *   previous signal has been waited for;
  * - an NvSciSync signal writes an `NvSciSyncFence` (at the call, into
@@ -216,6 +216,19 @@ destroy_handle (GstCudaContext * context, gpointer data)
         _gst_cuda_sync_result_name (r));
 }
 
+/* Enqueues on @stream a wait for the last value this object signalled
+ * (timeline); call with the context pushed */
+static CUresult
+wait_last_signalled (GstCudaSemaphore * self, CUstream stream)
+{
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
+
+  memset (&wp, 0, sizeof (wp));
+  wp.params.fence.value = self->last_signalled;
+  return GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
+      &wp, 1, stream);
+}
+
 /* Timeline signals record no event: an event that completes once the
  * semaphore has reached the last value this object signalled (a wait on a
  * private stream), so that destruction waits for every signal. NULL if it
@@ -223,7 +236,6 @@ destroy_handle (GstCudaContext * context, gpointer data)
 static CUevent
 wait_last_value (GstCudaSemaphore * self)
 {
-  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
   CUstream stream = NULL;
   CUevent ev = NULL;
   CUresult r;
@@ -233,12 +245,9 @@ wait_last_value (GstCudaSemaphore * self)
         "without waiting for pending signals");
     return NULL;
   }
-  memset (&wp, 0, sizeof (wp));
-  wp.params.fence.value = self->last_signalled;
   r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&stream, CU_STREAM_NON_BLOCKING);
   if (r == CUDA_SUCCESS)
-    r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
-        &wp, 1, stream);
+    r = wait_last_signalled (self, stream);
   if (r == CUDA_SUCCESS)
     r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
   if (r == CUDA_SUCCESS)
@@ -656,12 +665,7 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
      * wait for the event recorded after the previous signal. */
     if (self->has_signalled && self->last_signal_stream != stream &&
         self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD) {
-      CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
-
-      memset (&wp, 0, sizeof (wp));
-      wp.params.fence.value = self->last_signalled;
-      r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
-          &wp, 1, stream);
+      r = wait_last_signalled (self, stream);
       if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
         goto out;
       if (!record_op (self, stream, error))

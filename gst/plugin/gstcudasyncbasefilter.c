@@ -378,17 +378,6 @@ gst_cuda_sync_base_filter_count_signal (GstCudaSyncBaseFilter * self,
 }
 
 void
-gst_cuda_sync_base_filter_set_counter (GstCudaSyncBaseFilter * self,
-    GstCudaSyncCounter counter, guint64 value)
-{
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->lock);
-  priv->counters[counter] = value;
-  g_mutex_unlock (&priv->lock);
-}
-
-void
 gst_cuda_sync_base_filter_post_error (GstCudaSyncBaseFilter * self,
     GError * error, const gchar * what)
 {

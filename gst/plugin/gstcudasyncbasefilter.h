@@ -48,9 +48,6 @@ gboolean           gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaS
 void               gst_cuda_sync_base_filter_count         (GstCudaSyncBaseFilter * self,
                                                             GstCudaSyncCounter counter,
                                                             guint64 add);
-void               gst_cuda_sync_base_filter_set_counter   (GstCudaSyncBaseFilter * self,
-                                                            GstCudaSyncCounter counter,
-                                                            guint64 value);
 /* counts one signal and sets last-value, under one lock (per buffer) */
 void               gst_cuda_sync_base_filter_count_signal  (GstCudaSyncBaseFilter * self,
                                                             guint64 value);

@@ -165,8 +165,7 @@ frame_free (gpointer data)
  * UNDEFINED may discard the contents). Once per allocation, so its CPU wait
  * is not a per-frame synchronisation. */
 static gboolean
-frame_init_layout (GstCudaVkImagePool * pool, GstBuffer * buf, Frame * f,
-    GError ** error)
+frame_init_layout (GstCudaVkImagePool * pool, Frame * f, GError ** error)
 {
   GstCudaVkBridge *b = pool->bridge;
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
@@ -288,7 +287,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
   }
-  if (!pool->buffers && !frame_init_layout (pool, buf, f, &err)) {
+  if (!pool->buffers && !frame_init_layout (pool, f, &err)) {
     GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
         ("Could not prepare new Vulkan images for CUDA: %s", err->message),
         (NULL));
@@ -989,12 +988,12 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
 
   if (gpu) {
-    /* the frame's own semaphore; the pool handed the frame out only once
-     * the Vulkan wait on its previous signal had completed */
     /* before the signal: a failure here leaves the frame's semaphore
      * unsignalled, so the frame stays reusable */
     if (!hold_input (self, inbuf, meta, &err))
       goto cuda_error;
+    /* the frame's own semaphore; the pool handed the frame out only once
+     * the Vulkan wait on its previous signal had completed */
     if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, &err))
       goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);

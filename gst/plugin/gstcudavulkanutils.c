@@ -513,25 +513,6 @@ pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
   return TRUE;
 }
 
-/* GStreamer 1.22's gst_vulkan_device_get_queue() and _foreach_queue() make a
- * new GstVulkanQueue object, with its own submit lock, on every call, while
- * vkQueueSubmit() needs the VkQueue itself externally synchronised. Two
- * elements holding two such objects for one VkQueue submit at the same time:
- * undefined behaviour, seen on the H200 as VK_ERROR_DEVICE_LOST with several
- * pipelines on one device, and as a hang with cudatovulkan and vulkantocuda
- * in one pipeline. So every bridge element of the process uses one object
- * per device (kept, weakly, on the device), answers queue context queries
- * with it as soon as it knows the device, and adopts the object a
- * neighbour already uses when it is the first. */
-static GMutex shared_queue_lock;
-
-static void
-free_weak_ref (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
 /* GStreamer 1.22's device fence cache (gst_vulkan_device_create_fence())
  * clears a released fence's device and cache pointers after putting it
  * back in the cache, where another thread may already have taken it: that
@@ -607,6 +588,25 @@ gst_cuda_vk_fence_pool_get (GstCudaVkFencePool * p, GError ** error)
   }
   g_mutex_unlock (&p->lock);
   return fence;
+}
+
+/* GStreamer 1.22's gst_vulkan_device_get_queue() and _foreach_queue() make a
+ * new GstVulkanQueue object, with its own submit lock, on every call, while
+ * vkQueueSubmit() needs the VkQueue itself externally synchronised. Two
+ * elements holding two such objects for one VkQueue submit at the same time:
+ * undefined behaviour, seen on the H200 as VK_ERROR_DEVICE_LOST with several
+ * pipelines on one device, and as a hang with cudatovulkan and vulkantocuda
+ * in one pipeline. So every bridge element of the process uses one object
+ * per device (kept, weakly, on the device), answers queue context queries
+ * with it as soon as it knows the device, and adopts the object a
+ * neighbour already uses when it is the first. */
+static GMutex shared_queue_lock;
+
+static void
+free_weak_ref (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
 }
 
 GstVulkanQueue *
