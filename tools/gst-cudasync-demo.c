@@ -402,6 +402,7 @@ is_simulator (void)
   return lib && dlsym (lib, "cudasim_sem_create") != NULL;
 }
 
+#ifdef HAVE_CUDA_VULKAN
 static gchar *
 hex_uuid (const guint8 * u)
 {
@@ -413,7 +414,6 @@ hex_uuid (const guint8 * u)
   return g_string_free (s, FALSE);
 }
 
-#ifdef HAVE_CUDA_VULKAN
 /* CUDA device 0's UUID (32 hex digits), or NULL */
 static gchar *
 cuda_uuid (void)

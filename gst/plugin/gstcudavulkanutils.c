@@ -9,6 +9,7 @@
 #include "gstcudavulkanutils.h"
 #include "gstcudasync-private.h"
 #include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -938,14 +939,26 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   b->get_semaphore_fd = NULL;
 }
 
+/* A memory type for @req, device-local if there is one. 1.24 replaced the
+ * lookup by type bits with one by requirements (which also checks the heap
+ * size). */
 static gboolean
-find_memory_type (GstCudaVkBridge * b, guint32 bits, guint32 * idx)
+find_memory_type (GstCudaVkBridge * b, const VkMemoryRequirements * req,
+    guint32 * idx)
 {
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (gst_vulkan_memory_find_memory_type_index_with_requirements (b->device,
+          req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
+    return TRUE;
+  return gst_vulkan_memory_find_memory_type_index_with_requirements (b->device,
+      req, 0, idx);
+#else
   if (gst_vulkan_memory_find_memory_type_index_with_type_properties (b->device,
-          bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
+          req->memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
     return TRUE;
   return gst_vulkan_memory_find_memory_type_index_with_type_properties
-      (b->device, bits, 0, idx);
+      (b->device, req->memoryTypeBits, 0, idx);
+#endif
 }
 
 /* The memory requirements of @plane's image or buffer; logs whether the
@@ -1031,7 +1044,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   int fd = -1;
 
   get_requirements (b, plane, req);
-  if (!find_memory_type (b, req->memoryTypeBits, &type_idx)) {
+  if (!find_memory_type (b, req, &type_idx)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
         "No Vulkan memory type for exportable memory (bits 0x%x)",
         req->memoryTypeBits);

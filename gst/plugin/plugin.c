@@ -24,6 +24,19 @@ static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
+  guint major, minor, micro, nano;
+
+  /* Built per GStreamer minor version: 1.24 changed the layout of the Vulkan
+   * memory structures the bridge elements fill in, and the CUDA stream
+   * contract differs between 1.22 and 1.24+. GStreamer itself loads plugins
+   * built against an older minor version, so refuse here. */
+  gst_version (&major, &minor, &micro, &nano);
+  if (major != GST_VERSION_MAJOR || minor != GST_VERSION_MINOR) {
+    GST_ERROR ("gst-cudasync was built against GStreamer %d.%d and cannot "
+        "run with GStreamer %u.%u: rebuild it against this version",
+        GST_VERSION_MAJOR, GST_VERSION_MINOR, major, minor);
+    return FALSE;
+  }
 
   /* Elements register even without a driver; they report a clear error
    * when started without one. */
