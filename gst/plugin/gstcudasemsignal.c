@@ -317,7 +317,7 @@ negotiate_semaphore (GstCudaSemSignal * self)
 }
 
 static GstFlowReturn
-apply_fallback (GstCudaSemSignal * self, const gchar * why)
+apply_fallback (GstCudaSemSignal * self, CUstream stream, const gchar * why)
 {
   GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
   GstCudaSemSignalFallback fallback;
@@ -333,7 +333,7 @@ apply_fallback (GstCudaSemSignal * self, const gchar * why)
   }
 
   GST_LOG_OBJECT (self, "%s: synchronising on the CPU", why);
-  return gst_cuda_sync_base_filter_cpu_sync (base) ? GST_FLOW_OK :
+  return gst_cuda_sync_base_filter_cpu_sync (base, stream) ? GST_FLOW_OK :
       GST_FLOW_ERROR;
 }
 
@@ -373,7 +373,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (trans);
   GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
-  CUstream stream = gst_cuda_sync_base_filter_get_stream (base);
+  CUstream stream;
   GstCudaSyncMeta *meta;
   GError *err = NULL;
   guint64 value = 0;
@@ -389,6 +389,13 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
 
   gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_BUFFERS, 1);
+
+  /* 1.24+: the memory's own stream, where the producer's work is */
+  if (!gst_cuda_sync_base_filter_input_stream (base, buf, &stream, &err)) {
+    gst_cuda_sync_base_filter_post_error (base, err,
+        "Could not order the signal after the producer's CUDA stream");
+    return GST_FLOW_ERROR;
+  }
 
   /* The producer may itself have left work pending behind acquire points:
    * order our signal after them, on the GPU. */
@@ -412,7 +419,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   if (!self->active)
-    return apply_fallback (self, "No semaphore: downstream offered none and "
+    return apply_fallback (self, stream, "No semaphore: downstream offered none and "
         "the semaphore property is not set");
 
   if (gst_cuda_semaphore_get_handle_type (self->active) ==
@@ -425,7 +432,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       /* binary semaphore still signalled for the previous buffer */
       GST_DEBUG_OBJECT (self, "%s", err->message);
       g_clear_error (&err);
-      return apply_fallback (self, "The binary semaphore's previous signal "
+      return apply_fallback (self, stream, "The binary semaphore's previous signal "
           "has not been waited for yet");
     }
     gst_cuda_sync_base_filter_post_error (base, err,

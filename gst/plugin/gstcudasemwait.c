@@ -204,6 +204,27 @@ gst_cuda_sem_wait_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* Where to wait for @buf's acquire points. 1.24+ memory carries the stream
+ * its consumers order themselves after (and synchronise before a CPU map):
+ * when every memory of @buf has the same one, wait there and mark the
+ * memory pending. Otherwise the legacy default stream (NULL): every later
+ * work on the context's blocking streams (what 1.22 elements and
+ * GstCudaStream use) is ordered after it. */
+static CUstream
+wait_stream (GstBuffer * buf)
+{
+  CUstream stream = gst_cuda_sync_memory_get_stream (gst_buffer_peek_memory
+      (buf, 0));
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 1; i < n && stream; i++) {
+    if (gst_cuda_sync_memory_get_stream (gst_buffer_peek_memory (buf,
+                i)) != stream)
+      stream = NULL;
+  }
+  return stream;
+}
+
 static GstFlowReturn
 gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -211,17 +232,17 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
   GstCudaSyncMeta *meta;
   GstCudaSemWaitMode mode;
+  CUstream stream;
   GError *err = NULL;
   guint i, n;
 
+  if (!gst_cuda_sync_base_filter_check_input (base, buf))
+    return GST_FLOW_ERROR;
   gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_BUFFERS, 1);
 
   meta = gst_buffer_get_cuda_sync_meta (buf);
   if (!meta || (n = gst_cuda_sync_meta_get_n_acquire (meta)) == 0)
     return GST_FLOW_OK;
-
-  if (!gst_cuda_sync_base_filter_check_input (base, buf))
-    return GST_FLOW_ERROR;
 
   for (i = 0; i < n; i++) {
     if (!gst_cuda_sync_base_filter_check_semaphore (base,
@@ -230,14 +251,15 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       return GST_FLOW_ERROR;
   }
 
-  /* The legacy default stream: later work on every blocking stream of the
-   * context is ordered after these waits. */
-  if (!_gst_cuda_sync_meta_wait_gpu_full (meta, NULL,
+  stream = wait_stream (buf);
+  if (!_gst_cuda_sync_meta_wait_gpu_full (meta, stream,
           gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base), &err)) {
     gst_cuda_sync_base_filter_post_error (base, err,
         "Could not enqueue the semaphore waits");
     return GST_FLOW_ERROR;
   }
+  for (i = 0; stream && i < gst_buffer_n_memory (buf); i++)
+    gst_cuda_sync_memory_mark_pending (gst_buffer_peek_memory (buf, i));
   gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_WAITS, n);
 
   GST_OBJECT_LOCK (self);
@@ -255,6 +277,7 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     }
   }
 
-  GST_LOG_OBJECT (self, "enqueued %u waits for %" GST_PTR_FORMAT, n, buf);
+  GST_LOG_OBJECT (self, "enqueued %u waits on stream %p for %" GST_PTR_FORMAT,
+      n, stream, buf);
   return GST_FLOW_OK;
 }

@@ -454,9 +454,35 @@ gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
   return FALSE;
 }
 
-/* Blocks on the element's stream: counted in cpu-syncs. */
+/* The stream to work on for @buffer (checked with _check_input()): on
+ * GStreamer 1.24+ the stream its first memory carries, so that the work
+ * covers exactly the producer's, with no hop between streams; otherwise
+ * (1.22, or memory without a stream) the element's own blocking stream.
+ * The work still pending on the streams of the other memories is ordered
+ * before it on the GPU. FALSE with @error set when a driver call failed. */
 gboolean
-gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self)
+gst_cuda_sync_base_filter_input_stream (GstCudaSyncBaseFilter * self,
+    GstBuffer * buffer, CUstream * stream, GError ** error)
+{
+  CUstream s = gst_cuda_sync_memory_get_stream (gst_buffer_peek_memory
+      (buffer, 0));
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  if (!s)
+    s = PRIV (self)->stream;
+  for (i = 0; i < n; i++) {
+    if (!gst_cuda_sync_memory_wait_pending (gst_buffer_peek_memory (buffer,
+                i), s, error))
+      return FALSE;
+  }
+  *stream = s;
+  return TRUE;
+}
+
+/* Blocks on @stream (where the buffer's work is): counted in cpu-syncs. */
+gboolean
+gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,
+    CUstream stream)
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
   GError *err = NULL;
@@ -467,7 +493,7 @@ gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self)
         ("Could not make the CUDA context current"), (NULL));
     return FALSE;
   }
-  r = GST_CUDA_SYNC_CALL (cuStreamSynchronize) (priv->stream);
+  r = GST_CUDA_SYNC_CALL (cuStreamSynchronize) (stream);
   gst_cuda_context_pop (NULL);
   gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
   if (!_gst_cuda_sync_result (r, "cuStreamSynchronize", &err)) {

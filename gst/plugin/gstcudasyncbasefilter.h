@@ -56,7 +56,12 @@ gboolean           gst_cuda_sync_base_filter_check_input   (GstCudaSyncBaseFilte
 gboolean           gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
                                                             GstCudaSemaphore * sem,
                                                             const gchar * what);
-gboolean           gst_cuda_sync_base_filter_cpu_sync      (GstCudaSyncBaseFilter * self);
+gboolean           gst_cuda_sync_base_filter_input_stream  (GstCudaSyncBaseFilter * self,
+                                                            GstBuffer * buffer,
+                                                            CUstream * stream,
+                                                            GError ** error);
+gboolean           gst_cuda_sync_base_filter_cpu_sync      (GstCudaSyncBaseFilter * self,
+                                                            CUstream stream);
 
 void               gst_cuda_sync_base_filter_post_error    (GstCudaSyncBaseFilter * self,
                                                             GError * error,

@@ -70,6 +70,7 @@
 #include "gstcudavulkanutils.h"
 #include "gstcudasync-private.h"
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
@@ -194,8 +195,7 @@ frame_init_layout (GstCudaVkImagePool * pool, Frame * f, GError ** error)
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
       barriers);
-  fence = gst_cuda_vk_bridge_submit (b, cmd, VK_NULL_HANDLE, VK_NULL_HANDLE,
-      NULL, error);
+  fence = gst_cuda_vk_bridge_submit (b, cmd, NULL, NULL, error);
   if (!fence)
     return FALSE;
   res = vkWaitForFences (pool->device->device, 1,
@@ -219,7 +219,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   f->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   for (i = 0; i < f->n_planes; i++) {
     PlaneHolder *h = g_new0 (PlaneHolder, 1);
-    VkFormat format = gst_vulkan_format_from_video_info (info, i);
+    VkFormat format = gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info),
+        i);
     guint w = GST_VIDEO_INFO_COMP_WIDTH (info, i);
     guint hh = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
@@ -746,12 +747,56 @@ gst_cuda_to_vulkan_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 }
 
+#if GST_CHECK_VERSION(1, 24, 0)
+/* A CUDA pool whose memory carries the element's stream: upstream elements
+ * that adopt a proposed stream (nvh264dec, cudaconvertscale) then write on
+ * the stream the copy out of their frames runs on, with no event between
+ * the two. Others write on their own stream, and the copy orders itself
+ * after it (gst_cuda_sync_memory_wait_pending()). */
+static void
+propose_cuda_pool (GstCudaToVulkan * self, GstQuery * query)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint size;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !b->cuda || !b->cuda_stream ||
+      gst_query_get_n_allocation_pools (query) > 0 ||
+      !gst_video_info_from_caps (&info, caps))
+    return;
+
+  pool = gst_cuda_buffer_pool_new (b->cuda);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_cuda_stream (config, b->cuda_stream);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (self, "the CUDA pool refused its configuration");
+    gst_object_unref (pool);
+    return;
+  }
+  /* the pool may have changed the size (pitch alignment) */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+}
+#endif
+
 static gboolean
 gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
+#if GST_CHECK_VERSION(1, 24, 0)
+  propose_cuda_pool (self, query);
+#endif
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
   if (self->bridge.offer_sem)
@@ -924,6 +969,7 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
+  GstCudaVkSubmitSync sync = { 0, };
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
   GError *err = NULL;
   guint i;
@@ -959,6 +1005,11 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS,
         gst_cuda_sync_meta_get_n_acquire (meta));
   }
+
+  /* 1.24+: the producer's work on the memory's own stream may be pending */
+  if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), b->stream,
+          &err))
+    goto cuda_error;
 
   if (!gst_memory_map (GST_MEMORY_CAST (cmem), &map,
           GST_MAP_READ | GST_MAP_CUDA)) {
@@ -1031,7 +1082,7 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
     mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-    mem->barrier.parent.queue = b->queue;
+    gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
     mem->barrier.offset = 0;
     mem->barrier.size = VK_WHOLE_SIZE;
   }
@@ -1058,8 +1109,11 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
     mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-    mem->barrier.parent.queue = b->queue;
+    gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
     mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+    /* 1.24+: GstVulkanOperation users (vulkandownload ...) order
+     * themselves after this submission by the image's timeline */
+    gst_cuda_vk_sync_add_memory (&sync, &mem->barrier.parent);
     mem->barrier.subresource_range = ib->subresourceRange;
   }
   /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
@@ -1072,8 +1126,9 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
       self->out_buffers ? f->n_planes : 0, bbarriers,
       self->out_buffers ? 0 : f->n_planes, barriers);
-  fence = gst_cuda_vk_bridge_submit (b, cmd,
-      gpu ? f->sem->vk_sem : VK_NULL_HANDLE, VK_NULL_HANDLE,
+  if (gpu)
+    gst_cuda_vk_sync_add_wait (&sync, f->sem->vk_sem, 0);
+  fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
       GST_MINI_OBJECT_CAST (outbuf), &err);
   if (!fence)
     goto vk_error;

@@ -808,6 +808,39 @@ gst_cuda_vk_semaphore_free (GstCudaVkSemaphore * s)
   g_free (s);
 }
 
+/* A blocking stream: ordered with the legacy default stream, on which
+ * upstream 1.22 CUDA elements copy. On 1.24+ a GstCudaStream (blocking
+ * too), so that it can be set on CUDA pools. */
+static gboolean
+create_stream (GstCudaVkBridge * b, GError ** error)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  b->cuda_stream = gst_cuda_stream_new (b->cuda);
+  if (!b->cuda_stream) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "gst_cuda_stream_new() failed (cuStreamCreate)");
+    return FALSE;
+  }
+  b->stream = gst_cuda_stream_get_handle (b->cuda_stream);
+  return TRUE;
+#else
+  CUresult r;
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&b->stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (!_gst_cuda_sync_result (r, "cuStreamCreate", error)) {
+    b->stream = NULL;
+    return FALSE;
+  }
+  return TRUE;
+#endif
+}
+
 gboolean
 gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
 {
@@ -835,14 +868,14 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
     return FALSE;
   }
   r = GST_CUDA_SYNC_CALL (cuDeviceGetUuid) (&uuid, (CUdevice) cuda_dev);
-  if (r == CUDA_SUCCESS)
-    /* blocking stream: ordered with the legacy default stream, on which
-     * upstream 1.22 CUDA elements copy */
-    r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&b->stream, CU_STREAM_DEFAULT);
   gst_cuda_context_pop (NULL);
-  if (!_gst_cuda_sync_result (r, "cuDeviceGetUuid/cuStreamCreate", &err)) {
-    b->stream = NULL;
-    gst_cuda_vk_bridge_post_error (b, err, "CUDA set-up failed");
+  if (!_gst_cuda_sync_result (r, "cuDeviceGetUuid", &err)) {
+    gst_cuda_vk_bridge_post_error (b, err, "Could not read the CUDA device's "
+        "UUID");
+    return FALSE;
+  }
+  if (!create_stream (b, &err)) {
+    gst_cuda_vk_bridge_post_error (b, err, "Could not create a CUDA stream");
     return FALSE;
   }
 
@@ -912,9 +945,15 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     /* the semaphores and the pooled memory may still be used by enqueued
      * work: let it finish (stop is not the streaming thread) */
     GST_CUDA_SYNC_CALL (cuStreamSynchronize) (b->stream);
+#if !GST_CHECK_VERSION(1, 24, 0)
     GST_CUDA_SYNC_CALL (cuStreamDestroy) (b->stream);
+#endif
     gst_cuda_context_pop (NULL);
   }
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* memory still carrying it keeps it alive */
+  gst_clear_cuda_stream (&b->cuda_stream);
+#endif
   b->stream = NULL;
   b->gpu_sync = FALSE;
   gst_clear_object (&b->offer_sem);
@@ -1336,12 +1375,108 @@ gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error)
   return cmd;
 }
 
+void
+gst_cuda_vk_sync_add_wait (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+    guint64 value)
+{
+  g_return_if_fail (sync->n_waits < GST_CUDA_VK_MAX_SYNC);
+  sync->waits[sync->n_waits] = sem;
+  sync->wait_values[sync->n_waits++] = value;
+}
+
+void
+gst_cuda_vk_sync_add_signal (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+    guint64 value)
+{
+  g_return_if_fail (sync->n_signals < GST_CUDA_VK_MAX_SYNC);
+  sync->signals[sync->n_signals] = sem;
+  sync->signal_values[sync->n_signals++] = value;
+}
+
+void
+gst_cuda_vk_sync_add_memory (GstCudaVkSubmitSync * sync,
+    GstVulkanBarrierMemoryInfo * barrier)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (barrier->semaphore == VK_NULL_HANDLE)
+    return;
+  g_return_if_fail (sync->n_barriers < GST_VIDEO_MAX_PLANES);
+  gst_cuda_vk_sync_add_wait (sync, barrier->semaphore,
+      barrier->semaphore_value);
+  gst_cuda_vk_sync_add_signal (sync, barrier->semaphore,
+      barrier->semaphore_value + 1);
+  sync->barriers[sync->n_barriers++] = barrier;
+#endif
+}
+
+void
+gst_cuda_vk_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
+    GstVulkanQueue * queue)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  gst_object_replace ((GstObject **) & barrier->queue, GST_OBJECT (queue));
+#else
+  barrier->queue = queue;
+#endif
+}
+
+VkFormat
+gst_cuda_vk_plane_format (GstVideoFormat format, guint plane)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_RGBx:
+      return VK_FORMAT_R8G8B8A8_UNORM;
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_BGRx:
+      return VK_FORMAT_B8G8R8A8_UNORM;
+    case GST_VIDEO_FORMAT_NV12:
+      return plane == 0 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8_UNORM;
+    case GST_VIDEO_FORMAT_I420:
+      return VK_FORMAT_R8_UNORM;
+    default:
+      return VK_FORMAT_UNDEFINED;
+  }
+}
+
+/* The submission's waits and signals; timeline values (if any) go in
+ * @tl, chained to @si. */
+static void
+fill_submit_sync (VkSubmitInfo * si, VkTimelineSemaphoreSubmitInfo * tl,
+    VkPipelineStageFlags * wait_stages, const GstCudaVkSubmitSync * sync)
+{
+  gboolean timeline = FALSE;
+  guint i;
+
+  for (i = 0; i < sync->n_waits; i++) {
+    wait_stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    timeline |= sync->wait_values[i] != 0;
+  }
+  for (i = 0; i < sync->n_signals; i++)
+    timeline |= sync->signal_values[i] != 0;
+
+  si->waitSemaphoreCount = sync->n_waits;
+  si->pWaitSemaphores = sync->waits;
+  si->pWaitDstStageMask = wait_stages;
+  si->signalSemaphoreCount = sync->n_signals;
+  si->pSignalSemaphores = sync->signals;
+  if (timeline) {
+    /* values of binary semaphores are ignored */
+    tl->sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+    tl->waitSemaphoreValueCount = sync->n_waits;
+    tl->pWaitSemaphoreValues = sync->wait_values;
+    tl->signalSemaphoreValueCount = sync->n_signals;
+    tl->pSignalSemaphoreValues = sync->signal_values;
+    si->pNext = tl;
+  }
+}
+
 GstVulkanFence *
 gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
-    VkSemaphore wait_sem, VkSemaphore signal_sem, GstMiniObject * keep,
-    GError ** error)
+    const GstCudaVkSubmitSync * sync, GstMiniObject * keep, GError ** error)
 {
-  VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
+  VkTimelineSemaphoreSubmitInfo tl = { 0, };
   VkSubmitInfo si = { 0, };
   GstVulkanFence *fence;
   VkResult res;
@@ -1362,15 +1497,8 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd->cmd;
-  if (wait_sem) {
-    si.waitSemaphoreCount = 1;
-    si.pWaitSemaphores = &wait_sem;
-    si.pWaitDstStageMask = &wait_stage;
-  }
-  if (signal_sem) {
-    si.signalSemaphoreCount = 1;
-    si.pSignalSemaphores = &signal_sem;
-  }
+  if (sync)
+    fill_submit_sync (&si, &tl, wait_stages, sync);
 
   gst_vulkan_queue_submit_lock (b->queue);
   res = vkQueueSubmit (b->queue->queue, 1, &si, GST_VULKAN_FENCE_FENCE (fence));
@@ -1381,6 +1509,11 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
     gst_vulkan_fence_unref (fence);
     return NULL;
   }
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* the next user waits for the value this submission signals */
+  for (guint i = 0; sync && i < sync->n_barriers; i++)
+    sync->barriers[i]->semaphore_value++;
+#endif
 
   gst_vulkan_trash_list_add (b->trash,
       gst_vulkan_trash_list_acquire (b->trash, fence,

@@ -13,6 +13,9 @@
 #include <gst/video/video.h>
 #include <gst/vulkan/vulkan.h>
 #include <gst/cuda/gstcudacontext.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 #include <gst/cudasync/cudasync.h>
 
 G_BEGIN_DECLS
@@ -39,6 +42,12 @@ typedef struct
   /* set between start and stop (contexts may come earlier) */
   GstCudaContext *cuda;
   CUstream stream;
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* owns @stream; set on the CUDA pools the element proposes and uses, so
+   * that the memory it hands out and the memory written for it carry the
+   * stream its work is on */
+  GstCudaStream *cuda_stream;
+#endif
   GstVulkanInstance *instance;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
@@ -205,15 +214,50 @@ void gst_cuda_vk_fence_pool_discard (GstCudaVkFencePool * pool,
 GstVulkanQueue *gst_cuda_vk_shared_queue (GstVulkanDevice * device,
     GstVulkanQueue * candidate);
 
-/* Submits @cmd (ended) on the queue, optionally waiting on @wait_sem and
- * signalling @signal_sem (VK_NULL_HANDLE: none); returns the fence
- * (transfer full). @cmd and @keep (nullable) are released once the fence
- * signals. */
+/* What one submission waits on and signals. Binary semaphores have value
+ * 0. On GStreamer 1.24+ a Vulkan memory may carry a timeline semaphore
+ * (GstVulkanBarrierMemoryInfo.semaphore) that GstVulkanOperation users wait
+ * on: gst_cuda_vk_sync_add_memory() makes the submission take part in it
+ * as they do (wait for the current value, signal the next one, and advance
+ * the memory's value once submitted). */
+#define GST_CUDA_VK_MAX_SYNC (2 * GST_VIDEO_MAX_PLANES + 2)
+typedef struct
+{
+  guint n_waits;
+  VkSemaphore waits[GST_CUDA_VK_MAX_SYNC];
+  guint64 wait_values[GST_CUDA_VK_MAX_SYNC];
+  guint n_signals;
+  VkSemaphore signals[GST_CUDA_VK_MAX_SYNC];
+  guint64 signal_values[GST_CUDA_VK_MAX_SYNC];
+  guint n_barriers;
+  GstVulkanBarrierMemoryInfo *barriers[GST_VIDEO_MAX_PLANES];
+} GstCudaVkSubmitSync;
+
+void     gst_cuda_vk_sync_add_wait       (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+                                          guint64 value);
+void     gst_cuda_vk_sync_add_signal     (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+                                          guint64 value);
+/* no-op on 1.22 and for memory without a timeline semaphore */
+void     gst_cuda_vk_sync_add_memory     (GstCudaVkSubmitSync * sync,
+                                          GstVulkanBarrierMemoryInfo * barrier);
+
+/* Submits @cmd (ended) on the queue with @sync (nullable); returns the
+ * fence (transfer full). @cmd and @keep (nullable) are released once the
+ * fence signals. */
 GstVulkanFence * gst_cuda_vk_bridge_submit (GstCudaVkBridge * b,
                                           GstVulkanCommandBuffer * cmd,
-                                          VkSemaphore wait_sem,
-                                          VkSemaphore signal_sem,
+                                          const GstCudaVkSubmitSync * sync,
                                           GstMiniObject * keep, GError ** error);
+
+/* Sets the queue a memory was last used on: an owned reference on
+ * GStreamer 1.24+ (the memory unrefs it when freed), a plain pointer
+ * before. */
+void     gst_cuda_vk_barrier_set_queue   (GstVulkanBarrierMemoryInfo * barrier,
+                                          GstVulkanQueue * queue);
+
+/* The VkFormat of plane @plane of @format as the bridge lays it out (one
+ * image per plane); 1.24+'s table has none for I420's chroma planes */
+VkFormat gst_cuda_vk_plane_format        (GstVideoFormat format, guint plane);
 
 GstVulkanCommandBuffer * gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error);
 

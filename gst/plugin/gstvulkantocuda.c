@@ -295,6 +295,10 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_buffer_pool_config_set_params (config, caps,
       GST_VIDEO_INFO_SIZE (&self->out_info), 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* the output memory carries the stream the copy into it runs on */
+  gst_buffer_pool_config_set_cuda_stream (config, self->bridge.cuda_stream);
+#endif
   if (!gst_buffer_pool_set_config (self->pool, config) ||
       !gst_buffer_pool_set_active (self->pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -466,64 +470,404 @@ check_input_buffers (GstVulkanToCuda * self, GstBuffer * inbuf)
   return TRUE;
 }
 
+/* memory:VulkanImage input: one image per plane (vulkanupload,
+ * cudatovulkan), or one multi-planar image for all planes (the Vulkan
+ * video decoders of 1.24+) */
 static gboolean
-check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
+input_is_multiplanar (GstVulkanToCuda * self, GstBuffer * inbuf)
 {
-  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->in_info);
+  return !self->in_buffers && gst_buffer_n_memory (inbuf) == 1 &&
+      GST_VIDEO_INFO_N_PLANES (&self->in_info) > 1;
+}
 
-  if (gst_buffer_n_memory (inbuf) != n) {
+/* the image holding plane @i and the aspect that selects it */
+static GstVulkanImageMemory *
+input_plane_image (GstVulkanToCuda * self, GstBuffer * inbuf, guint i,
+    VkImageAspectFlags * aspect)
+{
+  static const VkImageAspectFlags planes[] = { VK_IMAGE_ASPECT_PLANE_0_BIT,
+    VK_IMAGE_ASPECT_PLANE_1_BIT, VK_IMAGE_ASPECT_PLANE_2_BIT
+  };
+
+  if (input_is_multiplanar (self, inbuf)) {
+    *aspect = planes[MIN (i, 2)];
+    return (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, 0);
+  }
+  *aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  return (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
+}
+
+static gboolean
+multiplanar_format_matches (GstVideoFormat format, VkFormat vk)
+{
+  return (format == GST_VIDEO_FORMAT_NV12 &&
+      vk == VK_FORMAT_G8_B8R8_2PLANE_420_UNORM) ||
+      (format == GST_VIDEO_FORMAT_I420 &&
+      vk == VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM);
+}
+
+static gboolean
+check_input_image (GstVulkanToCuda * self, GstMemory * mem, guint i,
+    gboolean multiplanar)
+{
+  GstVideoInfo *info = &self->in_info;
+  GstVulkanImageMemory *img;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint w, h;
+
+  if (!gst_is_vulkan_image_memory (mem)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Expected %u Vulkan images (one per plane), got %u memories", n,
-            gst_buffer_n_memory (inbuf)), (NULL));
+        ("Buffer memory is not a Vulkan image (allocator %s); caps promise "
+            "memory:VulkanImage", mem->allocator ?
+            mem->allocator->mem_type : "none"), (NULL));
     return FALSE;
   }
-  if (self->in_buffers)
-    return check_input_buffers (self, inbuf);
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstVulkanImageMemory *img;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-    if (!gst_is_vulkan_image_memory (mem)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Buffer memory is not a Vulkan image (allocator %s); caps promise "
-              "memory:VulkanImage", mem->allocator ?
-              mem->allocator->mem_type : "none"), (NULL));
-      return FALSE;
-    }
-    img = (GstVulkanImageMemory *) mem;
-    if (img->device != self->bridge.device) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Vulkan image of another Vulkan device than the element's"),
-          (NULL));
-      return FALSE;
-    }
-    gst_video_format_info_component (self->in_info.finfo, i, comp);
-    if (gst_vulkan_image_memory_get_width (img) <
-        (guint) GST_VIDEO_INFO_COMP_WIDTH (&self->in_info, comp[0]) ||
-        gst_vulkan_image_memory_get_height (img) <
-        (guint) GST_VIDEO_INFO_COMP_HEIGHT (&self->in_info, comp[0])) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Vulkan image %u is smaller (%ux%u) than the caps say", i,
-              gst_vulkan_image_memory_get_width (img),
-              gst_vulkan_image_memory_get_height (img)), (NULL));
-      return FALSE;
-    }
+  img = (GstVulkanImageMemory *) mem;
+  if (img->device != self->bridge.device) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Vulkan image of another Vulkan device than the element's"), (NULL));
+    return FALSE;
+  }
+  if (multiplanar && !multiplanar_format_matches (GST_VIDEO_INFO_FORMAT (info),
+          img->create_info.format)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("One Vulkan image for a %s frame, but its format (VkFormat %d) is "
+            "not the multi-planar format of %s",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
+            img->create_info.format,
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info))),
+        (NULL));
+    return FALSE;
+  }
+  gst_video_format_info_component (info->finfo, i, comp);
+  w = multiplanar ? GST_VIDEO_INFO_WIDTH (info) :
+      GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+  h = multiplanar ? GST_VIDEO_INFO_HEIGHT (info) :
+      GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+  if (gst_vulkan_image_memory_get_width (img) < w ||
+      gst_vulkan_image_memory_get_height (img) < h) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Vulkan image %u is smaller (%ux%u) than the caps say (%ux%u)", i,
+            gst_vulkan_image_memory_get_width (img),
+            gst_vulkan_image_memory_get_height (img), w, h), (NULL));
+    return FALSE;
   }
   return TRUE;
 }
 
-static guint
-texel_size (VkFormat format)
+static gboolean
+check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
 {
-  switch (format) {
-    case VK_FORMAT_R8_UNORM:
-      return 1;
-    case VK_FORMAT_R8G8_UNORM:
-      return 2;
-    default:
-      return 4;
+  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->in_info);
+  gboolean multiplanar = input_is_multiplanar (self, inbuf);
+
+  if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Expected %u Vulkan %s (one per plane%s), got %u memories", n,
+            self->in_buffers ? "buffers" : "images", self->in_buffers ? "" :
+            ", or one multi-planar image", gst_buffer_n_memory (inbuf)),
+        (NULL));
+    return FALSE;
   }
+  if (self->in_buffers)
+    return check_input_buffers (self, inbuf);
+  for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
+    if (!check_input_image (self, gst_buffer_peek_memory (inbuf, i), i,
+            multiplanar))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The queue family to acquire @barrier's memory from: the one it was last
+ * used on when that is another family (a video decode queue), as
+ * GstVulkanOperation does; else none. */
+static guint32
+input_queue_family (GstVulkanToCuda * self,
+    GstVulkanBarrierMemoryInfo * barrier)
+{
+  if (barrier->queue && barrier->queue->family != self->bridge.queue->family)
+    return barrier->queue->family;
+  return VK_QUEUE_FAMILY_IGNORED;
+}
+
+/* Barriers that make the input readable by the transfer and, on 1.24+,
+ * the waits on (and next signals of) the input's timeline semaphores */
+static void
+record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
+    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
+  /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
+  VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES + 1];
+  VkPipelineStageFlags src_stages = 0;
+  guint i, n_bb = 0, n_ib = 0, n = gst_buffer_n_memory (inbuf);
+  gboolean multiplanar = input_is_multiplanar (self, inbuf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
+    GstVulkanBarrierMemoryInfo *barrier;
+    guint32 family;
+
+    if (self->in_buffers) {
+      GstVulkanBufferMemory *bm = (GstVulkanBufferMemory *) mem;
+
+      barrier = &bm->barrier.parent;
+      family = input_queue_family (self, barrier);
+      bb[n_bb++] = (VkBufferMemoryBarrier) {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+        .srcAccessMask = barrier->access_flags,
+        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+        .srcQueueFamilyIndex = family,
+        .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
+            VK_QUEUE_FAMILY_IGNORED : b->queue->family,
+        .buffer = bm->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
+      };
+    } else {
+      GstVulkanImageMemory *im = (GstVulkanImageMemory *) mem;
+
+      barrier = &im->barrier.parent;
+      family = input_queue_family (self, barrier);
+      ib[n_ib++] = (VkImageMemoryBarrier) {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = barrier->access_flags,
+        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+        .oldLayout = im->barrier.image_layout,
+        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        .srcQueueFamilyIndex = family,
+        .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
+            VK_QUEUE_FAMILY_IGNORED : b->queue->family,
+        .image = im->image,
+        /* every plane of a multi-planar image (disjoint or not) */
+        .subresourceRange = {
+          .aspectMask = multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
+              VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
+                  (&self->in_info) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
+              VK_IMAGE_ASPECT_COLOR_BIT,
+          .levelCount = 1,.layerCount = 1,
+        },
+      };
+    }
+    src_stages |= barrier->pipeline_stages;
+    gst_cuda_vk_sync_add_memory (sync, barrier);
+  }
+  /* a reused staging buffer comes back from CUDA (its copy out of it is
+   * done: slot_ready()): acquire it before writing it again */
+  if (s->released) {
+    bb[n_bb++] = (VkBufferMemoryBarrier) {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+      .srcAccessMask = 0,
+      .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+      .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
+      .dstQueueFamilyIndex = b->queue->family,
+      .buffer = s->staging.buffer,.offset = 0,.size = VK_WHOLE_SIZE,
+    };
+  }
+  if (!src_stages)
+    src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+  vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
+      0, 0, NULL, n_bb, bb, n_ib, ib);
+}
+
+/* memory:VulkanBuffer input: vkCmdCopyBuffer per plane (per row when the
+ * strides differ) */
+static void
+record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
+    GstVulkanCommandBuffer * cmd)
+{
+  GstVideoInfo *info = &self->in_info;
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  for (i = 0; i < n; i++) {
+    GstVulkanBufferMemory *mem =
+        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
+    VkBufferCopy one, *rr = &one;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize offset, stride, rb, rows, r;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    buffer_plane_layout (self, inbuf, i, &offset, &stride);
+    offset += GST_MEMORY_CAST (mem)->offset;
+    if (stride == s->pitch[i]) {
+      /* same layout: one copy of the plane */
+      one.srcOffset = offset;
+      one.dstOffset = s->offset[i];
+      one.size = stride * (rows - 1) + rb;
+      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, 1, &one);
+    } else {
+      rr = g_new (VkBufferCopy, rows);
+      for (r = 0; r < rows; r++) {
+        rr[r].srcOffset = offset + r * stride;
+        rr[r].dstOffset = s->offset[i] + r * s->pitch[i];
+        rr[r].size = rb;
+      }
+      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, rows, rr);
+      g_free (rr);
+    }
+  }
+}
+
+/* memory:VulkanImage input: vkCmdCopyImageToBuffer per plane */
+static void
+record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
+    GstVulkanCommandBuffer * cmd)
+{
+  GstVideoInfo *info = &self->in_info;
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  for (i = 0; i < n; i++) {
+    VkImageAspectFlags aspect;
+    GstVulkanImageMemory *mem = input_plane_image (self, inbuf, i, &aspect);
+    VkBufferImageCopy region = { 0, };
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    region.bufferOffset = s->offset[i];
+    /* in texels of the plane */
+    region.bufferRowLength = s->pitch[i] /
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    region.bufferImageHeight = 0;
+    region.imageSubresource.aspectMask = aspect;
+    region.imageSubresource.layerCount = 1;
+    region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+    region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    region.imageExtent.depth = 1;
+    vkCmdCopyImageToBuffer (cmd->cmd, mem->image,
+        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->staging.buffer, 1, &region);
+  }
+}
+
+/* what later users of the input order after */
+static void
+update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
+{
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
+    GstVulkanBarrierMemoryInfo *barrier = self->in_buffers ?
+        &((GstVulkanBufferMemory *) mem)->barrier.parent :
+        &((GstVulkanImageMemory *) mem)->barrier.parent;
+
+    barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    barrier->access_flags = VK_ACCESS_TRANSFER_READ_BIT;
+    gst_cuda_vk_barrier_set_queue (barrier, self->bridge.queue);
+    if (!self->in_buffers)
+      ((GstVulkanImageMemory *) mem)->barrier.image_layout =
+          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  }
+}
+
+/* The Vulkan half: copy @inbuf into the staging buffer of @s and hand it
+ * to CUDA (signalling its semaphore on the GPU path) */
+static gboolean
+submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
+    gboolean gpu, GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkSubmitSync sync = { 0, };
+  GstVulkanCommandBuffer *cmd;
+  VkBufferMemoryBarrier release = { 0, };
+
+  cmd = gst_cuda_vk_bridge_begin (b, error);
+  if (!cmd)
+    return FALSE;
+  record_input_barriers (self, inbuf, s, cmd, &sync);
+  if (self->in_buffers)
+    record_buffer_copies (self, inbuf, s, cmd);
+  else
+    record_image_copies (self, inbuf, s, cmd);
+
+  /* hand the staging buffer to CUDA */
+  release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+  release.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  release.dstAccessMask = 0;
+  release.srcQueueFamilyIndex = b->queue->family;
+  release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+  release.buffer = s->staging.buffer;
+  release.offset = 0;
+  release.size = VK_WHOLE_SIZE;
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
+
+  if (gpu)
+    gst_cuda_vk_sync_add_signal (&sync, s->sem->vk_sem, 0);
+  s->fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
+      GST_MINI_OBJECT_CAST (inbuf), error);
+  if (!s->fence)
+    return FALSE;
+  update_input_barriers (self, inbuf);
+  s->released = TRUE;
+  return TRUE;
+}
+
+/* The CUDA half, context pushed: copy the staging buffer into @omem on the
+ * element's stream and record the slot's event behind it. */
+static gboolean
+enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
+    GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GstVideoInfo *info = &self->in_info;
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (omem);
+  GstMapInfo map;
+  CUresult r;
+  guint i;
+
+  if (!gst_memory_map (omem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "Could not map the output CUDA memory");
+    return FALSE;
+  }
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize wbytes, h;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    if (!gst_cuda_vk_copy_2d (b, (CUdeviceptr) map.data +
+            GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
+            GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i),
+            s->staging.cuda_ptr + s->offset[i], s->pitch[i], wbytes, h,
+            error)) {
+      gst_memory_unmap (omem, &map);
+      return FALSE;
+    }
+  }
+  gst_memory_unmap (omem, &map);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
+
+  if (!s->event) {
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&s->event,
+        CU_EVENT_DISABLE_TIMING);
+    if (!_gst_cuda_sync_result (r, "cuEventCreate", error)) {
+      s->event = NULL;
+      return FALSE;
+    }
+  }
+  r = GST_CUDA_SYNC_CALL (cuEventRecord) (s->event, b->stream);
+  if (!_gst_cuda_sync_result (r, "cuEventRecord", error))
+    return FALSE;
+  s->event_pending = TRUE;
+  s->sem_unwaited = FALSE;
+  /* 1.24+: the memory carries the element's stream (the pool's), and its
+   * consumers order themselves after it. Otherwise (1.22) the consumers
+   * work on blocking streams of their own or the legacy default stream:
+   * make the legacy stream wait for the copy on the GPU, and every later
+   * work of blocking streams is ordered after it. No CPU wait either way. */
+  if (gst_cuda_sync_memory_get_stream (omem) != b->stream) {
+    r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (CU_STREAM_LEGACY, s->event,
+        0);
+    if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 static GstFlowReturn
@@ -532,22 +876,11 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstCudaVkBridge *b = &self->bridge;
-  GstVideoInfo *info = &self->in_info;
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
-  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
-  /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
-  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES + 1];
-  guint n_bb = 0, n_ib = 0;
-  VkBufferMemoryBarrier release = { 0, }, acquire = { 0, };
-  VkPipelineStageFlags src_stages = 0;
-  GstVulkanCommandBuffer *cmd;
   GstMemory *omem;
-  GstCudaMemory *cmem;
-  GstMapInfo map;
   GError *err = NULL;
+  gboolean ok;
   Slot *s;
-  CUresult r;
 
   if (!check_input (self, inbuf))
     return GST_FLOW_ERROR;
@@ -559,7 +892,6 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         ("Output buffer is not one CUDA memory"), (NULL));
     return GST_FLOW_ERROR;
   }
-  cmem = GST_CUDA_MEMORY_CAST (omem);
 
   gc_retired (self);
   s = get_slot (self, &err);
@@ -579,137 +911,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     }
   }
 
-  cmd = gst_cuda_vk_bridge_begin (b, &err);
-  if (!cmd)
+  if (!submit_vulkan_copy (self, inbuf, s, gpu, &err))
     goto vk_error;
-  for (i = 0; i < n && self->in_buffers; i++) {
-    GstVulkanBufferMemory *mem =
-        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
-    VkBufferMemoryBarrier *bb = &bbarriers[n_bb++];
-
-    memset (bb, 0, sizeof (*bb));
-    bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-    bb->srcAccessMask = mem->barrier.parent.access_flags;
-    bb->dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-    bb->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    bb->buffer = mem->buffer;
-    bb->offset = 0;
-    bb->size = VK_WHOLE_SIZE;
-    src_stages |= mem->barrier.parent.pipeline_stages;
-  }
-  for (i = 0; i < n && !self->in_buffers; i++) {
-    GstVulkanImageMemory *mem =
-        (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
-    VkImageMemoryBarrier *ib = &barriers[n_ib++];
-
-    memset (ib, 0, sizeof (*ib));
-    ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-    ib->srcAccessMask = mem->barrier.parent.access_flags;
-    ib->dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-    ib->oldLayout = mem->barrier.image_layout;
-    ib->newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    ib->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    ib->image = mem->image;
-    ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    ib->subresourceRange.levelCount = 1;
-    ib->subresourceRange.layerCount = 1;
-    src_stages |= mem->barrier.parent.pipeline_stages;
-  }
-  if (!src_stages)
-    src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
-  /* a reused staging buffer comes back from CUDA (its copy out of it is
-   * done: slot_ready()): acquire it before writing it again */
-  acquire.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-  acquire.srcAccessMask = 0;
-  acquire.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  acquire.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-  acquire.dstQueueFamilyIndex = b->queue->family;
-  acquire.buffer = s->staging.buffer;
-  acquire.offset = 0;
-  acquire.size = VK_WHOLE_SIZE;
-  if (s->released)
-    bbarriers[n_bb++] = acquire;
-  vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      0, 0, NULL, n_bb, bbarriers, n_ib, barriers);
-
-  for (i = 0; i < n && self->in_buffers; i++) {
-    GstVulkanBufferMemory *mem =
-        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
-    VkBufferCopy regions[1];
-    VkBufferCopy *rr = regions;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize offset, stride, rb, rows, r;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    buffer_plane_layout (self, inbuf, i, &offset, &stride);
-    offset += GST_MEMORY_CAST (mem)->offset;
-    if (stride == s->pitch[i]) {
-      /* same layout: one copy of the plane */
-      regions[0].srcOffset = offset;
-      regions[0].dstOffset = s->offset[i];
-      regions[0].size = stride * (rows - 1) + rb;
-      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, 1, regions);
-    } else {
-      rr = g_new (VkBufferCopy, rows);
-      for (r = 0; r < rows; r++) {
-        rr[r].srcOffset = offset + r * stride;
-        rr[r].dstOffset = s->offset[i] + r * s->pitch[i];
-        rr[r].size = rb;
-      }
-      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, rows, rr);
-      g_free (rr);
-    }
-    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
-    mem->barrier.parent.access_flags = VK_ACCESS_TRANSFER_READ_BIT;
-    mem->barrier.parent.queue = b->queue;
-  }
-  for (i = 0; i < n && !self->in_buffers; i++) {
-    GstVulkanImageMemory *mem =
-        (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
-    VkBufferImageCopy region = { 0, };
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    region.bufferOffset = s->offset[i];
-    region.bufferRowLength = s->pitch[i] / texel_size (mem->create_info.format);
-    region.bufferImageHeight = 0;
-    region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    region.imageSubresource.layerCount = 1;
-    region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
-    region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    region.imageExtent.depth = 1;
-    vkCmdCopyImageToBuffer (cmd->cmd, mem->image,
-        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->staging.buffer, 1, &region);
-
-    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
-    mem->barrier.parent.access_flags = VK_ACCESS_TRANSFER_READ_BIT;
-    mem->barrier.parent.queue = b->queue;
-    mem->barrier.image_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  }
-
-  /* hand the staging buffer to CUDA */
-  release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-  release.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  release.dstAccessMask = 0;
-  release.srcQueueFamilyIndex = b->queue->family;
-  release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-  release.buffer = s->staging.buffer;
-  release.offset = 0;
-  release.size = VK_WHOLE_SIZE;
-  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
-
-  s->fence = gst_cuda_vk_bridge_submit (b, cmd, VK_NULL_HANDLE,
-      gpu ? s->sem->vk_sem : VK_NULL_HANDLE, GST_MINI_OBJECT_CAST (inbuf),
-      &err);
-  if (!s->fence)
-    goto vk_error;
-  s->released = TRUE;
 
   if (gpu) {
     /* cleared once the event behind the wait is recorded: the slot (and
@@ -717,7 +920,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     s->sem_unwaited = TRUE;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
     if (!gst_cuda_semaphore_wait (s->sem->sem, b->stream, 0, &err))
-      goto cuda_error_nopop;
+      goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
   } else {
     /* no exportable semaphore: wait for the Vulkan copy on the CPU */
@@ -728,63 +931,18 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       goto vk_error;
   }
 
-  if (!gst_memory_map (omem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not map CUDA memory"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
   if (!gst_cuda_context_push (b->cuda)) {
-    gst_memory_unmap (omem, &map);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
   }
-  for (i = 0; i < n; i++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize wbytes, h;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    if (!gst_cuda_vk_copy_2d (b, (CUdeviceptr) map.data +
-            GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
-            GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i),
-            s->staging.cuda_ptr + s->offset[i], s->pitch[i], wbytes, h,
-            &err)) {
-      gst_memory_unmap (omem, &map);
-      goto cuda_error;
-    }
-  }
-  gst_memory_unmap (omem, &map);
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
-
-  if (!s->event) {
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&s->event,
-        CU_EVENT_DISABLE_TIMING);
-    if (!_gst_cuda_sync_result (r, "cuEventCreate", &err)) {
-      s->event = NULL;
-      goto cuda_error;
-    }
-  }
-  r = GST_CUDA_SYNC_CALL (cuEventRecord) (s->event, b->stream);
-  if (!_gst_cuda_sync_result (r, "cuEventRecord", &err))
-    goto cuda_error;
-  s->event_pending = TRUE;
-  s->sem_unwaited = FALSE;
-  /* Consumers that do not know GstCudaSyncMeta (1.22 CUDA elements) work on
-   * blocking streams of their own or the legacy default stream: make the
-   * legacy stream wait for the copy on the GPU, and every later work of
-   * blocking streams is ordered after it. No CPU wait. */
-  r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (CU_STREAM_LEGACY, s->event, 0);
-  if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", &err))
-    goto cuda_error;
+  ok = enqueue_cuda_copy (self, s, omem, &err);
   gst_cuda_context_pop (NULL);
+  if (!ok)
+    goto cuda_error;
   return GST_FLOW_OK;
 
 cuda_error:
-  gst_cuda_context_pop (NULL);
-cuda_error_nopop:
   gst_cuda_vk_bridge_post_error (b, err, "CUDA operation failed");
   return GST_FLOW_ERROR;
 

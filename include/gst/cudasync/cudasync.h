@@ -8,3 +8,4 @@
 #include <gst/cudasync/gstcudasyncerror.h>
 #include <gst/cudasync/gstcudasemaphore.h>
 #include <gst/cudasync/gstcudasyncmeta.h>
+#include <gst/cudasync/gstcudasyncmemory.h>

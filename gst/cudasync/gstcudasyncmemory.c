@@ -1,0 +1,183 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstcudasyncmemory
+ * @title: CUDA memory and its stream
+ * @short_description: ordering work after the work pending on a #GstCudaMemory
+ *
+ * Since GStreamer 1.24 a #GstCudaMemory carries the #GstCudaStream its
+ * producer wrote it on, and upstream CUDA elements push memory whose work
+ * is still pending there (the memory then has the
+ * `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC` flag). A consumer must order its own
+ * reads after that work. gst_cuda_sync_memory_wait_pending() does it on the
+ * GPU, with an event recorded on the memory's stream and waited for by the
+ * consumer's stream: no thread waits, unlike gst_cuda_memory_sync().
+ *
+ * On GStreamer 1.22 CUDA memory has no stream, and upstream elements
+ * synchronise before pushing: these functions then do nothing.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasync-private.h"
+#include <gst/cuda/gstcudamemory.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+/**
+ * gst_cuda_sync_memory_get_stream:
+ * @mem: a #GstMemory
+ *
+ * Returns: (transfer none) (nullable): the handle of the #GstCudaStream that
+ * @mem carries (GStreamer 1.24 or newer), or %NULL when @mem is not CUDA
+ * memory, has no stream (its work is on the legacy default stream and
+ * complete) or the library was built for GStreamer 1.22.
+ *
+ * Since: 0.2
+ */
+CUstream
+gst_cuda_sync_memory_get_stream (GstMemory * mem)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstCudaStream *stream;
+
+  g_return_val_if_fail (mem != NULL, NULL);
+
+  if (!gst_is_cuda_memory (mem))
+    return NULL;
+  stream = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+  return stream ? gst_cuda_stream_get_handle (stream) : NULL;
+#else
+  g_return_val_if_fail (mem != NULL, NULL);
+  return NULL;
+#endif
+}
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* One event per memory, kept as its token data and destroyed with it (the
+ * allocator frees token data with the memory's context current). */
+static gint64 event_token;
+static GMutex event_lock;
+
+static void
+destroy_event (gpointer data)
+{
+  GST_CUDA_SYNC_CALL (cuEventDestroy) ((CUevent) data);
+}
+
+static CUevent
+memory_event (GstCudaMemory * cmem, GError ** error)
+{
+  static gsize token_once = 0;
+  CUevent ev;
+  CUresult r;
+
+  if (g_once_init_enter (&token_once)) {
+    event_token = gst_cuda_create_user_token ();
+    g_once_init_leave (&token_once, 1);
+  }
+
+  g_mutex_lock (&event_lock);
+  ev = gst_cuda_memory_get_token_data (cmem, event_token);
+  if (!ev) {
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
+    if (_gst_cuda_sync_result (r, "cuEventCreate", error))
+      gst_cuda_memory_set_token_data (cmem, event_token, ev, destroy_event);
+    else
+      ev = NULL;
+  }
+  g_mutex_unlock (&event_lock);
+  return ev;
+}
+#endif
+
+/**
+ * gst_cuda_sync_memory_wait_pending:
+ * @mem: a #GstMemory
+ * @stream: (nullable): the stream that will read or write @mem (%NULL: the
+ *   legacy default stream), in @mem's CUDA context
+ * @error: return location for a #GError, or %NULL
+ *
+ * Orders the work enqueued on @stream from now on after the work still
+ * pending on @mem's own stream, on the GPU (`cuEventRecord` on the memory's
+ * stream, `cuStreamWaitEvent` on @stream). The calling thread never waits.
+ * Does nothing when @mem has no pending work (no
+ * `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`), no stream, or @stream is its
+ * stream, and on GStreamer 1.22. The flag is left as it is: other readers
+ * may still need it.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set if a driver call failed
+ *
+ * Since: 0.2
+ */
+gboolean
+gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
+    GError ** error)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstCudaMemory *cmem;
+  CUstream mem_stream;
+  CUevent ev;
+  CUresult r;
+  gboolean ok;
+
+  g_return_val_if_fail (mem != NULL, FALSE);
+
+  mem_stream = gst_cuda_sync_memory_get_stream (mem);
+  if (!mem_stream || mem_stream == stream ||
+      !GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    return TRUE;
+  if (!gst_cuda_sync_init (error))
+    return FALSE;
+
+  cmem = GST_CUDA_MEMORY_CAST (mem);
+  if (!gst_cuda_context_push (cmem->context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the memory's CUDA context current");
+    return FALSE;
+  }
+  ev = memory_event (cmem, error);
+  ok = ev != NULL;
+  if (ok) {
+    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, mem_stream);
+    ok = _gst_cuda_sync_result (r, "cuEventRecord", error);
+  }
+  if (ok) {
+    r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, ev, 0);
+    ok = _gst_cuda_sync_result (r, "cuStreamWaitEvent", error);
+  }
+  gst_cuda_context_pop (NULL);
+  return ok;
+#else
+  g_return_val_if_fail (mem != NULL, FALSE);
+  return TRUE;
+#endif
+}
+
+/**
+ * gst_cuda_sync_memory_mark_pending:
+ * @mem: a #GstMemory
+ *
+ * Tells later readers that work on @mem's own stream is pending (sets
+ * `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`), after a writer or a GPU wait was
+ * enqueued on that stream without going through a CUDA map of @mem. Upstream
+ * consumers then order themselves after it (or synchronise before a CPU
+ * map). Does nothing for memory without a stream and on GStreamer 1.22.
+ *
+ * Since: 0.2
+ */
+void
+gst_cuda_sync_memory_mark_pending (GstMemory * mem)
+{
+  g_return_if_fail (mem != NULL);
+
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (gst_cuda_sync_memory_get_stream (mem))
+    GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
+}
