@@ -67,6 +67,16 @@
 #undef cuGraphicsUnmapResources
 #undef cuSignalExternalSemaphoresAsync
 #undef cuWaitExternalSemaphoresAsync
+#undef cuMemsetD2D8
+#undef cuMemsetD2D16
+#undef cuMemsetD2D32
+#undef cuMemsetD2D8Async
+#undef cuMemsetD2D16Async
+#undef cuMemsetD2D32Async
+#undef cuIpcOpenMemHandle
+#undef cuMemAllocAsync
+#undef cuMemAllocFromPoolAsync
+#undef cuMemFreeAsync
 
 #define SIM_EXPORT __attribute__((visibility ("default")))
 #define SIM_HIDDEN __attribute__((visibility ("hidden")))
@@ -89,6 +99,19 @@ SIM_EXPORT CUresult cuGraphicsGLRegisterBuffer (CUgraphicsResource * pCudaResour
     unsigned int buffer, unsigned int Flags);
 SIM_EXPORT CUresult cuGLGetDevices_v2 (unsigned int *pCudaDeviceCount,
     CUdevice * pCudaDevices, unsigned int cudaDeviceCount, int deviceList);
+SIM_EXPORT CUresult cuMemsetD2D8 (CUdeviceptr dstDevice, size_t dstPitch,
+    unsigned char uc, size_t Width, size_t Height);
+SIM_EXPORT CUresult cuMemsetD2D16 (CUdeviceptr dstDevice, size_t dstPitch,
+    unsigned short us, size_t Width, size_t Height);
+SIM_EXPORT CUresult cuMemsetD2D32 (CUdeviceptr dstDevice, size_t dstPitch,
+    unsigned int ui, size_t Width, size_t Height);
+SIM_EXPORT CUresult cuIpcOpenMemHandle (CUdeviceptr * pdptr,
+    CUipcMemHandle handle, unsigned int Flags);
+/* cudaEGL.h (not included): EGLImageKHR and CUeglFrame as opaque pointers */
+SIM_EXPORT CUresult cuGraphicsEGLRegisterImage (CUgraphicsResource * pCudaResource,
+    void *image, unsigned int flags);
+SIM_EXPORT CUresult cuGraphicsResourceGetMappedEglFrame (void *eglFrame,
+    CUgraphicsResource resource, unsigned int index, unsigned int mipLevel);
 
 /* ------------------------------------------------------------------ */
 /* Entry points: X (canonical symbol, alias or NULL, needs cuInit)     */
@@ -117,6 +140,8 @@ SIM_EXPORT CUresult cuGLGetDevices_v2 (unsigned int *pCudaDeviceCount,
   X (cuCtxGetCurrent, NULL, 1) \
   X (cuCtxGetDevice, NULL, 1) \
   X (cuCtxSynchronize, NULL, 1) \
+  X (cuCtxGetLimit, NULL, 1) \
+  X (cuCtxSetLimit, NULL, 1) \
   X (cuCtxEnablePeerAccess, NULL, 1) \
   X (cuCtxDisablePeerAccess, NULL, 1) \
   X (cuMemAlloc_v2, NULL, 1) \
@@ -140,6 +165,37 @@ SIM_EXPORT CUresult cuGLGetDevices_v2 (unsigned int *pCudaDeviceCount,
   X (cuMemsetD32_v2, NULL, 1) \
   X (cuMemsetD8Async, NULL, 1) \
   X (cuMemsetD32Async, NULL, 1) \
+  X (cuMemsetD2D8_v2, "cuMemsetD2D8", 1) \
+  X (cuMemsetD2D16_v2, "cuMemsetD2D16", 1) \
+  X (cuMemsetD2D32_v2, "cuMemsetD2D32", 1) \
+  X (cuMemsetD2D8Async, NULL, 1) \
+  X (cuMemsetD2D16Async, NULL, 1) \
+  X (cuMemsetD2D32Async, NULL, 1) \
+  X (cuMemAddressReserve, NULL, 1) \
+  X (cuMemAddressFree, NULL, 1) \
+  X (cuMemCreate, NULL, 1) \
+  X (cuMemRelease, NULL, 1) \
+  X (cuMemMap, NULL, 1) \
+  X (cuMemUnmap, NULL, 1) \
+  X (cuMemSetAccess, NULL, 1) \
+  X (cuMemGetAccess, NULL, 1) \
+  X (cuMemGetAllocationGranularity, NULL, 1) \
+  X (cuMemGetAllocationPropertiesFromHandle, NULL, 1) \
+  X (cuMemRetainAllocationHandle, NULL, 1) \
+  X (cuMemExportToShareableHandle, NULL, 1) \
+  X (cuMemImportFromShareableHandle, NULL, 1) \
+  X (cuMemPoolCreate, NULL, 1) \
+  X (cuMemPoolDestroy, NULL, 1) \
+  X (cuMemPoolSetAttribute, NULL, 1) \
+  X (cuMemPoolGetAttribute, NULL, 1) \
+  X (cuMemAllocAsync, NULL, 1) \
+  X (cuMemAllocFromPoolAsync, NULL, 1) \
+  X (cuMemFreeAsync, NULL, 1) \
+  X (cuIpcGetEventHandle, NULL, 1) \
+  X (cuIpcOpenEventHandle, NULL, 1) \
+  X (cuIpcGetMemHandle, NULL, 1) \
+  X (cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 1) \
+  X (cuIpcCloseMemHandle, NULL, 1) \
   X (cuStreamCreate, NULL, 1) \
   X (cuStreamCreateWithPriority, NULL, 1) \
   X (cuStreamDestroy_v2, "cuStreamDestroy", 1) \
@@ -173,6 +229,8 @@ SIM_EXPORT CUresult cuGLGetDevices_v2 (unsigned int *pCudaDeviceCount,
   X (cuGraphicsGLRegisterImage, NULL, 1) \
   X (cuGraphicsGLRegisterBuffer, NULL, 1) \
   X (cuGLGetDevices_v2, NULL, 1) \
+  X (cuGraphicsEGLRegisterImage, NULL, 1) \
+  X (cuGraphicsResourceGetMappedEglFrame, NULL, 1) \
   X (cuModuleLoadData, NULL, 1) \
   X (cuModuleUnload, NULL, 1) \
   X (cuModuleGetFunction, NULL, 1) \
@@ -210,6 +268,8 @@ typedef enum
   KIND_EVENT,
   KIND_EXTSEM,
   KIND_EXTMEM,
+  KIND_MEMHANDLE,               /* cuMemCreate physical allocation */
+  KIND_MEMPOOL,
   KIND_COUNT
 } SimKind;
 
@@ -222,6 +282,9 @@ typedef enum
   LIVE_EXTMEM,
   LIVE_ALLOC,
   LIVE_HOSTALLOC,
+  LIVE_MEMHANDLE,               /* physical allocations (cuMemCreate/import) */
+  LIVE_VARANGE,                 /* cuMemAddressReserve ranges */
+  LIVE_MEMPOOL,                 /* memory pools not destroyed */
   LIVE_COUNT
 } SimLiveKind;
 
@@ -257,6 +320,7 @@ struct SimCtx
   SimStream *streams;           /* every stream of this context (list) */
   uint64_t *peers;              /* ids of contexts peer access is enabled to */
   int n_peers, cap_peers;
+  size_t limits[CU_LIMIT_MAX];  /* cuCtxGetLimit / cuCtxSetLimit */
 };
 
 typedef enum
@@ -290,7 +354,8 @@ struct SimOp
     {
       uint8_t *dst;
       uint32_t value;
-      size_t elem_size, count;
+      size_t elem_size, count;  /* count: elements per row */
+      size_t pitch, height;     /* 1D: height 1 */
     } memset;
     struct
     {
@@ -464,7 +529,9 @@ typedef enum
 {
   ALLOC_DEVICE,
   ALLOC_MAPPED,                 /* cuExternalMemoryGetMappedBuffer */
-  ALLOC_HOST                    /* cuMemAllocHost */
+  ALLOC_HOST,                   /* cuMemAllocHost */
+  ALLOC_VMM                     /* a cuMemMap mapping with access set
+                                 * (counted as memhandle/varange, not alloc) */
 } SimAllocKind;
 
 SIM_HIDDEN void sim_alloc_add_locked (void *base, size_t size, SimAllocKind kind,
@@ -483,6 +550,10 @@ SIM_HIDDEN void sim_sem_signal_exec_locked (SimOp * op);
 SIM_HIDDEN void sim_extsem_unref_locked (SimExtSem * es);
 SIM_HIDDEN void sim_extmem_unref_locked (SimExtMem * em);
 SIM_HIDDEN void sim_munmap_release (void *ptr, size_t size);
+
+/* stream-ordered allocations (sim-mem.c): a device allocation whose owner
+ * is a pool; called when it is freed (cuMemFree or cuMemFreeAsync) */
+SIM_HIDDEN void sim_pool_alloc_freed_locked (void *pool, size_t size);
 
 /* error names (sim-driver.c) */
 SIM_HIDDEN const char *sim_result_name (CUresult r);

@@ -23,25 +23,48 @@ if ! "$inspect" cudaupload >/dev/null 2>&1; then
   exit 77
 fi
 
-# Sizes are chosen so that buffers carry no padding bytes (stride == visible
-# bytes, and no extra row: GStreamer allocates an even number of luma rows for
-# odd-height I420).  Padding is never written by videotestsrc nor by the copy,
-# so it holds stale pool memory that legitimately differs between the two
-# pipelines.  (NV12 320x241 is the one odd-height 4:2:0 case that videotestsrc
-# fills completely.)
+# Padding is never written by the copy (and, since 1.28, not by videotestsrc
+# either), so it holds stale pool memory that legitimately differs between
+# the two branches: only the visible bytes are compared.  Sizes are chosen so
+# that buffers carry no padding (stride == visible bytes) except NV12
+# 320x241: GStreamer allocates an even number (242) of luma rows, so each
+# 116160-byte frame has 320 padding bytes between the 77120 luma bytes and
+# the 38720 chroma bytes at 77440.
+# visible FILE FRAME_SIZE OFFSET+LENGTH...: the visible bytes of every frame
+# (only the NV12 case uses it: the size check below is that case's)
+visible() {
+  file=$1 fsize=$2
+  shift 2
+  frames=$(( $(wc -c < "$file") / fsize ))
+  f=0
+  while [ $f -lt $frames ]; do
+    for range in "$@"; do
+      dd if="$file" iflag=skip_bytes,count_bytes status=none \
+          skip=$(( f * fsize + ${range%+*} )) count=${range#*+}
+    done
+    f=$((f + 1))
+  done
+}
+
 status=0
-for caps in \
-    'video/x-raw,format=NV12,width=320,height=241' \
+for case in \
+    'video/x-raw,format=NV12,width=320,height=241 116160 0+77120 77440+38720' \
     'video/x-raw,format=I420,width=176,height=96' \
     'video/x-raw,format=RGBA,width=640,height=360' \
     'video/x-raw,format=Y444,width=100,height=63'; do
+  set -- $case
+  caps=$1
+  shift
   for pattern in smpte ball; do
-    "$launch" -q videotestsrc num-buffers=20 pattern=$pattern ! "$caps" ! \
-        filesink location="$tmp/ref.raw" || { status=1; continue; }
-    # the CUDAMemory caps filter keeps the two elements from negotiating
+    # One pipeline, a tee: the reference is the very buffers that went
+    # through the CUDA branch (videotestsrc 1.28 leaves a few chroma bytes of
+    # odd-height NV12 smpte frames uninitialised, so two runs differ).
+    # The CUDAMemory caps filter keeps the two elements from negotiating
     # passthrough; CUDASIM_STATS proves the copies ran on the simulator
     CUDASIM_STATS=1 "$launch" -q videotestsrc num-buffers=20 \
-        pattern=$pattern ! "$caps" ! cudaupload ! \
+        pattern=$pattern ! "$caps" ! tee name=t \
+        t. ! queue ! filesink location="$tmp/ref.raw" \
+        t. ! queue ! cudaupload ! \
         "video/x-raw(memory:CUDAMemory)" ! cudadownload ! "$caps" ! \
         filesink location="$tmp/sim.raw" 2> "$tmp/stats.txt" || {
       cat "$tmp/stats.txt"; status=1; continue; }
@@ -55,7 +78,15 @@ for caps in \
           "got '${copies}'"
       cat "$tmp/stats.txt"
       status=1
-    elif cmp -s "$tmp/ref.raw" "$tmp/sim.raw"; then
+    elif if [ $# -gt 0 ]; then
+        visible "$tmp/ref.raw" "$@" > "$tmp/ref.vis"
+        visible "$tmp/sim.raw" "$@" > "$tmp/sim.vis"
+        # 20 frames of 115840 visible bytes (guards against an empty dd)
+        [ "$(wc -c < "$tmp/ref.vis")" -eq 2316800 ] &&
+          cmp -s "$tmp/ref.vis" "$tmp/sim.vis"
+      else
+        cmp -s "$tmp/ref.raw" "$tmp/sim.raw"
+      fi; then
       echo "ok   $caps pattern=$pattern ($(wc -c < "$tmp/sim.raw") bytes," \
           "$copies simulated 2D copies)"
     else

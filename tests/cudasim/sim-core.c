@@ -325,6 +325,10 @@ sim_kind_name (SimKind kind)
       return "external semaphore";
     case KIND_EXTMEM:
       return "external memory";
+    case KIND_MEMHANDLE:
+      return "memory allocation";
+    case KIND_MEMPOOL:
+      return "memory pool";
     default:
       return "object";
   }
@@ -366,6 +370,13 @@ sim_ctx_new_locked (int device, int primary)
   c->is_primary = primary;
   c->id = sim_register_locked (c, KIND_CONTEXT);
   c->null_stream = sim_stream_new_locked (c, 0, 1);
+  /* the defaults of the H200 / CUDA 13 driver */
+  c->limits[CU_LIMIT_STACK_SIZE] = 1024;
+  c->limits[CU_LIMIT_PRINTF_FIFO_SIZE] = 1 << 20;
+  c->limits[CU_LIMIT_MALLOC_HEAP_SIZE] = 8 << 20;
+  c->limits[CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2;
+  c->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
+  c->limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 32;
   if (!primary)
     g_sim.live[LIVE_CONTEXT]++;
   return c;
@@ -572,6 +583,23 @@ sim_op_delay_locked (const SimOp * op)
 }
 
 static void
+sim_memset_row (uint8_t * dst, uint32_t value, size_t elem_size, size_t count)
+{
+  size_t i;
+
+  if (elem_size == 1) {
+    memset (dst, (int) (value & 0xff), count);
+  } else if (elem_size == 2) {
+    uint16_t v = (uint16_t) value;
+    for (i = 0; i < count; i++)
+      memcpy (dst + i * 2, &v, 2);
+  } else {
+    for (i = 0; i < count; i++)
+      memcpy (dst + i * 4, &value, 4);
+  }
+}
+
+static void
 sim_op_execute_unlocked (SimOp * op)
 {
   size_t i;
@@ -584,18 +612,9 @@ sim_op_execute_unlocked (SimOp * op)
       }
       break;
     case OP_MEMSET:
-      if (op->u.memset.elem_size == 1) {
-        memset (op->u.memset.dst, (int) (op->u.memset.value & 0xff),
-            op->u.memset.count);
-      } else if (op->u.memset.elem_size == 2) {
-        uint16_t v = (uint16_t) op->u.memset.value;
-        for (i = 0; i < op->u.memset.count; i++)
-          memcpy (op->u.memset.dst + i * 2, &v, 2);
-      } else {
-        uint32_t v = op->u.memset.value;
-        for (i = 0; i < op->u.memset.count; i++)
-          memcpy (op->u.memset.dst + i * 4, &v, 4);
-      }
+      for (i = 0; i < op->u.memset.height; i++)
+        sim_memset_row (op->u.memset.dst + i * op->u.memset.pitch,
+            op->u.memset.value, op->u.memset.elem_size, op->u.memset.count);
       break;
     case OP_HOST_FUNC:
       tls_in_host_fn = 1;
@@ -934,7 +953,8 @@ sim_alloc_add_locked (void *base, size_t size, SimAllocKind kind, void *owner)
   g_allocs[i].kind = kind;
   g_allocs[i].owner = owner;
   g_n_allocs++;
-  g_sim.live[kind == ALLOC_HOST ? LIVE_HOSTALLOC : LIVE_ALLOC]++;
+  if (kind != ALLOC_VMM)
+    g_sim.live[kind == ALLOC_HOST ? LIVE_HOSTALLOC : LIVE_ALLOC]++;
 }
 
 int
@@ -951,7 +971,8 @@ sim_alloc_remove_locked (void *base, SimAllocKind * kind, size_t * size,
     *size = g_allocs[i].size;
   if (owner)
     *owner = g_allocs[i].owner;
-  g_sim.live[g_allocs[i].kind == ALLOC_HOST ? LIVE_HOSTALLOC : LIVE_ALLOC]--;
+  if (g_allocs[i].kind != ALLOC_VMM)
+    g_sim.live[g_allocs[i].kind == ALLOC_HOST ? LIVE_HOSTALLOC : LIVE_ALLOC]--;
   memmove (&g_allocs[i], &g_allocs[i + 1],
       (g_n_allocs - (size_t) i - 1) * sizeof (SimAlloc));
   g_n_allocs--;
@@ -985,7 +1006,7 @@ sim_alloc_total_device_locked (void)
   size_t i, total = 0;
 
   for (i = 0; i < g_n_allocs; i++) {
-    if (g_allocs[i].kind == ALLOC_DEVICE)
+    if (g_allocs[i].kind == ALLOC_DEVICE || g_allocs[i].kind == ALLOC_VMM)
       total += g_allocs[i].size;
   }
   return total;
@@ -1295,6 +1316,53 @@ cuDevicePrimaryCtxRelease (CUdevice dev)
   return sim_primary_release (dev);
 }
 
+/* Limits: per context, the current context's.  Values are kept as set
+ * (the real driver may round some of them). SHMEM_SIZE / CIG_* belong to
+ * CIG contexts, which are not simulated. */
+static int
+sim_limit_supported (CUlimit limit)
+{
+  return (int) limit >= 0 && limit <= CU_LIMIT_PERSISTING_L2_CACHE_SIZE;
+}
+
+SIM_EXPORT CUresult
+cuCtxGetLimit (size_t *pvalue, CUlimit limit)
+{
+  SimCtx *c;
+
+  SIM_ENTER (cuCtxGetLimit);
+  if (!pvalue || (int) limit < 0 || limit >= CU_LIMIT_MAX)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!sim_limit_supported (limit))
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  pthread_mutex_lock (&g_sim.lock);
+  c = sim_current_ctx_locked ();
+  if (c)
+    *pvalue = c->limits[limit];
+  pthread_mutex_unlock (&g_sim.lock);
+  return c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+SIM_EXPORT CUresult
+cuCtxSetLimit (CUlimit limit, size_t value)
+{
+  SimCtx *c;
+
+  SIM_ENTER (cuCtxSetLimit);
+  if ((int) limit < 0 || limit >= CU_LIMIT_MAX)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!sim_limit_supported (limit))
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  if (limit == CU_LIMIT_MAX_L2_FETCH_GRANULARITY && value > 128)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock (&g_sim.lock);
+  c = sim_current_ctx_locked ();
+  if (c)
+    c->limits[limit] = value;
+  pthread_mutex_unlock (&g_sim.lock);
+  return c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
 /* ------------------------------------------------------------------ */
 /* environment                                                         */
 /* ------------------------------------------------------------------ */
@@ -1422,11 +1490,13 @@ sim_fini (void)
       fprintf (stderr, " %s=%u", g_entries[i].name, g_entries[i].calls);
   }
   fprintf (stderr, "\ncudasim: cpu syncs=%u violations=%u live: context=%d "
-      "stream=%d event=%d extsem=%d extmem=%d alloc=%d hostalloc=%d\n",
+      "stream=%d event=%d extsem=%d extmem=%d alloc=%d hostalloc=%d "
+      "memhandle=%d varange=%d mempool=%d\n",
       g_syncs_total, g_viol_count, g_sim.live[LIVE_CONTEXT],
       g_sim.live[LIVE_STREAM], g_sim.live[LIVE_EVENT], g_sim.live[LIVE_EXTSEM],
       g_sim.live[LIVE_EXTMEM], g_sim.live[LIVE_ALLOC],
-      g_sim.live[LIVE_HOSTALLOC]);
+      g_sim.live[LIVE_HOSTALLOC], g_sim.live[LIVE_MEMHANDLE],
+      g_sim.live[LIVE_VARANGE], g_sim.live[LIVE_MEMPOOL]);
   pthread_mutex_unlock (&g_sim.lock);
 }
 
@@ -1566,7 +1636,8 @@ SIM_EXPORT int
 cudasim_live_objects (const char *kind)
 {
   static const char *const names[LIVE_COUNT] = {
-    "context", "stream", "event", "extsem", "extmem", "alloc", "hostalloc"
+    "context", "stream", "event", "extsem", "extmem", "alloc", "hostalloc",
+    "memhandle", "varange", "mempool"
   };
   int i, n = -1;
 

@@ -373,9 +373,19 @@ sim_device_attribute (CUdevice_attribute attrib, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED:
       return 1;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
-      return 0;
+      return 1;                 /* sim-mem.c: memfd-backed, POSIX fd export */
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+      return 1;                 /* sim-mem.c: stream-ordered allocation */
+    case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES:
+      return 0;                 /* no exportable pools */
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED:
       return 0;
+    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
+      return 0;                 /* legacy IPC: same process only, see sim-mem.c */
     default:
       return 0;
   }
@@ -683,13 +693,16 @@ cuMemFree_v2 (CUdeviceptr dptr)
     pthread_mutex_unlock (&g_sim.lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if (kind == ALLOC_HOST) {
+  if (kind == ALLOC_HOST || kind == ALLOC_VMM) {
     /* not ours to free: put it back */
     sim_alloc_add_locked ((void *) (uintptr_t) dptr, size, kind, owner);
     pthread_mutex_unlock (&g_sim.lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
   if (kind == ALLOC_DEVICE) {
+    /* a stream-ordered allocation may be freed with cuMemFree too */
+    if (owner)
+      sim_pool_alloc_freed_locked (owner, size);
     sim_defer_release_locked (sim_free_release, (void *) (uintptr_t) dptr,
         size);
   } else {
@@ -1027,29 +1040,35 @@ cuMemcpyAsync (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
       SIM_SUBMIT_ASYNC, EP_cuMemcpyAsync);
 }
 
+/* 1D (height 1) and 2D memsets: width elements of elem_size bytes per row,
+ * rows pitch bytes apart, all inside one allocation */
 static CUresult
-sim_memset (CUdeviceptr dst, uint32_t value, size_t elem_size, size_t count,
-    CUstream stream, SimSubmit mode, SimEntry entry)
+sim_memset (CUdeviceptr dst, size_t pitch, uint32_t value, size_t elem_size,
+    size_t width, size_t height, CUstream stream, SimSubmit mode,
+    SimEntry entry)
 {
   SimOp *op;
   CUresult r;
+  int empty = width == 0 || height == 0;
 
-  if (dst == 0)
+  if (dst == 0 || dst % elem_size != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  if (dst % elem_size != 0)
+  if (height > 1 && pitch < width * elem_size)
     return CUDA_ERROR_INVALID_VALUE;
   pthread_mutex_lock (&g_sim.lock);
-  if (count > 0 && !sim_alloc_contains_locked ((void *) (uintptr_t) dst,
-          count * elem_size, NULL, NULL)) {
+  if (!empty && !sim_alloc_contains_locked ((void *) (uintptr_t) dst,
+          (height - 1) * pitch + width * elem_size, NULL, NULL)) {
     pthread_mutex_unlock (&g_sim.lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
-  op = sim_op_new (count ? OP_MEMSET : OP_NOP, entry);
-  op->global_delay = count ? 1 : 0;
+  op = sim_op_new (empty ? OP_NOP : OP_MEMSET, entry);
+  op->global_delay = !empty;
   op->u.memset.dst = (uint8_t *) (uintptr_t) dst;
   op->u.memset.value = value;
   op->u.memset.elem_size = elem_size;
-  op->u.memset.count = count;
+  op->u.memset.count = width;
+  op->u.memset.pitch = pitch;
+  op->u.memset.height = height;
   r = sim_submit_locked (op, stream, mode, sim_entry_name (entry));
   pthread_mutex_unlock (&g_sim.lock);
   return r;
@@ -1059,7 +1078,7 @@ SIM_EXPORT CUresult
 cuMemsetD8_v2 (CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
   SIM_ENTER (cuMemsetD8_v2);
-  return sim_memset (dstDevice, uc, 1, N, NULL, SIM_SUBMIT_SYNC,
+  return sim_memset (dstDevice, N, uc, 1, N, 1, NULL, SIM_SUBMIT_SYNC,
       EP_cuMemsetD8_v2);
 }
 
@@ -1067,7 +1086,7 @@ SIM_EXPORT CUresult
 cuMemsetD32_v2 (CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
   SIM_ENTER (cuMemsetD32_v2);
-  return sim_memset (dstDevice, ui, 4, N, NULL, SIM_SUBMIT_SYNC,
+  return sim_memset (dstDevice, N * 4, ui, 4, N, 1, NULL, SIM_SUBMIT_SYNC,
       EP_cuMemsetD32_v2);
 }
 
@@ -1076,7 +1095,7 @@ cuMemsetD8Async (CUdeviceptr dstDevice, unsigned char uc, size_t N,
     CUstream hStream)
 {
   SIM_ENTER (cuMemsetD8Async);
-  return sim_memset (dstDevice, uc, 1, N, hStream, SIM_SUBMIT_ASYNC,
+  return sim_memset (dstDevice, N, uc, 1, N, 1, hStream, SIM_SUBMIT_ASYNC,
       EP_cuMemsetD8Async);
 }
 
@@ -1085,9 +1104,42 @@ cuMemsetD32Async (CUdeviceptr dstDevice, unsigned int ui, size_t N,
     CUstream hStream)
 {
   SIM_ENTER (cuMemsetD32Async);
-  return sim_memset (dstDevice, ui, 4, N, hStream, SIM_SUBMIT_ASYNC,
+  return sim_memset (dstDevice, N * 4, ui, 4, N, 1, hStream, SIM_SUBMIT_ASYNC,
       EP_cuMemsetD32Async);
 }
+
+/* 2D memsets: Width is in elements; the synchronous ones go through the
+ * NULL stream and wait, like cuMemsetD8_v2 */
+#define SIM_MEMSET2D(bits, ctype, elem) \
+SIM_EXPORT CUresult \
+cuMemsetD2D##bits##_v2 (CUdeviceptr dstDevice, size_t dstPitch, ctype v, \
+    size_t Width, size_t Height) \
+{ \
+  SIM_ENTER (cuMemsetD2D##bits##_v2); \
+  return sim_memset (dstDevice, dstPitch, v, elem, Width, Height, NULL, \
+      SIM_SUBMIT_SYNC, EP_cuMemsetD2D##bits##_v2); \
+} \
+SIM_EXPORT CUresult \
+cuMemsetD2D##bits (CUdeviceptr dstDevice, size_t dstPitch, ctype v, \
+    size_t Width, size_t Height) \
+{ \
+  SIM_ENTER (cuMemsetD2D##bits##_v2); \
+  return sim_memset (dstDevice, dstPitch, v, elem, Width, Height, NULL, \
+      SIM_SUBMIT_SYNC, EP_cuMemsetD2D##bits##_v2); \
+} \
+SIM_EXPORT CUresult \
+cuMemsetD2D##bits##Async (CUdeviceptr dstDevice, size_t dstPitch, ctype v, \
+    size_t Width, size_t Height, CUstream hStream) \
+{ \
+  SIM_ENTER (cuMemsetD2D##bits##Async); \
+  return sim_memset (dstDevice, dstPitch, v, elem, Width, Height, hStream, \
+      SIM_SUBMIT_ASYNC, EP_cuMemsetD2D##bits##Async); \
+}
+
+SIM_MEMSET2D (8, unsigned char, 1)
+SIM_MEMSET2D (16, unsigned short, 2)
+SIM_MEMSET2D (32, unsigned int, 4)
+#undef SIM_MEMSET2D
 
 /* ------------------------------------------------------------------ */
 /* streams                                                             */
@@ -1569,6 +1621,22 @@ cuGLGetDevices_v2 (unsigned int *pCudaDeviceCount, CUdevice * pCudaDevices,
     unsigned int cudaDeviceCount, int deviceList)
 {
   SIM_ENTER (cuGLGetDevices_v2);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+SIM_EXPORT CUresult
+cuGraphicsEGLRegisterImage (CUgraphicsResource * pCudaResource, void *image,
+    unsigned int flags)
+{
+  SIM_ENTER (cuGraphicsEGLRegisterImage);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+SIM_EXPORT CUresult
+cuGraphicsResourceGetMappedEglFrame (void *eglFrame,
+    CUgraphicsResource resource, unsigned int index, unsigned int mipLevel)
+{
+  SIM_ENTER (cuGraphicsResourceGetMappedEglFrame);
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
