@@ -3948,12 +3948,22 @@ s2_skip_config (S2Config * c, const gchar * why)
 
 #ifdef HAVE_CUDA_VULKAN
 /* GstVulkanInstance::create-device: upstream vulkan elements that find no
- * device in the pipeline (vulkanupload in modes b) get ours */
+ * device in the pipeline (vulkanupload in modes b) get ours. 1.24 added the
+ * index of the physical device asked for. */
+#if GST_CHECK_VERSION(1, 24, 0)
+static GstVulkanDevice *
+on_create_device (GstVulkanInstance * instance, guint device_index,
+    gpointer device)
+{
+  return gst_object_ref (device);
+}
+#else
 static GstVulkanDevice *
 on_create_device (GstVulkanInstance * instance, gpointer device)
 {
   return gst_object_ref (device);
 }
+#endif
 
 static gchar *
 hex_uuid (const guint8 * b)
