@@ -160,8 +160,11 @@ unsigned cudasim_violation_count (void);
 const char *cudasim_last_violation (void);
 
 /* Number of live objects of a kind: "context", "stream", "event", "extsem",
- * "extmem", "alloc" (device allocations and mapped external-memory buffers),
- * "hostalloc" (cuMemAllocHost).  -1 for an unknown kind. */
+ * "extmem", "alloc" (device allocations, stream-ordered ones included, and
+ * mapped external-memory buffers), "hostalloc" (cuMemAllocHost),
+ * "memhandle" (cuMemCreate / imported physical allocations), "varange"
+ * (cuMemAddressReserve ranges), "mempool" (cuMemPoolCreate pools not
+ * destroyed).  -1 for an unknown kind. */
 int cudasim_live_objects (const char *kind);
 
 /* Blocks until every stream queue is idle.  Not counted as a CPU sync. */

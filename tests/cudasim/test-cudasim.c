@@ -46,7 +46,19 @@ typedef CUresult (*CtxCreateV2Func) (CUcontext *, unsigned int, CUdevice);
   X (cuImportExternalSemaphore) X (cuSignalExternalSemaphoresAsync) \
   X (cuWaitExternalSemaphoresAsync) X (cuDestroyExternalSemaphore) \
   X (cuImportExternalMemory) X (cuExternalMemoryGetMappedBuffer) \
-  X (cuDestroyExternalMemory) X (cuDeviceGetNvSciSyncAttributes)
+  X (cuDestroyExternalMemory) X (cuDeviceGetNvSciSyncAttributes) \
+  X (cuCtxGetLimit) X (cuCtxSetLimit) X (cuMemcpyDtoD_v2) \
+  X (cuMemsetD2D8_v2) X (cuMemsetD2D8Async) X (cuMemsetD2D16Async) \
+  X (cuMemsetD2D32Async) X (cuMemsetD2D16_v2) \
+  X (cuMemGetAllocationGranularity) X (cuMemCreate) X (cuMemRelease) \
+  X (cuMemAddressReserve) X (cuMemAddressFree) X (cuMemMap) X (cuMemUnmap) \
+  X (cuMemSetAccess) X (cuMemGetAccess) X (cuMemRetainAllocationHandle) \
+  X (cuMemGetAllocationPropertiesFromHandle) \
+  X (cuMemExportToShareableHandle) X (cuMemImportFromShareableHandle) \
+  X (cuMemPoolCreate) X (cuMemPoolDestroy) X (cuMemPoolSetAttribute) \
+  X (cuMemPoolGetAttribute) X (cuMemAllocAsync) X (cuMemAllocFromPoolAsync) \
+  X (cuMemFreeAsync) X (cuIpcGetEventHandle) X (cuIpcOpenEventHandle) \
+  X (cuIpcGetMemHandle) X (cuIpcOpenMemHandle_v2) X (cuIpcCloseMemHandle)
 
 static struct
 {
@@ -198,6 +210,24 @@ test_load (void)
   CHECK (dlsym (lib, "cuCtxCreate") && dlsym (lib, "cuEventDestroy") &&
       dlsym (lib, "cuStreamDestroy") && dlsym (lib, "cuGLGetDevices_v2"),
       "plain/legacy names exported");
+  {
+    /* the exact names libgstcuda 1.24-1.28 resolve with LOAD_SYMBOL that
+     * the list above does not cover (gst's stub cuda.h: no _v2 for these) */
+    static const char *const gst_names[] = { "cuCtxSynchronize",
+      "cuMemcpyDtoH_v2", "cuMemcpyDtoDAsync_v2", "cuMemcpyHtoD_v2",
+      "cuMemsetD2D16_v2", "cuMemsetD2D32_v2", "cuIpcOpenMemHandle",
+      "cuGraphicsEGLRegisterImage", "cuGraphicsResourceGetMappedEglFrame",
+      "cuDeviceGetUuid", "cuGLGetDevices_v2", NULL
+    };
+    int i, all = 1;
+    for (i = 0; gst_names[i]; i++) {
+      if (!dlsym (lib, gst_names[i])) {
+        printf ("  missing %s\n", gst_names[i]);
+        all = 0;
+      }
+    }
+    CHECK (all, "names libgstcuda 1.24-1.28 load are exported");
+  }
   CHECK (cudasim_lookup (&sim), "cudasim_lookup finds the test API "
       "(this is the simulator)");
   if (!sim.sem_create)
@@ -1518,6 +1548,500 @@ run_child (const char *mode, char *const envp_extra[], int *sig,
 }
 
 static void
+test_limits (void)
+{
+  size_t v = 0;
+  CUcontext popped = NULL;
+
+  SECTION ("context limits (libgstcuda 1.26+)");
+  CU_OK (cu.cuCtxGetLimit (&v, CU_LIMIT_STACK_SIZE));
+  CHECK (v == 1024, "default stack size 1024 (got %zu)", v);
+  CU_OK (cu.cuCtxSetLimit (CU_LIMIT_STACK_SIZE, 4096));
+  CU_OK (cu.cuCtxGetLimit (&v, CU_LIMIT_STACK_SIZE));
+  CHECK (v == 4096, "cuCtxSetLimit value read back (got %zu)", v);
+  CU_OK (cu.cuCtxSetLimit (CU_LIMIT_STACK_SIZE, 1024));
+  CU_OK (cu.cuCtxGetLimit (&v, CU_LIMIT_MALLOC_HEAP_SIZE));
+  CHECK (v == 8 << 20, "default malloc heap 8 MiB (got %zu)", v);
+  CHECK (cu.cuCtxGetLimit (&v, CU_LIMIT_SHMEM_SIZE) ==
+      CUDA_ERROR_UNSUPPORTED_LIMIT, "CIG limit -> UNSUPPORTED_LIMIT");
+  CHECK (cu.cuCtxSetLimit (CU_LIMIT_MAX, 1) == CUDA_ERROR_INVALID_VALUE &&
+      cu.cuCtxGetLimit (NULL, CU_LIMIT_STACK_SIZE) ==
+      CUDA_ERROR_INVALID_VALUE, "bad limit / NULL -> INVALID_VALUE");
+  CU_OK (cu.cuCtxPopCurrent_v2 (&popped));
+  CHECK (cu.cuCtxGetLimit (&v, CU_LIMIT_STACK_SIZE) ==
+      CUDA_ERROR_INVALID_CONTEXT, "no current context -> INVALID_CONTEXT");
+  CU_OK (cu.cuCtxPushCurrent_v2 (popped));
+  sim.inject_failure ("cuCtxGetLimit", 1, CUDA_ERROR_UNKNOWN);
+  CHECK (cu.cuCtxGetLimit (&v, CU_LIMIT_STACK_SIZE) == CUDA_ERROR_UNKNOWN,
+      "CUDASIM_FAIL applies to cuCtxGetLimit");
+}
+
+/* counts the bytes of the pitch x rows buffer that are not what the memsets
+ * of test_memset2d() left there */
+static int
+memset2d_errors (const unsigned char *h, size_t pitch, size_t rows)
+{
+  size_t r, c;
+  int bad = 0;
+
+  for (r = 0; r < rows; r++) {
+    for (c = 0; c < pitch; c++) {
+      unsigned char want = 0x11;
+      if (r >= 1 && r < 4 && c < 100)
+        want = 0xab;            /* D2D8Async, rows 1-3, 100 bytes */
+      if (r >= 4 && r < 6 && c >= 16 && c < 36)
+        want = (c % 2) ? 0x12 : 0x34;   /* D2D16Async 0x1234, 10 elements */
+      if (r == 6 && c < 32) {
+        static const unsigned char le[4] = { 0xef, 0xbe, 0xad, 0xde };
+        want = le[c % 4];       /* D2D32Async 0xdeadbeef, 8 elements */
+      }
+      if (r == 7 && c >= 500)
+        want = 0x77;            /* D2D8_v2, sync, 12 bytes */
+      bad += h[r * pitch + c] != want;
+    }
+  }
+  return bad;
+}
+
+static void
+test_memset2d (void)
+{
+  CUdeviceptr d, d2;
+  CUstream s;
+  size_t pitch = 0, rows = 8;
+  unsigned char *h;
+  unsigned syncs;
+  double t0, t;
+  int bad;
+
+  SECTION ("2D memsets (libgstcuda 1.26+)");
+  CU_OK (cu.cuStreamCreate (&s, CU_STREAM_DEFAULT));
+  CU_OK (cu.cuMemAllocPitch_v2 (&d, &pitch, 300, rows, 16));
+  h = malloc (pitch * rows);
+  CU_OK (cu.cuMemsetD8_v2 (d, 0x11, pitch * rows));
+  sim.set_delay_us ("cuMemsetD2D8Async", 200000);
+  t0 = now_ms ();
+  CU_OK (cu.cuMemsetD2D8Async (d + pitch, pitch, 0xab, 100, 3, s));
+  t = now_ms () - t0;
+  CHECK (t < 100 && cu.cuStreamQuery (s) == CUDA_ERROR_NOT_READY,
+      "cuMemsetD2D8Async returns at once (%.1f ms) and its delay keeps the "
+      "stream busy", t);
+  CU_OK (cu.cuMemsetD2D16Async (d + 4 * pitch + 16, pitch, 0x1234, 10, 2, s));
+  CU_OK (cu.cuMemsetD2D32Async (d + 6 * pitch, pitch, 0xdeadbeef, 8, 1, s));
+  syncs = sim.thread_cpu_syncs ();
+  /* the NULL stream waits for the blocking stream's memsets */
+  CU_OK (cu.cuMemsetD2D8_v2 (d + 7 * pitch + 500, pitch, 0x77, 12, 1));
+  t = now_ms () - t0;
+  CHECK (t >= 190 && sim.thread_cpu_syncs () == syncs + 1,
+      "cuMemsetD2D8_v2 is synchronous through the NULL stream (%.0f ms, "
+      "%u CPU sync)", t, sim.thread_cpu_syncs () - syncs);
+  sim.set_delay_us ("cuMemsetD2D8Async", 0);
+  CU_OK (cu.cuMemcpyDtoH_v2 (h, d, pitch * rows));
+  bad = memset2d_errors (h, pitch, rows);
+  CHECK (bad == 0, "2D memsets wrote exactly their rectangles (%d wrong "
+      "bytes)", bad);
+  CHECK (cu.cuMemsetD2D8Async (d, pitch, 1, pitch + 1, 2, s) ==
+      CUDA_ERROR_INVALID_VALUE, "pitch < width -> INVALID_VALUE");
+  CHECK (cu.cuMemsetD2D8Async (d, pitch, 1, 10, rows + 1, s) ==
+      CUDA_ERROR_INVALID_VALUE, "beyond the allocation -> INVALID_VALUE");
+  CHECK (cu.cuMemsetD2D16_v2 (d + 1, pitch, 1, 10, 1) ==
+      CUDA_ERROR_INVALID_VALUE, "misaligned 16-bit memset -> INVALID_VALUE");
+  CU_OK (cu.cuMemAlloc_v2 (&d2, pitch * rows));
+  CU_OK (cu.cuMemcpyDtoD_v2 (d2, d, pitch * rows));
+  memset (h, 0, pitch * rows);
+  CU_OK (cu.cuMemcpyDtoH_v2 (h, d2, pitch * rows));
+  CHECK (memset2d_errors (h, pitch, rows) == 0, "cuMemcpyDtoD_v2 copied "
+      "the bytes");
+  CU_OK (cu.cuMemFree_v2 (d2));
+  CU_OK (cu.cuMemFree_v2 (d));
+  CU_OK (cu.cuStreamDestroy_v2 (s));
+  free (h);
+}
+
+/* Two CU_STREAM_DEFAULT streams are not ordered with each other (only each
+ * with the legacy NULL stream): a reader on B that does not wait for an
+ * event of A sees the bytes from before A's delayed write. */
+static void
+test_blocking_streams (void)
+{
+  CUstream a, b;
+  CUevent ev;
+  CUdeviceptr d, d2;
+  unsigned char h[256];
+  double t0, t;
+  size_t i;
+  int stale = 1, fresh = 1;
+
+  SECTION ("two blocking streams are not ordered with each other");
+  CU_OK (cu.cuStreamCreate (&a, CU_STREAM_DEFAULT));
+  CU_OK (cu.cuStreamCreate (&b, CU_STREAM_DEFAULT));
+  CU_OK (cu.cuEventCreate (&ev, CU_EVENT_DISABLE_TIMING));
+  CU_OK (cu.cuMemAlloc_v2 (&d, sizeof (h)));
+  CU_OK (cu.cuMemAlloc_v2 (&d2, 1));
+  CU_OK (cu.cuMemsetD8_v2 (d, 0x11, sizeof (h)));
+  sim.set_delay_us ("cuMemsetD2D8Async", 300000);
+
+  CU_OK (cu.cuMemsetD2D8Async (d, 16, 0x22, 16, 16, a));
+  t0 = now_ms ();
+  CU_OK (cu.cuMemcpyDtoHAsync_v2 (h, d, sizeof (h), b));
+  CU_OK (cu.cuStreamSynchronize (b));
+  t = now_ms () - t0;
+  for (i = 0; i < sizeof (h); i++)
+    stale &= h[i] == 0x11;
+  CHECK (stale && t < 150, "reader on blocking stream B saw the stale bytes "
+      "after %.0f ms (A's write delayed 300 ms)", t);
+  CU_OK (cu.cuStreamSynchronize (a));
+
+  /* with an event wait, B is ordered after A */
+  CU_OK (cu.cuMemsetD2D8Async (d, 16, 0x33, 16, 16, a));
+  CU_OK (cu.cuEventRecord (ev, a));
+  CU_OK (cu.cuStreamWaitEvent (b, ev, 0));
+  CU_OK (cu.cuMemcpyDtoHAsync_v2 (h, d, sizeof (h), b));
+  CU_OK (cu.cuStreamSynchronize (b));
+  for (i = 0; i < sizeof (h); i++)
+    fresh &= h[i] == 0x33;
+  CHECK (fresh, "after cuStreamWaitEvent B sees A's write");
+
+  /* through the legacy stream: A, then NULL-stream work, then B is ordered */
+  CU_OK (cu.cuMemsetD2D8Async (d, 16, 0x44, 16, 16, a));
+  CU_OK (cu.cuMemsetD8Async (d2, 0, 1, NULL));
+  CU_OK (cu.cuMemcpyDtoHAsync_v2 (h, d, sizeof (h), b));
+  CU_OK (cu.cuStreamSynchronize (b));
+  fresh = 1;
+  for (i = 0; i < sizeof (h); i++)
+    fresh &= h[i] == 0x44;
+  CHECK (fresh, "NULL-stream work between them orders B after A (legacy "
+      "stream waits for A, B waits for the legacy stream)");
+  sim.set_delay_us ("cuMemsetD2D8Async", 0);
+  CU_OK (cu.cuEventDestroy_v2 (ev));
+  CU_OK (cu.cuMemFree_v2 (d));
+  CU_OK (cu.cuMemFree_v2 (d2));
+  CU_OK (cu.cuStreamDestroy_v2 (a));
+  CU_OK (cu.cuStreamDestroy_v2 (b));
+}
+
+static CUresult
+vmm_map (CUmemGenericAllocationHandle hnd, size_t size, CUdeviceptr * out)
+{
+  CUmemAccessDesc acc;
+  CUresult r;
+
+  memset (&acc, 0, sizeof (acc));
+  acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  acc.location.id = 0;
+  acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  r = cu.cuMemAddressReserve (out, size, 0, 0, 0);
+  if (r == CUDA_SUCCESS)
+    r = cu.cuMemMap (*out, size, 0, hnd, 0);
+  if (r == CUDA_SUCCESS)
+    r = cu.cuMemSetAccess (*out, size, &acc, 1);
+  return r;
+}
+
+static void
+vmm_errors (CUmemGenericAllocationHandle hnd, size_t g)
+{
+  CUmemGenericAllocationHandle h2;
+  CUmemAllocationProp prop;
+  CUdeviceptr va;
+  int fd = -1, devnull;
+  unsigned before;
+
+  memset (&prop, 0, sizeof (prop));
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  CHECK (cu.cuMemCreate (&h2, g + 1, &prop, 0) == CUDA_ERROR_INVALID_VALUE,
+      "size not a multiple of the granularity -> INVALID_VALUE");
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_WIN32;
+  CHECK (cu.cuMemCreate (&h2, g, &prop, 0) == CUDA_ERROR_NOT_SUPPORTED,
+      "win32 handle type -> NOT_SUPPORTED");
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  CU_OK (cu.cuMemCreate (&h2, g, &prop, 0));
+  CHECK (cu.cuMemExportToShareableHandle (&fd, h2,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
+      CUDA_ERROR_INVALID_VALUE, "export of a non-exportable allocation -> "
+      "INVALID_VALUE");
+  CU_OK (cu.cuMemRelease (h2));
+  before = sim.violation_count ();
+  CHECK (cu.cuMemRelease (h2) == CUDA_ERROR_INVALID_HANDLE &&
+      sim.violation_count () == before + 1, "cuMemRelease after the last "
+      "release: violation + INVALID_HANDLE (%s)", sim.last_violation () ?
+      sim.last_violation () : "-");
+  devnull = open ("/dev/null", O_RDONLY);
+  CHECK (cu.cuMemImportFromShareableHandle (&h2,
+          (void *) (intptr_t) devnull,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
+      CUDA_ERROR_INVALID_HANDLE, "import of a foreign fd -> INVALID_HANDLE");
+  close (devnull);
+  CU_OK (cu.cuMemAddressReserve (&va, 2 * g, 0, 0, 0));
+  CHECK (va % g == 0, "reservation aligned to the granularity");
+  CU_OK (cu.cuMemMap (va + g, g, 0, hnd, 0));
+  CHECK (cu.cuMemMap (va + g, g, 0, hnd, 0) == CUDA_ERROR_INVALID_VALUE,
+      "mapping over a mapping -> INVALID_VALUE");
+  CHECK (cu.cuMemsetD8_v2 (va + g, 0, 16) == CUDA_ERROR_INVALID_VALUE,
+      "memset before cuMemSetAccess -> INVALID_VALUE");
+  CHECK (cu.cuMemAddressFree (va, 2 * g) == CUDA_ERROR_INVALID_VALUE,
+      "cuMemAddressFree with a mapping left -> INVALID_VALUE");
+  CHECK (cu.cuMemUnmap (va, 2 * g) == CUDA_ERROR_INVALID_VALUE,
+      "cuMemUnmap of a partly unmapped range -> INVALID_VALUE");
+  CU_OK (cu.cuMemUnmap (va + g, g));
+  CU_OK (cu.cuMemAddressFree (va, 2 * g));
+}
+
+static void
+test_vmm (void)
+{
+  CUmemGenericAllocationHandle hnd, h2, h3;
+  CUmemAllocationProp prop, got;
+  CUmemLocation loc;
+  CUdeviceptr va, va2;
+  unsigned long long flags = 0;
+  size_t g = 0, i;
+  unsigned char *h;
+  int fd = -1, v = 0, ok = 1;
+
+  SECTION ("virtual memory management");
+  CU_OK (cu.cuDeviceGetAttribute (&v,
+          CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+  CHECK (v == 1, "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 1");
+  memset (&prop, 0, sizeof (prop));
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  CU_OK (cu.cuMemGetAllocationGranularity (&g, &prop,
+          CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  CHECK (g == 2 << 20, "granularity 2 MiB (got %zu)", g);
+  CU_OK (cu.cuMemCreate (&hnd, g, &prop, 0));
+  CU_OK (cu.cuMemGetAllocationPropertiesFromHandle (&got, hnd));
+  CHECK (got.requestedHandleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+      && got.location.id == 0, "allocation properties read back");
+  CHECK (sim.live_objects ("memhandle") == 1, "one live allocation handle");
+  CU_OK (vmm_map (hnd, g, &va));
+  CHECK (sim.live_objects ("varange") == 1, "one live reservation");
+  loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  loc.id = 0;
+  CU_OK (cu.cuMemGetAccess (&flags, &loc, va + 100));
+  CHECK (flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE, "cuMemGetAccess: RW");
+  h = malloc (g);
+  CU_OK (cu.cuMemcpyDtoH_v2 (h, va, g));
+  for (i = 0; i < g; i++)
+    ok &= h[i] == 0xcd;
+  CHECK (ok, "fresh physical memory reads 0xcd");
+  for (i = 0; i < g; i++)
+    h[i] = (unsigned char) (i * 31 + 7);
+  CU_OK (cu.cuMemcpyHtoD_v2 (va, h, g));
+  CU_OK (cu.cuMemRetainAllocationHandle (&h2, (void *) (uintptr_t) (va + 5)));
+  CHECK (h2 == hnd, "cuMemRetainAllocationHandle returns the mapped handle");
+  CU_OK (cu.cuMemRelease (h2));
+
+  /* POSIX fd export / import: another view of the same memory */
+  CU_OK (cu.cuMemExportToShareableHandle (&fd, hnd,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  CU_OK (cu.cuMemImportFromShareableHandle (&h3, (void *) (intptr_t) fd,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+  CHECK (fd_is_open (fd) && h3 != hnd, "import leaves the fd to the caller, "
+      "new handle");
+  close (fd);
+  CU_OK (vmm_map (h3, g, &va2));
+  CU_OK (cu.cuMemRelease (h3));     /* the mapping keeps the memory */
+  memset (h, 0, g);
+  CU_OK (cu.cuMemcpyDtoH_v2 (h, va2, g));
+  for (i = 0, ok = 1; i < g; i++)
+    ok &= h[i] == (unsigned char) (i * 31 + 7);
+  CHECK (ok, "bytes written through one mapping read through the imported "
+      "one");
+  CHECK (cu.cuMemFree_v2 (va) == CUDA_ERROR_INVALID_VALUE,
+      "cuMemFree of mapped virtual memory -> INVALID_VALUE");
+  vmm_errors (hnd, g);
+  CU_OK (cu.cuMemUnmap (va2, g));
+  CU_OK (cu.cuMemAddressFree (va2, g));
+  CU_OK (cu.cuMemUnmap (va, g));
+  CU_OK (cu.cuMemAddressFree (va, g));
+  CU_OK (cu.cuMemRelease (hnd));
+  sim.drain ();
+  CHECK (sim.live_objects ("memhandle") == 0 &&
+      sim.live_objects ("varange") == 0, "handles and reservations gone "
+      "(memhandle %d varange %d)", sim.live_objects ("memhandle"),
+      sim.live_objects ("varange"));
+  sim.inject_failure ("cuMemCreate", 1, CUDA_ERROR_OUT_OF_MEMORY);
+  CHECK (cu.cuMemCreate (&hnd, g, &prop, 0) == CUDA_ERROR_OUT_OF_MEMORY,
+      "CUDASIM_FAIL applies to cuMemCreate");
+  free (h);
+}
+
+static cuuint64_t
+pool_attr (CUmemoryPool pool, CUmemPool_attribute attr)
+{
+  cuuint64_t v = 12345;
+
+  CU_OK (cu.cuMemPoolGetAttribute (pool, attr, &v));
+  return v;
+}
+
+static void
+pool_checks (CUstream s)
+{
+  CUmemPoolProps props;
+  CUmemoryPool pool;
+  CUdeviceptr d;
+  cuuint64_t v;
+  unsigned before;
+  int reuse = 0;
+
+  memset (&props, 0, sizeof (props));
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 0;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CHECK (cu.cuMemPoolCreate (&pool, &props) == CUDA_ERROR_NOT_SUPPORTED,
+      "exportable pool -> NOT_SUPPORTED (MEMPOOL_SUPPORTED_HANDLE_TYPES 0)");
+  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  CU_OK (cu.cuMemPoolCreate (&pool, &props));
+  CHECK (sim.live_objects ("mempool") == 1, "one live pool");
+  CU_OK (cu.cuMemPoolGetAttribute (pool,
+          CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &reuse));
+  CHECK (reuse == 1 && pool_attr (pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+      == 0, "defaults: reuse allowed, release threshold 0");
+  v = 1 << 20;
+  CU_OK (cu.cuMemPoolSetAttribute (pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+          &v));
+  CHECK (pool_attr (pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) == 1 << 20,
+      "release threshold read back");
+  CU_OK (cu.cuMemAllocFromPoolAsync (&d, 3000, pool, s));
+  CHECK (pool_attr (pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT) == 3000 &&
+      pool_attr (pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT) == 3000,
+      "used / reserved 3000 bytes");
+  CU_OK (cu.cuMemFreeAsync (d, s));
+  CHECK (pool_attr (pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT) == 0 &&
+      pool_attr (pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH) == 3000,
+      "after the free: used 0, high mark 3000");
+  v = 0;
+  CU_OK (cu.cuMemPoolSetAttribute (pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &v));
+  CHECK (pool_attr (pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH) == 0,
+      "high mark reset");
+  CHECK (cu.cuMemPoolSetAttribute (pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+          &v) == CUDA_ERROR_INVALID_VALUE, "USED_MEM_CURRENT is read only");
+  /* destroying a pool with an allocation outstanding is allowed */
+  CU_OK (cu.cuMemAllocFromPoolAsync (&d, 64, pool, s));
+  CU_OK (cu.cuMemPoolDestroy (pool));
+  CHECK (sim.live_objects ("mempool") == 0, "pool handle destroyed");
+  CU_OK (cu.cuMemsetD8Async (d, 1, 64, s));
+  CU_OK (cu.cuMemFreeAsync (d, s));
+  before = sim.violation_count ();
+  CHECK (cu.cuMemAllocFromPoolAsync (&d, 64, pool, s) ==
+      CUDA_ERROR_INVALID_HANDLE && sim.violation_count () == before + 1,
+      "allocation from a destroyed pool: violation + INVALID_HANDLE");
+  CU_OK (cu.cuStreamSynchronize (s));
+}
+
+static void
+test_stream_ordered (void)
+{
+  CUstream s, other;
+  CUdeviceptr d;
+  unsigned char *h, *back;
+  size_t n = 1 << 16, i;
+  int v = 0, ok = 1, live;
+  double t0, t;
+
+  SECTION ("stream-ordered allocation and memory pools");
+  CU_OK (cu.cuDeviceGetAttribute (&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+          0));
+  CHECK (v == 1, "MEMORY_POOLS_SUPPORTED = 1");
+  CU_OK (cu.cuStreamCreate (&s, CU_STREAM_NON_BLOCKING));
+  CU_OK (cu.cuStreamCreate (&other, CU_STREAM_NON_BLOCKING));
+  h = malloc (n);
+  back = calloc (1, n);
+  for (i = 0; i < n; i++)
+    h[i] = (unsigned char) (i ^ (i >> 8));
+  live = sim.live_objects ("alloc");
+  sim.set_delay_us ("cuMemAllocAsync", 200000);
+  t0 = now_ms ();
+  CU_OK (cu.cuMemAllocAsync (&d, n, s));
+  t = now_ms () - t0;
+  CHECK (t < 100 && cu.cuStreamQuery (s) == CUDA_ERROR_NOT_READY &&
+      sim.live_objects ("alloc") == live + 1, "cuMemAllocAsync returns at "
+      "once (%.1f ms), its delay is on the stream, counts as an alloc", t);
+  sim.set_delay_us ("cuMemAllocAsync", 0);
+  CU_OK (cu.cuMemcpyDtoHAsync_v2 (back, d, n, s));
+  CU_OK (cu.cuStreamSynchronize (s));
+  for (i = 0; i < n; i++)
+    ok &= back[i] == 0xcd;
+  CHECK (ok, "a fresh stream-ordered allocation reads 0xcd");
+  CU_OK (cu.cuMemcpyHtoDAsync_v2 (d, h, n, s));
+  /* a delayed read queued before the free still sees the memory */
+  memset (back, 0, n);
+  sim.set_delay_us ("cuMemcpyDtoHAsync_v2", 200000);
+  CU_OK (cu.cuMemcpyDtoHAsync_v2 (back, d, n, s));
+  CU_OK (cu.cuMemFreeAsync (d, s));
+  CHECK (sim.live_objects ("alloc") == live, "freed for the API at once");
+  CHECK (cu.cuMemsetD8Async (d, 0, 1, other) == CUDA_ERROR_INVALID_VALUE,
+      "new work on the freed pointer -> INVALID_VALUE");
+  CU_OK (cu.cuStreamSynchronize (s));
+  sim.set_delay_us ("cuMemcpyDtoHAsync_v2", 0);
+  CHECK (memcmp (back, h, n) == 0, "the read queued before cuMemFreeAsync "
+      "got the bytes");
+  CHECK (cu.cuMemFreeAsync (d, s) == CUDA_ERROR_INVALID_VALUE,
+      "double cuMemFreeAsync -> INVALID_VALUE");
+  /* cuMemFree on stream-ordered memory, cuMemFreeAsync on cuMemAlloc's */
+  CU_OK (cu.cuMemAllocAsync (&d, 100, s));
+  CU_OK (cu.cuMemFree_v2 (d));
+  CU_OK (cu.cuMemAlloc_v2 (&d, 100));
+  CU_OK (cu.cuMemFreeAsync (d, s));
+  pool_checks (s);
+  sim.inject_failure ("cuMemAllocAsync", 1, CUDA_ERROR_OUT_OF_MEMORY);
+  CHECK (cu.cuMemAllocAsync (&d, 100, s) == CUDA_ERROR_OUT_OF_MEMORY,
+      "CUDASIM_FAIL applies to cuMemAllocAsync");
+  CU_OK (cu.cuStreamDestroy_v2 (s));
+  CU_OK (cu.cuStreamDestroy_v2 (other));
+  sim.drain ();
+  CHECK (sim.live_objects ("alloc") == live, "no allocation left");
+  free (h);
+  free (back);
+}
+
+static void
+test_ipc (void)
+{
+  CUipcEventHandle eh;
+  CUipcMemHandle mh;
+  CUevent ev, ev2;
+  CUdeviceptr d, d2;
+  int pid;
+
+  SECTION ("legacy IPC handles (same process: made, not opened)");
+  CU_OK (cu.cuEventCreate (&ev, CU_EVENT_DISABLE_TIMING));
+  CHECK (cu.cuIpcGetEventHandle (&eh, ev) == CUDA_ERROR_INVALID_VALUE,
+      "event without CU_EVENT_INTERPROCESS -> INVALID_VALUE");
+  CU_OK (cu.cuEventDestroy_v2 (ev));
+  CU_OK (cu.cuEventCreate (&ev, CU_EVENT_DISABLE_TIMING |
+          CU_EVENT_INTERPROCESS));
+  CU_OK (cu.cuIpcGetEventHandle (&eh, ev));
+  CHECK (cu.cuIpcOpenEventHandle (&ev2, eh) == CUDA_ERROR_INVALID_CONTEXT,
+      "opening this process's event handle -> INVALID_CONTEXT");
+  memcpy (&pid, eh.reserved + 12, sizeof (pid));
+  pid ^= 0x40000000;            /* as if made by another process */
+  memcpy (eh.reserved + 12, &pid, sizeof (pid));
+  CHECK (cu.cuIpcOpenEventHandle (&ev2, eh) == CUDA_ERROR_NOT_SUPPORTED,
+      "another process's handle -> NOT_SUPPORTED");
+  memset (&eh, 0, sizeof (eh));
+  CHECK (cu.cuIpcOpenEventHandle (&ev2, eh) == CUDA_ERROR_INVALID_VALUE,
+      "garbage handle -> INVALID_VALUE");
+  CU_OK (cu.cuEventDestroy_v2 (ev));
+  CU_OK (cu.cuMemAlloc_v2 (&d, 4096));
+  CHECK (cu.cuIpcGetMemHandle (&mh, d + 16) == CUDA_ERROR_INVALID_VALUE,
+      "memory handle of an inner pointer -> INVALID_VALUE");
+  CU_OK (cu.cuIpcGetMemHandle (&mh, d));
+  CHECK (cu.cuIpcOpenMemHandle_v2 (&d2, mh,
+          CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) == CUDA_ERROR_INVALID_CONTEXT,
+      "opening this process's memory handle -> INVALID_CONTEXT");
+  CHECK (cu.cuIpcCloseMemHandle (d) == CUDA_ERROR_INVALID_VALUE,
+      "closing memory that was not opened -> INVALID_VALUE");
+  CU_OK (cu.cuMemFree_v2 (d));
+}
+
+static void
 test_env (void)
 {
   static char e1[] = "CUDASIM_DEVICE_COUNT=3";
@@ -1583,6 +2107,12 @@ main (int argc, char **argv)
   test_cpu_syncs ();
   test_extmem ();
   test_extmem_llvmpipe ();
+  test_limits ();
+  test_memset2d ();
+  test_blocking_streams ();
+  test_vmm ();
+  test_stream_ordered ();
+  test_ipc ();
   {
     CUstream s;
     CUdeviceptr d;
