@@ -3,6 +3,7 @@
  */
 #include "common.h"
 #include <string.h>
+#include <dlfcn.h>
 
 GstCudaContext *cs_ctx = NULL;
 CudasimApi cs_sim;
@@ -391,4 +392,160 @@ cs_collect_sample (GstElement * sink, gpointer user_data)
           &info));
   gst_sample_unref (sample);
   return GST_FLOW_OK;
+}
+
+/* ---- 1.24+ CUDA memory with a stream ---- */
+
+gpointer
+cs_driver_symbol (const gchar * name)
+{
+  static void *lib = NULL;
+  gpointer func;
+
+  if (!lib)
+    lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  fail_unless (lib != NULL, "dlopen libcuda.so.1: %s", dlerror ());
+  func = dlsym (lib, name);
+  fail_unless (func != NULL, "libcuda.so.1 has no %s", name);
+  return func;
+}
+
+typedef CUresult (*MemsetD2D8AsyncFunc) (CUdeviceptr dst, size_t pitch,
+    unsigned char value, size_t width, size_t height, CUstream stream);
+
+CUresult
+cs_memset_2d_async (CUdeviceptr dst, gsize pitch, guint8 value, gsize width,
+    gsize height, CUstream stream)
+{
+  MemsetD2D8AsyncFunc func = cs_driver_symbol ("cuMemsetD2D8Async");
+
+  return func (dst, pitch, value, width, height, stream);
+}
+
+GstBufferPool *
+cs_new_stream_pool (GstCaps * caps, gpointer stream)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (cs_ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_cuda_stream (config, (GstCudaStream *) stream);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+#else
+  fail ("CUDA memory has no stream before GStreamer 1.24");
+  return NULL;
+#endif
+}
+
+void
+cs_write_pending (GstBuffer * buf, const GstVideoInfo * info, guint8 value)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  CUstream stream = gst_cuda_sync_memory_get_stream (mem);
+  GstMapInfo map;
+  guint p;
+
+  fail_unless (stream != NULL, "the memory carries no CUDA stream");
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    CUdeviceptr dst = (CUdeviceptr) map.data +
+        GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, p);
+
+    fail_unless_equals_int (cs_memset_2d_async (dst,
+            GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p), value,
+            GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p),
+            GST_VIDEO_INFO_COMP_HEIGHT (info, p), stream), CUDA_SUCCESS);
+  }
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (mem, &map);
+#if GST_CHECK_VERSION(1, 24, 0)
+  fail_unless (GST_MEMORY_FLAG_IS_SET (mem,
+          GST_CUDA_MEMORY_TRANSFER_NEED_SYNC));
+#endif
+}
+
+GBytes *
+cs_value_bytes (const GstVideoInfo * info, guint8 value)
+{
+  GBytes *shape = cs_pattern_bytes (info, 0);
+  gsize n = g_bytes_get_size (shape);
+  guint8 *data = g_malloc (n);
+
+  memset (data, value, n);
+  g_bytes_unref (shape);
+  return g_bytes_new_take (data, n);
+}
+
+/* the visible bytes of @buf copied on @stream (after whatever it waits
+ * for), the calling thread waiting for that stream */
+static GBytes *
+read_on_stream (GstBuffer * buf, const GstVideoInfo * info, CUstream stream)
+{
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf,
+          0));
+  GByteArray *arr = g_byte_array_new ();
+  GstMapInfo map;
+  guint p, y;
+
+  fail_unless (gst_memory_map (GST_MEMORY_CAST (cmem), &map,
+          GST_MAP_READ | GST_MAP_CUDA));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize rb = plane_row_bytes (info, p), rows =
+        GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+    guint8 *host = g_malloc (rb * rows);
+    CUDA_MEMCPY2D c = { 0, };
+
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = (CUdeviceptr) map.data +
+        GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, p);
+    c.srcPitch = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, p);
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = host;
+    c.dstPitch = rb;
+    c.WidthInBytes = rb;
+    c.Height = rows;
+    fail_unless (gst_cuda_context_push (cs_ctx));
+    fail_unless_equals_int (CuMemcpy2DAsync (&c, stream), CUDA_SUCCESS);
+    fail_unless_equals_int (CuStreamSynchronize (stream), CUDA_SUCCESS);
+    gst_cuda_context_pop (NULL);
+    for (y = 0; y < rows; y++)
+      g_byte_array_append (arr, host + y * rb, rb);
+    g_free (host);
+  }
+  gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
+  return g_byte_array_free_to_bytes (arr);
+}
+
+GBytes *
+cs_read_after_acquire (GstBuffer * buf, const GstVideoInfo * info)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  CUstream stream = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GError *err = NULL;
+  GBytes *bytes;
+
+  fail_unless (meta != NULL, "the buffer has no GstCudaSyncMeta");
+  fail_unless (gst_cuda_sync_meta_wait_gpu (meta, stream, &err), "%s",
+      err ? err->message : "?");
+  bytes = read_on_stream (buf, info, stream);
+  cs_free_stream (stream);
+  return bytes;
+}
+
+GBytes *
+cs_read_unordered (GstBuffer * buf, const GstVideoInfo * info)
+{
+  CUstream stream = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GBytes *bytes = read_on_stream (buf, info, stream);
+
+  cs_free_stream (stream);
+  return bytes;
 }

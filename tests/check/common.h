@@ -96,4 +96,32 @@ GstBusSyncReply cs_share_context (GstBus * bus, GstMessage * msg,
  * (cs_buffer_bytes ()) to the GPtrArray in @user_data. */
 GstFlowReturn cs_collect_sample (GstElement * sink, gpointer user_data);
 
+/* GStreamer 1.24+ CUDA memory with a stream (no-ops that fail the test on
+ * 1.22, whose memory has none: callers skip there). */
+
+/* An entry point of the libcuda.so.1 in use (fails the test if missing) */
+gpointer cs_driver_symbol (const gchar * name);
+/* cuMemsetD2D8Async (not loaded by every libgstcuda), context pushed */
+CUresult cs_memset_2d_async (CUdeviceptr dst, gsize pitch, guint8 value,
+    gsize width, gsize height, CUstream stream);
+
+/* A pool whose memory carries @stream (a GstCudaStream *). */
+GstBufferPool *cs_new_stream_pool (GstCaps * caps, gpointer stream);
+/* Like an upstream 1.24+ producer: writes @value into every row of every
+ * plane of @buf on its memory's stream (cuMemsetD2D8Async) and pushes on
+ * without synchronising, leaving GST_CUDA_MEMORY_TRANSFER_NEED_SYNC set.
+ * Slow it down with the simulator's delay for "cuMemsetD2D8Async". */
+void cs_write_pending (GstBuffer * buf, const GstVideoInfo * info,
+    guint8 value);
+/* @value in every visible byte of a frame of @info (cs_buffer_bytes ()'s
+ * layout) */
+GBytes *cs_value_bytes (const GstVideoInfo * info, guint8 value);
+/* The visible bytes of @buf as a consumer ordered by nothing but @buf's
+ * acquire points sees them: a non-blocking stream waits for them on the
+ * GPU, then copies the frame to the host. */
+GBytes *cs_read_after_acquire (GstBuffer * buf, const GstVideoInfo * info);
+/* The same without any GPU wait: what a consumer that trusts an earlier CPU
+ * synchronisation sees */
+GBytes *cs_read_unordered (GstBuffer * buf, const GstVideoInfo * info);
+
 G_END_DECLS
