@@ -13,6 +13,7 @@ PKGS=(
   libglib2.0-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gstreamer1.0-plugins-ugly   # x264enc: the tests make H.264 clips
   libvulkan-dev mesa-vulkan-drivers
   libxkbcommon-dev libxkbcommon-x11-dev   # required by gstreamer-vulkan-1.0.pc
   check

@@ -32,6 +32,24 @@ static gboolean store_checksums;
 /* run_frames() calls it on the pipeline before starting it */
 static void (*pipeline_hook) (GstElement * pipeline);
 
+/* pipeline_hook for check_decode_semaphores(): the semaphore that the
+ * pipeline's cudasemwait (named "wait") offers upstream */
+static GstCudaSemaphore *semaphore_for_wait;
+
+static void
+set_wait_semaphore (GstElement * pipeline)
+{
+  GstElement *wait = gst_bin_get_by_name (GST_BIN (pipeline), "wait");
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  fail_unless (wait != NULL);
+  g_object_set (wait, "semaphore", semaphore_for_wait, NULL);
+  gst_object_unref (wait);
+  /* every CUDA element on the semaphore's context */
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  gst_object_unref (bus);
+}
+
 /* GStreamer 1.22 to 1.26's vulkandownload copies each plane with bufferRowLength =
  * the plane's width, i.e. rows packed, into one memory per plane, while
  * its buffers' video meta / caps promise GstVideoInfo strides (rounded up
@@ -1244,6 +1262,63 @@ count_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, guint * n)
   (*n)++;
 }
 
+/* Decoded frames through cudasemsignal ! cudasemwait (a timeline semaphore
+ * that cudasemwait offers): the frames cudadownload gives without them, a
+ * GPU signal and wait each, no CPU wait. */
+static void
+check_decode_semaphores (const gchar * src, GPtrArray * want)
+{
+  gchar *desc = g_strdup_printf ("%s ! cudasemsignal name=sig ! cudasemwait "
+      "name=wait ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
+      src);
+  GstCudaSemaphore *sem;
+  GstElement *pipeline;
+  GPtrArray *got;
+  TestSem *ts;
+
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  semaphore_for_wait = sem;
+  pipeline_hook = set_wait_semaphore;
+  got = run_frames (&pipeline, desc);
+  pipeline_hook = NULL;
+  semaphore_for_wait = NULL;
+  fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "sig"), "signals"),
+      CLIP_FRAMES);
+  fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "sig"), "cpu-syncs"),
+      0);
+  fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "wait"), "waits"),
+      CLIP_FRAMES);
+  fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "wait"),
+          "cpu-syncs"), 0);
+  stop_pipeline (pipeline);
+  assert_same_frames (got, want, "decoder ! cudasemsignal ! cudasemwait");
+  g_ptr_array_unref (got);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+  g_free (desc);
+}
+
+/* A tee after the decoder: one branch through the bridge (both ways), the
+ * other straight to cudadownload; the bridge's frames are the reference's */
+static void
+check_decode_tee (const gchar * src, GPtrArray * want)
+{
+  gchar *desc = g_strdup_printf ("%s ! tee name=t t. ! queue ! cudatovulkan "
+      "name=c2v ! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false t. ! queue ! cudadownload ! fakesink "
+      "sync=false", src);
+  GstElement *pipeline;
+  GPtrArray *got;
+
+  got = run_frames (&pipeline, desc);
+  assert_stats (by_name (pipeline, "c2v"), CLIP_FRAMES);
+  assert_stats (by_name (pipeline, "v2c"), CLIP_FRAMES);
+  stop_pipeline (pipeline);
+  assert_same_frames (got, want, "decoder ! tee ! cudatovulkan ! vulkantocuda");
+  g_ptr_array_unref (got);
+  g_free (desc);
+}
+
 /* @decoder: a description ending in video/x-raw(memory:CUDAMemory) */
 static void
 check_decode (const gchar * path, const gchar * decoder)
@@ -1266,6 +1341,8 @@ check_decode (const gchar * path, const gchar * decoder)
   want = run_frames (NULL, ref);
   fail_unless_equals_int (want->len, CLIP_FRAMES);
   assert_same_frames (got, want, decoder);
+  check_decode_semaphores (src, want);
+  check_decode_tee (src, want);
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
   g_free (ref);
@@ -1324,6 +1401,60 @@ GST_START_TEST (test_nvh264dec)
   check_decode (path, "nvh264dec ! video/x-raw(memory:CUDAMemory),"
       "format=NV12");
   remove_clip (path);
+}
+
+GST_END_TEST;
+
+/* Vulkan video decoding (1.24+, where the device has a video-decode
+ * queue): vulkanh264dec's frames are one multi-planar image each, decoded
+ * on that queue; vulkantocuda orders its copy by the image's timeline
+ * semaphore. Conforming decoders are bit-exact: the frames are
+ * nvh264dec ! cudadownload's, on baseline, main and high profile clips
+ * (the last two with B-frames). */
+GST_START_TEST (test_vulkanh264dec)
+{
+  static const gchar *const need[] = { "vulkanh264dec", "nvh264dec",
+    "x264enc", "h264parse", "cudadownload", NULL
+  };
+  static const struct
+  {
+    const gchar *profile;
+    gboolean bframes;
+  } clips[] = {
+    {"constrained-baseline", FALSE}, {"main", TRUE}, {"high", TRUE},
+  };
+  guint c;
+
+  if (!have_elements ("test_vulkanh264dec", need))
+    return;
+  for (c = 0; c < G_N_ELEMENTS (clips); c++) {
+    gchar *path = make_clip (clips[c].profile, clips[c].bframes);
+    gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+        "vulkanh264dec ! video/x-raw(memory:VulkanImage),format=NV12 ! "
+        "vulkantocuda name=v2c ! cudadownload ! video/x-raw ! appsink "
+        "name=sink sync=false", path);
+    gchar *ref = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+        "nvh264dec ! cudadownload ! video/x-raw ! appsink name=sink "
+        "sync=false", path);
+    gchar *what = g_strdup_printf ("vulkanh264dec ! vulkantocuda, %s",
+        clips[c].profile);
+    GstElement *pipeline;
+    GPtrArray *got, *want;
+
+    got = run_frames (&pipeline, desc);
+    assert_stats (by_name (pipeline, "v2c"), CLIP_FRAMES);
+    stop_pipeline (pipeline);
+    want = run_frames (NULL, ref);
+    fail_unless_equals_int (want->len, CLIP_FRAMES);
+    assert_same_frames (got, want, what);
+    GST_INFO ("%s: %u frames identical", what, got->len);
+    g_ptr_array_unref (got);
+    g_ptr_array_unref (want);
+    g_free (what);
+    g_free (ref);
+    g_free (desc);
+    remove_clip (path);
+  }
 }
 
 GST_END_TEST;
@@ -1709,6 +1840,101 @@ GST_START_TEST (test_input_held_until_copied)
 
 GST_END_TEST;
 
+#if GST_CHECK_VERSION(1, 24, 0)
+/* vulkantocuda's output carries its stream, with the copy into it pending
+ * there (upstream 1.24+ consumers order themselves after it) */
+static GstPadProbeReturn
+check_output_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+      0);
+
+  if (gst_cuda_sync_memory_get_stream (mem) &&
+      GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    g_atomic_int_inc ((gint *) data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* The 1.24+ CUDA stream contract through the bridge: an upstream producer
+ * pushes frames whose write is still pending (slowed down on the
+ * simulator) on its memory's stream; cudatovulkan must copy them only after
+ * that write, on the GPU. */
+GST_START_TEST (test_pending_producer_stream)
+{
+  GstCaps *caps = cs_caps ("NV12", 64, 48);
+  GstCudaStream *producer = gst_cuda_stream_new (cs_ctx);
+  GstBufferPool *pool = cs_new_stream_pool (caps, producer);
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstElement *pipeline, *src, *sink;
+  GstVideoInfo info;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *msg;
+  gint with_stream = 0;
+  guint i;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  pipeline = gst_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+      "name=c2v ! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false emit-signals=true", NULL);
+  fail_unless (pipeline != NULL);
+  src = by_name (pipeline, "src");
+  sink = by_name (pipeline, "sink");
+  g_object_set (src, "caps", caps, NULL);
+  pad = gst_element_get_static_pad (by_name (pipeline, "v2c"), "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, check_output_stream,
+      &with_stream, NULL);
+  gst_object_unref (pad);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
+      frames);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuMemsetD2D8Async", 100000);
+  for (i = 0; i < N_BUFFERS; i++) {
+    GstBuffer *buf = cs_new_buffer (pool, 0x21);
+
+    cs_write_pending (buf, &info, 0x50 + i);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS");
+  gst_message_unref (msg);
+
+  fail_unless_equals_int (frames->len, N_BUFFERS);
+  for (i = 0; i < N_BUFFERS; i++) {
+    GBytes *want = cs_value_bytes (&info, 0x50 + i);
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (frames, i), NULL);
+
+    fail_unless (g_bytes_equal (g_ptr_array_index (frames, i), want),
+        "frame %u: byte 0 is 0x%02x, want 0x%02x (0x21: copied before the "
+        "producer's write)", i, d[0], 0x50 + i);
+    g_bytes_unref (want);
+  }
+  fail_unless_equals_int (with_stream, N_BUFFERS);
+  assert_stats (by_name (pipeline, "c2v"), N_BUFFERS);
+
+  stop_pipeline (pipeline);
+  gst_object_unref (bus);
+  g_ptr_array_unref (frames);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_cuda_stream_unref (producer);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 cudavulkan_suite (void)
 {
@@ -1729,9 +1955,13 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_roundtrip_late_copies);
   tcase_add_test (tc, test_concurrent_branches);
   tcase_add_test (tc, test_input_held_until_copied);
+#if GST_CHECK_VERSION(1, 24, 0)
+  tcase_add_test (tc, test_pending_producer_stream);
+#endif
   tcase_add_test (tc, test_colorconvert_like_vulkanupload);
   tcase_add_test (tc, test_nvh264dec);
   tcase_add_test (tc, test_sw_h264dec);
+  tcase_add_test (tc, test_vulkanh264dec);
   return s;
 }
 
