@@ -1397,7 +1397,7 @@ void
 gst_cuda_vk_sync_add_memory (GstCudaVkSubmitSync * sync,
     GstVulkanBarrierMemoryInfo * barrier)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
   if (barrier->semaphore == VK_NULL_HANDLE)
     return;
   g_return_if_fail (sync->n_barriers < GST_VIDEO_MAX_PLANES);
@@ -1509,7 +1509,7 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
     gst_vulkan_fence_unref (fence);
     return NULL;
   }
-#if GST_CHECK_VERSION(1, 24, 0)
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
   /* the next user waits for the value this submission signals */
   for (guint i = 0; sync && i < sync->n_barriers; i++)
     sync->barriers[i]->semaphore_value++;

@@ -237,7 +237,9 @@ void     gst_cuda_vk_sync_add_wait       (GstCudaVkSubmitSync * sync, VkSemaphor
                                           guint64 value);
 void     gst_cuda_vk_sync_add_signal     (GstCudaVkSubmitSync * sync, VkSemaphore sem,
                                           guint64 value);
-/* no-op on 1.22 and for memory without a timeline semaphore */
+/* no-op on 1.22, for memory without a timeline semaphore, and where
+ * GstVulkanBarrierMemoryInfo has no semaphore fields (upstream after 1.28:
+ * see meson.build) */
 void     gst_cuda_vk_sync_add_memory     (GstCudaVkSubmitSync * sync,
                                           GstVulkanBarrierMemoryInfo * barrier);
 

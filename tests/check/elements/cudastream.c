@@ -15,6 +15,9 @@
  * GStreamer 1.22 CUDA memory has no stream: the tests skip.
  */
 #include "../common.h"
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 
 #define SEED 0x21
 #define VALUE 0x5a

@@ -12,6 +12,9 @@
  * openh264dec) print "SKIP: ..." and pass there.
  */
 #include "common.h"
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 #include "gstcudasync-private.h"
 #include <gst/app/app.h>
 #include <gst/vulkan/vulkan.h>
