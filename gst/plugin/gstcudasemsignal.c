@@ -7,10 +7,12 @@
  * @title: cudasemsignal
  *
  * Hands CUDA buffers to a consumer that waits on the GPU. For each buffer
- * cudasemsignal enqueues `cuSignalExternalSemaphoresAsync` on its CUDA
- * stream, ordered after the work that produced the buffer (upstream 1.22
- * CUDA elements complete their work before pushing; acquire points already on
- * the buffer are waited for on the GPU first), and attaches a
+ * cudasemsignal enqueues `cuSignalExternalSemaphoresAsync` ordered after the
+ * work that produced the buffer: on GStreamer 1.24+ on the stream the
+ * buffer's memory carries, where the producer's work may still be pending
+ * (`GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`); on 1.22, whose CUDA elements
+ * complete their work before pushing, on its own stream. Acquire points
+ * already on the buffer are waited for on the GPU first. It attaches a
  * #GstCudaSyncMeta whose acquire point is the signalled value. The buffer
  * data is passed through untouched, and the streaming thread never calls a
  * CPU-synchronising CUDA function while a semaphore is available.

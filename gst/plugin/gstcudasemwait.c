@@ -13,7 +13,10 @@
  * on the context's blocking streams — what upstream GStreamer 1.22 CUDA
  * elements (cudadownload, nvenc, ...) and #GstCudaMemory mapping use — then
  * runs only after the semaphores are reached, on the GPU: the streaming
- * thread does not wait. Buffers without the meta pass unchanged.
+ * thread does not wait. On GStreamer 1.24+, when the buffer's memory carries
+ * a #GstCudaStream, the waits go on that stream instead and the memory is
+ * marked `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`, so that upstream consumers
+ * order themselves after them. Buffers without the meta pass unchanged.
  *
  * The release point of the meta, if any, is signalled when the buffer is
  * released by the last element holding it, again on the legacy default

@@ -21,7 +21,12 @@
  *
  * The CUDA stream is a blocking stream: upstream 1.22 CUDA elements, which
  * copy on the legacy default stream, see the data complete without any CPU
- * synchronisation. Where Vulkan cannot export semaphores (for example
+ * synchronisation. On GStreamer 1.24+ the output memory carries the
+ * element's stream and is left `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`, as
+ * upstream producers do. Input images may be one per plane (vulkanupload,
+ * cudatovulkan) or one multi-planar image (the Vulkan video decoders);
+ * on 1.24 to 1.28 the copy waits for the input image's timeline semaphore,
+ * so frames decoded on another queue are read only once decoded. Where Vulkan cannot export semaphores (for example
  * lavapipe), the element waits for the Vulkan copy on the CPU before the
  * CUDA copy and counts it in the `cpu-syncs` statistic.
  *
