@@ -89,6 +89,9 @@ struct _GstCudaSemaphore
   gboolean skip_nvscibuf_memsync;
   /* last operation on each stream this semaphore was used on */
   GArray *stream_events;
+  /* an operation was enqueued but no event records it (record_op()
+   * failed): destruction synchronises the context instead */
+  gboolean untracked_ops;
 };
 
 enum
@@ -232,7 +235,7 @@ wait_last_signalled (GstCudaSemaphore * self, CUstream stream)
 /* Timeline signals record no event: an event that completes once the
  * semaphore has reached the last value this object signalled (a wait on a
  * private stream), so that destruction waits for every signal. NULL if it
- * could not be set up (then destruction does not wait for them: warned). */
+ * could not be set up (then destruction synchronises the context). */
 static CUevent
 wait_last_value (GstCudaSemaphore * self)
 {
@@ -241,8 +244,8 @@ wait_last_value (GstCudaSemaphore * self)
   CUresult r;
 
   if (!gst_cuda_context_push (self->context)) {
-    GST_WARNING_OBJECT (self, "cannot push the CUDA context: destroying "
-        "without waiting for pending signals");
+    GST_WARNING_OBJECT (self, "cannot push the CUDA context to wait for the "
+        "last value: the context will be synchronised instead");
     return NULL;
   }
   r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&stream, CU_STREAM_NON_BLOCKING);
@@ -253,8 +256,8 @@ wait_last_value (GstCudaSemaphore * self)
   if (r == CUDA_SUCCESS)
     r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, stream);
   if (r != CUDA_SUCCESS) {
-    GST_WARNING_OBJECT (self, "cannot wait for the last value (%s): "
-        "destroying without waiting for pending signals",
+    GST_WARNING_OBJECT (self, "cannot wait for the last value (%s): the "
+        "context will be synchronised instead",
         _gst_cuda_sync_result_name (r));
     if (ev)
       GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
@@ -275,6 +278,7 @@ gst_cuda_semaphore_finalize (GObject * object)
   if (self->handle) {
     GArray *events = g_array_new (FALSE, FALSE, sizeof (CUevent));
     guint i;
+    gboolean sync_context = self->untracked_ops;
 
     for (i = 0; i < self->stream_events->len; i++) {
       StreamEvent *se = &g_array_index (self->stream_events, StreamEvent, i);
@@ -286,9 +290,15 @@ gst_cuda_semaphore_finalize (GObject * object)
 
       if (ev)
         g_array_append_val (events, ev);
+      else
+        sync_context = TRUE;
     }
-    /* destroyed once everything enqueued on it has run */
-    _gst_cuda_sync_defer (self->context, events, destroy_handle, self->handle);
+    /* destroyed once everything enqueued on it has run, on the library's
+     * worker thread: where no event covers it, after synchronising the
+     * context there (never on the caller's thread, which may stream), and
+     * never if even that fails */
+    _gst_cuda_sync_defer (self->context, events, sync_context, destroy_handle,
+        self->handle);
   }
 
   g_array_unref (self->stream_events);
@@ -668,8 +678,10 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
       r = wait_last_signalled (self, stream);
       if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
         goto out;
-      if (!record_op (self, stream, error))
+      if (!record_op (self, stream, error)) {
+        self->untracked_ops = TRUE;
         goto out;
+      }
     } else if (self->has_signalled && self->last_signal_stream != stream) {
       StreamEvent *prev = find_stream_event (self, self->last_signal_stream);
       if (prev) {
@@ -744,15 +756,16 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
   }
 
   /* The operation is enqueued; remember it so that destruction waits for
-   * it. Failing to record only loses that guarantee, so report it.
+   * it. Failing to record is reported, and destruction then synchronises
+   * the context instead of waiting for events.
    * Timeline signals are not recorded (an event record per signal was a
    * third of the library's cost per signal): destruction waits for the
    * last value instead (gst_cuda_semaphore_finalize()). */
   if (kind == OP_SIGNAL &&
       self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
     ret = TRUE;
-  else
-    ret = record_op (self, stream, error);
+  else if (!(ret = record_op (self, stream, error)))
+    self->untracked_ops = TRUE;
 
 out:
   gst_cuda_context_pop (NULL);

@@ -35,6 +35,7 @@ typedef struct
   GST_CUDA_SYNC_DECL_FN (cuStreamSynchronize);
   GST_CUDA_SYNC_DECL_FN (cuStreamQuery);
   GST_CUDA_SYNC_DECL_FN (cuStreamWaitEvent);
+  GST_CUDA_SYNC_DECL_FN (cuCtxSynchronize);
   GST_CUDA_SYNC_DECL_FN (cuDeviceGetUuid);
   GST_CUDA_SYNC_DECL_FN (cuMemcpy2DAsync);
   GST_CUDA_SYNC_DECL_FN (cuMemcpyDtoDAsync);
@@ -59,13 +60,17 @@ const gchar * _gst_cuda_sync_result_name (CUresult result);
 
 /* Runs @func (with @context pushed) once all @events have completed, on a
  * library worker thread: the caller never blocks. Takes ownership of the
- * events (destroyed after use). @func runs with @context pushed. */
+ * events (destroyed after use). With @sync_context, or when waiting for an
+ * event fails, the worker also synchronises the whole context first
+ * (cuCtxSynchronize): for work that no event covers. If even that fails,
+ * @func is not called at all (what it would destroy is leaked, with a
+ * warning), because the GPU may still use it. */
 typedef void (*GstCudaSyncDeferredFunc) (GstCudaContext * context,
     gpointer data);
 
 GST_CUDA_SYNC_API
 void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
-    GstCudaSyncDeferredFunc func, gpointer data);
+    gboolean sync_context, GstCudaSyncDeferredFunc func, gpointer data);
 
 /* Marks the pending signal of a binary semaphore as consumed by a wait that
  * happened outside CUDA (a Vulkan queue submission waiting on it), so that it

@@ -16,6 +16,7 @@
 #endif
 
 #include "gstcudasync-private.h"
+#include <gst/cuda/gstcudaloader.h>
 #include <gmodule.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_debug);
@@ -62,6 +63,18 @@ load_library (gpointer user_data)
       "gst-cudasync library");
   _gst_cuda_semaphore_init_debug ();
 
+  /* libgstcuda's own entry points (gst_cuda_context_new() and every
+   * GstCudaMemory operation use them): loaded by upstream's nvcodec plugin
+   * when it is in the process, otherwise nobody would, and libgstcuda
+   * asserts on the first call */
+  if (!gst_cuda_load_library ()) {
+    g_set_error (&load_error, GST_CUDA_SYNC_ERROR,
+        GST_CUDA_SYNC_ERROR_NO_DRIVER,
+        "libgstcuda could not load the CUDA driver (%s)", CUDA_LIBNAME);
+    GST_WARNING ("%s", load_error->message);
+    return NULL;
+  }
+
   module = g_module_open (CUDA_LIBNAME, G_MODULE_BIND_LAZY);
   if (!module) {
     g_set_error (&load_error, GST_CUDA_SYNC_ERROR,
@@ -90,6 +103,7 @@ load_library (gpointer user_data)
   LOAD (cuStreamSynchronize);
   LOAD (cuStreamQuery);
   LOAD (cuStreamWaitEvent);
+  LOAD (cuCtxSynchronize);
   LOAD (cuMemcpy2DAsync);
   LOAD (cuMemcpyDtoDAsync);
   LOAD (cuMemFree);
@@ -188,6 +202,7 @@ typedef struct
 {
   GstCudaContext *context;
   GArray *events;
+  gboolean sync_context;
   GstCudaSyncDeferredFunc func;
   gpointer data;
 } DeferredJob;
@@ -197,24 +212,50 @@ static GCond deferred_cond;
 static guint deferred_pending = 0;
 static GThreadPool *deferred_pool = NULL;
 
+/* context pushed: whether the GPU work the job waits for is known to be
+ * complete */
+static gboolean
+deferred_wait (DeferredJob * job)
+{
+  gboolean sync_context = job->sync_context;
+  CUresult r;
+  guint i;
+
+  for (i = 0; i < job->events->len; i++) {
+    CUevent ev = g_array_index (job->events, CUevent, i);
+
+    r = vtable.cuEventSynchronize (ev);
+    if (r != CUDA_SUCCESS) {
+      GST_WARNING ("cuEventSynchronize: %s: synchronising the context "
+          "instead", _gst_cuda_sync_result_name (r));
+      sync_context = TRUE;
+    }
+    vtable.cuEventDestroy (ev);
+  }
+  if (!sync_context)
+    return TRUE;
+  r = vtable.cuCtxSynchronize ();
+  if (r != CUDA_SUCCESS) {
+    GST_WARNING ("cuCtxSynchronize: %s", _gst_cuda_sync_result_name (r));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 deferred_run (gpointer job_ptr, gpointer unused)
 {
   DeferredJob *job = job_ptr;
-  guint i;
 
-  if (gst_cuda_context_push (job->context)) {
-    for (i = 0; i < job->events->len; i++) {
-      CUevent ev = g_array_index (job->events, CUevent, i);
-      CUresult r = vtable.cuEventSynchronize (ev);
-      if (r != CUDA_SUCCESS)
-        GST_WARNING ("cuEventSynchronize: %s", _gst_cuda_sync_result_name (r));
-      vtable.cuEventDestroy (ev);
-    }
-    job->func (job->context, job->data);
-    gst_cuda_context_pop (NULL);
-  } else {
+  if (!gst_cuda_context_push (job->context)) {
     GST_ERROR_OBJECT (job->context, "cannot push CUDA context; leaking");
+  } else {
+    if (deferred_wait (job))
+      job->func (job->context, job->data);
+    else
+      GST_ERROR_OBJECT (job->context, "cannot know whether the GPU work is "
+          "done: leaking what it uses instead of destroying it");
+    gst_cuda_context_pop (NULL);
   }
 
   g_array_unref (job->events);
@@ -229,11 +270,11 @@ deferred_run (gpointer job_ptr, gpointer unused)
 
 void
 _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
-    GstCudaSyncDeferredFunc func, gpointer data)
+    gboolean sync_context, GstCudaSyncDeferredFunc func, gpointer data)
 {
   DeferredJob *job;
 
-  if (!events || events->len == 0) {
+  if ((!events || events->len == 0) && !sync_context) {
     if (gst_cuda_context_push (context)) {
       func (context, data);
       gst_cuda_context_pop (NULL);
@@ -247,7 +288,8 @@ _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
 
   job = g_new0 (DeferredJob, 1);
   job->context = gst_object_ref (context);
-  job->events = events;
+  job->events = events ? events : g_array_new (FALSE, FALSE, sizeof (CUevent));
+  job->sync_context = sync_context;
   job->func = func;
   job->data = data;
 

@@ -268,6 +268,76 @@ GST_START_TEST (test_destroy_deferred_signal)
 
 GST_END_TEST;
 
+/* Destruction waits for the pending signals even when the wait for the
+ * last value cannot be set up (an injected cuEventCreate failure): the
+ * library's worker synchronises the context instead. The simulator reports
+ * a semaphore destroyed with pending work as a violation. */
+GST_START_TEST (test_destroy_when_last_value_wait_fails)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem;
+  CUstream s;
+  GError *err = NULL;
+  guint64 v = 0;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulator's fault injection: skipped");
+    return;
+  }
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  cs_sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 200000);
+  fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  fail_unless (gst_cuda_semaphore_signal (sem, s, &v, &err));
+  cs_sim.inject_failure ("cuEventCreate", 1, CUDA_ERROR_OUT_OF_MEMORY);
+  gst_object_unref (sem);       /* must not block either */
+  fail_unless (test_sem_get_value (ts) < 2, "the signals were not delayed");
+  gst_cuda_sync_wait_idle ();
+  fail_unless_equals_int (cs_sim.violation_count (), 0);
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 2);
+  cs_free_stream (s);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* A wait that was enqueued but could not be recorded (an injected
+ * cuEventRecord failure, reported to the caller) is still waited for by
+ * destruction. */
+GST_START_TEST (test_destroy_after_unrecorded_wait)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem;
+  CUstream s;
+  GError *err = NULL;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulator's fault injection: skipped");
+    return;
+  }
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  cs_sim.inject_failure ("cuEventRecord", 1, CUDA_ERROR_OUT_OF_MEMORY);
+  /* pending until the exporter signals 1 */
+  fail_if (gst_cuda_semaphore_wait (sem, s, 1, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_DRIVER), "%s", err ? err->message : "?");
+  fail_unless (strstr (err->message, "cuEventRecord") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_object_unref (sem);
+  /* time for a destruction that did not wait to happen (a violation) */
+  g_usleep (200 * 1000);
+  fail_unless_equals_int (cs_sim.violation_count (), 0);
+  fail_unless (test_sem_host_signal (ts, 1));
+  gst_cuda_sync_wait_idle ();
+  fail_unless_equals_int (cs_sim.violation_count (), 0);
+  cs_free_stream (s);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
 static GstBuffer *
 meta_buffer (void)
 {
@@ -498,6 +568,8 @@ cudasync_suite (void)
   tcase_add_test (tc, test_binary_one_signal_in_flight);
   tcase_add_test (tc, test_destroy_deferred);
   tcase_add_test (tc, test_destroy_deferred_signal);
+  tcase_add_test (tc, test_destroy_when_last_value_wait_fails);
+  tcase_add_test (tc, test_destroy_after_unrecorded_wait);
   tcase_add_test (tc, test_meta_points);
   tcase_add_test (tc, test_meta_binary_exactly_one_wait);
   tcase_add_test (tc, test_meta_release_point);
