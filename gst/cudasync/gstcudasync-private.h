@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 /* Driver entry points loaded at runtime (libgstcuda 1.22 does not load them). */
 typedef struct
 {
+  GST_CUDA_SYNC_DECL_FN (cuInit);
+  GST_CUDA_SYNC_DECL_FN (cuDeviceGetCount);
   GST_CUDA_SYNC_DECL_FN (cuGetErrorName);
   GST_CUDA_SYNC_DECL_FN (cuGetErrorString);
   GST_CUDA_SYNC_DECL_FN (cuImportExternalSemaphore);

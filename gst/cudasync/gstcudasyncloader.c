@@ -17,6 +17,7 @@
 
 #include "gstcudasync-private.h"
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gmodule.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_debug);
@@ -54,6 +55,28 @@ load_symbol (GModule * module, const gchar * name, gpointer * func,
 #define LOAD_OPTIONAL(name) \
   load_symbol (module, G_STRINGIFY (name), (gpointer *) &vtable.name, FALSE);
 
+/* A driver without a usable device fails here, with a clear error, before
+ * any element reaches libgstcuda's context creation (1.22's logs with an
+ * uninitialised debug category when cuInit fails). */
+static gboolean
+check_devices (void)
+{
+  CUresult r = vtable.cuInit (0);
+  int n = 0;
+
+  if (r == CUDA_SUCCESS)
+    r = vtable.cuDeviceGetCount (&n);
+  if (r != CUDA_SUCCESS || n == 0) {
+    g_set_error (&load_error, GST_CUDA_SYNC_ERROR,
+        GST_CUDA_SYNC_ERROR_NO_DRIVER, "The CUDA driver has no usable "
+        "device (%s, %d devices)", r == CUDA_SUCCESS ? "cuDeviceGetCount" :
+        _gst_cuda_sync_result_name (r), n);
+    GST_WARNING ("%s", load_error->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gpointer
 load_library (gpointer user_data)
 {
@@ -74,6 +97,8 @@ load_library (gpointer user_data)
     GST_WARNING ("%s", load_error->message);
     return NULL;
   }
+  /* GstCudaAllocator and friends, as nvcodec's plugin_init does */
+  gst_cuda_memory_init_once ();
 
   module = g_module_open (CUDA_LIBNAME, G_MODULE_BIND_LAZY);
   if (!module) {
@@ -84,6 +109,8 @@ load_library (gpointer user_data)
     return NULL;
   }
 
+  LOAD (cuInit);
+  LOAD (cuDeviceGetCount);
   LOAD (cuGetErrorName);
   LOAD (cuGetErrorString);
   LOAD (cuImportExternalSemaphore);
@@ -119,7 +146,7 @@ load_library (gpointer user_data)
 
   g_module_make_resident (module);
   GST_INFO ("CUDA driver entry points loaded from %s", g_module_name (module));
-  return GINT_TO_POINTER (TRUE);
+  return check_devices () ? GINT_TO_POINTER (TRUE) : NULL;
 
 failed:
   GST_WARNING ("%s", load_error->message);

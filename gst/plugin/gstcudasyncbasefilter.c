@@ -291,11 +291,21 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
   GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
 
   if (priv->stream && priv->context) {
-    /* does not block: pending work completes, then the stream goes away */
-    if (gst_cuda_context_push (priv->context)) {
-      GST_CUDA_SYNC_CALL (cuStreamDestroy) (priv->stream);
+    /* does not block: pending work completes, then the stream goes away.
+     * A stream belongs to its context: it can be destroyed without the
+     * context current, if pushing it fails. */
+    gboolean pushed = gst_cuda_context_push (priv->context);
+    CUresult r;
+
+    if (!pushed)
+      GST_WARNING_OBJECT (trans, "could not make the CUDA context current "
+          "to destroy the stream");
+    r = GST_CUDA_SYNC_CALL (cuStreamDestroy) (priv->stream);
+    if (r != CUDA_SUCCESS)
+      GST_WARNING_OBJECT (trans, "cuStreamDestroy: %s",
+          _gst_cuda_sync_result_name (r));
+    if (pushed)
       gst_cuda_context_pop (NULL);
-    }
   }
   priv->stream = NULL;
   gst_clear_object (&priv->context);

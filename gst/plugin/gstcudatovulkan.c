@@ -605,6 +605,9 @@ struct _GstCudaToVulkan
   GThread *releaser;
   GAsyncQueue *held;            /* HeldInput; buf NULL: stop */
   GAsyncQueue *free_events;     /* CUevent, for reuse */
+  /* inputs whose copy could not be known complete (releaser thread only,
+   * then stop) */
+  GPtrArray *unreleased;
 };
 
 typedef struct
@@ -638,6 +641,7 @@ gst_cuda_to_vulkan_finalize (GObject * object)
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
 
   releaser_stop (self);
+  g_ptr_array_unref (self->unreleased);
   gst_cuda_vk_bridge_clear (&self->bridge);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -876,16 +880,24 @@ releaser_thread (gpointer data)
   HeldInput *h;
 
   while ((h = g_async_queue_pop (self->held)) && h->buf) {
-    if (gst_cuda_context_push (cuda)) {
-      CUresult r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (h->event);
+    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
 
-      if (r != CUDA_SUCCESS)
-        GST_WARNING_OBJECT (self, "cuEventSynchronize: %s",
-            _gst_cuda_sync_result_name (r));
+    if (gst_cuda_context_push (cuda)) {
+      r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (h->event);
       gst_cuda_context_pop (NULL);
     }
     g_async_queue_push (self->free_events, h->event);
-    gst_buffer_unref (h->buf);
+    if (r == CUDA_SUCCESS) {
+      gst_buffer_unref (h->buf);
+    } else {
+      /* the copy out of it may still run: upstream must not reuse it.
+       * Kept until stop(), which runs after the stream's work. */
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not tell whether the GPU copy out of an input frame has "
+              "completed"), ("cuEventSynchronize: %s",
+              _gst_cuda_sync_result_name (r)));
+      g_ptr_array_add (self->unreleased, h->buf);
+    }
     g_free (h);
   }
   g_free (h);
@@ -905,6 +917,8 @@ releaser_stop (GstCudaToVulkan * self)
     g_thread_join (self->releaser);
     self->releaser = NULL;
   }
+  /* the stream was synchronised before (stop()), or failed for good */
+  g_ptr_array_set_size (self->unreleased, 0);
   if (self->free_events) {
     if (self->bridge.cuda && gst_cuda_context_push (self->bridge.cuda)) {
       while ((ev = g_async_queue_try_pop (self->free_events)))
@@ -1199,4 +1213,6 @@ static void
 gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
 {
   gst_cuda_vk_bridge_init (&self->bridge, GST_ELEMENT (self));
+  self->unreleased = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
 }

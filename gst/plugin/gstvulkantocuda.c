@@ -180,7 +180,15 @@ free_slots (GstVulkanToCuda * self)
   self->next_slot = 0;
 }
 
-static gboolean slot_ready (GstVulkanToCuda * self, Slot * s);
+typedef enum
+{
+  SLOT_BUSY,
+  SLOT_READY,
+  SLOT_ERROR,
+} SlotState;
+
+static SlotState slot_state (GstVulkanToCuda * self, Slot * s,
+    GError ** error);
 
 /* frees the retired slots whose GPU work is done, without blocking */
 static void
@@ -190,7 +198,15 @@ gc_retired (GstVulkanToCuda * self)
 
   while (self->retired && i < self->retired->len) {
     Slot *s = g_ptr_array_index (self->retired, i);
-    if (slot_ready (self, s)) {
+    GError *err = NULL;
+    SlotState st = slot_state (self, s, &err);
+
+    if (st == SLOT_ERROR) {
+      /* cannot tell: keep it, stop() waits for the stream */
+      GST_WARNING_OBJECT (self, "retired staging buffer: %s", err->message);
+      g_clear_error (&err);
+      i++;
+    } else if (st == SLOT_READY) {
       g_ptr_array_remove_index_fast (self->retired, i);
       slot_free (self, s);
     } else {
@@ -324,21 +340,70 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
       outbuf);
 }
 
-static gboolean
-slot_ready (GstVulkanToCuda * self, Slot * s)
+/* Waits on the CPU for the CUDA copy out of @s (counted in cpu-syncs):
+ * the fallback when querying its event failed. A failed wait is an error,
+ * never "done". */
+static SlotState
+slot_wait_event (GstVulkanToCuda * self, Slot * s, GError ** error)
 {
+  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
+  if (gst_cuda_context_push (self->bridge.cuda)) {
+    r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_cuda_vk_bridge_count (&self->bridge, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  if (!_gst_cuda_sync_result (r, "cuEventSynchronize", error))
+    return SLOT_ERROR;
+  s->event_pending = FALSE;
+  return SLOT_READY;
+}
+
+/* Whether both sides are done with @s, without blocking. Only a query that
+ * answers "complete" frees it: a failed query falls back to a CPU wait for
+ * the event (and fails when that fails too). */
+static SlotState
+slot_state (GstVulkanToCuda * self, Slot * s, GError ** error)
+{
+  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
   if (s->fence && !gst_vulkan_fence_is_signaled (s->fence))
-    return FALSE;
-  if (s->event_pending) {
-    CUresult r;
-    if (!gst_cuda_context_push (self->bridge.cuda))
-      return FALSE;
+    return SLOT_BUSY;
+  if (!s->event_pending)
+    return SLOT_READY;
+  if (gst_cuda_context_push (self->bridge.cuda)) {
     r = GST_CUDA_SYNC_CALL (cuEventQuery) (s->event);
     gst_cuda_context_pop (NULL);
-    if (r == CUDA_ERROR_NOT_READY)
-      return FALSE;
-    s->event_pending = FALSE;
   }
+  if (r == CUDA_ERROR_NOT_READY)
+    return SLOT_BUSY;
+  if (r == CUDA_SUCCESS) {
+    s->event_pending = FALSE;
+    return SLOT_READY;
+  }
+  GST_WARNING_OBJECT (self, "cuEventQuery: %s: waiting for the staging "
+      "buffer's copy on the CPU", _gst_cuda_sync_result_name (r));
+  return slot_wait_event (self, s, error);
+}
+
+/* At the limit: waits on the CPU for the oldest slot (counted) */
+static gboolean
+slot_wait (GstVulkanToCuda * self, Slot * s, GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  VkResult res;
+
+  GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting",
+      self->slots->len);
+  if (s->fence) {
+    res = vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (s->fence), VK_TRUE, G_MAXUINT64);
+    if (gst_vulkan_error_to_g_error (res, error, "vkWaitForFences") < 0)
+      return FALSE;
+  }
+  if (s->event_pending)
+    return slot_wait_event (self, s, error) == SLOT_READY;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
   return TRUE;
 }
 
@@ -353,8 +418,13 @@ get_slot (GstVulkanToCuda * self, GError ** error)
 
   /* round robin: the oldest first */
   for (i = 0; i < n; i++) {
+    SlotState st;
+
     s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-    if (slot_ready (self, s)) {
+    st = slot_state (self, s, error);
+    if (st == SLOT_ERROR)
+      return NULL;
+    if (st == SLOT_READY) {
       self->next_slot = (self->next_slot + i + 1) % n;
       goto found;
     }
@@ -362,16 +432,8 @@ get_slot (GstVulkanToCuda * self, GError ** error)
   if (n >= MAX_SLOTS) {
     s = g_ptr_array_index (self->slots, self->next_slot);
     self->next_slot = (self->next_slot + 1) % n;
-    GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting", n);
-    if (s->fence)
-      vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
-          (s->fence), VK_TRUE, G_MAXUINT64);
-    if (s->event_pending && gst_cuda_context_push (b->cuda)) {
-      GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
-      gst_cuda_context_pop (NULL);
-      s->event_pending = FALSE;
-    }
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+    if (!slot_wait (self, s, error))
+      return NULL;
     goto found;
   }
 
@@ -658,7 +720,7 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     gst_cuda_vk_sync_add_memory (sync, barrier);
   }
   /* a reused staging buffer comes back from CUDA (its copy out of it is
-   * done: slot_ready()): acquire it before writing it again */
+   * done: slot_state()): acquire it before writing it again */
   if (s->released) {
     bb[n_bb++] = (VkBufferMemoryBarrier) {
       .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
@@ -902,8 +964,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   s = get_slot (self, &err);
   if (!s) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate a shareable staging buffer: %s", err->message),
-        (NULL));
+        ("Could not get a shareable staging buffer whose previous copies "
+            "are known complete"), ("%s", err->message));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }

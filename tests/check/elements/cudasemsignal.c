@@ -801,6 +801,35 @@ GST_END_TEST;
 
 /* ---- state changes ---- */
 
+/* stop() destroys the element's stream even when making the context
+ * current fails (the simulator's live count is checked at teardown) */
+GST_START_TEST (test_stop_without_context)
+{
+  GstElement *sig = gst_element_factory_make ("cudasemsignal", NULL);
+  gint streams;
+  CsFixture f;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulator's fault injection: skipped");
+    gst_object_unref (sig);
+    return;
+  }
+  g_object_set (sig, "fallback", 0, NULL);
+  streams = cs_sim.live_objects ("stream");
+  cs_fixture_start (&f, sig, "NV12", 64, 48);
+  gst_harness_play (f.h);
+  fail_unless_equals_int (cs_sim.live_objects ("stream"), streams + 1);
+  cs_sim.inject_failure ("cuCtxPushCurrent_v2", 1, CUDA_ERROR_UNKNOWN);
+  fail_unless_equals_int (gst_element_set_state (sig, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  cs_sim.clear_failures ();
+  fail_unless_equals_int (cs_sim.live_objects ("stream"), streams);
+  cs_fixture_stop (&f);
+  gst_object_unref (sig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_state_cycles)
 {
   TestSem *ts;
@@ -902,6 +931,7 @@ cudasemsignal_suite (void)
   tcase_add_test (tc, test_two_pipelines_share_semaphore);
   tcase_add_test (tc, test_buffer_without_meta_unchanged);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_stop_without_context);
   return s;
 }
 

@@ -1938,6 +1938,140 @@ GST_START_TEST (test_pending_producer_stream)
 GST_END_TEST;
 #endif
 
+/* Runs @desc (a fakesink or appsink at its end) to EOS or ERROR; returns
+ * the error message's text (NULL at EOS) and leaves the pipeline in
+ * *@pipeline_out (NULL state, caller unrefs). */
+static gchar *
+run_to_end (const gchar * desc, GstElement ** pipeline_out)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *what = NULL;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: timed out", desc);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    what = g_strdup_printf ("%s: %s (%s)", GST_OBJECT_NAME (msg->src),
+        err->message, dbg ? dbg : "");
+    g_clear_error (&err);
+    g_free (dbg);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  *pipeline_out = pipeline;
+  return what;
+}
+
+/* A process in which no upstream CUDA element loaded libgstcuda's driver
+ * entry points (no cudaupload/cudadownload): the bridge loads them itself
+ * (it used to abort inside libgstcuda). No cs_setup: it would load them. */
+GST_START_TEST (test_without_nvcodec)
+{
+  GstElement *pipeline;
+  GstPlugin *nvcodec;
+  gchar *error;
+
+  error = run_to_end ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! vulkanupload ! "
+      "vulkantocuda name=v2c ! fakesink", &pipeline);
+  fail_unless (error == NULL, "%s", error);
+  fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "v2c"), "buffers"),
+      3);
+  nvcodec = gst_registry_find_plugin (gst_registry_get (), "nvcodec");
+  fail_if (nvcodec && gst_plugin_is_loaded (nvcodec),
+      "nvcodec was loaded: the test proves nothing");
+  gst_clear_object (&nvcodec);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A driver without devices: an element error, not an abort */
+GST_START_TEST (test_no_cuda_device)
+{
+  GstElement *pipeline;
+  gchar *error;
+
+  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") != 0) {
+    g_print ("SKIP: test_no_cuda_device: the simulated driver's "
+        "CUDASIM_DEVICE_COUNT only\n");
+    return;
+  }
+  g_setenv ("CUDASIM_DEVICE_COUNT", "0", TRUE);
+  error = run_to_end ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! vulkanupload ! "
+      "vulkantocuda name=v2c ! fakesink", &pipeline);
+  fail_unless (error != NULL, "no error without a CUDA device");
+  fail_unless (g_str_has_prefix (error, "v2c: "), "%s", error);
+  fail_unless (strstr (error, "CUDA") != NULL, "%s", error);
+  GST_INFO ("%s", error);
+  g_free (error);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* vulkantocuda reuses a staging buffer only once the CUDA copy out of it is
+ * known complete: a failed cuEventQuery is not "complete" (it used to be:
+ * a frame came out as the next frame's bytes, with no error). It waits on
+ * the CPU for the event instead; if that fails too, an element error. */
+GST_START_TEST (test_event_query_failure)
+{
+  GPtrArray *got, *want;
+  GstElement *pipeline;
+  gchar *src = src_desc ("RGBA", 64, 48);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "! queue ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
+      src);
+  gchar *error;
+
+  g_free (src);
+  if (!cs_is_sim) {
+    g_print ("SKIP: test_event_query_failure: needs the simulator's fault "
+        "injection\n");
+    g_free (desc);
+    return;
+  }
+  /* the copy out of the first staging buffer is still running when the
+   * second frame looks for a free one */
+  cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 20000);
+  cs_sim.inject_failure ("cuEventQuery", 1, CUDA_ERROR_UNKNOWN);
+  got = run_frames (&pipeline, desc);
+  fail_unless (cs_stat (by_name (pipeline, "v2c"), "cpu-syncs") >
+      N_BUFFERS, "no CPU wait after the failed query");
+  stop_pipeline (pipeline);
+  want = reference_frames ("RGBA", 64, 48);
+  assert_same_frames (got, want, "vulkantocuda after a failed cuEventQuery");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+
+  /* and when the CPU wait fails too */
+  cs_sim.inject_failure ("cuEventQuery", 1, CUDA_ERROR_UNKNOWN);
+  cs_sim.inject_failure ("cuEventSynchronize", 1, CUDA_ERROR_LAUNCH_FAILED);
+  error = run_to_end (desc, &pipeline);
+  fail_unless (error != NULL, "no error after failed query and wait");
+  fail_unless (g_str_has_prefix (error, "v2c: ") &&
+      strstr (error, "cuEventSynchronize") != NULL, "%s", error);
+  g_free (error);
+  gst_object_unref (pipeline);
+  cs_sim.clear_failures ();
+  cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 0);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudavulkan_suite (void)
 {
@@ -1965,6 +2099,13 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_nvh264dec);
   tcase_add_test (tc, test_sw_h264dec);
   tcase_add_test (tc, test_vulkanh264dec);
+  tcase_add_test (tc, test_event_query_failure);
+
+  /* without cs_setup(), which loads libgstcuda's driver entry points */
+  tc = tcase_create ("loading");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_without_nvcodec);
+  tcase_add_test (tc, test_no_cuda_device);
   return s;
 }
 
