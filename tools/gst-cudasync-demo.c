@@ -673,8 +673,8 @@ run_bridge (gint frames, gint width, gint height)
   return pass ? 0 : 1;
 }
 
-int
-main (int argc, char **argv)
+static int
+run_demo (int argc, char **argv)
 {
   gint frames = 300, width = 1280, height = 720;
   gboolean no_semaphore = FALSE, bridge = FALSE;
@@ -896,4 +896,16 @@ main (int argc, char **argv)
   g_free (driver);
   g_free (error);
   return pass ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  int status = run_demo (argc, argv);
+
+  /* The library destroys semaphores whose GPU work was still pending on a
+   * worker thread: let it finish before exit() tears the process (and the
+   * driver) down. Applications do the same before they exit. */
+  gst_cuda_sync_wait_idle ();
+  return status;
 }

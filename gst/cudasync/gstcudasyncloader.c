@@ -333,9 +333,15 @@ _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
  * gst_cuda_sync_wait_idle:
  *
  * Blocks until every deferred destruction the library has queued (semaphores
- * and sync points whose GPU work was still pending when they were released)
- * has completed. Never needed for correctness; useful before process exit or
- * in leak checks. Do not call it from a streaming thread.
+ * whose GPU work was still pending when they were released) has completed.
+ *
+ * Applications call it once before they exit (after setting their pipelines
+ * to NULL, like gst_deinit()): the destruction runs on a worker thread, and
+ * exit() would otherwise tear the process and the driver down under it. The
+ * library does not do it itself at unload: there is no gst_deinit() hook for
+ * libraries, and waiting for GPU work from a destructor at exit can hang once
+ * the driver has been torn down. Also useful in leak checks. Do not call it
+ * from a streaming thread.
  */
 void
 gst_cuda_sync_wait_idle (void)
