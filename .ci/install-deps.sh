@@ -3,9 +3,9 @@
 # apt-get. Idempotent: packages already installed are skipped, and nothing is
 # downloaded when all are there. Uses sudo only when not run as root.
 #
-# The CUDA toolkit is not a Debian package: only its headers are needed
-# (cuda.h, cudaGL.h ...), from $CUDA_PATH or /usr/local/cuda. This script
-# checks that they are there.
+# The CUDA toolkit is not a Debian package: its headers are needed
+# (cuda.h, cudaGL.h ...), from $CUDA_PATH or /usr/local/cuda, and its nvcc is
+# used when present (the bench kernel). This script checks the headers.
 set -euo pipefail
 
 PKGS=(
@@ -19,6 +19,7 @@ PKGS=(
   check
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-bad-1.0   # GI + the Python test
   libgl-dev   # gst/cuda/cuda-gst.h includes cudaGL.h, which includes GL/gl.h
+  gi-docgen   # the API reference (meson option doc, docs/reference)
 )
 
 missing=()
@@ -34,10 +35,24 @@ if [ ${#missing[@]} -gt 0 ]; then
     command -v sudo >/dev/null || { echo "install-deps.sh: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
     SUDO=(sudo)
   fi
-  echo "install-deps.sh: installing ${missing[*]}"
+  echo "install-deps.sh: ${#missing[@]} of ${#PKGS[@]} Debian packages missing: ${missing[*]}"
+  echo "install-deps.sh: apt-get update ..."
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" >/dev/null
+  # what apt will install with their dependencies (a fresh machine: several
+  # hundred packages, a few minutes), so that the silence below is explained
+  total=$("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -s \
+    --no-install-recommends "${missing[@]}" 2>/dev/null | grep -c '^Inst ' || true)
+  echo "install-deps.sh: apt-get install: ${total} packages with their dependencies; apt is running quietly (output shown only on failure) ..."
+  log=$(mktemp)
+  if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "install-deps.sh: apt-get install failed" >&2
+    exit 1
+  fi
+  rm -f "$log"
+  echo "install-deps.sh: installed ${total} packages"
 else
   echo "install-deps.sh: all ${#PKGS[@]} Debian packages already installed"
 fi
