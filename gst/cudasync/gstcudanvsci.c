@@ -142,6 +142,8 @@ cpu_waiter_list (NvSciSyncModule module, NvSciSyncAttrList * list,
  *
  * Returns: (transfer full) (nullable): the new object, or %NULL with @error
  *   set (the attribute lists created here are freed in all cases)
+ *
+ * Since: 0.1
  */
 NvSciSyncObj
 gst_cuda_nvsci_sync_obj_new (GstCudaContext * context, NvSciSyncModule module,
@@ -213,6 +215,8 @@ done:
  * with `gst_cuda_sync_set_nvsci_fence_clear_func (gst_cuda_nvsci_fence_clear,
  * NULL)` so that the fences cudasemsignal stores in #GstCudaSyncMeta are
  * released when the buffers are gone.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_nvsci_fence_clear (guint8 * fence, gpointer user_data)

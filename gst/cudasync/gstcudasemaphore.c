@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 /**
- * SECTION:gstcudasemaphore
- * @title: GstCudaSemaphore
- * @short_description: an external semaphore shared between CUDA and another API
+ * GstCudaSemaphore:
+ *
+ * An external semaphore shared between CUDA and another API.
  *
  * A #GstCudaSemaphore wraps a `CUexternalSemaphore` imported into a
  * #GstCudaContext from a Vulkan timeline semaphore fd, a binary (opaque) fd,
@@ -30,6 +30,8 @@
  * - the driver object is destroyed only after every operation enqueued on
  *   it has completed, by a library worker thread, never by blocking the
  *   thread that drops the last reference.
+ *
+ * Since: 0.1
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -120,16 +122,39 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
   object_class->get_property = gst_cuda_semaphore_get_property;
   object_class->set_property = gst_cuda_semaphore_set_property;
 
+  /**
+   * GstCudaSemaphore:handle-type:
+   *
+   * The kind of external semaphore, as gst_cuda_semaphore_get_handle_type().
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_HANDLE_TYPE,
       g_param_spec_enum ("handle-type", "Handle type",
           "The kind of external semaphore",
           GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE,
           GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaSemaphore:last-value:
+   *
+   * The value of the last signal enqueued, as
+   * gst_cuda_semaphore_get_last_value().
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_LAST_VALUE,
       g_param_spec_uint64 ("last-value", "Last value",
           "Last timeline value enqueued for signalling (0: none)",
           0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaSemaphore:context:
+   *
+   * The CUDA context the semaphore was imported into, as
+   * gst_cuda_semaphore_get_context().
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_CONTEXT,
       g_param_spec_object ("context", "CUDA context",
           "The CUDA context the semaphore was imported into",
@@ -142,6 +167,8 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
    * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` and wait with
    * `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`. See
    * gst_cuda_semaphore_set_skip_nvscibuf_memsync().
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_SKIP_NVSCIBUF_MEMSYNC,
       g_param_spec_boolean ("skip-nvscibuf-memsync", "Skip NvSciBuf memsync",
@@ -372,6 +399,8 @@ import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
  * caller's.
  *
  * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
+ *
+ * Since: 0.1
  */
 GstCudaSemaphore *
 gst_cuda_semaphore_import_fd (GstCudaContext * context,
@@ -450,6 +479,8 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
  * than importing it again for each signaller.
  *
  * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
+ *
+ * Since: 0.1
  */
 GstCudaSemaphore *
 gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
@@ -495,7 +526,11 @@ gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
  * gst_cuda_semaphore_get_handle_type:
  * @sem: a #GstCudaSemaphore
  *
+ * Gets the kind of external semaphore @sem wraps.
+ *
  * Returns: the handle type @sem was imported from
+ *
+ * Since: 0.1
  */
 GstCudaSemaphoreHandleType
 gst_cuda_semaphore_get_handle_type (GstCudaSemaphore * sem)
@@ -508,7 +543,11 @@ gst_cuda_semaphore_get_handle_type (GstCudaSemaphore * sem)
  * gst_cuda_semaphore_get_context:
  * @sem: a #GstCudaSemaphore
  *
+ * Gets the CUDA context @sem was imported into, the only one it is valid in.
+ *
  * Returns: (transfer none): the #GstCudaContext @sem belongs to
+ *
+ * Since: 0.1
  */
 GstCudaContext *
 gst_cuda_semaphore_get_context (GstCudaSemaphore * sem)
@@ -521,7 +560,11 @@ gst_cuda_semaphore_get_context (GstCudaSemaphore * sem)
  * gst_cuda_semaphore_is_timeline:
  * @sem: a #GstCudaSemaphore
  *
+ * Tells a timeline semaphore from a binary or NvSciSync one.
+ *
  * Returns: %TRUE when @sem carries a 64-bit timeline value
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_is_timeline (GstCudaSemaphore * sem)
@@ -534,11 +577,15 @@ gst_cuda_semaphore_is_timeline (GstCudaSemaphore * sem)
  * gst_cuda_semaphore_get_last_value:
  * @sem: a #GstCudaSemaphore
  *
+ * Gets the value of the last signal this object enqueued.
+ *
  * Returns: the last timeline value this object enqueued for signalling (or
  * the value set with gst_cuda_semaphore_advance_to()); 0 if none. For an
  * NvSciSync semaphore: the number of signals enqueued through this object,
  * which is the value of the last fence when the NvSciSync object has
  * deterministic fences and is signalled only through this object.
+ *
+ * Since: 0.1
  */
 guint64
 gst_cuda_semaphore_get_last_value (GstCudaSemaphore * sem)
@@ -561,6 +608,8 @@ gst_cuda_semaphore_get_last_value (GstCudaSemaphore * sem)
  * party (for example a semaphore created by Vulkan with a non-zero initial
  * value), so the next value gst_cuda_semaphore_signal() uses is above it.
  * Never moves the value backwards.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_semaphore_advance_to (GstCudaSemaphore * sem, guint64 value)
@@ -815,6 +864,8 @@ check_nvsci (GstCudaSemaphore * sem, gboolean want_nvsci, GError ** error)
  * on the GPU.
  *
  * Returns: %TRUE if the signal was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
@@ -860,6 +911,8 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
  * signalled is refused with %GST_CUDA_SYNC_ERROR_PROTOCOL.
  *
  * Returns: %TRUE if the signal was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
@@ -899,6 +952,8 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
  * which the wait then resets). The calling thread does not wait.
  *
  * Returns: %TRUE if the wait was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
@@ -991,6 +1046,8 @@ _gst_cuda_semaphore_wait_nvsci_full (GstCudaSemaphore * sem, CUstream stream,
  * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC`.
  *
  * Returns: %TRUE if the signal was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
@@ -1018,6 +1075,8 @@ gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
  * `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`.
  *
  * Returns: %TRUE if the wait was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
@@ -1046,6 +1105,8 @@ gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
  *
  * Other handle types take no flags; for them this setting is stored but has
  * no effect.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
@@ -1067,7 +1128,11 @@ gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
  * gst_cuda_semaphore_get_skip_nvscibuf_memsync:
  * @sem: a #GstCudaSemaphore
  *
+ * Gets the #GstCudaSemaphore:skip-nvscibuf-memsync property.
+ *
  * Returns: the value set with gst_cuda_semaphore_set_skip_nvscibuf_memsync()
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_get_skip_nvscibuf_memsync (GstCudaSemaphore * sem)
@@ -1093,6 +1158,8 @@ gst_cuda_semaphore_get_skip_nvscibuf_memsync (GstCudaSemaphore * sem)
  * the context it was imported into).
  *
  * Returns: %TRUE if usable, else %FALSE with %GST_CUDA_SYNC_ERROR_WRONG_DEVICE
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_semaphore_check_context (GstCudaSemaphore * sem,

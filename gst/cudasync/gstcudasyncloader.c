@@ -25,6 +25,15 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_debug);
 
 #define CUDA_LIBNAME "libcuda.so.1"
 
+/**
+ * gst_cuda_sync_error_quark:
+ *
+ * The error domain of #GstCudaSyncError.
+ *
+ * Returns: the quark of the %GST_CUDA_SYNC_ERROR error domain
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (gst-cuda-sync-error-quark, gst_cuda_sync_error);
 
 static GstCudaSyncVTable vtable;
@@ -342,6 +351,8 @@ _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
  * libraries, and waiting for GPU work from a destructor at exit can hang once
  * the driver has been torn down. Also useful in leak checks. Do not call it
  * from a streaming thread.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_wait_idle (void)

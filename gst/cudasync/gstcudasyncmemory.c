@@ -33,6 +33,8 @@
  * gst_cuda_sync_memory_get_stream:
  * @mem: a #GstMemory
  *
+ * Gets the CUDA stream the work pending on @mem runs on.
+ *
  * Returns: (transfer none) (nullable): the handle of the #GstCudaStream that
  * @mem carries (GStreamer 1.24 or newer), or %NULL when @mem is not CUDA
  * memory, has no stream (its work is on the legacy default stream and

@@ -59,6 +59,8 @@ static gpointer fence_clear_data = NULL;
  * holding it is freed, from whichever thread frees it. Without a hook,
  * fences are only zeroed, which leaks the reference each one holds to its
  * NvSciSync object (a warning is logged once).
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_set_nvsci_fence_clear_func (GstCudaSyncNvSciFenceClearFunc func,
@@ -219,6 +221,15 @@ gst_cuda_sync_meta_transform (GstBuffer * dest, GstMeta * meta,
   return TRUE;
 }
 
+/**
+ * gst_cuda_sync_meta_api_get_type:
+ *
+ * Registers the #GstCudaSyncMeta API once.
+ *
+ * Returns: the #GType of the #GstCudaSyncMeta API (tagged `memory`)
+ *
+ * Since: 0.1
+ */
 GType
 gst_cuda_sync_meta_api_get_type (void)
 {
@@ -232,6 +243,15 @@ gst_cuda_sync_meta_api_get_type (void)
   return type;
 }
 
+/**
+ * gst_cuda_sync_meta_get_info:
+ *
+ * Registers the #GstCudaSyncMeta implementation once.
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GstCudaSyncMeta
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_cuda_sync_meta_get_info (void)
 {
@@ -256,6 +276,8 @@ gst_cuda_sync_meta_get_info (void)
  * Adds an empty #GstCudaSyncMeta to @buffer.
  *
  * Returns: (transfer none): the new meta
+ *
+ * Since: 0.1
  */
 GstCudaSyncMeta *
 gst_buffer_add_cuda_sync_meta (GstBuffer * buffer)
@@ -274,6 +296,8 @@ gst_buffer_add_cuda_sync_meta (GstBuffer * buffer)
  * Adds an acquire point: the data is ready once @sem reaches @value (or, for
  * a binary semaphore, once it is signalled; the signal must be consumed by
  * exactly one wait, which the meta guarantees).
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_meta_add_acquire (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
@@ -301,6 +325,8 @@ gst_cuda_sync_meta_add_acquire (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
  * it first). The fence is shared by all copies of the meta and cleared
  * exactly once, through the hook set with
  * gst_cuda_sync_set_nvsci_fence_clear_func(), when the last copy is freed.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
@@ -319,7 +345,11 @@ gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
  * gst_cuda_sync_meta_get_n_acquire:
  * @meta: a #GstCudaSyncMeta
  *
+ * Counts the acquire points of @meta, timeline, binary and NvSciSync alike.
+ *
  * Returns: the number of acquire points
+ *
+ * Since: 0.1
  */
 guint
 gst_cuda_sync_meta_get_n_acquire (GstCudaSyncMeta * meta)
@@ -337,6 +367,8 @@ gst_cuda_sync_meta_get_n_acquire (GstCudaSyncMeta * meta)
  * point): its own acquire point implies the old ones, so consumers need not
  * wait for them again. A binary point that nobody waited for is still
  * consumed on the GPU when its last copy goes away. The release point stays.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_meta_clear_acquire (GstCudaSyncMeta * meta)
@@ -351,7 +383,12 @@ gst_cuda_sync_meta_clear_acquire (GstCudaSyncMeta * meta)
  * @idx: index of the acquire point
  * @value: (out) (optional): its timeline value
  *
+ * Gets acquire point @idx, for consumers that wait themselves (then
+ * gst_cuda_sync_meta_mark_acquired()).
+ *
  * Returns: (transfer none) (nullable): the semaphore of acquire point @idx
+ *
+ * Since: 0.1
  */
 GstCudaSemaphore *
 gst_cuda_sync_meta_get_acquire (GstCudaSyncMeta * meta, guint idx,
@@ -380,6 +417,8 @@ gst_cuda_sync_meta_get_acquire (GstCudaSyncMeta * meta, guint idx,
  * and must not be cleared; `NvSciSyncFenceDup()` it to keep it longer.
  *
  * Returns: %TRUE if acquire point @idx is an NvSciSync fence
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_sync_meta_get_acquire_nvsci_fence (GstCudaSyncMeta * meta, guint idx,
@@ -406,6 +445,8 @@ gst_cuda_sync_meta_get_acquire_nvsci_fence (GstCudaSyncMeta * meta, guint idx,
  * Sets the release point. It is signalled once: by the consumer with
  * gst_cuda_sync_meta_signal_release() after its reading work, or else on
  * the GPU when the last copy of the meta is freed.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_meta_set_release (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
@@ -430,7 +471,11 @@ gst_cuda_sync_meta_set_release (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
  * @meta: a #GstCudaSyncMeta
  * @value: (out) (optional): the value to signal
  *
+ * Gets the release point of @meta, if it has one.
+ *
  * Returns: (transfer none) (nullable): the release semaphore
+ *
+ * Since: 0.1
  */
 GstCudaSemaphore *
 gst_cuda_sync_meta_get_release (GstCudaSyncMeta * meta, guint64 * value)
@@ -502,6 +547,8 @@ point_wait_gpu (SyncPoint * p, CUstream stream, gboolean skip_memsync,
  * the waits are enqueued.
  *
  * Returns: %TRUE if all waits were enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_sync_meta_wait_gpu (GstCudaSyncMeta * meta, CUstream stream,
@@ -539,6 +586,8 @@ _gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta, CUstream stream,
  *
  * Returns: %TRUE when all points were reached, %FALSE on error or timeout
  *   (%GST_CUDA_SYNC_ERROR_TIMEOUT)
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_sync_meta_wait_cpu (GstCudaSyncMeta * meta, GstClockTime timeout,
@@ -605,6 +654,8 @@ gst_cuda_sync_meta_wait_cpu (GstCudaSyncMeta * meta, GstClockTime timeout,
  * Tells the meta that the consumer waited for the acquire points itself (for
  * example in a Vulkan queue submission), so that binary semaphore signals
  * are not consumed a second time.
+ *
+ * Since: 0.1
  */
 void
 gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
@@ -639,6 +690,8 @@ gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
  * does nothing.
  *
  * Returns: %TRUE unless enqueuing the signal failed
+ *
+ * Since: 0.1
  */
 gboolean
 gst_cuda_sync_meta_signal_release (GstCudaSyncMeta * meta, CUstream stream,
@@ -674,6 +727,8 @@ gst_cuda_sync_meta_signal_release (GstCudaSyncMeta * meta, CUstream stream,
  *
  * Called by a consumer in its ALLOCATION query handler
  * (`propose_allocation`) to say that it understands #GstCudaSyncMeta.
+ *
+ * Since: 0.1
  */
 void
 gst_query_add_cuda_sync_meta (GstQuery * query,
@@ -700,7 +755,12 @@ gst_query_add_cuda_sync_meta (GstQuery * query,
  * @semaphore: (out) (optional) (transfer full) (nullable): the semaphore the
  *   consumer offered, if any
  *
+ * Reads what gst_query_add_cuda_sync_meta() put in @query: the producer's
+ * side of the negotiation.
+ *
  * Returns: %TRUE if downstream advertised #GstCudaSyncMeta
+ *
+ * Since: 0.1
  */
 gboolean
 gst_query_parse_cuda_sync_meta (GstQuery * query,

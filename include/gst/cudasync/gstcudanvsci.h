@@ -33,6 +33,8 @@ G_BEGIN_DECLS
  *   has value n, so waiters may compute fences themselves
  *
  * What gst_cuda_nvsci_sync_obj_new() asks for.
+ *
+ * Since: 0.1
  */
 typedef enum
 {

@@ -21,6 +21,8 @@ G_BEGIN_DECLS
  *   (`CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`)
  *
  * The kind of external semaphore a #GstCudaSemaphore wraps.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -38,6 +40,8 @@ typedef enum
  *
  * Sets of handle types, used in the ALLOCATION query to say which
  * semaphores a consumer can wait on.
+ *
+ * Since: 0.1
  */
 typedef enum /*< flags >*/
 {
@@ -51,6 +55,8 @@ typedef enum /*< flags >*/
  * GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL:
  *
  * Every handle type.
+ *
+ * Since: 0.1
  */
 #define GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL \
   ((GstCudaSemaphoreHandleTypeFlags) 0x7)
@@ -59,19 +65,44 @@ typedef enum /*< flags >*/
  * gst_cuda_semaphore_handle_type_to_flag:
  * @t: a #GstCudaSemaphoreHandleType
  *
+ * Converts a handle type to its bit in a set of handle types.
+ *
  * Returns: the #GstCudaSemaphoreHandleTypeFlags bit for @t.
+ *
+ * Since: 0.1
  */
 #define gst_cuda_semaphore_handle_type_to_flag(t) \
   ((GstCudaSemaphoreHandleTypeFlags) (1 << ((t) - 1)))
 
+/**
+ * GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE:
+ *
+ * The #GType of #GstCudaSemaphoreHandleType.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE (gst_cuda_semaphore_handle_type_get_type ())
 GST_CUDA_SYNC_API
 GType gst_cuda_semaphore_handle_type_get_type (void);
 
+/**
+ * GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS:
+ *
+ * The #GType of #GstCudaSemaphoreHandleTypeFlags.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS (gst_cuda_semaphore_handle_type_flags_get_type ())
 GST_CUDA_SYNC_API
 GType gst_cuda_semaphore_handle_type_flags_get_type (void);
 
+/**
+ * GST_TYPE_CUDA_SEMAPHORE:
+ *
+ * The #GType of #GstCudaSemaphore.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CUDA_SEMAPHORE (gst_cuda_semaphore_get_type ())
 GST_CUDA_SYNC_API
 G_DECLARE_FINAL_TYPE (GstCudaSemaphore, gst_cuda_semaphore, GST, CUDA_SEMAPHORE, GstObject)
@@ -80,6 +111,8 @@ G_DECLARE_FINAL_TYPE (GstCudaSemaphore, gst_cuda_semaphore, GST, CUDA_SEMAPHORE,
  * GST_CUDA_NVSCI_FENCE_SIZE:
  *
  * Size in bytes of an `NvSciSyncFence` (opaque to this library).
+ *
+ * Since: 0.1
  */
 #define GST_CUDA_NVSCI_FENCE_SIZE 48
 

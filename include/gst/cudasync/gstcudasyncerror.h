@@ -12,6 +12,8 @@ G_BEGIN_DECLS
  * GST_CUDA_SYNC_ERROR:
  *
  * Error domain of the gst-cudasync library.
+ *
+ * Since: 0.1
  */
 #define GST_CUDA_SYNC_ERROR (gst_cuda_sync_error_quark ())
 
@@ -34,6 +36,8 @@ G_BEGIN_DECLS
  * @GST_CUDA_SYNC_ERROR_TIMEOUT: a CPU wait timed out
  *
  * Errors reported by the library.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -60,6 +64,8 @@ GQuark gst_cuda_sync_error_quark (void);
  * to find out early whether the driver is usable.
  *
  * Returns: %TRUE when the driver and all entry points are available.
+ *
+ * Since: 0.1
  */
 GST_CUDA_SYNC_API
 gboolean gst_cuda_sync_init (GError ** error);

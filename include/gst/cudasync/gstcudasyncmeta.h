@@ -9,7 +9,21 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GST_CUDA_SYNC_META_API_TYPE:
+ *
+ * The #GType of the #GstCudaSyncMeta API, for gst_buffer_get_meta().
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_SYNC_META_API_TYPE (gst_cuda_sync_meta_api_get_type ())
+/**
+ * GST_CUDA_SYNC_META_INFO:
+ *
+ * The #GstMetaInfo of #GstCudaSyncMeta.
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_SYNC_META_INFO (gst_cuda_sync_meta_get_info ())
 
 /**
@@ -17,6 +31,8 @@ G_BEGIN_DECLS
  *
  * Caps feature name of the meta (informational; the meta is negotiated
  * through the ALLOCATION query, not through caps).
+ *
+ * Since: 0.1
  */
 #define GST_CAPS_FEATURE_META_GST_CUDA_SYNC_META "meta:GstCudaSyncMeta"
 
@@ -42,6 +58,8 @@ typedef struct _GstCudaSyncMeta GstCudaSyncMeta;
  * signalled once, when the last copy is gone. A meta whose buffer is freed
  * without anyone having waited consumes its binary acquire points and signals
  * its release point on the GPU (enqueued, never waited on the CPU).
+ *
+ * Since: 0.1
  */
 struct _GstCudaSyncMeta
 {
@@ -66,7 +84,11 @@ GstCudaSyncMeta *   gst_buffer_add_cuda_sync_meta   (GstBuffer * buffer);
  * gst_buffer_get_cuda_sync_meta:
  * @b: a #GstBuffer
  *
+ * Gets the #GstCudaSyncMeta of a buffer.
+ *
  * Returns: (nullable) (transfer none): the #GstCudaSyncMeta of @b
+ *
+ * Since: 0.1
  */
 #define gst_buffer_get_cuda_sync_meta(b) \
   ((GstCudaSyncMeta *) gst_buffer_get_meta ((b), GST_CUDA_SYNC_META_API_TYPE))
@@ -136,6 +158,8 @@ gboolean            gst_cuda_sync_meta_signal_release (GstCudaSyncMeta * meta,
  * built with NvSciSync support), which is called exactly once for each
  * fence a #GstCudaSyncMeta owned, when the last copy of the meta is freed.
  * The library zeroes the bytes afterwards.
+ *
+ * Since: 0.1
  */
 typedef void (*GstCudaSyncNvSciFenceClearFunc) (guint8 * fence, gpointer user_data);
 
