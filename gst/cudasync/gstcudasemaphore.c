@@ -52,6 +52,11 @@ G_DEFINE_ENUM_TYPE (GstCudaSemaphoreHandleType, gst_cuda_semaphore_handle_type,
     G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
         "nvscisync"));
 
+G_DEFINE_FLAGS_TYPE (GstCudaSyncFlags, gst_cuda_sync_flags,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_FLAG_NONE, "none"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC,
+        "skip-nvscibuf-memsync"));
+
 G_DEFINE_FLAGS_TYPE (GstCudaSemaphoreHandleTypeFlags,
     gst_cuda_semaphore_handle_type_flags,
     G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE, "none"),
@@ -978,11 +983,29 @@ fence_is_cleared (const guint8 * fence)
   return TRUE;
 }
 
+/**
+ * gst_cuda_semaphore_signal_nvsci_full:
+ * @sem: an NvSciSync #GstCudaSemaphore
+ * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
+ * @fence: (array fixed-size=48): storage for an `NvSciSyncFence`, cleared
+ * @flags: #GstCudaSyncFlags
+ * @error: return location for a #GError
+ *
+ * gst_cuda_semaphore_signal_nvsci() with @flags.
+ *
+ * Returns: %TRUE if the signal was enqueued
+ *
+ * Since: 0.2
+ */
 gboolean
-_gst_cuda_semaphore_signal_nvsci_full (GstCudaSemaphore * sem,
-    CUstream stream, guint8 * fence, gboolean skip_memsync, GError ** error)
+gst_cuda_semaphore_signal_nvsci_full (GstCudaSemaphore * sem,
+    CUstream stream, guint8 * fence, GstCudaSyncFlags flags, GError ** error)
 {
+  gboolean skip_memsync = (flags & GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC);
   gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+  g_return_val_if_fail (fence != NULL, FALSE);
 
   if (!check_nvsci (sem, TRUE, error))
     return FALSE;
@@ -1001,11 +1024,29 @@ _gst_cuda_semaphore_signal_nvsci_full (GstCudaSemaphore * sem,
   return ret;
 }
 
+/**
+ * gst_cuda_semaphore_wait_nvsci_full:
+ * @sem: an NvSciSync #GstCudaSemaphore
+ * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
+ * @fence: (array fixed-size=48): an `NvSciSyncFence`
+ * @flags: #GstCudaSyncFlags
+ * @error: return location for a #GError
+ *
+ * gst_cuda_semaphore_wait_nvsci() with @flags.
+ *
+ * Returns: %TRUE if the wait was enqueued
+ *
+ * Since: 0.2
+ */
 gboolean
-_gst_cuda_semaphore_wait_nvsci_full (GstCudaSemaphore * sem, CUstream stream,
-    const guint8 * fence, gboolean skip_memsync, GError ** error)
+gst_cuda_semaphore_wait_nvsci_full (GstCudaSemaphore * sem, CUstream stream,
+    const guint8 * fence, GstCudaSyncFlags flags, GError ** error)
 {
+  gboolean skip_memsync = (flags & GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC);
   gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+  g_return_val_if_fail (fence != NULL, FALSE);
 
   if (!check_nvsci (sem, TRUE, error))
     return FALSE;
@@ -1056,7 +1097,8 @@ gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
   g_return_val_if_fail (fence != NULL, FALSE);
 
-  return _gst_cuda_semaphore_signal_nvsci_full (sem, stream, fence, FALSE,
+  return gst_cuda_semaphore_signal_nvsci_full (sem, stream, fence,
+      GST_CUDA_SYNC_FLAG_NONE,
       error);
 }
 
@@ -1085,7 +1127,8 @@ gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
   g_return_val_if_fail (fence != NULL, FALSE);
 
-  return _gst_cuda_semaphore_wait_nvsci_full (sem, stream, fence, FALSE,
+  return gst_cuda_semaphore_wait_nvsci_full (sem, stream, fence,
+      GST_CUDA_SYNC_FLAG_NONE,
       error);
 }
 
@@ -1183,9 +1226,23 @@ gst_cuda_semaphore_check_context (GstCudaSemaphore * sem,
   return FALSE;
 }
 
+/**
+ * gst_cuda_semaphore_mark_waited:
+ * @sem: a binary #GstCudaSemaphore
+ *
+ * Records that the pending signal of @sem was consumed by a wait that ran
+ * outside CUDA (a Vulkan queue submission that waited on it, once its
+ * fence has signalled), so that @sem may be signalled again: a binary
+ * semaphore takes one wait per signal (gst_cuda_semaphore_signal()).
+ * Call it only once that wait is known to have executed.
+ *
+ * Since: 0.2
+ */
 void
-_gst_cuda_semaphore_consume_binary (GstCudaSemaphore * sem)
+gst_cuda_semaphore_mark_waited (GstCudaSemaphore * sem)
 {
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+
   g_mutex_lock (&sem->op_lock);
   sem->binary_pending = FALSE;
   g_mutex_unlock (&sem->op_lock);

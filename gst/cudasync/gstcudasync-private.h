@@ -74,29 +74,6 @@ GST_CUDA_SYNC_API
 void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
     gboolean sync_context, GstCudaSyncDeferredFunc func, gpointer data);
 
-/* Marks the pending signal of a binary semaphore as consumed by a wait that
- * happened outside CUDA (a Vulkan queue submission waiting on it), so that it
- * may be signalled again. Used by the meta and the Vulkan interop elements. */
-GST_CUDA_SYNC_API
-void _gst_cuda_semaphore_consume_binary (GstCudaSemaphore * sem);
-
-/* NvSciSync signal/wait with SKIP_NVSCIBUF_MEMSYNC forced on (elements'
- * skip-nvscibuf-memsync property) in addition to the semaphore's setting */
-GST_CUDA_SYNC_API
-gboolean _gst_cuda_semaphore_signal_nvsci_full (GstCudaSemaphore * sem,
-    CUstream stream, guint8 * fence, gboolean skip_memsync, GError ** error);
-
-GST_CUDA_SYNC_API
-gboolean _gst_cuda_semaphore_wait_nvsci_full (GstCudaSemaphore * sem,
-    CUstream stream, const guint8 * fence, gboolean skip_memsync,
-    GError ** error);
-
-/* gst_cuda_sync_meta_wait_gpu() whose NvSciSync waits skip NvSciBuf memsync
- * when @skip_memsync */
-GST_CUDA_SYNC_API
-gboolean _gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta,
-    CUstream stream, gboolean skip_memsync, GError ** error);
-
 G_GNUC_INTERNAL
 void _gst_cuda_semaphore_init_debug (void);
 

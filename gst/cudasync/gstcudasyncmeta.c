@@ -500,8 +500,10 @@ point_wait_gpu (SyncPoint * p, CUstream stream, gboolean skip_memsync,
   CUresult r;
 
   if (p->has_fence)
-    return _gst_cuda_semaphore_wait_nvsci_full (p->sem, stream,
-        (const guint8 *) p->fence_storage, skip_memsync, error);
+    return gst_cuda_semaphore_wait_nvsci_full (p->sem, stream,
+        (const guint8 *) p->fence_storage, skip_memsync ?
+        GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC : GST_CUDA_SYNC_FLAG_NONE,
+        error);
   if (type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
     return gst_cuda_semaphore_wait (p->sem, stream, p->value, error);
 
@@ -556,14 +558,32 @@ gst_cuda_sync_meta_wait_gpu (GstCudaSyncMeta * meta, CUstream stream,
 {
   g_return_val_if_fail (meta != NULL, FALSE);
 
-  return _gst_cuda_sync_meta_wait_gpu_full (meta, stream, FALSE, error);
+  return gst_cuda_sync_meta_wait_gpu_full (meta, stream,
+      GST_CUDA_SYNC_FLAG_NONE, error);
 }
 
+/**
+ * gst_cuda_sync_meta_wait_gpu_full:
+ * @meta: a #GstCudaSyncMeta
+ * @stream: (type gpointer): the CUDA stream that must wait (%NULL: legacy
+ *   default stream)
+ * @flags: #GstCudaSyncFlags for the NvSciSync waits
+ * @error: return location for a #GError
+ *
+ * gst_cuda_sync_meta_wait_gpu() with @flags.
+ *
+ * Returns: %TRUE if every wait was enqueued
+ *
+ * Since: 0.2
+ */
 gboolean
-_gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta, CUstream stream,
-    gboolean skip_memsync, GError ** error)
+gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta, CUstream stream,
+    GstCudaSyncFlags flags, GError ** error)
 {
+  gboolean skip_memsync = (flags & GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC);
   guint i;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
 
   for (i = 0; i < meta->acquire->len; i++) {
     if (!point_wait_gpu (g_ptr_array_index (meta->acquire, i), stream,
@@ -671,7 +691,7 @@ gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
     if (!p->consumed && gst_cuda_semaphore_get_handle_type (p->sem) ==
         GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD) {
       p->consumed = TRUE;
-      _gst_cuda_semaphore_consume_binary (p->sem);
+      gst_cuda_semaphore_mark_waited (p->sem);
     }
     g_mutex_unlock (&p->lock);
   }

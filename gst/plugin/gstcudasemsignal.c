@@ -54,7 +54,6 @@
 #endif
 
 #include "gstcudasemsignal.h"
-#include "gstcudasync-private.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/video/video.h>
 
@@ -349,8 +348,8 @@ signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
   GError *err = NULL;
   guint64 count;
 
-  if (!_gst_cuda_semaphore_signal_nvsci_full (self->active, stream, fence,
-          gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base), &err)) {
+  if (!gst_cuda_semaphore_signal_nvsci_full (self->active, stream, fence,
+          gst_cuda_sync_base_filter_get_flags (base), &err)) {
     gst_cuda_sync_base_filter_post_error (base, err,
         "Could not enqueue the NvSciSync signal");
     return GST_FLOW_ERROR;
@@ -409,8 +408,8 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
               "Acquire point of the incoming buffer"))
         return GST_FLOW_ERROR;
     }
-    if (!_gst_cuda_sync_meta_wait_gpu_full (meta, stream,
-            gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base),
+    if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream,
+            gst_cuda_sync_base_filter_get_flags (base),
             &err)) {
       gst_cuda_sync_base_filter_post_error (base, err,
           "Could not wait for the incoming buffer's acquire points");

@@ -43,7 +43,6 @@
 #endif
 
 #include "gstcudasemwait.h"
-#include "gstcudasync-private.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/video/video.h>
 
@@ -255,8 +254,8 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   stream = wait_stream (buf);
-  if (!_gst_cuda_sync_meta_wait_gpu_full (meta, stream,
-          gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (base), &err)) {
+  if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream,
+          gst_cuda_sync_base_filter_get_flags (base), &err)) {
     gst_cuda_sync_base_filter_post_error (base, err,
         "Could not enqueue the semaphore waits");
     return GST_FLOW_ERROR;

@@ -7,7 +7,7 @@
 #endif
 
 #include "gstcudasyncbasefilter.h"
-#include "gstcudasync-private.h"
+#include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
 
@@ -273,9 +273,9 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
   }
   /* A blocking stream: work on it is ordered after the legacy default
    * stream, where GstCudaMemory copies and cudasemwait's waits run. */
-  r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&priv->stream, CU_STREAM_DEFAULT);
+  r = CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT);
   gst_cuda_context_pop (NULL);
-  if (!_gst_cuda_sync_result (r, "cuStreamCreate", &err)) {
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", &err)) {
     priv->stream = NULL;
     gst_cuda_sync_base_filter_post_error (self, err,
         "Could not create a CUDA stream");
@@ -300,10 +300,10 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
     if (!pushed)
       GST_WARNING_OBJECT (trans, "could not make the CUDA context current "
           "to destroy the stream");
-    r = GST_CUDA_SYNC_CALL (cuStreamDestroy) (priv->stream);
+    r = CuStreamDestroy (priv->stream);
     if (r != CUDA_SUCCESS)
       GST_WARNING_OBJECT (trans, "cuStreamDestroy: %s",
-          _gst_cuda_sync_result_name (r));
+          gst_cuda_sync_result_name (r));
     if (pushed)
       gst_cuda_context_pop (NULL);
   }
@@ -362,6 +362,14 @@ gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter *
   skip = priv->skip_nvscibuf_memsync;
   g_mutex_unlock (&priv->lock);
   return skip;
+}
+
+/* the flags of the element's NvSciSync signals and waits */
+GstCudaSyncFlags
+gst_cuda_sync_base_filter_get_flags (GstCudaSyncBaseFilter * self)
+{
+  return gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (self) ?
+      GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC : GST_CUDA_SYNC_FLAG_NONE;
 }
 
 void
@@ -503,10 +511,10 @@ gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,
         ("Could not make the CUDA context current"), (NULL));
     return FALSE;
   }
-  r = GST_CUDA_SYNC_CALL (cuStreamSynchronize) (stream);
+  r = CuStreamSynchronize (stream);
   gst_cuda_context_pop (NULL);
   gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
-  if (!_gst_cuda_sync_result (r, "cuStreamSynchronize", &err)) {
+  if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", &err)) {
     gst_cuda_sync_base_filter_post_error (self, err,
         "CUDA stream synchronisation failed");
     return FALSE;

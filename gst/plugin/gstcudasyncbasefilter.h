@@ -45,6 +45,7 @@ GstCudaContext *   gst_cuda_sync_base_filter_get_context   (GstCudaSyncBaseFilte
 CUstream           gst_cuda_sync_base_filter_get_stream    (GstCudaSyncBaseFilter * self);
 GstCudaSemaphore * gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self);
 gboolean           gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter * self);
+GstCudaSyncFlags   gst_cuda_sync_base_filter_get_flags     (GstCudaSyncBaseFilter * self);
 void               gst_cuda_sync_base_filter_count         (GstCudaSyncBaseFilter * self,
                                                             GstCudaSyncCounter counter,
                                                             guint64 add);

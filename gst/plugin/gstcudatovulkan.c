@@ -68,7 +68,6 @@
 
 #include "gstcudatovulkan.h"
 #include "gstcudavulkanutils.h"
-#include "gstcudasync-private.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
@@ -604,7 +603,7 @@ struct _GstCudaToVulkan
    * element's own thread gives them back, in order */
   GThread *releaser;
   GAsyncQueue *held;            /* HeldInput; buf NULL: stop */
-  GAsyncQueue *free_events;     /* CUevent, for reuse */
+  GAsyncQueue *free_events;     /* GstCudaSyncEvent, for reuse */
   /* inputs whose copy could not be known complete (releaser thread only,
    * then stop) */
   GPtrArray *unreleased;
@@ -612,7 +611,7 @@ struct _GstCudaToVulkan
 
 typedef struct
 {
-  CUevent event;
+  GstCudaSyncEvent *event;
   GstBuffer *buf;
 } HeldInput;
 
@@ -876,32 +875,26 @@ static gpointer
 releaser_thread (gpointer data)
 {
   GstCudaToVulkan *self = data;
-  GstCudaContext *cuda = gst_object_ref (self->bridge.cuda);
   HeldInput *h;
 
   while ((h = g_async_queue_pop (self->held)) && h->buf) {
-    CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+    GError *err = NULL;
 
-    if (gst_cuda_context_push (cuda)) {
-      r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (h->event);
-      gst_cuda_context_pop (NULL);
-    }
-    g_async_queue_push (self->free_events, h->event);
-    if (r == CUDA_SUCCESS) {
+    if (gst_cuda_sync_event_wait_cpu (h->event, &err)) {
       gst_buffer_unref (h->buf);
     } else {
       /* the copy out of it may still run: upstream must not reuse it.
        * Kept until stop(), which runs after the stream's work. */
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Could not tell whether the GPU copy out of an input frame has "
-              "completed"), ("cuEventSynchronize: %s",
-              _gst_cuda_sync_result_name (r)));
+              "completed"), ("%s", err->message));
+      g_clear_error (&err);
       g_ptr_array_add (self->unreleased, h->buf);
     }
+    g_async_queue_push (self->free_events, h->event);
     g_free (h);
   }
   g_free (h);
-  gst_object_unref (cuda);
   return NULL;
 }
 
@@ -910,8 +903,6 @@ releaser_thread (gpointer data)
 static void
 releaser_stop (GstCudaToVulkan * self)
 {
-  CUevent ev;
-
   if (self->releaser) {
     g_async_queue_push (self->held, g_new0 (HeldInput, 1));
     g_thread_join (self->releaser);
@@ -919,46 +910,35 @@ releaser_stop (GstCudaToVulkan * self)
   }
   /* the stream was synchronised before (stop()), or failed for good */
   g_ptr_array_set_size (self->unreleased, 0);
-  if (self->free_events) {
-    if (self->bridge.cuda && gst_cuda_context_push (self->bridge.cuda)) {
-      while ((ev = g_async_queue_try_pop (self->free_events)))
-        GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
-      gst_cuda_context_pop (NULL);
-    }
-    g_clear_pointer (&self->free_events, g_async_queue_unref);
-  }
+  g_clear_pointer (&self->free_events, g_async_queue_unref);
   g_clear_pointer (&self->held, g_async_queue_unref);
 }
 
-/* GPU path, context pushed, copy out of @inbuf enqueued on the stream: keep
- * @inbuf until that copy has completed (see the class documentation). */
+/* GPU path, copy out of @inbuf enqueued on the stream: keep @inbuf until
+ * that copy has completed (see the class documentation). */
 static gboolean
 hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
     GError ** error)
 {
   GstCudaVkBridge *b = &self->bridge;
+  GstCudaSyncEvent *ev;
   HeldInput *h;
-  CUevent ev;
-  CUresult r = CUDA_SUCCESS;
 
   if (meta && gst_cuda_sync_meta_get_release (meta, NULL))
     return TRUE;
   if (!self->releaser) {
     self->held = g_async_queue_new ();
-    self->free_events = g_async_queue_new ();
+    self->free_events = g_async_queue_new_full ((GDestroyNotify)
+        gst_cuda_sync_event_unref);
     self->releaser = g_thread_new ("cudatovulkan-release", releaser_thread,
         self);
   }
   ev = g_async_queue_try_pop (self->free_events);
-  if (!ev)
-    /* blocking-sync: the releaser sleeps instead of spinning */
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev,
-        CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
-  if (r == CUDA_SUCCESS)
-    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, b->stream);
-  if (!_gst_cuda_sync_result (r, "cuEventCreate/cuEventRecord", error)) {
-    if (ev)
-      GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
+  /* blocking-sync: the releaser sleeps instead of spinning */
+  if (!ev && !(ev = gst_cuda_sync_event_new (b->cuda, TRUE, error)))
+    return FALSE;
+  if (!gst_cuda_sync_event_record (ev, b->stream, error)) {
+    gst_cuda_sync_event_unref (ev);
     return FALSE;
   }
   h = g_new (HeldInput, 1);

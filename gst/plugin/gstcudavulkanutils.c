@@ -7,7 +7,7 @@
 #endif
 
 #include "gstcudavulkanutils.h"
-#include "gstcudasync-private.h"
+#include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <unistd.h>
@@ -780,7 +780,7 @@ gst_cuda_vk_semaphore_waited (GstCudaVkSemaphore * s)
     return FALSE;
   /* the submission that waited has completed: its wait executed, the
    * semaphore is unsignalled on the GPU and may be signalled again */
-  _gst_cuda_semaphore_consume_binary (s->sem);
+  gst_cuda_semaphore_mark_waited (s->sem);
   gst_vulkan_fence_unref (s->wait_fence);
   s->wait_fence = NULL;
   s->signalled = FALSE;
@@ -831,9 +831,9 @@ create_stream (GstCudaVkBridge * b, GError ** error)
         "Could not make the CUDA context current");
     return FALSE;
   }
-  r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&b->stream, CU_STREAM_DEFAULT);
+  r = CuStreamCreate (&b->stream, CU_STREAM_DEFAULT);
   gst_cuda_context_pop (NULL);
-  if (!_gst_cuda_sync_result (r, "cuStreamCreate", error)) {
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error)) {
     b->stream = NULL;
     return FALSE;
   }
@@ -846,10 +846,9 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
 {
   GstElement *self = b->element;
   GError *err = NULL;
-  CUuuid uuid;
+  guint8 uuid[16];
   gint dev_id = gst_cuda_vk_bridge_get_device_id (b);
   guint cuda_dev = 0;
-  CUresult r;
 
   if (!gst_cuda_sync_init (&err)) {
     gst_cuda_vk_bridge_post_error (b, err, "Cannot use the CUDA driver");
@@ -862,14 +861,7 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   }
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
-  if (!gst_cuda_context_push (b->cuda)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current"), (NULL));
-    return FALSE;
-  }
-  r = GST_CUDA_SYNC_CALL (cuDeviceGetUuid) (&uuid, (CUdevice) cuda_dev);
-  gst_cuda_context_pop (NULL);
-  if (!_gst_cuda_sync_result (r, "cuDeviceGetUuid", &err)) {
+  if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
     gst_cuda_vk_bridge_post_error (b, err, "Could not read the CUDA device's "
         "UUID");
     return FALSE;
@@ -879,7 +871,7 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
     return FALSE;
   }
 
-  if (!setup_vulkan_device (b, (const guint8 *) uuid.bytes))
+  if (!setup_vulkan_device (b, uuid))
     return FALSE;
 
   {
@@ -944,9 +936,9 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   if (b->stream && b->cuda && gst_cuda_context_push (b->cuda)) {
     /* the semaphores and the pooled memory may still be used by enqueued
      * work: let it finish (stop is not the streaming thread) */
-    GST_CUDA_SYNC_CALL (cuStreamSynchronize) (b->stream);
+    CuStreamSynchronize (b->stream);
 #if !GST_CHECK_VERSION(1, 24, 0)
-    GST_CUDA_SYNC_CALL (cuStreamDestroy) (b->stream);
+    CuStreamDestroy (b->stream);
 #endif
     gst_cuda_context_pop (NULL);
   }
@@ -1075,11 +1067,8 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   VkMemoryDedicatedAllocateInfo dedicated_info = { 0, };
   VkMemoryAllocateInfo ai = { 0, };
   VkMemoryGetFdInfoKHR fd_info = { 0, };
-  CUDA_EXTERNAL_MEMORY_HANDLE_DESC desc;
-  CUDA_EXTERNAL_MEMORY_BUFFER_DESC buf_desc;
   guint32 type_idx;
   VkResult res;
-  CUresult r;
   int fd = -1;
 
   get_requirements (b, plane, req);
@@ -1134,36 +1123,15 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     return FALSE;
   }
 
-  memset (&desc, 0, sizeof (desc));
-  desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
-  desc.handle.fd = fd;
-  desc.size = req->size;
-  desc.flags = CUDA_EXTERNAL_MEMORY_DEDICATED;
-  memset (&buf_desc, 0, sizeof (buf_desc));
-  buf_desc.offset = 0;
-  buf_desc.size = req->size;
-
-  if (!gst_cuda_context_push (b->cuda)) {
-    close (fd);
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        "Could not make the CUDA context current");
-    return FALSE;
-  }
-  r = GST_CUDA_SYNC_CALL (cuImportExternalMemory) (&plane->ext_mem, &desc);
-  if (r != CUDA_SUCCESS) {
+  /* dedicated on every driver: see docs/design.md */
+  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (b->cuda, fd,
+      req->size, TRUE, error);
+  if (!plane->ext_mem) {
     /* on failure the fd stays ours */
     close (fd);
-    plane->ext_mem = NULL;
-  } else {
-    r = GST_CUDA_SYNC_CALL (cuExternalMemoryGetMappedBuffer) (&plane->cuda_ptr,
-        plane->ext_mem, &buf_desc);
-    if (r != CUDA_SUCCESS)
-      plane->cuda_ptr = 0;
-  }
-  gst_cuda_context_pop (NULL);
-  if (!_gst_cuda_sync_result (r, plane->ext_mem ?
-          "cuExternalMemoryGetMappedBuffer" : "cuImportExternalMemory", error))
     return FALSE;
+  }
+  plane->cuda_ptr = gst_cuda_sync_external_memory_get_pointer (plane->ext_mem);
   return TRUE;
 }
 
@@ -1297,14 +1265,10 @@ void
 gst_cuda_vk_plane_free (GstCudaContext * cuda, GstVulkanDevice * device,
     GstCudaVkPlane * plane)
 {
-  if ((plane->cuda_ptr || plane->ext_mem) && cuda &&
-      gst_cuda_context_push (cuda)) {
-    if (plane->cuda_ptr)
-      GST_CUDA_SYNC_CALL (cuMemFree) (plane->cuda_ptr - plane->offset);
-    if (plane->ext_mem)
-      GST_CUDA_SYNC_CALL (cuDestroyExternalMemory) (plane->ext_mem);
-    gst_cuda_context_pop (NULL);
-  }
+  if (plane->ext_mem)
+    gst_cuda_sync_external_memory_free (plane->ext_mem);
+  plane->ext_mem = NULL;
+  plane->cuda_ptr = 0;
   if (device && device->device) {
     if (plane->image)
       vkDestroyImage (device->device, plane->image, NULL);
@@ -1333,8 +1297,8 @@ gst_cuda_vk_copy_2d (GstCudaVkBridge * b, CUdeviceptr dst, gsize dst_pitch,
   p.dstPitch = dst_pitch;
   p.WidthInBytes = width_bytes;
   p.Height = height;
-  r = GST_CUDA_SYNC_CALL (cuMemcpy2DAsync) (&p, b->stream);
-  return _gst_cuda_sync_result (r, "cuMemcpy2DAsync", error);
+  r = CuMemcpy2DAsync (&p, b->stream);
+  return gst_cuda_sync_check_result (r, "cuMemcpy2DAsync", error);
 }
 
 gboolean
@@ -1347,10 +1311,10 @@ gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, GError ** error)
         "Could not make the CUDA context current");
     return FALSE;
   }
-  r = GST_CUDA_SYNC_CALL (cuStreamSynchronize) (b->stream);
+  r = CuStreamSynchronize (b->stream);
   gst_cuda_context_pop (NULL);
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  return _gst_cuda_sync_result (r, "cuStreamSynchronize", error);
+  return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
 }
 
 GstVulkanCommandBuffer *

@@ -75,7 +75,7 @@ typedef struct
   VkBuffer buffer;              /* VK_NULL_HANDLE for images */
   VkDeviceMemory memory;
   VkDeviceSize alloc_size;
-  CUexternalMemory ext_mem;
+  GstCudaSyncExternalMemory *ext_mem;
   CUdeviceptr cuda_ptr;         /* start of the plane (offset applied) */
   gsize offset;                 /* in the memory */
   gsize pitch;                  /* bytes per row */
@@ -167,7 +167,7 @@ gboolean gst_cuda_vk_copy_2d             (GstCudaVkBridge * b, CUdeviceptr dst,
  * CUDA signals, Vulkan waits (cudatovulkan): gst_cuda_vk_semaphore_signal()
  * goes through gst_cuda_semaphore_signal(), which refuses a second signal
  * before a wait was recorded; the Vulkan wait is recorded
- * (_gst_cuda_semaphore_consume_binary()) only by
+ * (gst_cuda_semaphore_mark_waited()) only by
  * gst_cuda_vk_semaphore_waited(), once the fence of the submission that
  * waited has signalled, i.e. in GPU execution order, not at submission. */
 typedef struct

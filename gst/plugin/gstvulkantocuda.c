@@ -46,7 +46,6 @@
 
 #include "gstvulkantocuda.h"
 #include "gstcudavulkanutils.h"
-#include "gstcudasync-private.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
@@ -63,7 +62,7 @@ typedef struct
   gsize offset[GST_VIDEO_MAX_PLANES];
   gsize pitch[GST_VIDEO_MAX_PLANES];
   GstVulkanFence *fence;        /* Vulkan copy into it */
-  CUevent event;                /* CUDA copy out of it */
+  GstCudaSyncEvent *event;      /* CUDA copy out of it */
   gboolean event_pending;
   gboolean released;            /* given to VK_QUEUE_FAMILY_EXTERNAL */
   /* GPU path: Vulkan signals it after the copy into the slot, CUDA waits on
@@ -151,10 +150,15 @@ slot_free (GstVulkanToCuda * self, Slot * s)
         (s->fence), VK_TRUE, G_MAXUINT64);
     gst_vulkan_fence_unref (s->fence);
   }
-  if (s->event && gst_cuda_context_push (b->cuda)) {
-    GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
-    GST_CUDA_SYNC_CALL (cuEventDestroy) (s->event);
-    gst_cuda_context_pop (NULL);
+  if (s->event) {
+    GError *err = NULL;
+
+    if (s->event_pending && !gst_cuda_sync_event_wait_cpu (s->event, &err)) {
+      /* the stream was synchronised before (stop()): nothing can use it */
+      GST_WARNING_OBJECT (self, "%s", err->message);
+      g_clear_error (&err);
+    }
+    gst_cuda_sync_event_unref (s->event);
   }
   gst_cuda_vk_semaphore_free (s->sem);
   gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
@@ -346,14 +350,10 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
 static SlotState
 slot_wait_event (GstVulkanToCuda * self, Slot * s, GError ** error)
 {
-  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+  gboolean ok = gst_cuda_sync_event_wait_cpu (s->event, error);
 
-  if (gst_cuda_context_push (self->bridge.cuda)) {
-    r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (s->event);
-    gst_cuda_context_pop (NULL);
-  }
   gst_cuda_vk_bridge_count (&self->bridge, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  if (!_gst_cuda_sync_result (r, "cuEventSynchronize", error))
+  if (!ok)
     return SLOT_ERROR;
   s->event_pending = FALSE;
   return SLOT_READY;
@@ -365,24 +365,24 @@ slot_wait_event (GstVulkanToCuda * self, Slot * s, GError ** error)
 static SlotState
 slot_state (GstVulkanToCuda * self, Slot * s, GError ** error)
 {
-  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+  GError *err = NULL;
 
   if (s->fence && !gst_vulkan_fence_is_signaled (s->fence))
     return SLOT_BUSY;
   if (!s->event_pending)
     return SLOT_READY;
-  if (gst_cuda_context_push (self->bridge.cuda)) {
-    r = GST_CUDA_SYNC_CALL (cuEventQuery) (s->event);
-    gst_cuda_context_pop (NULL);
+  switch (gst_cuda_sync_event_query (s->event, &err)) {
+    case GST_CUDA_SYNC_EVENT_PENDING:
+      return SLOT_BUSY;
+    case GST_CUDA_SYNC_EVENT_COMPLETE:
+      s->event_pending = FALSE;
+      return SLOT_READY;
+    default:
+      break;
   }
-  if (r == CUDA_ERROR_NOT_READY)
-    return SLOT_BUSY;
-  if (r == CUDA_SUCCESS) {
-    s->event_pending = FALSE;
-    return SLOT_READY;
-  }
-  GST_WARNING_OBJECT (self, "cuEventQuery: %s: waiting for the staging "
-      "buffer's copy on the CPU", _gst_cuda_sync_result_name (r));
+  GST_WARNING_OBJECT (self, "%s: waiting for the staging buffer's copy on "
+      "the CPU", err->message);
+  g_clear_error (&err);
   return slot_wait_event (self, s, error);
 }
 
@@ -882,7 +882,6 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
   GstVideoInfo *info = &self->in_info;
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (omem);
   GstMapInfo map;
-  CUresult r;
   guint i;
 
   if (!gst_memory_map (omem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
@@ -910,16 +909,10 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
   gst_memory_unmap (omem, &map);
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
 
-  if (!s->event) {
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&s->event,
-        CU_EVENT_DISABLE_TIMING);
-    if (!_gst_cuda_sync_result (r, "cuEventCreate", error)) {
-      s->event = NULL;
-      return FALSE;
-    }
-  }
-  r = GST_CUDA_SYNC_CALL (cuEventRecord) (s->event, b->stream);
-  if (!_gst_cuda_sync_result (r, "cuEventRecord", error))
+  if (!s->event && !(s->event = gst_cuda_sync_event_new (b->cuda, FALSE,
+              error)))
+    return FALSE;
+  if (!gst_cuda_sync_event_record (s->event, b->stream, error))
     return FALSE;
   s->event_pending = TRUE;
   s->sem_unwaited = FALSE;
@@ -929,9 +922,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
    * make the legacy stream wait for the copy on the GPU, and every later
    * work of blocking streams is ordered after it. No CPU wait either way. */
   if (gst_cuda_sync_memory_get_stream (omem) != b->stream) {
-    r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (CU_STREAM_LEGACY, s->event,
-        0);
-    if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", error))
+    if (!gst_cuda_sync_event_wait_gpu (s->event, CU_STREAM_LEGACY, error))
       return FALSE;
   }
   return TRUE;

@@ -9,3 +9,4 @@
 #include <gst/cudasync/gstcudasemaphore.h>
 #include <gst/cudasync/gstcudasyncmeta.h>
 #include <gst/cudasync/gstcudasyncmemory.h>
+#include <gst/cudasync/gstcudasyncevent.h>

@@ -52,6 +52,30 @@ typedef enum /*< flags >*/
 } GstCudaSemaphoreHandleTypeFlags;
 
 /**
+ * GstCudaSyncFlags:
+ * @GST_CUDA_SYNC_FLAG_NONE: none
+ * @GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC: NvSciSync semaphores only:
+ *   signal or wait with `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC`
+ *   / `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`, i.e. without
+ *   making NvSciBuf memory imported into CUDA coherent (in addition to the
+ *   semaphore's own #GstCudaSemaphore:skip-nvscibuf-memsync); ignored for
+ *   the other types
+ *
+ * Options of the `_full` variants of the signal and wait functions.
+ *
+ * Since: 0.2
+ */
+typedef enum /*< flags >*/
+{
+  GST_CUDA_SYNC_FLAG_NONE = 0,
+  GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC = (1 << 0),
+} GstCudaSyncFlags;
+
+GST_CUDA_SYNC_API
+GType gst_cuda_sync_flags_get_type (void);
+#define GST_TYPE_CUDA_SYNC_FLAGS (gst_cuda_sync_flags_get_type ())
+
+/**
  * GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL:
  *
  * Every handle type.
@@ -177,6 +201,21 @@ gboolean           gst_cuda_semaphore_wait_nvsci         (GstCudaSemaphore * sem
                                                           CUstream stream,
                                                           const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE],
                                                           GError ** error);
+
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_semaphore_signal_nvsci_full  (GstCudaSemaphore * sem,
+                                                          CUstream stream,
+                                                          guint8 * fence,
+                                                          GstCudaSyncFlags flags,
+                                                          GError ** error);
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_semaphore_wait_nvsci_full    (GstCudaSemaphore * sem,
+                                                          CUstream stream,
+                                                          const guint8 * fence,
+                                                          GstCudaSyncFlags flags,
+                                                          GError ** error);
+GST_CUDA_SYNC_API
+void               gst_cuda_semaphore_mark_waited        (GstCudaSemaphore * sem);
 
 GST_CUDA_SYNC_API
 void               gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,

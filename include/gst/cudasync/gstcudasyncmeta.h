@@ -134,6 +134,12 @@ gboolean            gst_cuda_sync_meta_wait_gpu     (GstCudaSyncMeta * meta,
                                                      GError ** error);
 
 GST_CUDA_SYNC_API
+gboolean            gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta,
+                                                     CUstream stream,
+                                                     GstCudaSyncFlags flags,
+                                                     GError ** error);
+
+GST_CUDA_SYNC_API
 gboolean            gst_cuda_sync_meta_wait_cpu     (GstCudaSyncMeta * meta,
                                                      GstClockTime timeout,
                                                      GError ** error);

@@ -15,7 +15,6 @@
 #if GST_CHECK_VERSION(1, 24, 0)
 #include <gst/cuda/gstcudastream.h>
 #endif
-#include "gstcudasync-private.h"
 #include <gst/app/app.h>
 #include <gst/vulkan/vulkan.h>
 #include <glib/gstdio.h>
@@ -725,7 +724,7 @@ GST_END_TEST;
  * exporter-side semaphores standing in for the Vulkan queue (a host thread
  * whose waits run late, like a busy queue), and with the library calls the
  * elements make (gst_cuda_semaphore_signal/wait,
- * _gst_cuda_semaphore_consume_binary). The simulator reports a binary
+ * gst_cuda_semaphore_mark_waited). The simulator reports a binary
  * semaphore "signalled twice without a wait": the single-semaphore variant
  * must show it (the hazard found on the H200), the per-slot variant must
  * not. */
@@ -737,7 +736,7 @@ typedef struct
 {
   GstCudaSemaphore *sem;
   TestSem *ts;
-  CUevent event;                /* vulkantocuda: recorded after the CUDA wait */
+  GstCudaSyncEvent *event;      /* vulkantocuda: recorded after the CUDA wait */
   gint done;                    /* atomic: the consumer's wait ran (a fence) */
   gboolean in_flight;           /* signalled, its wait not known to have run */
 } HsSlot;
@@ -780,11 +779,7 @@ hs_slot_init (HsSlot * slot)
 static void
 hs_slot_clear (HsSlot * slot)
 {
-  if (slot->event) {
-    fail_unless (gst_cuda_context_push (cs_ctx));
-    GST_CUDA_SYNC_CALL (cuEventDestroy) (slot->event);
-    gst_cuda_context_pop (NULL);
-  }
+  g_clear_pointer (&slot->event, gst_cuda_sync_event_unref);
   gst_clear_object (&slot->sem);
   g_clear_pointer (&slot->ts, test_sem_free);
 }
@@ -821,7 +816,7 @@ GST_START_TEST (test_handover_cuda_to_vulkan)
   for (i = 0; i < HS_FRAMES; i++) {
     fail_unless (gst_cuda_semaphore_signal (single.sem, stream, NULL, &err),
         "%s", err ? err->message : "?");
-    _gst_cuda_semaphore_consume_binary (single.sem);
+    gst_cuda_semaphore_mark_waited (single.sem);
   }
   cs_sim.drain ();              /* CUDA ran ahead of the queue */
   c.queue = g_async_queue_new ();
@@ -868,7 +863,7 @@ GST_START_TEST (test_handover_cuda_to_vulkan)
         g_usleep (100);         /* the pool would wait for the oldest fence */
     }
     if (slot->in_flight) {
-      _gst_cuda_semaphore_consume_binary (slot->sem);
+      gst_cuda_semaphore_mark_waited (slot->sem);
       slot->in_flight = FALSE;
       g_atomic_int_set (&slot->done, 0);
       reused++;
@@ -907,13 +902,10 @@ GST_END_TEST;
 static gboolean
 hs_event_done (HsSlot * slot)
 {
-  CUresult r;
+  GstCudaSyncEventStatus st = gst_cuda_sync_event_query (slot->event, NULL);
 
-  fail_unless (gst_cuda_context_push (cs_ctx));
-  r = GST_CUDA_SYNC_CALL (cuEventQuery) (slot->event);
-  gst_cuda_context_pop (NULL);
-  fail_unless (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY);
-  return r == CUDA_SUCCESS;
+  fail_unless (st != GST_CUDA_SYNC_EVENT_ERROR);
+  return st == GST_CUDA_SYNC_EVENT_COMPLETE;
 }
 
 static void
@@ -923,13 +915,11 @@ hs_wait_and_record (HsSlot * slot, CUstream stream)
 
   fail_unless (gst_cuda_semaphore_wait (slot->sem, stream, 0, &err), "%s",
       err ? err->message : "?");
-  fail_unless (gst_cuda_context_push (cs_ctx));
   if (!slot->event)
-    fail_unless_equals_int (GST_CUDA_SYNC_CALL (cuEventCreate) (&slot->event,
-            CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
-  fail_unless_equals_int (GST_CUDA_SYNC_CALL (cuEventRecord) (slot->event,
-          stream), CUDA_SUCCESS);
-  gst_cuda_context_pop (NULL);
+    fail_unless ((slot->event = gst_cuda_sync_event_new (cs_ctx, FALSE,
+                &err)) != NULL, "%s", err ? err->message : "?");
+  fail_unless (gst_cuda_sync_event_record (slot->event, stream, &err), "%s",
+      err ? err->message : "?");
 }
 
 /* vulkantocuda's direction: the Vulkan queue signals, CUDA waits late */

@@ -1,0 +1,90 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/cudasync/cudasync-prelude.h>
+#include <gst/cudasync/gstcudasyncerror.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <cuda.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstCudaSyncEventStatus:
+ * @GST_CUDA_SYNC_EVENT_COMPLETE: the work recorded before the event has
+ *   completed (or nothing was recorded)
+ * @GST_CUDA_SYNC_EVENT_PENDING: it has not completed yet
+ * @GST_CUDA_SYNC_EVENT_ERROR: the driver could not tell (the error is set);
+ *   never to be taken as complete
+ *
+ * What gst_cuda_sync_event_query() found.
+ *
+ * Since: 0.2
+ */
+typedef enum
+{
+  GST_CUDA_SYNC_EVENT_COMPLETE,
+  GST_CUDA_SYNC_EVENT_PENDING,
+  GST_CUDA_SYNC_EVENT_ERROR,
+} GstCudaSyncEventStatus;
+
+typedef struct _GstCudaSyncEvent GstCudaSyncEvent;
+
+#define GST_TYPE_CUDA_SYNC_EVENT (gst_cuda_sync_event_get_type ())
+GST_CUDA_SYNC_API
+GType              gst_cuda_sync_event_get_type (void);
+
+GST_CUDA_SYNC_API
+GstCudaSyncEvent * gst_cuda_sync_event_new      (GstCudaContext * context,
+                                                 gboolean blocking_sync,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+GstCudaSyncEvent * gst_cuda_sync_event_ref      (GstCudaSyncEvent * event);
+GST_CUDA_SYNC_API
+void               gst_cuda_sync_event_unref    (GstCudaSyncEvent * event);
+
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_event_record   (GstCudaSyncEvent * event,
+                                                 CUstream stream,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+GstCudaSyncEventStatus gst_cuda_sync_event_query (GstCudaSyncEvent * event,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_event_wait_cpu (GstCudaSyncEvent * event,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_event_wait_gpu (GstCudaSyncEvent * event,
+                                                 CUstream stream,
+                                                 GError ** error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaSyncEvent, gst_cuda_sync_event_unref)
+
+typedef struct _GstCudaSyncExternalMemory GstCudaSyncExternalMemory;
+
+GST_CUDA_SYNC_API
+GstCudaSyncExternalMemory * gst_cuda_sync_external_memory_import_fd (GstCudaContext * context,
+                                                 gint fd,
+                                                 guint64 size,
+                                                 gboolean dedicated,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+CUdeviceptr        gst_cuda_sync_external_memory_get_pointer (GstCudaSyncExternalMemory * mem);
+GST_CUDA_SYNC_API
+void               gst_cuda_sync_external_memory_free (GstCudaSyncExternalMemory * mem);
+
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_context_get_uuid (GstCudaContext * context,
+                                                 guint8 uuid[16],
+                                                 GError ** error);
+
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_check_result   (CUresult result,
+                                                 const gchar * call,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+const gchar *      gst_cuda_sync_result_name    (CUresult result);
+
+G_END_DECLS
