@@ -52,6 +52,8 @@ push (GstCudaContext * context, GError ** error)
  *   spinning (`CU_EVENT_BLOCKING_SYNC`)
  * @error: return location for a #GError, or %NULL
  *
+ * Creates a CUDA event in @context.
+ *
  * Returns: (transfer full) (nullable): a new event (without timing), or
  * %NULL with @error set
  *
@@ -85,6 +87,8 @@ gst_cuda_sync_event_new (GstCudaContext * context, gboolean blocking_sync,
 /**
  * gst_cuda_sync_event_ref:
  * @event: a #GstCudaSyncEvent
+ *
+ * Adds a reference to @event.
  *
  * Returns: (transfer full): @event
  *
@@ -237,6 +241,14 @@ gst_cuda_sync_event_wait_gpu (GstCudaSyncEvent * event, CUstream stream,
   return _gst_cuda_sync_result (r, "cuStreamWaitEvent", error);
 }
 
+/**
+ * GstCudaSyncExternalMemory:
+ *
+ * Memory another API exported as a POSIX fd, imported into a CUDA context
+ * and mapped there as one device address range.
+ *
+ * Since: 0.2
+ */
 struct _GstCudaSyncExternalMemory
 {
   GstCudaContext *context;
@@ -308,6 +320,8 @@ gst_cuda_sync_external_memory_import_fd (GstCudaContext * context, gint fd,
 /**
  * gst_cuda_sync_external_memory_get_pointer:
  * @mem: an imported #GstCudaSyncExternalMemory
+ *
+ * Gets where the memory is mapped in its CUDA context.
  *
  * Returns: the device address the whole memory is mapped at
  *
@@ -387,6 +401,8 @@ gst_cuda_sync_context_get_uuid (GstCudaContext * context, guint8 uuid[16],
  * @call: the name of the call, for the message
  * @error: return location for a #GError, or %NULL
  *
+ * Turns the result of a CUDA driver call into a #GError.
+ *
  * Returns: %TRUE for `CUDA_SUCCESS`; otherwise %FALSE with @error set to a
  * %GST_CUDA_SYNC_ERROR whose message names @call and the result
  *
@@ -402,6 +418,8 @@ gst_cuda_sync_check_result (CUresult result, const gchar * call,
 /**
  * gst_cuda_sync_result_name:
  * @result: a CUresult
+ *
+ * Names a CUDA driver result.
  *
  * Returns: its name (`CUDA_ERROR_...`), or "CUDA_ERROR_UNKNOWN"
  *
