@@ -67,7 +67,7 @@
 #endif
 
 #include "gstcudatovulkan.h"
-#include "gstcudavulkanutils.h"
+#include "gstcudavkbridge.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>

@@ -45,7 +45,7 @@
 #endif
 
 #include "gstvulkantocuda.h"
-#include "gstcudavulkanutils.h"
+#include "gstcudavkbridge.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>

@@ -1,0 +1,476 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The state both bridge elements share: contexts, properties, statistics, state changes, caps and start/stop.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkbridge.h"
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
+
+GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_debug
+
+
+static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
+  "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores"
+};
+
+void
+gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_debug, "cudavulkan", 0,
+        "CUDA/Vulkan interop helpers");
+    g_once_init_leave (&once, 1);
+  }
+  memset (b, 0, sizeof (*b));
+  b->element = element;
+  b->device_id = -1;
+  g_mutex_init (&b->lock);
+}
+
+void
+gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
+{
+  gst_cuda_vk_bridge_stop (b);
+  gst_clear_object (&b->cuda);
+  gst_clear_object (&b->instance);
+  gst_clear_object (&b->device);
+  gst_clear_object (&b->queue);
+  g_mutex_clear (&b->lock);
+}
+
+void
+gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add)
+{
+  g_mutex_lock (&b->lock);
+  b->counters[c] += add;
+  g_mutex_unlock (&b->lock);
+}
+
+GstStructure *
+gst_cuda_vk_bridge_stats (GstCudaVkBridge * b)
+{
+  GstStructure *s = gst_structure_new_empty ("stats");
+  guint i;
+
+  g_mutex_lock (&b->lock);
+  for (i = 0; i < GST_CUDA_VK_N_COUNTERS; i++)
+    gst_structure_set (s, counter_field[i], G_TYPE_UINT64, b->counters[i],
+        NULL);
+  g_mutex_unlock (&b->lock);
+  return s;
+}
+
+gint
+gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b)
+{
+  gint id;
+  g_mutex_lock (&b->lock);
+  id = b->device_id;
+  g_mutex_unlock (&b->lock);
+  return id;
+}
+
+void
+gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id)
+{
+  g_mutex_lock (&b->lock);
+  b->device_id = id;
+  g_mutex_unlock (&b->lock);
+}
+
+gboolean
+gst_cuda_vk_bridge_has_gpu_sync (GstCudaVkBridge * b)
+{
+  return b->gpu_sync;
+}
+
+void
+gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
+{
+  const gchar *type = gst_context_get_context_type (context);
+
+  gst_cuda_handle_set_context (b->element, context,
+      gst_cuda_vk_bridge_get_device_id (b), &b->cuda);
+  gst_vulkan_handle_set_context (b->element, context, NULL, &b->instance);
+  if (g_strcmp0 (type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0) {
+    GstVulkanDevice *dev = NULL;
+    if (gst_context_get_vulkan_device (context, &dev) && dev) {
+      GstVulkanDevice *old;
+
+      GST_OBJECT_LOCK (b->element);
+      old = b->device;
+      b->device = dev;
+      GST_OBJECT_UNLOCK (b->element);
+      gst_clear_object (&old);
+    }
+  }
+}
+
+gboolean
+gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
+{
+  GstVulkanDevice *device;
+  GstVulkanQueue *queue;
+  gboolean ret;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  if (gst_cuda_handle_context_query (b->element, query, b->cuda))
+    return TRUE;
+  /* queries come from other threads; stop clears these under the lock */
+  GST_OBJECT_LOCK (b->element);
+  device = b->device ? gst_object_ref (b->device) : NULL;
+  queue = b->queue ? gst_object_ref (b->queue) : NULL;
+  GST_OBJECT_UNLOCK (b->element);
+
+  ret = gst_vulkan_handle_context_query (b->element, query, NULL,
+      b->instance, device);
+  if (!ret && !queue && device && device->device)
+    /* not set up yet: answer with the queue we will use, so that a vulkan
+     * element next to us picks the same one */
+    queue = gst_cuda_vk_shared_queue (device, NULL);
+  if (!ret)
+    ret = gst_vulkan_queue_handle_context_query (b->element, query, queue);
+  gst_clear_object (&queue);
+  gst_clear_object (&device);
+  return ret;
+}
+
+void
+gst_cuda_vk_bridge_post_error (GstCudaVkBridge * b, GError * error,
+    const gchar * what)
+{
+  GstElement *self = b->element;
+
+  if (error && error->domain == GST_CUDA_SYNC_ERROR &&
+      error->code == GST_CUDA_SYNC_ERROR_NO_DRIVER) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: %s", what,
+            error->message), (NULL));
+  } else {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", what,
+            error ? error->message : "unknown error"), (NULL));
+  }
+  g_clear_error (&error);
+}
+
+void
+gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
+{
+  g_object_class_install_property (klass, GST_CUDA_VK_PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use when the pipeline shares no context (-1: any)",
+          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (klass, GST_CUDA_VK_PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since the element was created: buffers, signals, waits, "
+          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+void
+gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case GST_CUDA_VK_PROP_DEVICE_ID:
+      gst_cuda_vk_bridge_set_device_id (b, g_value_get_int (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+void
+gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case GST_CUDA_VK_PROP_DEVICE_ID:
+      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (b));
+      break;
+    case GST_CUDA_VK_PROP_STATS:
+      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (b));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* The devices are set up in NULL->READY, before neighbours (which change
+ * state READY->PAUSED only after every element reached READY) look for a
+ * Vulkan device: they then share the one with the interop extensions. */
+GstStateChangeReturn
+gst_cuda_vk_bridge_change_state (GstCudaVkBridge * b,
+    GstElementClass * parent_class, GstStateChange transition,
+    gboolean offer_semaphore)
+{
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+      !gst_cuda_vk_bridge_start (b, offer_semaphore)) {
+    gst_cuda_vk_bridge_stop (b);
+    return GST_STATE_CHANGE_FAILURE;
+  }
+  ret = parent_class->change_state (b->element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
+      (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+          ret == GST_STATE_CHANGE_FAILURE))
+    gst_cuda_vk_bridge_stop (b);
+  return ret;
+}
+
+static GstCaps *
+set_features (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *ret = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (ret); i++)
+    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
+  return ret;
+}
+
+GstCaps *
+gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
+    gboolean to_vulkan)
+{
+  GstCaps *tmp, *ret;
+
+  if (to_vulkan) {
+    /* images preferred; buffers when the Vulkan side asks for them */
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
+    tmp = gst_caps_merge (tmp, set_features (caps,
+            GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
+  } else {
+    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  }
+
+  if (filter) {
+    ret = gst_caps_intersect_full (filter, tmp, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmp);
+  } else {
+    ret = tmp;
+  }
+  return ret;
+}
+
+gboolean
+gst_cuda_vk_parse_caps (GstElement * element, GstCaps * incaps,
+    GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info)
+{
+  if (!gst_video_info_from_caps (in_info, incaps) ||
+      !gst_video_info_from_caps (out_info, outcaps)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("Invalid caps"),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  if (!gst_cuda_vk_format_supported (GST_VIDEO_INFO_FORMAT (in_info))) {
+    GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("Unsupported format %s",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))),
+        (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cuda_vk_clear_pool (GstBufferPool ** pool)
+{
+  if (*pool) {
+    gst_buffer_pool_set_active (*pool, FALSE);
+    gst_clear_object (pool);
+  }
+}
+
+GstFlowReturn
+gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret;
+
+  if (!pool) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("Not negotiated"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return GST_FLOW_OK;
+}
+
+/* A blocking stream: ordered with the legacy default stream, on which
+ * upstream 1.22 CUDA elements copy. On 1.24+ a GstCudaStream (blocking
+ * too), so that it can be set on CUDA pools. */
+static gboolean
+create_stream (GstCudaVkBridge * b, GError ** error)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  b->cuda_stream = gst_cuda_stream_new (b->cuda);
+  if (!b->cuda_stream) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "gst_cuda_stream_new() failed (cuStreamCreate)");
+    return FALSE;
+  }
+  b->stream = gst_cuda_stream_get_handle (b->cuda_stream);
+  return TRUE;
+#else
+  CUresult r;
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamCreate (&b->stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error)) {
+    b->stream = NULL;
+    return FALSE;
+  }
+  return TRUE;
+#endif
+}
+
+gboolean
+gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
+{
+  GstElement *self = b->element;
+  GError *err = NULL;
+  guint8 uuid[16];
+  gint dev_id = gst_cuda_vk_bridge_get_device_id (b);
+  guint cuda_dev = 0;
+
+  if (!gst_cuda_sync_init (&err)) {
+    gst_cuda_vk_bridge_post_error (b, err, "Cannot use the CUDA driver");
+    return FALSE;
+  }
+  if (!gst_cuda_ensure_element_context (self, dev_id, &b->cuda)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
+        ("gst_cuda_ensure_element_context failed for device id %d", dev_id));
+    return FALSE;
+  }
+  g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
+
+  if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
+    gst_cuda_vk_bridge_post_error (b, err, "Could not read the CUDA device's "
+        "UUID");
+    return FALSE;
+  }
+  if (!create_stream (b, &err)) {
+    gst_cuda_vk_bridge_post_error (b, err, "Could not create a CUDA stream");
+    return FALSE;
+  }
+
+  if (!gst_cuda_vk_device_setup (b, uuid))
+    return FALSE;
+
+  {
+    GstVulkanQueue *neighbour = NULL, *queue, *old;
+
+    gst_vulkan_queue_run_context_query (self, &neighbour);
+    queue = gst_cuda_vk_shared_queue (b->device, neighbour);
+    gst_clear_object (&neighbour);
+    GST_OBJECT_LOCK (self);
+    old = b->queue;
+    b->queue = queue;
+    GST_OBJECT_UNLOCK (self);
+    gst_clear_object (&old);
+  }
+  if (!b->queue) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("The Vulkan device has no graphics or compute queue"), (NULL));
+    return FALSE;
+  }
+  b->cmd_pool = gst_vulkan_queue_create_command_pool (b->queue, &err);
+  if (!b->cmd_pool) {
+    gst_cuda_vk_bridge_post_error (b, err,
+        "Could not create a Vulkan command pool");
+    return FALSE;
+  }
+  b->trash = gst_vulkan_trash_fence_list_new ();
+  b->fences = gst_cuda_vk_fence_pool_new (b->device);
+
+  /* probe: can Vulkan export a semaphore that CUDA imports? The frames'
+   * and staging slots' own semaphores are made the same way later. */
+  {
+    VkSemaphore probe_vk;
+    GstCudaSemaphore *probe;
+
+    gst_cuda_vk_export_semaphore (b, &probe_vk, &probe);
+    b->gpu_sync = probe != NULL;
+    if (probe) {
+      gst_object_unref (probe);
+      vkDestroySemaphore (b->device->device, probe_vk, NULL);
+    }
+  }
+  if (offer_semaphore && b->gpu_sync)
+    gst_cuda_vk_export_semaphore (b, &b->offer_vk_sem, &b->offer_sem);
+
+  GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
+      "%s", cuda_dev, b->device->physical_device->properties.deviceName,
+      b->queue->family, b->gpu_sync ? "GPU semaphore sync (one binary "
+      "semaphore per frame slot)" :
+      "CPU fallback (Vulkan cannot export semaphores)");
+  return TRUE;
+}
+
+void
+gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
+{
+  if (b->trash) {
+    gst_vulkan_trash_list_wait (b->trash, G_MAXUINT64);
+    gst_clear_object (&b->trash);
+  }
+  gst_cuda_vk_fence_pool_free (b->fences);
+  b->fences = NULL;
+  if (b->stream && b->cuda && gst_cuda_context_push (b->cuda)) {
+    /* the semaphores and the pooled memory may still be used by enqueued
+     * work: let it finish (stop is not the streaming thread) */
+    CuStreamSynchronize (b->stream);
+#if !GST_CHECK_VERSION(1, 24, 0)
+    CuStreamDestroy (b->stream);
+#endif
+    gst_cuda_context_pop (NULL);
+  }
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* memory still carrying it keeps it alive */
+  gst_clear_cuda_stream (&b->cuda_stream);
+#endif
+  b->stream = NULL;
+  b->gpu_sync = FALSE;
+  gst_clear_object (&b->offer_sem);
+  if (b->device && b->device->device && b->offer_vk_sem)
+    vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
+  b->offer_vk_sem = VK_NULL_HANDLE;
+  gst_clear_object (&b->cmd_pool);
+  {
+    GstVulkanQueue *queue;
+    GstVulkanDevice *device;
+
+    GST_OBJECT_LOCK (b->element);
+    queue = b->queue;
+    device = b->device;
+    b->queue = NULL;
+    b->device = NULL;
+    GST_OBJECT_UNLOCK (b->element);
+    gst_clear_object (&queue);
+    gst_clear_object (&device);
+  }
+  b->get_memory_fd = NULL;
+  b->get_semaphore_fd = NULL;
+}

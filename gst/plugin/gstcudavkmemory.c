@@ -1,0 +1,383 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Exportable Vulkan memory (images and buffers, dedicated allocations) imported into CUDA, and the copies into and out of it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkbridge.h"
+#include <gst/cuda/cuda-gst.h>
+#include <unistd.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_debug
+
+/* A memory type for @req, device-local if there is one. 1.24 replaced the
+ * lookup by type bits with one by requirements (which also checks the heap
+ * size). */
+static gboolean
+find_memory_type (GstCudaVkBridge * b, const VkMemoryRequirements * req,
+    guint32 * idx)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (gst_vulkan_memory_find_memory_type_index_with_requirements (b->device,
+          req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
+    return TRUE;
+  return gst_vulkan_memory_find_memory_type_index_with_requirements (b->device,
+      req, 0, idx);
+#else
+  if (gst_vulkan_memory_find_memory_type_index_with_type_properties (b->device,
+          req->memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
+    return TRUE;
+  return gst_vulkan_memory_find_memory_type_index_with_type_properties
+      (b->device, req->memoryTypeBits, 0, idx);
+#endif
+}
+
+/* The memory requirements of @plane's image or buffer; logs whether the
+ * driver requires or prefers a dedicated allocation for it. */
+static void
+get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    VkMemoryRequirements * req)
+{
+  PFN_vkGetImageMemoryRequirements2 get_img2 = NULL;
+  PFN_vkGetBufferMemoryRequirements2 get_buf2 = NULL;
+  VkMemoryDedicatedRequirements ded = { 0, };
+  VkMemoryRequirements2 req2 = { 0, };
+
+  if (plane->image) {
+    get_img2 = gst_vulkan_device_get_proc_address (b->device,
+        "vkGetImageMemoryRequirements2");
+    if (!get_img2)
+      get_img2 = gst_vulkan_device_get_proc_address (b->device,
+          "vkGetImageMemoryRequirements2KHR");
+  } else {
+    get_buf2 = gst_vulkan_device_get_proc_address (b->device,
+        "vkGetBufferMemoryRequirements2");
+    if (!get_buf2)
+      get_buf2 = gst_vulkan_device_get_proc_address (b->device,
+          "vkGetBufferMemoryRequirements2KHR");
+  }
+
+  ded.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS;
+  req2.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2;
+  req2.pNext = &ded;
+  if (get_img2) {
+    VkImageMemoryRequirementsInfo2 info = { 0, };
+    info.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
+    info.image = plane->image;
+    get_img2 (b->device->device, &info, &req2);
+    *req = req2.memoryRequirements;
+  } else if (get_buf2) {
+    VkBufferMemoryRequirementsInfo2 info = { 0, };
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
+    info.buffer = plane->buffer;
+    get_buf2 (b->device->device, &info, &req2);
+    *req = req2.memoryRequirements;
+  } else if (plane->image) {
+    vkGetImageMemoryRequirements (b->device->device, plane->image, req);
+  } else {
+    vkGetBufferMemoryRequirements (b->device->device, plane->buffer, req);
+  }
+  GST_DEBUG_OBJECT (b->element, "%s: size %" G_GUINT64_FORMAT ", alignment %"
+      G_GUINT64_FORMAT ", memory types 0x%x, dedicated allocation: requires %d"
+      ", prefers %d", plane->image ? "image" : "buffer", (guint64) req->size,
+      (guint64) req->alignment, req->memoryTypeBits,
+      ded.requiresDedicatedAllocation, ded.prefersDedicatedAllocation);
+}
+
+/* Allocates exportable memory for the image or buffer of @plane, exports it
+ * and maps it into CUDA.
+ *
+ * Every exported allocation is dedicated (VkMemoryDedicatedAllocateInfo) and
+ * imported with CUDA_EXTERNAL_MEMORY_DEDICATED (CUDA must be told that the
+ * memory is a dedicated resource), whatever the driver reports: on the NVIDIA
+ * driver (580, H200) exportable linear images report neither
+ * requiresDedicatedAllocation nor prefersDedicatedAllocation nor
+ * VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT, yet with plain allocations
+ * the bytes CUDA wrote through cuExternalMemoryGetMappedBuffer were not the
+ * image's texels as Vulkan read them (every frame wrong from byte 0); with
+ * dedicated allocations they are. Each plane and staging buffer owns its
+ * memory anyway, so this costs nothing. The size given to CUDA is the
+ * allocation's (VkMemoryRequirements.size), not the plane's. */
+static gboolean
+alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    GError ** error)
+{
+  VkMemoryRequirements req_storage, *req = &req_storage;
+  VkExportMemoryAllocateInfo export_info = { 0, };
+  VkMemoryDedicatedAllocateInfo dedicated_info = { 0, };
+  VkMemoryAllocateInfo ai = { 0, };
+  VkMemoryGetFdInfoKHR fd_info = { 0, };
+  guint32 type_idx;
+  VkResult res;
+  int fd = -1;
+
+  get_requirements (b, plane, req);
+  if (!find_memory_type (b, req, &type_idx)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "No Vulkan memory type for exportable memory (bits 0x%x)",
+        req->memoryTypeBits);
+    return FALSE;
+  }
+  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+  dedicated_info.image = plane->image;
+  dedicated_info.buffer = plane->buffer;
+  export_info.pNext = &dedicated_info;
+  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  ai.pNext = &export_info;
+  ai.allocationSize = req->size;
+  ai.memoryTypeIndex = type_idx;
+  res = vkAllocateMemory (b->device->device, &ai, NULL, &plane->memory);
+  if (res != VK_SUCCESS) {
+    plane->memory = VK_NULL_HANDLE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "vkAllocateMemory of %" G_GUINT64_FORMAT " exportable bytes failed: "
+        "%d", (guint64) req->size, res);
+    return FALSE;
+  }
+  plane->alloc_size = req->size;
+  GST_DEBUG_OBJECT (b->element, "allocated %" G_GUINT64_FORMAT " bytes of "
+      "memory type %u (flags 0x%x), dedicated", (guint64) req->size, type_idx,
+      b->device->physical_device->memory_properties.memoryTypes[type_idx].
+      propertyFlags);
+  if (plane->image)
+    res = vkBindImageMemory (b->device->device, plane->image, plane->memory, 0);
+  else
+    res = vkBindBufferMemory (b->device->device, plane->buffer, plane->memory,
+        0);
+  if (res != VK_SUCCESS) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "vkBind*Memory failed: %d", res);
+    return FALSE;
+  }
+
+  fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
+  fd_info.memory = plane->memory;
+  fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  res = b->get_memory_fd (b->device->device, &fd_info, &fd);
+  if (res != VK_SUCCESS || fd < 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
+        res);
+    return FALSE;
+  }
+
+  /* dedicated on every driver: see docs/design.md */
+  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (b->cuda, fd,
+      req->size, TRUE, error);
+  if (!plane->ext_mem) {
+    /* on failure the fd stays ours */
+    close (fd);
+    return FALSE;
+  }
+  plane->cuda_ptr = gst_cuda_sync_external_memory_get_pointer (plane->ext_mem);
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    VkFormat format, guint width, guint height, VkImageUsageFlags usage,
+    GError ** error)
+{
+  VkPhysicalDeviceExternalImageFormatInfo ext_fmt = { 0, };
+  VkPhysicalDeviceImageFormatInfo2 fmt_info = { 0, };
+  VkExternalImageFormatProperties ext_props = { 0, };
+  VkImageFormatProperties2 props = { 0, };
+  VkExternalMemoryImageCreateInfo ext_ci = { 0, };
+  VkImageCreateInfo ci = { 0, };
+  VkImageSubresource sub = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0 };
+  VkSubresourceLayout layout;
+  PFN_vkGetPhysicalDeviceImageFormatProperties2 get_fmt_props;
+  VkResult res;
+
+  memset (plane, 0, sizeof (*plane));
+  plane->format = format;
+  plane->width = width;
+  plane->height = height;
+
+  get_fmt_props = gst_vulkan_instance_get_proc_address (b->instance,
+      "vkGetPhysicalDeviceImageFormatProperties2");
+  if (get_fmt_props) {
+    ext_fmt.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+    ext_fmt.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    fmt_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+    fmt_info.pNext = &ext_fmt;
+    fmt_info.format = format;
+    fmt_info.type = VK_IMAGE_TYPE_2D;
+    fmt_info.tiling = VK_IMAGE_TILING_LINEAR;
+    fmt_info.usage = usage;
+    ext_props.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+    props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+    props.pNext = &ext_props;
+    res = get_fmt_props (b->device->physical_device->device, &fmt_info, &props);
+    if (res != VK_SUCCESS || !(ext_props.externalMemoryProperties.
+            externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "Vulkan cannot export linear %ux%u images of format %d as opaque "
+          "fds (%d): memory cannot be shared with CUDA", width, height,
+          format, res);
+      return FALSE;
+    }
+  }
+
+  ext_ci.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
+  ext_ci.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  ci.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  ci.pNext = &ext_ci;
+  ci.imageType = VK_IMAGE_TYPE_2D;
+  ci.format = format;
+  ci.extent.width = width;
+  ci.extent.height = height;
+  ci.extent.depth = 1;
+  ci.mipLevels = 1;
+  ci.arrayLayers = 1;
+  ci.samples = VK_SAMPLE_COUNT_1_BIT;
+  ci.tiling = VK_IMAGE_TILING_LINEAR;
+  ci.usage = usage;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  /* external memory: must start UNDEFINED (VUID-VkImageCreateInfo-pNext-01443);
+   * the user moves it to GENERAL before CUDA writes into it */
+  ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  res = vkCreateImage (b->device->device, &ci, NULL, &plane->image);
+  if (res != VK_SUCCESS) {
+    plane->image = VK_NULL_HANDLE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "vkCreateImage (%ux%u, format %d, linear, exportable) failed: %d",
+        width, height, format, res);
+    return FALSE;
+  }
+  /* linear image: CUDA writes the rows where this layout says they are */
+  vkGetImageSubresourceLayout (b->device->device, plane->image, &sub, &layout);
+  plane->offset = layout.offset;
+  plane->pitch = layout.rowPitch;
+  plane->size = layout.size;
+  GST_DEBUG_OBJECT (b->element, "linear %ux%u image of format %d: offset %"
+      G_GUINT64_FORMAT ", row pitch %" G_GUINT64_FORMAT ", size %"
+      G_GUINT64_FORMAT ", external memory features 0x%x", width, height,
+      format, (guint64) layout.offset, (guint64) layout.rowPitch,
+      (guint64) layout.size,
+      ext_props.externalMemoryProperties.externalMemoryFeatures);
+
+  if (!alloc_and_import (b, plane, error)) {
+    gst_cuda_vk_plane_free (b->cuda, b->device, plane);
+    return FALSE;
+  }
+  plane->cuda_ptr += plane->offset;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+    gsize size, VkBufferUsageFlags usage, GError ** error)
+{
+  VkExternalMemoryBufferCreateInfo ext_ci = { 0, };
+  VkBufferCreateInfo ci = { 0, };
+  VkResult res;
+
+  memset (plane, 0, sizeof (*plane));
+  ext_ci.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  ext_ci.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  ci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  ci.pNext = &ext_ci;
+  ci.size = size;
+  ci.usage = usage;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  res = vkCreateBuffer (b->device->device, &ci, NULL, &plane->buffer);
+  if (res != VK_SUCCESS) {
+    plane->buffer = VK_NULL_HANDLE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "vkCreateBuffer (%" G_GSIZE_FORMAT " bytes, exportable) failed: %d",
+        size, res);
+    return FALSE;
+  }
+  plane->size = size;
+  if (!alloc_and_import (b, plane, error)) {
+    gst_cuda_vk_plane_free (b->cuda, b->device, plane);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The caller made sure no GPU work uses the plane any more. */
+void
+gst_cuda_vk_plane_free (GstCudaContext * cuda, GstVulkanDevice * device,
+    GstCudaVkPlane * plane)
+{
+  if (plane->ext_mem)
+    gst_cuda_sync_external_memory_free (plane->ext_mem);
+  plane->ext_mem = NULL;
+  plane->cuda_ptr = 0;
+  if (device && device->device) {
+    if (plane->image)
+      vkDestroyImage (device->device, plane->image, NULL);
+    if (plane->buffer)
+      vkDestroyBuffer (device->device, plane->buffer, NULL);
+    if (plane->memory)
+      vkFreeMemory (device->device, plane->memory, NULL);
+  }
+  memset (plane, 0, sizeof (*plane));
+}
+
+gboolean
+gst_cuda_vk_copy_2d (GstCudaVkBridge * b, CUdeviceptr dst, gsize dst_pitch,
+    CUdeviceptr src, gsize src_pitch, gsize width_bytes, gsize height,
+    GError ** error)
+{
+  CUDA_MEMCPY2D p;
+  CUresult r;
+
+  memset (&p, 0, sizeof (p));
+  p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  p.srcDevice = src;
+  p.srcPitch = src_pitch;
+  p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  p.dstDevice = dst;
+  p.dstPitch = dst_pitch;
+  p.WidthInBytes = width_bytes;
+  p.Height = height;
+  r = CuMemcpy2DAsync (&p, b->stream);
+  return gst_cuda_sync_check_result (r, "cuMemcpy2DAsync", error);
+}
+
+VkFormat
+gst_cuda_vk_plane_format (GstVideoFormat format, guint plane)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_RGBx:
+      return VK_FORMAT_R8G8B8A8_UNORM;
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_BGRx:
+      return VK_FORMAT_B8G8R8A8_UNORM;
+    case GST_VIDEO_FORMAT_NV12:
+      return plane == 0 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8_UNORM;
+    case GST_VIDEO_FORMAT_I420:
+      return VK_FORMAT_R8_UNORM;
+    default:
+      return VK_FORMAT_UNDEFINED;
+  }
+}
+
+gboolean
+gst_cuda_vk_format_supported (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}

@@ -1,0 +1,59 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Exportable Vulkan memory imported into CUDA. Part of the bridge elements
+ * (cudatovulkan, vulkantocuda); not installed.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/vulkan/vulkan.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/cudasync.h>
+
+G_BEGIN_DECLS
+
+typedef struct _GstCudaVkBridge GstCudaVkBridge;
+
+/* One plane of exportable Vulkan memory mapped into CUDA. */
+typedef struct
+{
+  VkImage image;                /* VK_NULL_HANDLE for buffers */
+  VkBuffer buffer;              /* VK_NULL_HANDLE for images */
+  VkDeviceMemory memory;
+  VkDeviceSize alloc_size;
+  GstCudaSyncExternalMemory *ext_mem;
+  CUdeviceptr cuda_ptr;         /* start of the plane (offset applied) */
+  gsize offset;                 /* in the memory */
+  gsize pitch;                  /* bytes per row */
+  gsize size;
+  VkFormat format;
+  guint width, height;
+} GstCudaVkPlane;
+
+gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+                                          VkFormat format, guint width, guint height,
+                                          VkImageUsageFlags usage, GError ** error);
+gboolean gst_cuda_vk_plane_alloc_buffer  (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+                                          gsize size, VkBufferUsageFlags usage,
+                                          GError ** error);
+void     gst_cuda_vk_plane_free          (GstCudaContext * cuda, GstVulkanDevice * device,
+                                          GstCudaVkPlane * plane);
+
+/* Enqueues a copy of @n_planes planes on the bridge's stream; 2D copies with
+ * the given pitches. */
+gboolean gst_cuda_vk_copy_2d             (GstCudaVkBridge * b, CUdeviceptr dst,
+                                          gsize dst_pitch, CUdeviceptr src,
+                                          gsize src_pitch, gsize width_bytes,
+                                          gsize height, GError ** error);
+
+/* The VkFormat of plane @plane of @format as the bridge lays it out (one
+ * image per plane); 1.24+'s table has none for I420's chroma planes */
+VkFormat gst_cuda_vk_plane_format        (GstVideoFormat format, guint plane);
+
+gboolean gst_cuda_vk_format_supported    (GstVideoFormat format);
+
+#define GST_CUDA_VK_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+G_END_DECLS

@@ -1,0 +1,185 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Command buffers and queue submissions: waits and signals (binary and, on 1.24 to 1.28, the memories' timeline semaphores), barrier state.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkbridge.h"
+#include <gst/cuda/cuda-gst.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_debug
+
+gboolean
+gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, GError ** error)
+{
+  CUresult r;
+
+  if (!gst_cuda_context_push (b->cuda)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamSynchronize (b->stream);
+  gst_cuda_context_pop (NULL);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
+}
+
+GstVulkanCommandBuffer *
+gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error)
+{
+  VkCommandBufferBeginInfo bi = { 0, };
+  GstVulkanCommandBuffer *cmd;
+  VkResult res;
+
+  cmd = gst_vulkan_command_pool_create (b->cmd_pool, error);
+  if (!cmd)
+    return NULL;
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  gst_vulkan_command_buffer_lock (cmd);
+  res = vkBeginCommandBuffer (cmd->cmd, &bi);
+  if (gst_vulkan_error_to_g_error (res, error, "vkBeginCommandBuffer") < 0) {
+    gst_vulkan_command_buffer_unlock (cmd);
+    gst_vulkan_command_buffer_unref (cmd);
+    return NULL;
+  }
+  return cmd;
+}
+
+void
+gst_cuda_vk_sync_add_wait (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+    guint64 value)
+{
+  g_return_if_fail (sync->n_waits < GST_CUDA_VK_MAX_SYNC);
+  sync->waits[sync->n_waits] = sem;
+  sync->wait_values[sync->n_waits++] = value;
+}
+
+void
+gst_cuda_vk_sync_add_signal (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+    guint64 value)
+{
+  g_return_if_fail (sync->n_signals < GST_CUDA_VK_MAX_SYNC);
+  sync->signals[sync->n_signals] = sem;
+  sync->signal_values[sync->n_signals++] = value;
+}
+
+void
+gst_cuda_vk_sync_add_memory (GstCudaVkSubmitSync * sync,
+    GstVulkanBarrierMemoryInfo * barrier)
+{
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
+  if (barrier->semaphore == VK_NULL_HANDLE)
+    return;
+  g_return_if_fail (sync->n_barriers < GST_VIDEO_MAX_PLANES);
+  gst_cuda_vk_sync_add_wait (sync, barrier->semaphore,
+      barrier->semaphore_value);
+  gst_cuda_vk_sync_add_signal (sync, barrier->semaphore,
+      barrier->semaphore_value + 1);
+  sync->barriers[sync->n_barriers++] = barrier;
+#endif
+}
+
+void
+gst_cuda_vk_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
+    GstVulkanQueue * queue)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  gst_object_replace ((GstObject **) & barrier->queue, GST_OBJECT (queue));
+#else
+  barrier->queue = queue;
+#endif
+}
+
+/* The submission's waits and signals; timeline values (if any) go in
+ * @tl, chained to @si. */
+static void
+fill_submit_sync (VkSubmitInfo * si, VkTimelineSemaphoreSubmitInfo * tl,
+    VkPipelineStageFlags * wait_stages, const GstCudaVkSubmitSync * sync)
+{
+  gboolean timeline = FALSE;
+  guint i;
+
+  for (i = 0; i < sync->n_waits; i++) {
+    wait_stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    timeline |= sync->wait_values[i] != 0;
+  }
+  for (i = 0; i < sync->n_signals; i++)
+    timeline |= sync->signal_values[i] != 0;
+
+  si->waitSemaphoreCount = sync->n_waits;
+  si->pWaitSemaphores = sync->waits;
+  si->pWaitDstStageMask = wait_stages;
+  si->signalSemaphoreCount = sync->n_signals;
+  si->pSignalSemaphores = sync->signals;
+  if (timeline) {
+    /* values of binary semaphores are ignored */
+    tl->sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+    tl->waitSemaphoreValueCount = sync->n_waits;
+    tl->pWaitSemaphoreValues = sync->wait_values;
+    tl->signalSemaphoreValueCount = sync->n_signals;
+    tl->pSignalSemaphoreValues = sync->signal_values;
+    si->pNext = tl;
+  }
+}
+
+GstVulkanFence *
+gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
+    const GstCudaVkSubmitSync * sync, GstMiniObject * keep, GError ** error)
+{
+  VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
+  VkTimelineSemaphoreSubmitInfo tl = { 0, };
+  VkSubmitInfo si = { 0, };
+  GstVulkanFence *fence;
+  VkResult res;
+
+  res = vkEndCommandBuffer (cmd->cmd);
+  gst_vulkan_command_buffer_unlock (cmd);
+  if (gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") < 0) {
+    gst_vulkan_command_buffer_unref (cmd);
+    return NULL;
+  }
+
+  fence = gst_cuda_vk_fence_pool_get (b->fences, error);
+  if (!fence) {
+    gst_vulkan_command_buffer_unref (cmd);
+    return NULL;
+  }
+
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd->cmd;
+  if (sync)
+    fill_submit_sync (&si, &tl, wait_stages, sync);
+
+  gst_vulkan_queue_submit_lock (b->queue);
+  res = vkQueueSubmit (b->queue->queue, 1, &si, GST_VULKAN_FENCE_FENCE (fence));
+  gst_vulkan_queue_submit_unlock (b->queue);
+  if (gst_vulkan_error_to_g_error (res, error, "vkQueueSubmit") < 0) {
+    gst_vulkan_command_buffer_unref (cmd);
+    gst_cuda_vk_fence_pool_discard (b->fences, fence);
+    gst_vulkan_fence_unref (fence);
+    return NULL;
+  }
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
+  /* the next user waits for the value this submission signals */
+  for (guint i = 0; sync && i < sync->n_barriers; i++)
+    sync->barriers[i]->semaphore_value++;
+#endif
+
+  gst_vulkan_trash_list_add (b->trash,
+      gst_vulkan_trash_list_acquire (b->trash, fence,
+          gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
+  if (keep)
+    gst_vulkan_trash_list_add (b->trash,
+        gst_vulkan_trash_list_acquire (b->trash, fence,
+            gst_vulkan_trash_mini_object_unref, gst_mini_object_ref (keep)));
+  gst_vulkan_trash_list_gc (b->trash);
+  return fence;
+}

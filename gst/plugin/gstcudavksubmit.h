@@ -1,0 +1,67 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Command buffers and queue submissions of the bridge elements. Part of the bridge elements
+ * (cudatovulkan, vulkantocuda); not installed.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/vulkan/vulkan.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/cudasync.h>
+
+G_BEGIN_DECLS
+
+typedef struct _GstCudaVkBridge GstCudaVkBridge;
+
+/* Blocks until the stream is idle (counted in cpu-syncs). */
+gboolean gst_cuda_vk_bridge_cpu_sync     (GstCudaVkBridge * b, GError ** error);
+
+/* What one submission waits on and signals. Binary semaphores have value
+ * 0. On GStreamer 1.24+ a Vulkan memory may carry a timeline semaphore
+ * (GstVulkanBarrierMemoryInfo.semaphore) that GstVulkanOperation users wait
+ * on: gst_cuda_vk_sync_add_memory() makes the submission take part in it
+ * as they do (wait for the current value, signal the next one, and advance
+ * the memory's value once submitted). */
+#define GST_CUDA_VK_MAX_SYNC (2 * GST_VIDEO_MAX_PLANES + 2)
+typedef struct
+{
+  guint n_waits;
+  VkSemaphore waits[GST_CUDA_VK_MAX_SYNC];
+  guint64 wait_values[GST_CUDA_VK_MAX_SYNC];
+  guint n_signals;
+  VkSemaphore signals[GST_CUDA_VK_MAX_SYNC];
+  guint64 signal_values[GST_CUDA_VK_MAX_SYNC];
+  guint n_barriers;
+  GstVulkanBarrierMemoryInfo *barriers[GST_VIDEO_MAX_PLANES];
+} GstCudaVkSubmitSync;
+
+void     gst_cuda_vk_sync_add_wait       (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+                                          guint64 value);
+void     gst_cuda_vk_sync_add_signal     (GstCudaVkSubmitSync * sync, VkSemaphore sem,
+                                          guint64 value);
+/* no-op on 1.22, for memory without a timeline semaphore, and where
+ * GstVulkanBarrierMemoryInfo has no semaphore fields (upstream after 1.28:
+ * see meson.build) */
+void     gst_cuda_vk_sync_add_memory     (GstCudaVkSubmitSync * sync,
+                                          GstVulkanBarrierMemoryInfo * barrier);
+
+/* Submits @cmd (ended) on the queue with @sync (nullable); returns the
+ * fence (transfer full). @cmd and @keep (nullable) are released once the
+ * fence signals. */
+GstVulkanFence * gst_cuda_vk_bridge_submit (GstCudaVkBridge * b,
+                                          GstVulkanCommandBuffer * cmd,
+                                          const GstCudaVkSubmitSync * sync,
+                                          GstMiniObject * keep, GError ** error);
+
+/* Sets the queue a memory was last used on: an owned reference on
+ * GStreamer 1.24+ (the memory unrefs it when freed), a plain pointer
+ * before. */
+void     gst_cuda_vk_barrier_set_queue   (GstVulkanBarrierMemoryInfo * barrier,
+                                          GstVulkanQueue * queue);
+
+GstVulkanCommandBuffer * gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error);
+G_END_DECLS
