@@ -56,6 +56,7 @@
 #include "gstcudasemsignal.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/video/video.h>
+#include "gstcudasyncelementerror.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sem_signal_debug);
 #define GST_CAT_DEFAULT gst_cuda_sem_signal_debug
@@ -350,7 +351,7 @@ signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
 
   if (!gst_cuda_semaphore_signal_nvsci_full (self->active, stream, fence,
           gst_cuda_sync_base_filter_get_flags (base), &err)) {
-    gst_cuda_sync_base_filter_post_error (base, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
         "Could not enqueue the NvSciSync signal");
     return GST_FLOW_ERROR;
   }
@@ -393,7 +394,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   /* 1.24+: the memory's own stream, where the producer's work is */
   if (!gst_cuda_sync_base_filter_input_stream (base, buf, &stream, &err)) {
-    gst_cuda_sync_base_filter_post_error (base, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
         "Could not order the signal after the producer's CUDA stream");
     return GST_FLOW_ERROR;
   }
@@ -411,7 +412,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream,
             gst_cuda_sync_base_filter_get_flags (base),
             &err)) {
-      gst_cuda_sync_base_filter_post_error (base, err,
+      GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
           "Could not wait for the incoming buffer's acquire points");
       return GST_FLOW_ERROR;
     }
@@ -436,7 +437,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       return apply_fallback (self, stream, "The binary semaphore's previous signal "
           "has not been waited for yet");
     }
-    gst_cuda_sync_base_filter_post_error (base, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
         "Could not enqueue the semaphore signal");
     return GST_FLOW_ERROR;
   }

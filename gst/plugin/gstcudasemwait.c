@@ -45,6 +45,7 @@
 #include "gstcudasemwait.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/video/video.h>
+#include "gstcudasyncelementerror.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sem_wait_debug);
 #define GST_CAT_DEFAULT gst_cuda_sem_wait_debug
@@ -256,7 +257,7 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   stream = wait_stream (buf);
   if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream,
           gst_cuda_sync_base_filter_get_flags (base), &err)) {
-    gst_cuda_sync_base_filter_post_error (base, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
         "Could not enqueue the semaphore waits");
     return GST_FLOW_ERROR;
   }
@@ -273,7 +274,7 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
     gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
     if (!ok) {
-      gst_cuda_sync_base_filter_post_error (base, err,
+      GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
           "Waiting for the acquire points failed");
       return GST_FLOW_ERROR;
     }

@@ -7,6 +7,7 @@
 #endif
 
 #include "gstcudasyncbasefilter.h"
+#include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -237,7 +238,7 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
 
   if (!gst_cuda_sync_init (&err)) {
     gst_clear_object (&sem);
-    gst_cuda_sync_base_filter_post_error (self, err, "Cannot use the CUDA driver");
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Cannot use the CUDA driver");
     return FALSE;
   }
 
@@ -250,7 +251,7 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
       gboolean ok = gst_cuda_semaphore_check_context (sem, priv->context, &err);
       g_assert (!ok);
       gst_object_unref (sem);
-      gst_cuda_sync_base_filter_post_error (self, err,
+      GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
           "The semaphore property does not match the pipeline's CUDA context");
       return FALSE;
     }
@@ -277,7 +278,7 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
   gst_cuda_context_pop (NULL);
   if (!gst_cuda_sync_check_result (r, "cuStreamCreate", &err)) {
     priv->stream = NULL;
-    gst_cuda_sync_base_filter_post_error (self, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
         "Could not create a CUDA stream");
     return FALSE;
   }
@@ -395,35 +396,6 @@ gst_cuda_sync_base_filter_count_signal (GstCudaSyncBaseFilter * self,
   g_mutex_unlock (&priv->lock);
 }
 
-void
-gst_cuda_sync_base_filter_post_error (GstCudaSyncBaseFilter * self,
-    GError * error, const gchar * what)
-{
-  gint code = error->domain == GST_CUDA_SYNC_ERROR ? error->code :
-      GST_CUDA_SYNC_ERROR_FAILED;
-
-  switch (code) {
-    case GST_CUDA_SYNC_ERROR_NO_DRIVER:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: %s", what,
-              error->message), (NULL));
-      break;
-    case GST_CUDA_SYNC_ERROR_INVALID_HANDLE:
-    case GST_CUDA_SYNC_ERROR_WRONG_DEVICE:
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s: %s", what,
-              error->message), (NULL));
-      break;
-    case GST_CUDA_SYNC_ERROR_PROTOCOL:
-    case GST_CUDA_SYNC_ERROR_NOT_SUPPORTED:
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s", what,
-              error->message), (NULL));
-      break;
-    default:
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", what,
-              error->message), (NULL));
-      break;
-  }
-  g_error_free (error);
-}
 
 gboolean
 gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
@@ -468,7 +440,7 @@ gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
 
   if (gst_cuda_semaphore_check_context (sem, PRIV (self)->context, &err))
     return TRUE;
-  gst_cuda_sync_base_filter_post_error (self, err, what);
+  GST_CUDA_SYNC_ELEMENT_ERROR (self, err, what);
   return FALSE;
 }
 
@@ -515,7 +487,7 @@ gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,
   gst_cuda_context_pop (NULL);
   gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
   if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", &err)) {
-    gst_cuda_sync_base_filter_post_error (self, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
         "CUDA stream synchronisation failed");
     return FALSE;
   }

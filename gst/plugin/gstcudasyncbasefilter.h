@@ -64,8 +64,4 @@ gboolean           gst_cuda_sync_base_filter_input_stream  (GstCudaSyncBaseFilte
 gboolean           gst_cuda_sync_base_filter_cpu_sync      (GstCudaSyncBaseFilter * self,
                                                             CUstream stream);
 
-void               gst_cuda_sync_base_filter_post_error    (GstCudaSyncBaseFilter * self,
-                                                            GError * error,
-                                                            const gchar * what);
-
 G_END_DECLS

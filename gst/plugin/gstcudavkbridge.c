@@ -9,6 +9,7 @@
 #endif
 
 #include "gstcudavkbridge.h"
+#include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -146,22 +147,6 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
   return ret;
 }
 
-void
-gst_cuda_vk_bridge_post_error (GstCudaVkBridge * b, GError * error,
-    const gchar * what)
-{
-  GstElement *self = b->element;
-
-  if (error && error->domain == GST_CUDA_SYNC_ERROR &&
-      error->code == GST_CUDA_SYNC_ERROR_NO_DRIVER) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: %s", what,
-            error->message), (NULL));
-  } else {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", what,
-            error ? error->message : "unknown error"), (NULL));
-  }
-  g_clear_error (&error);
-}
 
 void
 gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
@@ -356,7 +341,7 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   guint cuda_dev = 0;
 
   if (!gst_cuda_sync_init (&err)) {
-    gst_cuda_vk_bridge_post_error (b, err, "Cannot use the CUDA driver");
+    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Cannot use the CUDA driver");
     return FALSE;
   }
   if (!gst_cuda_ensure_element_context (self, dev_id, &b->cuda)) {
@@ -367,12 +352,12 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
-    gst_cuda_vk_bridge_post_error (b, err, "Could not read the CUDA device's "
+    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Could not read the CUDA device's "
         "UUID");
     return FALSE;
   }
   if (!create_stream (b, &err)) {
-    gst_cuda_vk_bridge_post_error (b, err, "Could not create a CUDA stream");
+    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Could not create a CUDA stream");
     return FALSE;
   }
 
@@ -398,7 +383,7 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   }
   b->cmd_pool = gst_vulkan_queue_create_command_pool (b->queue, &err);
   if (!b->cmd_pool) {
-    gst_cuda_vk_bridge_post_error (b, err,
+    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
         "Could not create a Vulkan command pool");
     return FALSE;
   }

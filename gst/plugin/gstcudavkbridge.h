@@ -123,8 +123,6 @@ void     gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id);
 
 gboolean gst_cuda_vk_bridge_has_gpu_sync (GstCudaVkBridge * b);
 
-void     gst_cuda_vk_bridge_post_error   (GstCudaVkBridge * b, GError * error,
-                                          const gchar * what);
 
 
 G_END_DECLS

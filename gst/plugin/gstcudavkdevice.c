@@ -165,7 +165,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       GST_INFO_OBJECT (self, "%s not available: CPU fallback", EXT_SEM_FD);
     if (!gst_vulkan_device_open (b->device, &err)) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not open the Vulkan device: %s", err->message), (NULL));
+          ("Could not open the Vulkan device"), ("%s", err->message));
       g_clear_error (&err);
       goto fail;
     }

@@ -119,7 +119,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
 
   get_requirements (b, plane, req);
   if (!find_memory_type (b, req, &type_idx)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "No Vulkan memory type for exportable memory (bits 0x%x)",
         req->memoryTypeBits);
     return FALSE;
@@ -137,7 +137,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   res = vkAllocateMemory (b->device->device, &ai, NULL, &plane->memory);
   if (res != VK_SUCCESS) {
     plane->memory = VK_NULL_HANDLE;
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkAllocateMemory of %" G_GUINT64_FORMAT " exportable bytes failed: "
         "%d", (guint64) req->size, res);
     return FALSE;
@@ -153,7 +153,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     res = vkBindBufferMemory (b->device->device, plane->buffer, plane->memory,
         0);
   if (res != VK_SUCCESS) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkBind*Memory failed: %d", res);
     return FALSE;
   }
@@ -163,7 +163,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   res = b->get_memory_fd (b->device->device, &fd_info, &fd);
   if (res != VK_SUCCESS || fd < 0) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
         res);
     return FALSE;
@@ -220,7 +220,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     res = get_fmt_props (b->device->physical_device->device, &fmt_info, &props);
     if (res != VK_SUCCESS || !(ext_props.externalMemoryProperties.
             externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
           "Vulkan cannot export linear %ux%u images of format %d as opaque "
           "fds (%d): memory cannot be shared with CUDA", width, height,
           format, res);
@@ -249,7 +249,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   res = vkCreateImage (b->device->device, &ci, NULL, &plane->image);
   if (res != VK_SUCCESS) {
     plane->image = VK_NULL_HANDLE;
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkCreateImage (%ux%u, format %d, linear, exportable) failed: %d",
         width, height, format, res);
     return FALSE;
@@ -293,7 +293,7 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   res = vkCreateBuffer (b->device->device, &ci, NULL, &plane->buffer);
   if (res != VK_SUCCESS) {
     plane->buffer = VK_NULL_HANDLE;
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkCreateBuffer (%" G_GSIZE_FORMAT " bytes, exportable) failed: %d",
         size, res);
     return FALSE;

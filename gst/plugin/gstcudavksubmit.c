@@ -20,7 +20,7 @@ gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, GError ** error)
   CUresult r;
 
   if (!gst_cuda_context_push (b->cuda)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "Could not make the CUDA context current");
     return FALSE;
   }

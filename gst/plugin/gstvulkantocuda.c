@@ -46,6 +46,7 @@
 
 #include "gstvulkantocuda.h"
 #include "gstcudavkbridge.h"
+#include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
@@ -1001,12 +1002,13 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 
 cuda_error:
-  gst_cuda_vk_bridge_post_error (b, err, "CUDA operation failed");
+  GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "CUDA operation failed");
   return GST_FLOW_ERROR;
 
 vk_error:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Vulkan operation failed: %s",
-          err ? err->message : "unknown"), (NULL));
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Could not copy the Vulkan frame for CUDA"), ("%s",
+          err ? err->message : "unknown error"));
   g_clear_error (&err);
   return GST_FLOW_ERROR;
 }

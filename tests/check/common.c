@@ -223,17 +223,19 @@ cs_pop_error (GstBus * bus, GQuark * domain, gint * code)
 {
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   GError *err = NULL;
-  gchar *text;
+  gchar *text, *dbg = NULL;
 
   if (!msg)
     return NULL;
-  gst_message_parse_error (msg, &err, NULL);
+  gst_message_parse_error (msg, &err, &dbg);
   if (domain)
     *domain = err->domain;
   if (code)
     *code = err->code;
-  text = g_strdup (err->message);
+  /* the human message, then the details (the call, the CUresult) */
+  text = g_strdup_printf ("%s (%s)", err->message, dbg ? dbg : "");
   g_error_free (err);
+  g_free (dbg);
   gst_message_unref (msg);
   return text;
 }

@@ -1,0 +1,55 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasyncelementerror.h"
+#include <gst/cudasync/cudasync.h>
+
+/* GstCudaSyncError code -> GStreamer error domain and code:
+ * no driver or device: the resource is not found; a handle that is not a
+ * semaphore or belongs to another device: the settings are wrong; a
+ * protocol violation or an unsupported operation: the stream cannot go on;
+ * a failed driver call and everything else: the resource failed. */
+static void
+map_error (const GError * error, GQuark * domain, gint * code)
+{
+  gint c = error && error->domain == GST_CUDA_SYNC_ERROR ? error->code :
+      GST_CUDA_SYNC_ERROR_FAILED;
+
+  *domain = GST_RESOURCE_ERROR;
+  switch (c) {
+    case GST_CUDA_SYNC_ERROR_NO_DRIVER:
+      *code = GST_RESOURCE_ERROR_NOT_FOUND;
+      break;
+    case GST_CUDA_SYNC_ERROR_INVALID_HANDLE:
+    case GST_CUDA_SYNC_ERROR_WRONG_DEVICE:
+      *code = GST_RESOURCE_ERROR_SETTINGS;
+      break;
+    case GST_CUDA_SYNC_ERROR_PROTOCOL:
+    case GST_CUDA_SYNC_ERROR_NOT_SUPPORTED:
+      *domain = GST_STREAM_ERROR;
+      *code = GST_STREAM_ERROR_FAILED;
+      break;
+    default:
+      *code = GST_RESOURCE_ERROR_FAILED;
+      break;
+  }
+}
+
+void
+gst_cuda_sync_element_post_error (GstElement * element, GError * error,
+    const gchar * what, const gchar * file, const gchar * function, gint line)
+{
+  GQuark domain;
+  gint code;
+
+  map_error (error, &domain, &code);
+  gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
+      g_strdup (what), g_strdup (error ? error->message : "unknown error"),
+      file, function, line);
+  g_clear_error (&error);
+}

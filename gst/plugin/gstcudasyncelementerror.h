@@ -1,0 +1,24 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The one mapping of the library's errors to element errors, for every
+ * element of the plugin. Not installed.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+void gst_cuda_sync_element_post_error (GstElement * element, GError * error,
+    const gchar * what, const gchar * file, const gchar * function, gint line);
+
+/* Posts an element error whose message is @what (a human sentence) and
+ * whose debug string is @error's text (the call and the CUresult, ...).
+ * Takes @error. */
+#define GST_CUDA_SYNC_ELEMENT_ERROR(element, error, what) \
+  gst_cuda_sync_element_post_error (GST_ELEMENT (element), error, what, \
+      __FILE__, GST_FUNCTION, __LINE__)
+
+G_END_DECLS

@@ -1,0 +1,513 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudatovulkan's output pool: frames of exportable linear images (or
+ * buffers) imported into CUDA, each with its binary semaphore, handed out
+ * again only once downstream's GPU work on them has completed.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkframepool.h"
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_frame_pool_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_frame_pool_debug
+
+/* beyond this many frames in flight, reuse waits for the oldest */
+#define MAX_FRAMES 32
+
+/* memory:VulkanBuffer output: what downstream may do with the buffers */
+#define BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | \
+    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | \
+    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | \
+    VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
+
+/* ---- pool of exportable linear images ---- */
+
+#define GST_TYPE_CUDA_VK_IMAGE_POOL (gst_cuda_vk_image_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaVkImagePool, gst_cuda_vk_image_pool, GST,
+    CUDA_VK_IMAGE_POOL, GstBufferPool);
+
+struct _GstCudaVkImagePool
+{
+  GstBufferPool parent;
+
+  GstCudaVkBridge *bridge;      /* allocation only (streaming thread) */
+  GstVulkanDevice *device;
+  GstVulkanQueue *queue;
+  GstVulkanCommandPool *cmd_pool;
+  GstVulkanTrashList *trash;
+  GstCudaVkFencePool *fences;
+  GstVideoInfo info;
+  gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
+
+  GMutex lock;
+  GQueue released;              /* buffers whose fence may be pending */
+  guint n_frames;
+};
+
+G_DEFINE_TYPE (GstCudaVkImagePool, gst_cuda_vk_image_pool,
+    GST_TYPE_BUFFER_POOL);
+
+static GQuark frame_quark;
+
+GstCudaVkFrame *
+gst_cuda_vk_frame_get (GstBuffer * buf)
+{
+  return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark);
+}
+
+static void
+plane_holder_free (gpointer data)
+{
+  GstCudaVkFramePlane *h = data;
+
+  gst_cuda_vk_plane_free (h->cuda, h->device, &h->plane);
+  gst_clear_object (&h->cuda);
+  gst_clear_object (&h->device);
+  g_free (h);
+}
+
+static void
+frame_free (gpointer data)
+{
+  GstCudaVkFrame *f = data;
+
+  if (f->fence)
+    gst_vulkan_fence_unref (f->fence);
+  gst_cuda_vk_semaphore_free (f->sem);
+  g_free (f);
+}
+
+/* A new frame's images are UNDEFINED (external memory must be created so):
+ * move them to GENERAL and give them to VK_QUEUE_FAMILY_EXTERNAL before CUDA
+ * writes into them, as every later release does (a transition from
+ * UNDEFINED may discard the contents). Once per allocation, so its CPU wait
+ * is not a per-frame synchronisation. */
+static gboolean
+frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f, GError ** error)
+{
+  GstCudaVkBridge *b = pool->bridge;
+  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  GstVulkanCommandBuffer *cmd;
+  GstVulkanFence *fence;
+  VkResult res;
+  guint i;
+
+  cmd = gst_cuda_vk_bridge_begin (b, error);
+  if (!cmd)
+    return FALSE;
+  for (i = 0; i < f->n_planes; i++) {
+    VkImageMemoryBarrier *ib = &barriers[i];
+
+    memset (ib, 0, sizeof (*ib));
+    ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+    ib->oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ib->srcQueueFamilyIndex = pool->queue->family;
+    ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    ib->image = f->planes[i]->plane.image;
+    ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    ib->subresourceRange.levelCount = 1;
+    ib->subresourceRange.layerCount = 1;
+  }
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
+      barriers);
+  fence = gst_cuda_vk_bridge_submit (b, cmd, NULL, NULL, error);
+  if (!fence)
+    return FALSE;
+  res = vkWaitForFences (pool->device->device, 1,
+      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
+  gst_vulkan_fence_unref (fence);
+  return gst_vulkan_error_to_g_error (res, error, "vkWaitForFences") >= 0;
+}
+
+static GstFlowReturn
+pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstCudaVkBridge *b = pool->bridge;
+  GstVideoInfo *info = &pool->info;
+  GstBuffer *buf = gst_buffer_new ();
+  GstCudaVkFrame *f = g_new0 (GstCudaVkFrame, 1);
+  GError *err = NULL;
+  guint i;
+
+  f->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (i = 0; i < f->n_planes; i++) {
+    GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
+    VkFormat format = gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info),
+        i);
+    guint w = GST_VIDEO_INFO_COMP_WIDTH (info, i);
+    guint hh = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
+        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    GstMemory *mem;
+    gboolean ok;
+
+    if (pool->buffers) {
+      /* GstVideoInfo's layout, one buffer per plane */
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+
+      gst_video_format_info_component (info->finfo, i, comp);
+      ok = gst_cuda_vk_plane_alloc_buffer (b, &h->plane, stride *
+          GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), BUFFER_USAGE, &err);
+      if (ok)
+        h->plane.pitch = stride;
+    } else {
+      ok = gst_cuda_vk_plane_alloc_image (b, &h->plane, format, w, hh, usage,
+          &err);
+    }
+    if (!ok) {
+      g_free (h);
+      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
+          ("Could not allocate shareable Vulkan memory"), ("%s",
+              err->message));
+      g_clear_error (&err);
+      gst_buffer_unref (buf);
+      frame_free (f);
+      return GST_FLOW_ERROR;
+    }
+    h->cuda = gst_object_ref (b->cuda);
+    h->device = gst_object_ref (b->device);
+    if (pool->buffers)
+      mem = gst_vulkan_buffer_memory_wrapped (b->device, h->plane.buffer,
+          BUFFER_USAGE, h, plane_holder_free);
+    else
+      mem = gst_vulkan_image_memory_wrapped (b->device, h->plane.image,
+          format, w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
+    if (!mem) {
+      plane_holder_free (h);
+      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
+          ("Could not wrap Vulkan memory"), (NULL));
+      gst_buffer_unref (buf);
+      frame_free (f);
+      return GST_FLOW_ERROR;
+    }
+    f->planes[i] = h;
+    gst_buffer_append_memory (buf, mem);
+  }
+  if (pool->buffers) {
+    /* plane i is memory i: offsets count the memories before it */
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+    gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
+    GstVideoMeta *vmeta;
+
+    for (i = 0; i < f->n_planes; i++) {
+      offset[i] = i ? offset[i - 1] + f->planes[i - 1]->plane.size : 0;
+      stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+    }
+    vmeta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), f->n_planes, offset, stride);
+    /* survives the pool's reset */
+    GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
+    GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
+  }
+  if (!pool->buffers && !frame_init_layout (pool, f, &err)) {
+    GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
+        ("Could not prepare new Vulkan images for CUDA"), ("%s",
+            err->message));
+    g_clear_error (&err);
+    gst_buffer_unref (buf);
+    frame_free (f);
+    return GST_FLOW_ERROR;
+  }
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
+      frame_free);
+  g_mutex_lock (&pool->lock);
+  pool->n_frames++;
+  g_mutex_unlock (&pool->lock);
+  GST_DEBUG_OBJECT (pool, "allocated frame %u", pool->n_frames);
+  *buffer = buf;
+  return GST_FLOW_OK;
+}
+
+/* Downstream's work on the frame and the wait on its semaphore have
+ * completed (then the semaphore may be signalled again). */
+static gboolean
+frame_ready (GstBuffer * buf)
+{
+  GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
+
+  if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
+    return FALSE;
+  return !f->sem || gst_cuda_vk_semaphore_waited (f->sem);
+}
+
+static void
+frame_wait (GstCudaVkImagePool * pool, GstBuffer * buf)
+{
+  GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
+
+  if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
+    vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (f->fence), VK_TRUE, G_MAXUINT64);
+  if (f->sem && f->sem->wait_fence &&
+      !gst_vulkan_fence_is_signaled (f->sem->wait_fence))
+    vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (f->sem->wait_fence), VK_TRUE, G_MAXUINT64);
+  if (f->sem)
+    gst_cuda_vk_semaphore_waited (f->sem);
+}
+
+static GstFlowReturn
+pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstBuffer *buf = NULL;
+  GList *l;
+
+  g_mutex_lock (&pool->lock);
+  for (l = pool->released.head; l; l = l->next) {
+    if (frame_ready (l->data)) {
+      buf = l->data;
+      g_queue_delete_link (&pool->released, l);
+      break;
+    }
+  }
+  if (!buf && pool->n_frames >= MAX_FRAMES && pool->released.length > 0) {
+    /* downstream keeps many frames in flight: wait for the oldest rather
+     * than allocating without bound */
+    buf = g_queue_pop_head (&pool->released);
+    GST_WARNING_OBJECT (pool, "%u frames in flight: waiting for the oldest",
+        pool->n_frames);
+    frame_wait (pool, buf);
+  }
+  g_mutex_unlock (&pool->lock);
+
+  if (buf) {
+    *buffer = buf;
+    return GST_FLOW_OK;
+  }
+  return pool_alloc_buffer (bpool, buffer, params);
+}
+
+/* Downstream is done with @buf (its Vulkan work is submitted): give the
+ * images back to the external queue family once that work completes, and
+ * remember the fence; reuse happens when it has signalled. */
+static void
+pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
+  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
+  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
+  VkPipelineStageFlags src_stages = 0;
+  VkCommandBufferBeginInfo bi = { 0, };
+  VkSubmitInfo si = { 0, };
+  GstVulkanCommandBuffer *cmd = NULL;
+  GstVulkanFence *fence = NULL;
+  GError *err = NULL;
+  guint i;
+
+  if (!f || gst_buffer_n_memory (buf) != f->n_planes) {
+    gst_buffer_unref (buf);
+    return;
+  }
+  if (f->fence) {
+    gst_vulkan_fence_unref (f->fence);
+    f->fence = NULL;
+  }
+
+  if (f->used) {
+    if (pool->buffers) {
+      for (i = 0; i < f->n_planes; i++) {
+        GstVulkanBufferMemory *mem =
+            (GstVulkanBufferMemory *) gst_buffer_peek_memory (buf, i);
+        VkBufferMemoryBarrier *bb = &bbarriers[i];
+
+        memset (bb, 0, sizeof (*bb));
+        bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+        bb->srcAccessMask = mem->barrier.parent.access_flags;
+        bb->dstAccessMask = 0;
+        bb->srcQueueFamilyIndex = pool->queue->family;
+        bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+        bb->buffer = mem->buffer;
+        bb->offset = 0;
+        bb->size = VK_WHOLE_SIZE;
+        src_stages |= mem->barrier.parent.pipeline_stages;
+        mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+        mem->barrier.parent.access_flags = 0;
+      }
+    } else {
+      for (i = 0; i < f->n_planes; i++) {
+        GstVulkanImageMemory *mem =
+            (GstVulkanImageMemory *) gst_buffer_peek_memory (buf, i);
+        VkImageMemoryBarrier *ib = &barriers[i];
+
+        memset (ib, 0, sizeof (*ib));
+        ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+        ib->srcAccessMask = mem->barrier.parent.access_flags;
+        ib->dstAccessMask = 0;
+        ib->oldLayout = mem->barrier.image_layout;
+        ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
+        ib->srcQueueFamilyIndex = pool->queue->family;
+        ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+        ib->image = mem->image;
+        ib->subresourceRange = mem->barrier.subresource_range;
+        ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+        ib->subresourceRange.levelCount = 1;
+        ib->subresourceRange.layerCount = 1;
+        src_stages |= mem->barrier.parent.pipeline_stages;
+        mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+        mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+        mem->barrier.parent.access_flags = 0;
+      }
+    }
+    /* images and VkBuffers alike go back to the external queue family,
+     * with a fence that tells when downstream's work on them is done */
+    if (!src_stages)
+      src_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+
+    cmd = gst_vulkan_command_pool_create (pool->cmd_pool, &err);
+    if (!cmd)
+      goto error;
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    gst_vulkan_command_buffer_lock (cmd);
+    vkBeginCommandBuffer (cmd->cmd, &bi);
+    vkCmdPipelineBarrier (cmd->cmd, src_stages,
+        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
+        pool->buffers ? f->n_planes : 0, bbarriers,
+        pool->buffers ? 0 : f->n_planes, barriers);
+    vkEndCommandBuffer (cmd->cmd);
+    gst_vulkan_command_buffer_unlock (cmd);
+
+    fence = gst_cuda_vk_fence_pool_get (pool->fences, &err);
+    if (!fence)
+      goto error;
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd->cmd;
+    gst_vulkan_queue_submit_lock (pool->queue);
+    /* the fence also covers all earlier work on the queue: downstream's */
+    if (vkQueueSubmit (pool->queue->queue, 1, &si,
+            GST_VULKAN_FENCE_FENCE (fence)) != VK_SUCCESS) {
+      gst_vulkan_queue_submit_unlock (pool->queue);
+      goto error;
+    }
+    gst_vulkan_queue_submit_unlock (pool->queue);
+    g_mutex_lock (&pool->lock);
+    gst_vulkan_trash_list_add (pool->trash,
+        gst_vulkan_trash_list_acquire (pool->trash, fence,
+            gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
+    gst_vulkan_trash_list_gc (pool->trash);
+    g_mutex_unlock (&pool->lock);
+    f->fence = fence;
+  }
+
+  g_mutex_lock (&pool->lock);
+  g_queue_push_tail (&pool->released, buf);
+  g_mutex_unlock (&pool->lock);
+  return;
+
+error:
+  GST_ERROR_OBJECT (pool, "could not release the frame to CUDA: %s; "
+      "dropping it", err ? err->message : "vkQueueSubmit failed");
+  g_clear_error (&err);
+  if (cmd)
+    gst_vulkan_command_buffer_unref (cmd);
+  if (fence) {
+    /* nothing was submitted with it (it would never signal: out of the
+     * recycler); the queue may still read the image */
+    gst_cuda_vk_fence_pool_discard (pool->fences, fence);
+    gst_vulkan_fence_unref (fence);
+  }
+  gst_vulkan_queue_submit_lock (pool->queue);
+  vkQueueWaitIdle (pool->queue->queue);
+  gst_vulkan_queue_submit_unlock (pool->queue);
+  g_mutex_lock (&pool->lock);
+  pool->n_frames--;
+  g_mutex_unlock (&pool->lock);
+  gst_buffer_unref (buf);
+}
+
+static gboolean
+pool_stop (GstBufferPool * bpool)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+  GstBuffer *buf;
+
+  g_mutex_lock (&pool->lock);
+  while ((buf = g_queue_pop_head (&pool->released))) {
+    frame_wait (pool, buf);
+    pool->n_frames--;
+    g_mutex_unlock (&pool->lock);
+    gst_buffer_unref (buf);
+    g_mutex_lock (&pool->lock);
+  }
+  gst_vulkan_trash_list_wait (pool->trash, G_MAXUINT64);
+  g_mutex_unlock (&pool->lock);
+
+  return GST_BUFFER_POOL_CLASS (gst_cuda_vk_image_pool_parent_class)->stop
+      (bpool);
+}
+
+static void
+pool_finalize (GObject * object)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (object);
+
+  g_assert (pool->released.length == 0);
+  gst_clear_object (&pool->trash);
+  gst_cuda_vk_fence_pool_free (pool->fences);
+  gst_clear_object (&pool->cmd_pool);
+  gst_clear_object (&pool->queue);
+  gst_clear_object (&pool->device);
+  g_mutex_clear (&pool->lock);
+  G_OBJECT_CLASS (gst_cuda_vk_image_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_vk_image_pool_class_init (GstCudaVkImagePoolClass * klass)
+{
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = pool_finalize;
+  pool_class->alloc_buffer = pool_alloc_buffer;
+  pool_class->acquire_buffer = pool_acquire_buffer;
+  pool_class->release_buffer = pool_release_buffer;
+  pool_class->stop = pool_stop;
+  frame_quark = g_quark_from_static_string ("GstCudaVkFrame");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_frame_pool_debug, "cudavkframepool", 0,
+      "cudatovulkan's pool of exportable frames");
+}
+
+static void
+gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
+{
+  g_mutex_init (&pool->lock);
+  g_queue_init (&pool->released);
+}
+
+GstBufferPool *
+gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean buffers)
+{
+  GstCudaVkImagePool *pool = g_object_new (GST_TYPE_CUDA_VK_IMAGE_POOL, NULL);
+  GstStructure *config;
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  gst_object_ref_sink (pool);
+  pool->bridge = b;
+  pool->device = gst_object_ref (b->device);
+  pool->queue = gst_object_ref (b->queue);
+  pool->cmd_pool = gst_object_ref (b->cmd_pool);
+  pool->trash = gst_vulkan_trash_fence_list_new ();
+  pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
+  pool->info = *info;
+  pool->buffers = buffers;
+
+  config = gst_buffer_pool_get_config (GST_BUFFER_POOL (pool));
+  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
+  gst_caps_unref (caps);
+  gst_buffer_pool_set_config (GST_BUFFER_POOL (pool), config);
+  return GST_BUFFER_POOL (pool);
+}

@@ -1,0 +1,40 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudatovulkan's output pool (see the .c file). Not installed.
+ */
+#pragma once
+
+#include "gstcudavkbridge.h"
+
+G_BEGIN_DECLS
+
+/* one plane of a frame: the memory and what frees it */
+typedef struct
+{
+  GstCudaVkPlane plane;
+  GstCudaContext *cuda;
+  GstVulkanDevice *device;
+} GstCudaVkFramePlane;
+
+typedef struct
+{
+  GstCudaVkFramePlane *planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+  gboolean used;                /* acquired by the queue at least once */
+  GstVulkanFence *fence;        /* downstream's work on it done */
+  /* GPU path: CUDA signals it after the copy into this frame, the acquire
+   * submission waits on it; created on first use */
+  GstCudaVkSemaphore *sem;
+} GstCudaVkFrame;
+
+/* The frame of a buffer of the pool */
+GstCudaVkFrame * gst_cuda_vk_frame_get     (GstBuffer * buf);
+
+/* A pool of frames of @info for @b (images, or buffers with @buffers) */
+GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b,
+                                             GstVideoInfo * info,
+                                             gboolean buffers);
+
+G_END_DECLS
