@@ -379,7 +379,6 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstCudaSyncMeta *meta;
   GError *err = NULL;
   guint64 value = 0;
-  guint i;
 
   if (!self->negotiated || gst_pad_check_reconfigure
       (GST_BASE_TRANSFORM_SRC_PAD (trans))) {
@@ -402,23 +401,9 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* The producer may itself have left work pending behind acquire points:
    * order our signal after them, on the GPU. */
   meta = gst_buffer_get_cuda_sync_meta (buf);
-  if (meta && gst_cuda_sync_meta_get_n_acquire (meta) > 0) {
-    for (i = 0; i < gst_cuda_sync_meta_get_n_acquire (meta); i++) {
-      if (!gst_cuda_sync_base_filter_check_semaphore (base,
-              gst_cuda_sync_meta_get_acquire (meta, i, NULL),
-              "Acquire point of the incoming buffer"))
-        return GST_FLOW_ERROR;
-    }
-    if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream,
-            gst_cuda_sync_base_filter_get_flags (base),
-            &err)) {
-      GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
-          "Could not wait for the incoming buffer's acquire points");
-      return GST_FLOW_ERROR;
-    }
-    gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_WAITS,
-        gst_cuda_sync_meta_get_n_acquire (meta));
-  }
+  if (meta && gst_cuda_sync_meta_get_n_acquire (meta) > 0 &&
+      !gst_cuda_sync_base_filter_wait_acquire (base, meta, stream))
+    return GST_FLOW_ERROR;
 
   if (!self->active)
     return apply_fallback (self, stream, "No semaphore: downstream offered none and "

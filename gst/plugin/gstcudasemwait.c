@@ -247,23 +247,11 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!meta || (n = gst_cuda_sync_meta_get_n_acquire (meta)) == 0)
     return GST_FLOW_OK;
 
-  for (i = 0; i < n; i++) {
-    if (!gst_cuda_sync_base_filter_check_semaphore (base,
-            gst_cuda_sync_meta_get_acquire (meta, i, NULL),
-            "Acquire point of the incoming buffer"))
-      return GST_FLOW_ERROR;
-  }
-
   stream = wait_stream (buf);
-  if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream,
-          gst_cuda_sync_base_filter_get_flags (base), &err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
-        "Could not enqueue the semaphore waits");
+  if (!gst_cuda_sync_base_filter_wait_acquire (base, meta, stream))
     return GST_FLOW_ERROR;
-  }
   for (i = 0; stream && i < gst_buffer_n_memory (buf); i++)
     gst_cuda_sync_memory_mark_pending (gst_buffer_peek_memory (buf, i));
-  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_WAITS, n);
 
   GST_OBJECT_LOCK (self);
   mode = self->wait_mode;

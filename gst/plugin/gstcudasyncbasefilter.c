@@ -469,6 +469,26 @@ gst_cuda_sync_base_filter_input_stream (GstCudaSyncBaseFilter * self,
   return TRUE;
 }
 
+/* Waits on @stream, on the GPU, for @meta's acquire points (each on a
+ * semaphore of the element's context) and counts them; element error
+ * otherwise */
+gboolean
+gst_cuda_sync_base_filter_wait_acquire (GstCudaSyncBaseFilter * self,
+    GstCudaSyncMeta * meta, CUstream stream)
+{
+  GError *err = NULL;
+  guint n = 0;
+
+  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, PRIV (self)->context,
+          stream, gst_cuda_sync_base_filter_get_flags (self), &n, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
+        "Could not wait for the incoming buffer's acquire points");
+    return FALSE;
+  }
+  gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_WAITS, n);
+  return TRUE;
+}
+
 /* Blocks on @stream (where the buffer's work is): counted in cpu-syncs. */
 gboolean
 gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,

@@ -61,6 +61,9 @@ gboolean           gst_cuda_sync_base_filter_input_stream  (GstCudaSyncBaseFilte
                                                             GstBuffer * buffer,
                                                             CUstream * stream,
                                                             GError ** error);
+gboolean           gst_cuda_sync_base_filter_wait_acquire  (GstCudaSyncBaseFilter * self,
+                                                            GstCudaSyncMeta * meta,
+                                                            CUstream stream);
 gboolean           gst_cuda_sync_base_filter_cpu_sync      (GstCudaSyncBaseFilter * self,
                                                             CUstream stream);
 

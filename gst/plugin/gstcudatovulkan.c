@@ -439,25 +439,212 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
   return TRUE;
 }
 
+/* The incoming buffer's acquire points (an upstream cudasemsignal's),
+ * waited for on the element's stream, on the GPU */
+static gboolean
+wait_acquire_points (GstCudaToVulkan * self, GstCudaSyncMeta * meta,
+    GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  guint n_waits = 0;
+
+  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, b->cuda, b->stream,
+          GST_CUDA_SYNC_FLAG_NONE, &n_waits, error))
+    return FALSE;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, n_waits);
+  return TRUE;
+}
+
+/* The CUDA half: copies @cmem into @f's planes on the element's stream,
+ * after the producer's pending work */
+static gboolean
+copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
+    GstCudaVkFrame * f, GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GstVideoInfo *info = &self->in_info;
+  gboolean ok = TRUE;
+  GstMapInfo map;
+  guint i;
+
+  /* 1.24+: the producer's work on the memory's own stream may be pending */
+  if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), b->stream,
+          error))
+    return FALSE;
+  if (!gst_memory_map (GST_MEMORY_CAST (cmem), &map,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "Could not map the input CUDA memory");
+    return FALSE;
+  }
+  if (!gst_cuda_context_push (b->cuda)) {
+    gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  for (i = 0; i < f->n_planes && ok; i++) {
+    GstCudaVkPlane *p = &f->planes[i]->plane;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize wbytes, h;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    ok = gst_cuda_vk_copy_2d (b, p->cuda_ptr, p->pitch,
+        (CUdeviceptr) map.data + GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
+        GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i), wbytes, h, error);
+  }
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
+  if (ok)
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
+  return ok;
+}
+
+/* memory:VulkanBuffer: take the buffer over from CUDA, and what later
+ * vulkan elements order after */
+static void
+buffer_take_over (GstCudaVkBridge * b, GstVulkanBufferMemory * mem,
+    VkBufferMemoryBarrier * bb)
+{
+  *bb = (VkBufferMemoryBarrier) {
+    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+    .srcAccessMask = 0,
+    .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
+    .dstQueueFamilyIndex = b->queue->family,
+    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
+  };
+  mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
+  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
+  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
+  mem->barrier.offset = 0;
+  mem->barrier.size = VK_WHOLE_SIZE;
+}
+
+/* memory:VulkanImage: the same for an image (frame_init_layout() left it
+ * GENERAL, and each release does) */
+static void
+image_take_over (GstCudaVkBridge * b, GstVulkanImageMemory * mem,
+    VkImageMemoryBarrier * ib, GstCudaVkSubmitSync * sync)
+{
+  *ib = (VkImageMemoryBarrier) {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+    .srcAccessMask = 0,
+    .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+    .oldLayout = VK_IMAGE_LAYOUT_GENERAL,
+    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
+    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
+    .dstQueueFamilyIndex = b->queue->family,
+    .image = mem->image,
+    .subresourceRange = {
+      .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
+    },
+  };
+  mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
+  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
+  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
+  mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+  mem->barrier.subresource_range = ib->subresourceRange;
+  /* 1.24+: GstVulkanOperation users (vulkandownload ...) order themselves
+   * after this submission by the image's timeline */
+  gst_cuda_vk_sync_add_memory (sync, &mem->barrier.parent);
+}
+
+/* The Vulkan half: a submission that waits for CUDA's signal (GPU path)
+ * and takes @outbuf's memories over from CUDA */
+static gboolean
+submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
+    GstCudaVkFrame * f, gboolean gpu, GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
+  VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES];
+  GstCudaVkSubmitSync sync = { 0, };
+  GstVulkanCommandBuffer *cmd;
+  GstVulkanFence *fence;
+  guint i;
+
+  cmd = gst_cuda_vk_bridge_begin (b, error);
+  if (!cmd)
+    return FALSE;
+  for (i = 0; i < f->n_planes; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (outbuf, i);
+
+    if (self->out_buffers)
+      buffer_take_over (b, (GstVulkanBufferMemory *) mem, &bb[i]);
+    else
+      image_take_over (b, (GstVulkanImageMemory *) mem, &ib[i], &sync);
+  }
+  /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
+   * the wait, this barrier and every later command on the queue one
+   * dependency chain, so downstream's own submissions read the frame only
+   * after CUDA's copy. With TOP_OF_PIPE here the chain is broken: seen on
+   * the H200 as a vulkandownload branch reading a frame early, with several
+   * branches submitting to one queue. */
+  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
+      self->out_buffers ? f->n_planes : 0, bb,
+      self->out_buffers ? 0 : f->n_planes, ib);
+  if (gpu)
+    gst_cuda_vk_sync_add_wait (&sync, f->sem->vk_sem, 0);
+  fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
+      GST_MINI_OBJECT_CAST (outbuf), error);
+  if (!fence)
+    return FALSE;
+  /* the signal counts as consumed once this fence has signalled */
+  if (gpu)
+    gst_cuda_vk_semaphore_wait_submitted (f->sem, fence);
+  gst_vulkan_fence_unref (fence);
+  f->used = TRUE;
+  return TRUE;
+}
+
+/* The CUDA side of a frame: acquire points, the copy, then either the
+ * frame's semaphore signal (GPU path; the input held until the copy has
+ * run) or a CPU wait for the copy (fallback) */
+static gboolean
+cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
+    GstCudaVkFrame * f, gboolean gpu, GError ** error)
+{
+  GstCudaVkBridge *b = &self->bridge;
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
+
+  if (meta && !wait_acquire_points (self, meta, error))
+    return FALSE;
+  if (!copy_into_frame (self, cmem, f, error))
+    return FALSE;
+  if (!gpu) {
+    /* Vulkan cannot wait on the GPU: make the copy complete first (a host
+     * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
+    return gst_cuda_vk_bridge_cpu_sync (b, error);
+  }
+  /* before the signal: a failure here leaves the frame's semaphore
+   * unsignalled, so the frame stays reusable */
+  if (!hold_input (self, inbuf, meta, error))
+    return FALSE;
+  /* the frame's own semaphore; the pool handed the frame out only once
+   * the Vulkan wait on its previous signal had completed */
+  if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, error))
+    return FALSE;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
   GstCudaVkBridge *b = &self->bridge;
-  GstVideoInfo *info = &self->in_info;
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (outbuf);
-  GstCudaSyncMeta *meta;
-  GstCudaMemory *cmem;
-  GstMapInfo map;
-  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
-  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
-  GstVulkanCommandBuffer *cmd;
-  GstVulkanFence *fence;
-  GstCudaVkSubmitSync sync = { 0, };
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
+  GstCudaMemory *cmem;
   GError *err = NULL;
-  guint i;
 
   if (!check_input (self, inbuf, &cmem))
     return GST_FLOW_ERROR;
@@ -472,170 +659,19 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     }
   }
 
-  if (!gst_cuda_context_push (b->cuda)) {
+  if (!cuda_side (self, inbuf, cmem, f, gpu, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not copy the CUDA frame "
+        "into shareable Vulkan memory");
+    return GST_FLOW_ERROR;
+  }
+  if (!submit_take_over (self, outbuf, f, gpu, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current"), (NULL));
+        ("Could not hand the frame over to Vulkan"), ("%s",
+            err ? err->message : "unknown error"));
+    g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
-
-  meta = gst_buffer_get_cuda_sync_meta (inbuf);
-  if (meta && gst_cuda_sync_meta_get_n_acquire (meta) > 0) {
-    for (i = 0; i < gst_cuda_sync_meta_get_n_acquire (meta); i++) {
-      if (!gst_cuda_semaphore_check_context (gst_cuda_sync_meta_get_acquire
-              (meta, i, NULL), b->cuda, &err))
-        goto cuda_error;
-    }
-    if (!gst_cuda_sync_meta_wait_gpu (meta, b->stream, &err))
-      goto cuda_error;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS,
-        gst_cuda_sync_meta_get_n_acquire (meta));
-  }
-
-  /* 1.24+: the producer's work on the memory's own stream may be pending */
-  if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), b->stream,
-          &err))
-    goto cuda_error;
-
-  if (!gst_memory_map (GST_MEMORY_CAST (cmem), &map,
-          GST_MAP_READ | GST_MAP_CUDA)) {
-    gst_cuda_context_pop (NULL);
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map CUDA memory"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-  for (i = 0; i < f->n_planes; i++) {
-    GstCudaVkPlane *p = &f->planes[i]->plane;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize wbytes, h;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    if (!gst_cuda_vk_copy_2d (b, p->cuda_ptr, p->pitch,
-            (CUdeviceptr) map.data + GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info,
-                i), GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i), wbytes, h,
-            &err)) {
-      gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
-      goto cuda_error;
-    }
-  }
-  gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
-
-  if (gpu) {
-    /* before the signal: a failure here leaves the frame's semaphore
-     * unsignalled, so the frame stays reusable */
-    if (!hold_input (self, inbuf, meta, &err))
-      goto cuda_error;
-    /* the frame's own semaphore; the pool handed the frame out only once
-     * the Vulkan wait on its previous signal had completed */
-    if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, &err))
-      goto cuda_error;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-  }
-  gst_cuda_context_pop (NULL);
-
-  if (!gpu) {
-    /* Vulkan cannot wait on the GPU: make the copy complete first (a host
-     * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
-    if (!gst_cuda_vk_bridge_cpu_sync (b, &err)) {
-      GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "CUDA synchronisation failed");
-      return GST_FLOW_ERROR;
-    }
-  }
-
-  cmd = gst_cuda_vk_bridge_begin (b, &err);
-  if (!cmd)
-    goto vk_error;
-  for (i = 0; i < f->n_planes && self->out_buffers; i++) {
-    GstVulkanBufferMemory *mem =
-        (GstVulkanBufferMemory *) gst_buffer_peek_memory (outbuf, i);
-    VkBufferMemoryBarrier *bb = &bbarriers[i];
-
-    memset (bb, 0, sizeof (*bb));
-    bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-    bb->srcAccessMask = 0;
-    bb->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-    bb->srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-    bb->dstQueueFamilyIndex = b->queue->family;
-    bb->buffer = mem->buffer;
-    bb->offset = 0;
-    bb->size = VK_WHOLE_SIZE;
-
-    /* what later vulkan elements order after */
-    mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
-    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-    gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
-    mem->barrier.offset = 0;
-    mem->barrier.size = VK_WHOLE_SIZE;
-  }
-  for (i = 0; i < f->n_planes && !self->out_buffers; i++) {
-    GstVulkanImageMemory *mem =
-        (GstVulkanImageMemory *) gst_buffer_peek_memory (outbuf, i);
-    VkImageMemoryBarrier *ib = &barriers[i];
-
-    memset (ib, 0, sizeof (*ib));
-    ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-    ib->srcAccessMask = 0;
-    ib->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-    /* frame_init_layout() left it GENERAL, and each release does */
-    ib->oldLayout = VK_IMAGE_LAYOUT_GENERAL;
-    ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    ib->srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-    ib->dstQueueFamilyIndex = b->queue->family;
-    ib->image = mem->image;
-    ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    ib->subresourceRange.levelCount = 1;
-    ib->subresourceRange.layerCount = 1;
-
-    /* what later vulkan elements order after */
-    mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
-    mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-    gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
-    mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-    /* 1.24+: GstVulkanOperation users (vulkandownload ...) order
-     * themselves after this submission by the image's timeline */
-    gst_cuda_vk_sync_add_memory (&sync, &mem->barrier.parent);
-    mem->barrier.subresource_range = ib->subresourceRange;
-  }
-  /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
-   * the wait, this barrier and every later command on the queue one
-   * dependency chain, so downstream's own submissions read the frame only
-   * after CUDA's copy. With TOP_OF_PIPE here the chain is broken: seen on
-   * the H200 as a vulkandownload branch reading a frame early, with several
-   * branches submitting to one queue. */
-  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
-      self->out_buffers ? f->n_planes : 0, bbarriers,
-      self->out_buffers ? 0 : f->n_planes, barriers);
-  if (gpu)
-    gst_cuda_vk_sync_add_wait (&sync, f->sem->vk_sem, 0);
-  fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
-      GST_MINI_OBJECT_CAST (outbuf), &err);
-  if (!fence)
-    goto vk_error;
-  if (gpu) {
-    /* the signal counts as consumed once this fence has signalled */
-    gst_cuda_vk_semaphore_wait_submitted (f->sem, fence);
-  }
-  gst_vulkan_fence_unref (fence);
-  f->used = TRUE;
   return GST_FLOW_OK;
-
-cuda_error:
-  gst_cuda_context_pop (NULL);
-  GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "CUDA operation failed");
-  return GST_FLOW_ERROR;
-
-vk_error:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("Could not hand the frame over to Vulkan"), ("%s",
-          err ? err->message : "unknown error"));
-  g_clear_error (&err);
-  return GST_FLOW_ERROR;
 }
 
 static void
