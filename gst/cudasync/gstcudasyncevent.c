@@ -25,6 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
+/* destruction, context pushed (_gst_cuda_sync_defer()) */
+static void
+destroy_event (GstCudaContext * context, gpointer data)
+{
+  GST_CUDA_SYNC_CALL (cuEventDestroy) ((CUevent) data);
+}
+
 struct _GstCudaSyncEvent
 {
   gint refcount;
@@ -119,10 +126,8 @@ gst_cuda_sync_event_unref (GstCudaSyncEvent * event)
 
   if (!g_atomic_int_dec_and_test (&event->refcount))
     return;
-  if (gst_cuda_context_push (event->context)) {
-    GST_CUDA_SYNC_CALL (cuEventDestroy) (event->event);
-    gst_cuda_context_pop (NULL);
-  }
+  _gst_cuda_sync_defer (event->context, NULL, FALSE, destroy_event,
+      event->event);
   gst_object_unref (event->context);
   g_free (event);
 }
@@ -249,6 +254,7 @@ gst_cuda_sync_event_wait_gpu (GstCudaSyncEvent * event, CUstream stream,
  *
  * Since: 0.2
  */
+
 struct _GstCudaSyncExternalMemory
 {
   GstCudaContext *context;
@@ -256,8 +262,19 @@ struct _GstCudaSyncExternalMemory
   CUdeviceptr ptr;
 };
 
+static void
+destroy_external_memory (GstCudaContext * context, gpointer data)
+{
+  GstCudaSyncExternalMemory *mem = data;
+
+  GST_CUDA_SYNC_CALL (cuMemFree) (mem->ptr);
+  GST_CUDA_SYNC_CALL (cuDestroyExternalMemory) (mem->handle);
+  gst_object_unref (mem->context);
+  g_free (mem);
+}
+
 /**
- * gst_cuda_sync_external_memory_import_fd:
+ * gst_cuda_sync_external_memory_import_fd: (skip)
  * @context: a #GstCudaContext
  * @fd: an opaque POSIX fd of the memory (`CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD`)
  * @size: the size of the memory (the exporter's allocation size)
@@ -318,7 +335,7 @@ gst_cuda_sync_external_memory_import_fd (GstCudaContext * context, gint fd,
 }
 
 /**
- * gst_cuda_sync_external_memory_get_pointer:
+ * gst_cuda_sync_external_memory_get_pointer: (skip)
  * @mem: an imported #GstCudaSyncExternalMemory
  *
  * Gets where the memory is mapped in its CUDA context.
@@ -336,7 +353,7 @@ gst_cuda_sync_external_memory_get_pointer (GstCudaSyncExternalMemory * mem)
 }
 
 /**
- * gst_cuda_sync_external_memory_free:
+ * gst_cuda_sync_external_memory_free: (skip)
  * @mem: (transfer full): a #GstCudaSyncExternalMemory
  *
  * Unmaps and releases the memory. The caller makes sure that no GPU work
@@ -349,16 +366,10 @@ gst_cuda_sync_external_memory_free (GstCudaSyncExternalMemory * mem)
 {
   g_return_if_fail (mem != NULL);
 
-  if (gst_cuda_context_push (mem->context)) {
-    GST_CUDA_SYNC_CALL (cuMemFree) (mem->ptr);
-    GST_CUDA_SYNC_CALL (cuDestroyExternalMemory) (mem->handle);
-    gst_cuda_context_pop (NULL);
-  } else {
-    GST_WARNING_OBJECT (mem->context, "cannot push the CUDA context: "
-        "leaking the external memory");
-  }
-  gst_object_unref (mem->context);
-  g_free (mem);
+  /* now if the context can be made current, else on the library's worker
+   * (which leaks it, with an error, if it cannot either) */
+  _gst_cuda_sync_defer (mem->context, NULL, FALSE, destroy_external_memory,
+      mem);
 }
 
 /**

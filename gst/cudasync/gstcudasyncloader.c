@@ -357,15 +357,17 @@ _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
   DeferredJob *job;
 
   if ((!events || events->len == 0) && !sync_context) {
+    /* nothing to wait for: now, on the caller's thread; if the context
+     * cannot be made current here, the worker tries again */
     if (gst_cuda_context_push (context)) {
       func (context, data);
       gst_cuda_context_pop (NULL);
-    } else {
-      GST_ERROR_OBJECT (context, "cannot push CUDA context; leaking");
+      if (events)
+        g_array_unref (events);
+      return;
     }
-    if (events)
-      g_array_unref (events);
-    return;
+    GST_WARNING_OBJECT (context, "cannot push the CUDA context: destruction "
+        "left to the worker thread");
   }
 
   job = g_new0 (DeferredJob, 1);

@@ -563,6 +563,51 @@ gst_cuda_sync_meta_wait_gpu (GstCudaSyncMeta * meta, CUstream stream,
 }
 
 /**
+ * gst_cuda_sync_meta_wait_gpu_checked:
+ * @meta: a #GstCudaSyncMeta
+ * @context: the #GstCudaContext of @stream: every acquire point must be on
+ *   a semaphore imported there
+ * @stream: (type gpointer): the CUDA stream that must wait (%NULL: legacy
+ *   default stream)
+ * @flags: #GstCudaSyncFlags for the NvSciSync waits
+ * @n_waits: (out) (optional): the number of acquire points waited for
+ * @error: return location for a #GError
+ *
+ * What a consumer does with an incoming buffer's meta: checks that every
+ * acquire point's semaphore belongs to @context
+ * (%GST_CUDA_SYNC_ERROR_WRONG_DEVICE otherwise, before any wait is
+ * enqueued), then enqueues the waits (gst_cuda_sync_meta_wait_gpu_full()).
+ *
+ * Returns: %TRUE if every wait was enqueued
+ *
+ * Since: 0.2
+ */
+gboolean
+gst_cuda_sync_meta_wait_gpu_checked (GstCudaSyncMeta * meta,
+    GstCudaContext * context, CUstream stream, GstCudaSyncFlags flags,
+    guint * n_waits, GError ** error)
+{
+  guint i;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (n_waits)
+    *n_waits = 0;
+  for (i = 0; i < meta->acquire->len; i++) {
+    SyncPoint *p = g_ptr_array_index (meta->acquire, i);
+
+    if (!gst_cuda_semaphore_check_context (p->sem, context, error))
+      return FALSE;
+  }
+  if (!gst_cuda_sync_meta_wait_gpu_full (meta, stream, flags, error))
+    return FALSE;
+  if (n_waits)
+    *n_waits = meta->acquire->len;
+  return TRUE;
+}
+
+/**
  * gst_cuda_sync_meta_wait_gpu_full:
  * @meta: a #GstCudaSyncMeta
  * @stream: (type gpointer): the CUDA stream that must wait (%NULL: legacy

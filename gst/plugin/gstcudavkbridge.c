@@ -423,14 +423,22 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   }
   gst_cuda_vk_fence_pool_free (b->fences);
   b->fences = NULL;
-  if (b->stream && b->cuda && gst_cuda_context_push (b->cuda)) {
+  if (b->stream && b->cuda) {
     /* the semaphores and the pooled memory may still be used by enqueued
-     * work: let it finish (stop is not the streaming thread) */
+     * work: let it finish (stop is not the streaming thread). A stream
+     * belongs to its context: it can be synchronised and destroyed without
+     * the context current, if pushing it fails. */
+    gboolean pushed = gst_cuda_context_push (b->cuda);
+
+    if (!pushed)
+      GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
+          "current to release the stream");
     CuStreamSynchronize (b->stream);
 #if !GST_CHECK_VERSION(1, 24, 0)
     CuStreamDestroy (b->stream);
 #endif
-    gst_cuda_context_pop (NULL);
+    if (pushed)
+      gst_cuda_context_pop (NULL);
   }
 #if GST_CHECK_VERSION(1, 24, 0)
   /* memory still carrying it keeps it alive */
