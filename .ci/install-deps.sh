@@ -19,6 +19,7 @@ PKGS=(
   check
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-bad-1.0   # GI + the Python test
   libgl-dev   # gst/cuda/cuda-gst.h includes cudaGL.h, which includes GL/gl.h
+  libjson-glib-dev   # the bench writes its JSON with json-glib
   gi-docgen   # the API reference (meson option doc, docs/reference)
 )
 

@@ -1,0 +1,890 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The frame harness of scenarios 2 to 6: see frames.h.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "frames.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/cuda/gstcudamemory.h>
+
+/* ------------------------------------------------------------------ */
+/* the run                                                              */
+/* ------------------------------------------------------------------ */
+
+void
+run_init (Run * run, Bench * b, S2Config * cfg, gint mode, FrameWriter writer,
+    CUstream pstream, GAsyncQueue * free_pairs)
+{
+  ModeResult *m = &cfg->m[mode];
+
+  memset (run, 0, sizeof (*run));
+  g_mutex_init (&run->lock);
+  run->b = b;
+  run->cfg = cfg;
+  run->mode = mode;
+  run->spec.writer = writer;
+  run->spec.gpu_us = cfg->gpu_us;
+  run->spec.grid = MAX (b->r.sm_count, 1) * 4;
+  run->spec.stream = pstream;
+  run->free_pairs = free_pairs;
+  run->total = m->frames + m->warmup;
+  run->warmup = m->warmup;
+  run->lat_us = series_new ();
+  run->kern_us = series_new ();
+}
+
+void
+run_clear (Run * run)
+{
+  g_array_unref (run->lat_us);
+  g_array_unref (run->kern_us);
+  g_free (run->error);
+  g_mutex_clear (&run->lock);
+}
+
+void
+run_error (Run * run, gchar * error)
+{
+  g_mutex_lock (&run->lock);
+  if (!run->error)
+    run->error = error;
+  else
+    g_free (error);
+  g_mutex_unlock (&run->lock);
+  /* unblock a producer waiting for a pool buffer */
+  if (run->pool)
+    gst_buffer_pool_set_flushing (run->pool, TRUE);
+}
+
+gboolean
+run_failed (Run * run)
+{
+  gboolean f;
+
+  g_mutex_lock (&run->lock);
+  f = run->error != NULL;
+  g_mutex_unlock (&run->lock);
+  return f;
+}
+
+/* the measured window: from the consumer's end of the last warm-up frame to
+ * its end of the last frame, so that it holds exactly the measured frames'
+ * completions (opening it when the producer starts the first measured frame
+ * also counted the warm-up frames still in flight: up to --in-flight - 1
+ * frames of GPU work too many) */
+void
+run_window (Run * run, guint frame)
+{
+  if (frame + 1 == run->warmup) {
+    run->t_start = mono_s ();
+    run->cpu_start = process_cpu_s ();
+  }
+  if (frame == run->total - 1) {
+    run->t_end = mono_s ();
+    run->cpu_end = process_cpu_s ();
+  }
+}
+
+void
+run_record (Run * run, ModeResult * m)
+{
+  Bench *b = run->b;
+  guint n_meas = run->total - run->warmup;
+  gdouble dt = run->t_end - run->t_start;
+
+  series_add (m->fps, dt > 0 ? n_meas / dt : NAN);
+  series_add (m->proc_cpu_us, (run->cpu_end - run->cpu_start) * 1e6 / n_meas);
+  series_add (m->prod_cpu_us, run->prod_cpu * 1e6 / n_meas);
+  series_add (m->lat_p50_us, series_percentile (run->lat_us, 0.50));
+  series_add (m->lat_p99_us, series_percentile (run->lat_us, 0.99));
+  if (run->kern_us->len)
+    series_add (m->kernel_us, series_median (run->kern_us));
+  if (b->sim_thread_cpu_syncs)
+    series_add (m->sim_syncs, (gdouble) run->sim_syncs / n_meas);
+}
+
+/* ------------------------------------------------------------------ */
+/* probes                                                               */
+/* ------------------------------------------------------------------ */
+
+/* a1: the consumer's own stream waits for cudasemsignal's acquire point */
+static void
+consumer_wait_a1 (Run * run, GstBuffer * buf)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  GError *err = NULL;
+
+  if (!meta || gst_cuda_sync_meta_get_n_acquire (meta) == 0) {
+    run_error (run, g_strdup ("a1: the buffer after cudasemsignal has "
+            "no acquire point"));
+  } else if (!gst_cuda_sync_meta_wait_gpu (meta, run->cstream, &err)) {
+    run_error (run, g_strdup_printf ("a1: gst_cuda_sync_meta_wait_gpu: "
+            "%s", err->message));
+    g_clear_error (&err);
+  }
+}
+
+/* The consumer end on the streaming thread (scenarios 2 and 4): records the
+ * frame's end event E1 on the legacy default stream (after cudasemwait's
+ * waits, or after vulkantocuda's / cudaupload's work), or for a1 on the
+ * consumer's own non-blocking stream after waiting for the buffer's
+ * acquire points there, and hands the buffer to the recycler. */
+static GstPadProbeReturn
+s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  RecycleItem *item;
+  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
+  if (!run->cur_pair)
+    return GST_PAD_PROBE_OK;
+
+  if (gst_cuda_context_push (run->b->ctx)) {
+    if (run->cstream)
+      consumer_wait_a1 (run, buf);
+    r = drv.cuEventRecord (run->cur_pair->e1, run->cstream);
+    gst_cuda_context_pop (NULL);
+  }
+  if (r != CUDA_SUCCESS)
+    run_error (run, cu_error ("cuEventRecord (consumer)", r));
+
+  item = g_new0 (RecycleItem, 1);
+  item->buf = gst_buffer_ref (buf);
+  item->pair = run->cur_pair;
+  item->frame = run->cur_frame;
+  item->e1_recorded = TRUE;
+  item->kernel = run->sysframe == NULL;
+  item->t0 = run->cur_t0;
+  run->cur_pair = NULL;
+  g_async_queue_push (run->recycle_q, item);
+  return GST_PAD_PROBE_OK;
+}
+
+/* scenario 3: a frame came out of vulkandownload (the Vulkan consumer is
+ * done with it), on the thread after the queue. Frames come out in order. */
+GstPadProbeReturn
+s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    RecycleItem *item = g_async_queue_try_pop (run->pending);
+
+    if (!item) {
+      run_error (run, g_strdup ("a frame came out of vulkandownload that "
+              "the producer did not push"));
+      return GST_PAD_PROBE_OK;
+    }
+    item->t1 = mono_s ();
+    if (run->sink_event) {
+      /* scenario 5: the CUDA consumer's end event, after vulkantocuda's
+       * copy (it makes the legacy default stream wait for it) */
+      CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+
+      if (gst_cuda_context_push (run->b->ctx)) {
+        r = drv.cuEventRecord (item->pair->e1, NULL);
+        gst_cuda_context_pop (NULL);
+      }
+      if (r != CUDA_SUCCESS)
+        run_error (run, cu_error ("cuEventRecord (consumer)", r));
+      else
+        item->e1_recorded = TRUE;
+      item->out = gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info));
+    }
+    g_async_queue_push (run->recycle_q, item);
+  } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM &&
+      GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn
+s3_cpu_sync_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  gchar *error = NULL;
+
+  if (!ctx_sync (run->b, &error))
+    run_error (run, error);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+add_buffer_probe (GstElement * element, const gchar * pad_name,
+    GstPadProbeCallback func, Run * run)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, func, run, NULL);
+  gst_object_unref (pad);
+}
+
+/* ------------------------------------------------------------------ */
+/* recycler and producer                                                */
+/* ------------------------------------------------------------------ */
+
+/* Waits for the item's end (and kernel) events and reads them: *ms the
+ * latency (GPU time, or left for the wall clock), *kms the frame write. */
+static CUresult
+recycler_wait (Run * run, RecycleItem * item, gfloat * ms, gfloat * kms)
+{
+  CUresult r = CUDA_SUCCESS;
+
+  if (!item->e1_recorded && !item->kernel)
+    return CUDA_SUCCESS;
+  if (!gst_cuda_context_push (run->b->ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (item->e1_recorded) {
+    if (run->poll) {
+      /* 2d a4_poll: no blocking wait in the driver */
+      while ((r = drv.cuEventQuery (item->pair->e1)) == CUDA_ERROR_NOT_READY)
+        g_usleep (20);
+    } else {
+      r = drv.cuEventSynchronize (item->pair->e1);
+    }
+    if (run->wall)
+      item->t1 = mono_s ();
+    else if (r == CUDA_SUCCESS)
+      r = drv.cuEventElapsedTime (ms, item->pair->e0, item->pair->e1);
+  }
+  if (item->kernel) {
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventSynchronize (item->pair->ek);
+    if (r == CUDA_SUCCESS)
+      r = drv.cuEventElapsedTime (kms, item->pair->e0, item->pair->ek);
+  }
+  gst_cuda_context_pop (NULL);
+  return r;
+}
+
+/* Waits (off the streaming thread) until the consumer's end of each frame,
+ * reads the latency, then returns the buffer to the pool: this is what
+ * bounds the frames in flight to the pool size. */
+static gpointer
+s2_recycler (gpointer data)
+{
+  Run *run = data;
+
+  for (;;) {
+    RecycleItem *item = run->wall ?
+        g_async_queue_timeout_pop (run->recycle_q, RUN_WAIT_US) :
+        g_async_queue_pop (run->recycle_q);
+    gfloat ms = 0, kms = 0;
+    CUresult r;
+
+    if (!item) {
+      run_error (run, g_strdup_printf ("no frame came out of the pipeline "
+              "for %d s", (gint) (RUN_WAIT_US / G_USEC_PER_SEC)));
+      break;
+    }
+    if (!item->buf) {
+      g_free (item);
+      break;
+    }
+    r = recycler_wait (run, item, &ms, &kms);
+    if (run->wall)
+      ms = (item->t1 - item->t0) * 1e3;
+    if (r != CUDA_SUCCESS)
+      run_error (run, cu_error ("cuEventSynchronize/cuEventElapsedTime", r));
+    else if (item->frame >= run->warmup) {
+      series_add (run->lat_us, ms * 1000.0);
+      if (item->kernel)
+        series_add (run->kern_us, kms * 1000.0);
+    }
+    run_window (run, item->frame);
+    gst_buffer_unref (item->buf);
+    if (item->out)
+      gst_buffer_unref (item->out);
+    g_async_queue_push (run->free_pairs, item->pair);
+    g_free (item);
+    bench_progress (&run->b->wd);
+  }
+  return NULL;
+}
+
+/* E0, the frame write, EK (and the CPU-synchronised modes' wait) on the
+ * producer stream; call with the context pushed. *what: the failed call. */
+static CUresult
+enqueue_frame (Run * run, EvPair * pair, GstBuffer * buf, guint8 * data,
+    guint n, const gchar ** what)
+{
+  CUresult r;
+
+  *what = "cuEventRecord (producer stream)";
+  r = drv.cuEventRecord (pair->e0, run->spec.stream);
+  if (r == CUDA_SUCCESS) {
+    *what = run->spec.writer == WRITER_KERNEL ? "cuLaunchKernel" :
+        "cuMemsetD32Async";
+    r = frame_write (run->b, &run->spec, buf, data, n);
+  }
+  if (r == CUDA_SUCCESS) {
+    *what = "cuEventRecord (producer stream)";
+    r = drv.cuEventRecord (pair->ek, run->spec.stream);
+  }
+  if (r == CUDA_SUCCESS && run->producer_sync) {
+    *what = "cuStreamSynchronize (producer stream)";
+    r = CuStreamSynchronize (run->spec.stream);
+  }
+  return r;
+}
+
+/* scenarios 2 and 3: a CUDA frame written on the producer stream */
+static GstBuffer *
+produce_cuda_frame (Run * run, EvPair * pair, guint n)
+{
+  GstBuffer *buf = NULL;
+  GstMapInfo map;
+  GError *err = NULL;
+  CUresult r;
+  guint64 value = 0;
+  const gchar *what;
+
+  /* blocks while all pool buffers are in flight */
+  if (gst_buffer_pool_acquire_buffer (run->pool, &buf, NULL) != GST_FLOW_OK) {
+    run_error (run, g_strdup ("could not acquire a buffer"));
+    return NULL;
+  }
+  if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    run_error (run, g_strdup ("could not map the buffer (GST_MAP_CUDA)"));
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  if (!gst_cuda_context_push (run->b->ctx)) {
+    run_error (run, g_strdup ("could not push the CUDA context"));
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  r = enqueue_frame (run, pair, buf, map.data, n, &what);
+  gst_cuda_context_pop (NULL);
+  if (r == CUDA_SUCCESS && run->acquire &&
+      !gst_cuda_semaphore_signal (run->sem_p, run->spec.stream, &value,
+          &err)) {
+    run_error (run, g_strdup_printf ("gst_cuda_semaphore_signal "
+            "(producer): %s", err->message));
+    g_clear_error (&err);
+    r = CUDA_ERROR_UNKNOWN;
+  } else if (r != CUDA_SUCCESS) {
+    gchar *call = g_strdup_printf ("producer: %s", what);
+    run_error (run, cu_error (call, r));
+    g_free (call);
+  }
+  gst_buffer_unmap (buf, &map);
+  if (r != CUDA_SUCCESS) {
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  if (run->acquire)
+    gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf),
+        run->sem_p, value);
+  return buf;
+}
+
+/* the next frame and its event pair (*pair), or NULL (run error set) */
+static GstBuffer *
+producer_next (Run * run, guint n, EvPair ** pair, gdouble * t0)
+{
+  GstBuffer *buf;
+
+  if (run->sysframe) {
+    /* scenario 4: the free pairs bound the frames in flight */
+    *pair = g_async_queue_timeout_pop (run->free_pairs, RUN_WAIT_US);
+    if (!*pair) {
+      run_error (run, g_strdup ("no frame was released for 10 s"));
+      return NULL;
+    }
+    *t0 = mono_s ();
+    return gst_buffer_ref (run->sysframe);
+  }
+  *pair = g_async_queue_pop (run->free_pairs);
+  *t0 = mono_s ();
+  buf = produce_cuda_frame (run, *pair, n);
+  if (!buf)
+    g_async_queue_push (run->free_pairs, *pair);
+  return buf;
+}
+
+/* hands the frame's pair to whoever ends the frame, then pushes it */
+static GstFlowReturn
+producer_push (Run * run, GstBuffer * buf, EvPair * pair, guint n, gdouble t0)
+{
+  GstFlowReturn fr;
+
+  if (run->pending) {
+    /* scenario 3: the sink probe (another thread) ends the frame */
+    RecycleItem *item = g_new0 (RecycleItem, 1);
+
+    item->buf = gst_buffer_ref (buf);
+    item->pair = pair;
+    item->frame = n;
+    item->kernel = TRUE;
+    item->t0 = t0;
+    g_async_queue_push (run->pending, item);
+    run->cur_pair = NULL;
+  } else {
+    run->cur_pair = pair;
+    run->cur_frame = n;
+    run->cur_t0 = t0;
+  }
+  fr = gst_pad_push (run->srcpad, buf);
+  if (run->cur_pair) {
+    /* the buffer never reached the consumer probe */
+    g_async_queue_push (run->free_pairs, run->cur_pair);
+    run->cur_pair = NULL;
+    run->lost++;
+  }
+  if (fr != GST_FLOW_OK) {
+    gchar *e = bus_error (run->pipeline);
+    run_error (run, g_strdup_printf ("gst_pad_push: %s%s%s",
+            gst_flow_get_name (fr), e ? ": " : "", e ? e : ""));
+    g_free (e);
+  }
+  return fr;
+}
+
+static gpointer
+s2_producer (gpointer data)
+{
+  Run *run = data;
+  Bench *b = run->b;
+  guint n;
+  guint syncs0 = 0;
+  gdouble tcpu0 = 0;
+  gboolean eos = FALSE;
+
+  for (n = 0; n < run->total && !run_failed (run); n++) {
+    EvPair *pair;
+    GstBuffer *buf;
+    gdouble t0;
+
+    if (n == run->warmup) {
+      /* the run's window (t_start, cpu_start) opens when the consumer sees
+       * the last warm-up frame (recycler): frames still in flight here
+       * must not count as measured-window work */
+      tcpu0 = thread_cpu_s ();
+      if (b->sim_thread_cpu_syncs)
+        syncs0 = b->sim_thread_cpu_syncs ();
+    }
+    buf = producer_next (run, n, &pair, &t0);
+    if (!buf)
+      break;
+    if (producer_push (run, buf, pair, n, t0) != GST_FLOW_OK)
+      break;
+    bench_progress (&b->wd);
+  }
+  run->prod_cpu = thread_cpu_s () - tcpu0;
+  if (b->sim_thread_cpu_syncs)
+    run->sim_syncs = b->sim_thread_cpu_syncs () - syncs0;
+
+  /* stop the recycler after everything pushed so far: in scenario 3 the
+   * EOS reaching the sink does, after the frames still in the queue */
+  if (run->pending && !run_failed (run))
+    eos = gst_pad_push_event (run->srcpad, gst_event_new_eos ());
+  if (!eos)
+    g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* frames, counters                                                     */
+/* ------------------------------------------------------------------ */
+
+guint
+s2_frames (Bench * b, guint gpu_us)
+{
+  if (b->opt.frames > 0)
+    return b->opt.frames;
+  if (b->opt.quick)
+    return gpu_us ? 10 : 20;
+  if (gpu_us == 0)
+    return 400;
+  return CLAMP (400000 / gpu_us, 60, 400);
+}
+
+/* scenarios 3 and 4: fewer frames (every frame goes through the CPU in the
+ * upstream modes) */
+guint
+s34_frames (Bench * b, guint gpu_us, gint width)
+{
+  if (b->opt.frames > 0)
+    return b->opt.frames;
+  if (b->opt.quick)
+    return 10;
+  if (gpu_us == 0)
+    return width > 1920 ? 40 : 100;
+  return CLAMP (400000 / gpu_us, 60, 400);
+}
+
+gboolean
+expect_stat (const GstStructure * st, const gchar * field, guint64 want,
+    GString * note, const gchar * element)
+{
+  guint64 v = G_MAXUINT64;
+
+  if (st && gst_structure_get_uint64 (st, field, &v) && v == want)
+    return TRUE;
+  g_string_append_printf (note, "%s%s %s=%" G_GINT64_FORMAT " (expected %"
+      G_GUINT64_FORMAT ")", note->len ? "; " : "", element, field,
+      (gint64) v, want);
+  return FALSE;
+}
+
+gboolean
+expect_bridge_stats (const GstStructure * st, const gchar * element,
+    guint total, guint waits, GString * note, const gchar ** path)
+{
+  guint64 sems = 0;
+  gboolean ok = TRUE;
+
+  if (st)
+    gst_structure_get_uint64 (st, "semaphores", &sems);
+  *path = sems > 0 ? "GPU (semaphores)" :
+      "CPU fallback (Vulkan cannot export semaphores)";
+  ok &= expect_stat (st, "buffers", total, note, element);
+  ok &= expect_stat (st, "copies", total, note, element);
+  ok &= expect_stat (st, "cpu-syncs", sems > 0 ? 0 : total, note, element);
+  if (waits != G_MAXUINT)
+    ok &= expect_stat (st, "waits", waits, note, element);
+  return ok;
+}
+
+/* scenario 6: wait until every pipeline is ready to start its producer
+ * (a pipeline that failed before arrives too, from its exit path) */
+static void
+gate_arrive (StartGate * g, gboolean wait)
+{
+  gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  g_mutex_lock (&g->lock);
+  g->arrived++;
+  g_cond_broadcast (&g->cond);
+  while (wait && g->arrived < g->n)
+    if (!g_cond_wait_until (&g->cond, &g->lock, until))
+      break;
+  g_mutex_unlock (&g->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* one repetition                                                       */
+/* ------------------------------------------------------------------ */
+
+/* what each mode does besides its pipeline */
+static void
+run_configure (Run * run, const RunInputs * in)
+{
+  gint mode = run->mode;
+
+  run->pool = in->sysframe ? NULL : in->pool;
+  run->sysframe = in->sysframe;
+  run->sem_c = in->sem_c;
+  run->sem_p = in->sem_p;
+  run->recycle_q = g_async_queue_new ();
+  run->producer_sync = mode == MODE_C || mode == MODE_CV_B ||
+      mode == MODE_CV_C || mode == MODE_S5_C;
+  run->acquire = !run->producer_sync && !in->sysframe;
+  run->poll = mode == MODE_A4;
+  run->wall = mode >= MODE_CV_A;
+  if ((mode >= MODE_CV_A && mode <= MODE_CV_C) || mode == MODE_S5_A ||
+      mode == MODE_S5_C || mode == MODE_S6_A)
+    run->pending = g_async_queue_new ();
+  run->sink_event = mode == MODE_S5_A || mode == MODE_S5_C;
+}
+
+static gboolean
+build_scenario_chain (Run * run, GstElement ** chain, guint * n,
+    gchar ** error)
+{
+  switch (run->mode) {
+    case MODE_A:
+    case MODE_C:
+    case MODE_A1:
+    case MODE_A2:
+    case MODE_A_IF1:
+    case MODE_A_IF8:
+    case MODE_A4:
+      return s2_build_chain (run, chain, n, error);
+    case MODE_CV_A:
+    case MODE_CV_B:
+    case MODE_CV_C:
+    case MODE_S6_A:
+      return s3_build_chain (run, chain, n, error);
+    case MODE_VC_A:
+    case MODE_VC_B:
+      return s4_build_chain (run, chain, n, error);
+    case MODE_S5_A:
+    case MODE_S5_C:
+      return s5_build_chain (run, chain, n, error);
+  }
+  return FALSE;
+}
+
+/* The mode's elements, then (scenario 3-like modes) queue !
+ * vulkandownload, then fakesink, linked, with the bench's Vulkan contexts
+ * and the consumer probe. Returns the number of elements, 0 on failure. */
+static guint
+build_pipeline (Run * run, GstElement ** chain, gchar ** error)
+{
+  GstElement *sink;
+  guint n = 0, i;
+  gboolean ok = build_scenario_chain (run, chain, &n, error);
+
+  if (run->pending) {
+    chain[n++] = make (run->pipeline, "queue", NULL, error);
+    if (!run->sink_event)
+      chain[n++] = make (run->pipeline, "vulkandownload", NULL, error);
+  }
+  for (i = 0; i < n; i++)
+    if (chain[i] && g_str_equal (G_OBJECT_TYPE_NAME (chain[i]), "GstQueue"))
+      g_object_set (chain[i], "max-size-bytes", 0, "max-size-time",
+          (guint64) 0, NULL);
+  sink = chain[n++] = make (run->pipeline, "fakesink", "sink", error);
+  for (i = 0; i < n; i++)
+    ok &= chain[i] != NULL;
+  if (!ok)
+    return 0;
+  /* the bench's Vulkan instance and device (ensure_vulkan_device ()): the
+   * bridge elements take the device context, upstream vulkan elements the
+   * instance (whose create-device signal gives them the device) */
+  give_vulkan_contexts (run->b, chain, n);
+  g_object_set (sink, "sync", FALSE, "async", FALSE, "enable-last-sample",
+      FALSE, "silent", TRUE, NULL);
+  for (i = 0; i + 1 < n; i++) {
+    if (!gst_element_link (chain[i], chain[i + 1])) {
+      *error = g_strdup_printf ("could not link %s ! %s",
+          GST_OBJECT_NAME (chain[i]), GST_OBJECT_NAME (chain[i + 1]));
+      return 0;
+    }
+  }
+  return n;
+}
+
+static void
+add_consumer_probe (Run * run, GstElement * sink)
+{
+  GstPad *pad;
+
+  if (run->pending) {
+    pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, s3_sink_probe, run, NULL);
+    gst_object_unref (pad);
+  } else {
+    add_buffer_probe (run->el.probe_el, "src", s2_consumer_probe, run);
+  }
+}
+
+/* links the producer's pad to @first, starts the pipeline and sends the
+ * initial events */
+static gboolean
+run_start (Run * run, GstElement * first, GstCaps * caps, gchar ** error)
+{
+  GstPad *pad;
+
+  run->srcpad = any_pad_new (GST_PAD_SRC);
+  pad = gst_element_get_static_pad (first, "sink");
+  if (gst_pad_link (run->srcpad, pad) != GST_PAD_LINK_OK) {
+    gst_object_unref (pad);
+    *error = g_strdup ("could not link the producer pad");
+    return FALSE;
+  }
+  gst_object_unref (pad);
+  gst_pad_set_active (run->srcpad, TRUE);
+
+  if (gst_element_set_state (run->pipeline,
+          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    gchar *e = bus_error (run->pipeline);
+    *error = g_strdup_printf ("the pipeline did not start: %s",
+        e ? e : "no error message");
+    g_free (e);
+    return FALSE;
+  }
+  return push_initial_events (run->srcpad, caps, error);
+}
+
+/* the producer and the recycler, to the end of the run */
+static gboolean
+run_frames (Run * run, gchar ** error)
+{
+  GThread *producer, *recycler;
+  guint n_meas;
+
+  bench_progress (&run->b->wd);
+  recycler = g_thread_new ("bench-recycler", s2_recycler, run);
+  producer = g_thread_new ("bench-producer", s2_producer, run);
+  g_thread_join (producer);
+  g_thread_join (recycler);
+
+  if (!run->error)
+    run->error = bus_error (run->pipeline);
+  if (run->error) {
+    *error = g_strdup (run->error);
+    return FALSE;
+  }
+  if (!ctx_sync (run->b, error))
+    return FALSE;
+  n_meas = run->total - run->warmup;
+  if (run->lost || run->lat_us->len != n_meas) {
+    *error = g_strdup_printf ("%u of %u frames did not reach the consumer "
+        "(%u latency samples)", run->lost, run->total, run->lat_us->len);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
+    GString * note, const gchar ** path)
+{
+  switch (run->mode) {
+    case MODE_CV_A:
+    case MODE_CV_C:
+    case MODE_S6_A:
+      return s3_check_stats (run, ss, note, path);
+    case MODE_S5_A:
+    case MODE_S5_C:
+      return s5_check_stats (run, ss, ws, note, path);
+    case MODE_VC_A:
+      return s4_check_stats (run, ss, note, path);
+    case MODE_CV_B:
+    case MODE_VC_B:
+      return TRUE;
+    default:
+      return s2_check_stats (run, ss, ws, note);
+  }
+}
+
+/* the run's measurements and counters into the mode's results */
+static void
+run_finish (Run * run, ModeResult * m)
+{
+  Bench *b = run->b;
+  GstStructure *ss = NULL, *ws = NULL;
+  GString *note = g_string_new (NULL);
+  const gchar *path = NULL;
+  gboolean sok = check_stats (run, &ss, &ws, note, &path);
+
+  g_mutex_lock (&b->lock);
+  run_record (run, m);
+  m->last_t[0] = run->t_start;
+  m->last_t[1] = run->t_end;
+  m->last_cpu[0] = run->cpu_start;
+  m->last_cpu[1] = run->cpu_end;
+  m->last_frames = run->total - run->warmup;
+  if (m->sig_stats)
+    gst_structure_free (m->sig_stats);
+  if (m->wait_stats)
+    gst_structure_free (m->wait_stats);
+  m->sig_stats = ss;
+  m->wait_stats = ws;
+  if (path) {
+    g_free (m->path);
+    m->path = g_strdup (path);
+  }
+  if (!sok) {
+    m->stats_ok = FALSE;
+    g_free (m->stats_note);
+    m->stats_note = g_strdup (note->str);
+  }
+  g_mutex_unlock (&b->lock);
+  if (!sok)
+    g_print ("    WARNING: mode %s: unexpected element stats: %s\n",
+        mode_key[run->mode], note->str);
+  g_string_free (note, TRUE);
+}
+
+/* stops the pipeline and gives back the frames a failed run left behind */
+static void
+run_teardown (Run * run, gboolean ok)
+{
+  RecycleItem *item;
+
+  gst_element_set_state (run->pipeline, GST_STATE_NULL);
+  if (run->srcpad) {
+    gst_pad_set_active (run->srcpad, FALSE);
+    gst_object_unref (run->srcpad);
+  }
+  gst_object_unref (run->pipeline);
+  while (run->pending && (item = g_async_queue_try_pop (run->pending)))
+    g_async_queue_push (run->recycle_q, item);
+  while ((item = g_async_queue_try_pop (run->recycle_q))) {
+    if (item->buf) {
+      gst_buffer_unref (item->buf);
+      g_async_queue_push (run->free_pairs, item->pair);
+    }
+    if (item->out)
+      gst_buffer_unref (item->out);
+    g_free (item);
+  }
+  if (!ok)
+    ctx_sync (run->b, NULL);
+  if (run->cstream && gst_cuda_context_push (run->b->ctx)) {
+    CuStreamSynchronize (run->cstream);
+    CuStreamDestroy (run->cstream);
+    gst_cuda_context_pop (NULL);
+  }
+  if (run->pending)
+    g_async_queue_unref (run->pending);
+  g_async_queue_unref (run->recycle_q);
+}
+
+static GstCaps *
+run_caps (S2Config * cfg, gboolean sysframe)
+{
+  if (!sysframe)
+    return cuda_caps (cfg->format, cfg->width, cfg->height);
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      cfg->format, "width", G_TYPE_INT, cfg->width, "height", G_TYPE_INT,
+      cfg->height, "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
+}
+
+gboolean
+s2_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
+    gchar ** error)
+{
+  GstElement *chain[8] = { NULL, };
+  gboolean ok = FALSE, arrived = FALSE;
+  GstCaps *caps;
+  guint n;
+  Run run;
+
+  if (mode == MODE_CV_D || mode == MODE_CV_D2)
+    return s3d_run_once (b, cfg, mode, in, error);
+
+  run_init (&run, b, cfg, mode, in->writer, in->pstream, in->free_pairs);
+  run_configure (&run, in);
+  if (in->pool)
+    gst_buffer_pool_set_flushing (in->pool, FALSE);
+  caps = run_caps (cfg, in->sysframe != NULL);
+  gst_video_info_from_caps (&run.spec.info, caps);
+  run.pipeline = pipeline_new (b);
+
+  n = build_pipeline (&run, chain, error);
+  if (n > 0) {
+    add_consumer_probe (&run, chain[n - 1]);
+    ok = run_start (&run, chain[0], caps, error);
+  }
+  if (ok && cfg->gate) {
+    gate_arrive (cfg->gate, TRUE);
+    arrived = TRUE;
+  }
+  ok = ok && run_frames (&run, error);
+  if (ok)
+    run_finish (&run, &cfg->m[mode]);
+
+  if (cfg->gate && !arrived)
+    gate_arrive (cfg->gate, FALSE);
+  run_teardown (&run, ok);
+  gst_caps_unref (caps);
+  run_clear (&run);
+  return ok;
+}

@@ -1,0 +1,469 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The bench's GStreamer helpers: see pipeline.h.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "pipeline.h"
+
+#include <string.h>
+
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+
+#ifdef HAVE_CUDA_VULKAN
+#include <gst/vulkan/vulkan.h>
+#endif
+
+#include "bench-cuda.h"
+
+static const gchar *const vk_ctx_type[2] = { "gst.vulkan.instance",
+  "gst.vulkan.device"
+};
+
+static GstBusSyncReply
+bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  Bench *b = user_data;
+  const gchar *type = NULL;
+  guint i;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0) {
+    GstContext *c = gst_context_new_cuda_context (b->ctx);
+
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), c);
+    gst_context_unref (c);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type)) {
+    for (i = 0; i < 2; i++) {
+      if (g_strcmp0 (type, vk_ctx_type[i]) == 0) {
+        GstContext *c = NULL;
+
+        g_mutex_lock (&b->vk_lock);
+        if (b->vk_ctx[i])
+          c = gst_context_ref (b->vk_ctx[i]);
+        g_mutex_unlock (&b->vk_lock);
+        if (c) {
+          gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), c);
+          gst_context_unref (c);
+        }
+      }
+    }
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT) {
+    GstContext *c = NULL;
+
+    gst_message_parse_have_context (msg, &c);
+    type = c ? gst_context_get_context_type (c) : NULL;
+    for (i = 0; type && i < 2; i++) {
+      if (g_strcmp0 (type, vk_ctx_type[i]) == 0) {
+        g_mutex_lock (&b->vk_lock);
+        if (!b->vk_ctx[i])
+          b->vk_ctx[i] = gst_context_ref (c);
+        g_mutex_unlock (&b->vk_lock);
+      }
+    }
+    if (c)
+      gst_context_unref (c);
+  }
+  return GST_BUS_PASS;
+}
+
+/* the first error message on the pipeline's bus, if any */
+gchar *
+bus_error (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  gchar *ret = NULL;
+
+  while (!ret && (msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    ret = g_strdup_printf ("%s: %s%s%s", GST_OBJECT_NAME (GST_MESSAGE_SRC
+            (msg)), err->message, dbg ? " (" : "", dbg ? dbg : "");
+    if (dbg) {
+      gchar *t = g_strconcat (ret, ")", NULL);
+      g_free (ret);
+      ret = t;
+    }
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return ret;
+}
+
+GstElement *
+pipeline_new (Bench * b)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  gst_bus_set_sync_handler (bus, bus_sync_handler, b, NULL);
+  gst_object_unref (bus);
+  return pipeline;
+}
+
+void
+give_vulkan_contexts (Bench * b, GstElement ** elements, guint n)
+{
+  guint i;
+
+  g_mutex_lock (&b->vk_lock);
+  for (i = 0; i < n; i++) {
+    if (b->vk_ctx[0])
+      gst_element_set_context (elements[i], b->vk_ctx[0]);
+    if (b->vk_ctx[1])
+      gst_element_set_context (elements[i], b->vk_ctx[1]);
+  }
+  g_mutex_unlock (&b->vk_lock);
+}
+
+static GstStaticPadTemplate any_src = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate any_sink = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+GstCaps *
+cuda_caps (const gchar * format, gint width, gint height)
+{
+  GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      format, "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+      "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
+
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  return caps;
+}
+
+GstBufferPool *
+new_pool (Bench * b, GstCaps * caps, guint n_buffers, gchar ** error)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (b->ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    *error = g_strdup ("invalid caps");
+    gst_structure_free (config);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  gst_buffer_pool_config_set_params (config, caps, info.size, n_buffers,
+      n_buffers);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    *error = g_strdup_printf ("could not set up a GstCudaBufferPool of %u "
+        "buffers of %" G_GSIZE_FORMAT " bytes", n_buffers, info.size);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* stream-start, caps and segment on a linked, active source pad */
+gboolean
+push_initial_events (GstPad * src, GstCaps * caps, gchar ** error)
+{
+  GstSegment segment;
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  if (!gst_pad_push_event (src, gst_event_new_stream_start ("cudasync-bench"))
+      || !gst_pad_push_event (src, gst_event_new_caps (caps)) ||
+      !gst_pad_push_event (src, gst_event_new_segment (&segment))) {
+    *error = g_strdup ("the initial events (stream-start, caps, segment) "
+        "were refused");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+GstPad *
+any_pad_new (GstPadDirection direction)
+{
+  return direction == GST_PAD_SRC ?
+      gst_pad_new_from_static_template (&any_src, "src") :
+      gst_pad_new_from_static_template (&any_sink, "sink");
+}
+
+void
+pool_free (GstBufferPool * pool)
+{
+  if (!pool)
+    return;
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+GstElement *
+make (GstElement * bin, const gchar * factory, const gchar * name,
+    gchar ** error)
+{
+  GstElement *e = gst_element_factory_make (factory, name);
+
+  if (!e) {
+    if (!*error)
+      *error = g_strdup_printf ("element %s not found", factory);
+    return NULL;
+  }
+  gst_bin_add (GST_BIN (bin), e);
+  return e;
+}
+
+GstElement *
+make_capsfilter (GstElement * bin, const gchar * feature, gchar ** error)
+{
+  GstElement *e = make (bin, "capsfilter", NULL, error);
+  GstCaps *caps;
+
+  if (!e)
+    return NULL;
+  caps = gst_caps_new_empty_simple ("video/x-raw");
+  gst_caps_set_features (caps, 0, gst_caps_features_new (feature, NULL));
+  g_object_set (e, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  return e;
+}
+
+gchar *
+missing_elements (const gchar * const *names, guint n)
+{
+  GString *missing = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+
+    if (f)
+      gst_object_unref (f);
+    else
+      g_string_append_printf (missing, " %s", names[i]);
+  }
+  if (missing->len == 0) {
+    g_string_free (missing, TRUE);
+    return NULL;
+  }
+  return g_string_free (missing, FALSE);
+}
+
+#ifdef HAVE_CUDA_VULKAN
+/* GstVulkanInstance::create-device: upstream vulkan elements that find no
+ * device in the pipeline (vulkanupload in modes b) get ours. 1.24 added the
+ * index of the physical device asked for. */
+#if GST_CHECK_VERSION(1, 24, 0)
+static GstVulkanDevice *
+on_create_device (GstVulkanInstance * instance, guint device_index,
+    gpointer device)
+{
+  return gst_object_ref (device);
+}
+#else
+static GstVulkanDevice *
+on_create_device (GstVulkanInstance * instance, gpointer device)
+{
+  return gst_object_ref (device);
+}
+#endif
+
+static gchar *
+hex_uuid (const guint8 * u)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < 16; i++)
+    g_string_append_printf (s, "%02x", u[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* CUDA device 0's UUID as hex, or NULL */
+static gchar *
+cuda_device0_uuid (Bench * b, gchar ** why)
+{
+  CUdevice dev;
+  CUuuid uuid;
+  gchar *want = NULL;
+
+  if (!gst_cuda_context_push (b->ctx)) {
+    *why = g_strdup ("could not push the CUDA context");
+    return NULL;
+  }
+  if (drv.cuDeviceGetUuid && CuDeviceGet (&dev, 0) == CUDA_SUCCESS &&
+      drv.cuDeviceGetUuid (&uuid, dev) == CUDA_SUCCESS)
+    want = hex_uuid ((const guint8 *) uuid.bytes);
+  gst_cuda_context_pop (NULL);
+  if (!want)
+    *why = g_strdup ("CUDA device 0's UUID could not be read");
+  return want;
+}
+
+/* Opens physical device @index of @instance with the bridge's extensions
+ * and keeps it and the instance in b->vk_ctx. Returns the description, or
+ * NULL with *why. */
+static gchar *
+open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
+    const gchar * name, const gchar * uuid, gchar ** why)
+{
+  GstVulkanDevice *dev = gst_vulkan_device_new_with_index (instance, index);
+  gboolean sem = FALSE;
+  GError *err = NULL;
+  GstContext *c;
+  gchar *ret;
+  guint k;
+
+  if (!dev || !gst_vulkan_device_enable_extension (dev,
+          "VK_KHR_external_memory_fd")) {
+    *why = g_strdup_printf ("could not enable VK_KHR_external_memory_fd "
+        "on %s", name);
+    gst_clear_object (&dev);
+    return NULL;
+  }
+  sem = gst_vulkan_device_enable_extension (dev,
+      "VK_KHR_external_semaphore_fd");
+  if (!gst_vulkan_device_open (dev, &err)) {
+    *why = g_strdup_printf ("could not open the Vulkan device %s: %s", name,
+        err ? err->message : "?");
+    g_clear_error (&err);
+    gst_object_unref (dev);
+    return NULL;
+  }
+  g_mutex_lock (&b->vk_lock);
+  for (k = 0; k < 2; k++)
+    if (b->vk_ctx[k])
+      gst_context_unref (b->vk_ctx[k]);
+  c = b->vk_ctx[0] = gst_context_new (GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR,
+      TRUE);
+  gst_context_set_vulkan_instance (c, instance);
+  c = b->vk_ctx[1] = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
+      TRUE);
+  gst_context_set_vulkan_device (c, dev);
+  g_mutex_unlock (&b->vk_lock);
+  /* the context keeps the device alive, hence the instance */
+  g_signal_connect_data (instance, "create-device",
+      G_CALLBACK (on_create_device), gst_object_ref (dev),
+      (GClosureNotify) (void (*)(void)) gst_object_unref, 0);
+  ret = g_strdup_printf ("%s (deviceUUID %s%s; %s "
+      "VK_KHR_external_semaphore_fd), opened by the bench and "
+      "shared with every element", name, uuid,
+      b->is_sim ? ", given to the simulated CUDA device 0" :
+      " = CUDA device 0's", sem ? "with" : "without");
+  gst_object_unref (dev);
+  return ret;
+}
+
+/* The index of the first physical device with VK_KHR_external_memory_fd
+ * whose deviceUUID is @want (any, when NULL), its name and UUID; -1 when
+ * none. */
+static gint
+find_device (GstVulkanInstance * instance, const gchar * want,
+    gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE], gchar ** uuid_out)
+{
+  PFN_vkGetPhysicalDeviceProperties2 get_props2 =
+      gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceProperties2");
+  guint i;
+
+  for (i = 0; get_props2 && i < instance->n_physical_devices; i++) {
+    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance, i);
+    VkPhysicalDeviceIDProperties id = { 0, };
+    VkPhysicalDeviceProperties2 p2 = { 0, };
+    gchar *uuid;
+
+    if (!pd)
+      continue;
+    if (!gst_vulkan_physical_device_get_extension_info (pd,
+            "VK_KHR_external_memory_fd", NULL)) {
+      gst_object_unref (pd);
+      continue;
+    }
+    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = &id;
+    get_props2 (pd->device, &p2);
+    gst_object_unref (pd);
+    uuid = hex_uuid (id.deviceUUID);
+    if (!want || g_str_equal (uuid, want)) {
+      g_strlcpy (name, p2.properties.deviceName,
+          VK_MAX_PHYSICAL_DEVICE_NAME_SIZE);
+      *uuid_out = uuid;
+      return (gint) i;
+    }
+    g_free (uuid);
+  }
+  return -1;
+}
+
+/* Opens the Vulkan device of CUDA device 0 (the one with its UUID), with
+ * the extensions the bridge elements need, and keeps it (and its instance)
+ * in b->vk_ctx: the bus handler gives it to every element of every pipeline
+ * (GstContext), as an application does, so that the upstream vulkan
+ * elements of modes b use the same device as the bridge, never another one
+ * the instance lists first (e.g. lavapipe next to the NVIDIA driver), and
+ * no pipeline creates a device. On the simulated driver, the first device
+ * with VK_KHR_external_memory_fd (lavapipe) plays it, and the simulated
+ * device 0 is given its UUID (CUDASIM_DEVICE_UUID), as the tests and the
+ * demo do. Returns a description; NULL when there is none (*why says why). */
+static gchar *
+vulkan_device (Bench * b, gchar ** why)
+{
+  GstVulkanInstance *instance;
+  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = "";
+  gchar *want = NULL, *uuid = NULL, *ret = NULL;
+  gint index;
+
+  if (!b->is_sim && !(want = cuda_device0_uuid (b, why)))
+    return NULL;
+  instance = gst_vulkan_instance_new ();
+  if (!gst_vulkan_instance_open (instance, NULL)) {
+    *why = g_strdup ("no Vulkan instance could be opened");
+    gst_object_unref (instance);
+    g_free (want);
+    return NULL;
+  }
+  index = find_device (instance, want, name, &uuid);
+  if (index >= 0) {
+    if (b->is_sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
+      g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+    ret = open_shared_device (b, instance, index, name, uuid, why);
+  }
+  if (!ret && !*why)
+    *why = g_strdup_printf ("no Vulkan device with VK_KHR_external_memory_fd"
+        "%s%s", want ? " and CUDA device 0's UUID " : "", want ? want : "");
+  gst_object_unref (instance);
+  g_free (uuid);
+  g_free (want);
+  return ret;
+}
+#endif
+
+gboolean
+ensure_vulkan_device (Bench * b, gchar ** why)
+{
+#ifdef HAVE_CUDA_VULKAN
+  gchar *dev;
+
+  if (b->r.vulkan)
+    return TRUE;
+  dev = vulkan_device (b, why);
+  if (!dev)
+    return FALSE;
+  set_str (b, &b->r.vulkan, dev);
+  g_free (dev);
+  return TRUE;
+#else
+  *why = g_strdup ("built without Vulkan (gstreamer-vulkan-1.0 or vulkan "
+      "not found)");
+  return FALSE;
+#endif
+}

@@ -1,0 +1,57 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The bench's GStreamer helpers: pipelines whose bus hands out the bench's
+ * CUDA context and Vulkan instance/device, elements, caps, pools, and the
+ * Vulkan device the bench opens itself.
+ */
+#pragma once
+
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "bench.h"
+
+G_BEGIN_DECLS
+
+#ifdef HAVE_CUDA_VULKAN
+#include <gst/vulkan/vulkan.h>
+#else
+/* built without gstreamer-vulkan (e.g. a distribution that does not ship
+ * it): the Vulkan scenarios build, and are skipped at run time */
+#define GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE "memory:VulkanImage"
+#endif
+
+/* a new pipeline whose bus answers the elements' context queries with the
+ * bench's CUDA context and Vulkan instance/device (and keeps the first
+ * Vulkan contexts an element posts) */
+GstElement *    pipeline_new           (Bench * b);
+/* the first error message on the pipeline's bus, if any */
+gchar *         bus_error              (GstElement * pipeline);
+/* sets the bench's Vulkan contexts on @n elements */
+void            give_vulkan_contexts   (Bench * b, GstElement ** elements, guint n);
+
+/* a pad of ANY caps, not linked, not active */
+GstPad *        any_pad_new            (GstPadDirection direction);
+GstCaps *       cuda_caps              (const gchar * format, gint width, gint height);
+GstBufferPool * new_pool               (Bench * b, GstCaps * caps, guint n_buffers,
+                                        gchar ** error);
+void            pool_free              (GstBufferPool * pool);
+/* stream-start, caps and segment on a linked, active source pad */
+gboolean        push_initial_events    (GstPad * src, GstCaps * caps, gchar ** error);
+/* gst_element_factory_make + gst_bin_add; NULL (and *error, unless set
+ * already) when the element does not exist */
+GstElement *    make                   (GstElement * bin, const gchar * factory,
+                                        const gchar * name, gchar ** error);
+/* a capsfilter for video/x-raw with @feature */
+GstElement *    make_capsfilter        (GstElement * bin, const gchar * feature,
+                                        gchar ** error);
+/* NULL when every factory exists, else " a b" (the missing ones) */
+gchar *         missing_elements       (const gchar * const *names, guint n);
+
+/* Opens the bench's Vulkan device once (b->r.vulkan describes it).
+ * FALSE (and *why) when there is none or the build has no Vulkan. */
+gboolean        ensure_vulkan_device   (Bench * b, gchar ** why);
+
+G_END_DECLS

@@ -1,0 +1,478 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Scenario 1, signal overhead: CPU time per call on the calling thread of
+ *   - a bare cuSignalExternalSemaphoresAsync loop (timeline semaphore),
+ *   - gst_cuda_semaphore_signal() (what the element calls),
+ *   - a gst_pad_push() loop through `identity` (GStreamer's own cost),
+ *   - the same loop through `cudasemsignal`.
+ * Each is timed in batches (the GPU drains the queue between batches,
+ * outside the timed part) with CLOCK_THREAD_CPUTIME_ID.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "bench.h"
+#include "bench-cuda.h"
+#include "pipeline.h"
+
+typedef struct
+{
+  GstElement *pipeline;
+  GstElement *element;
+  GstPad *src;
+  GstPad *sink;
+} Chain;
+
+static GstFlowReturn
+drop_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
+
+static void
+chain_clear (Chain * c)
+{
+  if (c->pipeline)
+    gst_element_set_state (c->pipeline, GST_STATE_NULL);
+  if (c->src) {
+    gst_pad_set_active (c->src, FALSE);
+    gst_object_unref (c->src);
+  }
+  if (c->sink) {
+    gst_pad_set_active (c->sink, FALSE);
+    gst_object_unref (c->sink);
+  }
+  gst_clear_object (&c->pipeline);
+  memset (c, 0, sizeof (*c));
+}
+
+/* my src pad ! element ! my sink pad (drops), in a pipeline for its bus */
+static gboolean
+chain_setup (Bench * b, Chain * c, GstElement * element, GstCaps * caps,
+    gchar ** error)
+{
+  GstPad *esink, *esrc;
+  gboolean ok;
+
+  memset (c, 0, sizeof (*c));
+  c->pipeline = pipeline_new (b);
+  c->element = element;
+  gst_bin_add (GST_BIN (c->pipeline), element);
+
+  c->src = any_pad_new (GST_PAD_SRC);
+  c->sink = any_pad_new (GST_PAD_SINK);
+  gst_pad_set_chain_function (c->sink, drop_chain);
+  esink = gst_element_get_static_pad (element, "sink");
+  esrc = gst_element_get_static_pad (element, "src");
+  ok = gst_pad_link (c->src, esink) == GST_PAD_LINK_OK &&
+      gst_pad_link (esrc, c->sink) == GST_PAD_LINK_OK;
+  gst_object_unref (esink);
+  gst_object_unref (esrc);
+  if (!ok) {
+    *error = g_strdup_printf ("could not link %s", GST_OBJECT_NAME (element));
+    return FALSE;
+  }
+  gst_pad_set_active (c->sink, TRUE);
+  gst_pad_set_active (c->src, TRUE);
+
+  if (gst_element_set_state (c->pipeline,
+          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    gchar *e = bus_error (c->pipeline);
+    *error = g_strdup_printf ("%s did not start: %s",
+        GST_OBJECT_NAME (element), e ? e : "no error message");
+    g_free (e);
+    return FALSE;
+  }
+  return push_initial_events (c->src, caps, error);
+}
+
+/* Pushes n_batches batches of pool buffers; returns CPU and wall ns per
+ * buffer spent in gst_pad_push (the element, the drop, the pool release). */
+static gboolean
+s1_measure_chain (Bench * b, Chain * c, GstBufferPool * pool, guint batch,
+    guint n_batches, gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
+{
+  GstBuffer **bufs = g_new0 (GstBuffer *, batch);
+  gdouble cpu = 0, wall = 0;
+  gboolean ok = TRUE;
+  guint bi, i;
+
+  for (bi = 0; ok && bi < n_batches; bi++) {
+    gdouble t0, w0;
+
+    for (i = 0; i < batch; i++) {
+      if (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) !=
+          GST_FLOW_OK) {
+        *error = g_strdup ("could not acquire a buffer from the pool");
+        ok = FALSE;
+        break;
+      }
+    }
+    if (!ok)
+      break;
+
+    t0 = thread_cpu_s ();
+    w0 = mono_s ();
+    for (i = 0; i < batch; i++) {
+      GstFlowReturn r = gst_pad_push (c->src, bufs[i]);
+
+      bufs[i] = NULL;
+      if (r != GST_FLOW_OK) {
+        gchar *e = bus_error (c->pipeline);
+        *error = g_strdup_printf ("pushing through %s: %s%s%s",
+            GST_OBJECT_NAME (c->element), gst_flow_get_name (r),
+            e ? ": " : "", e ? e : "");
+        g_free (e);
+        ok = FALSE;
+        break;
+      }
+    }
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    bench_progress (&b->wd);
+
+    if (ok)
+      ok = ctx_sync (b, error);
+  }
+  for (i = 0; i < batch; i++)
+    if (bufs[i])
+      gst_buffer_unref (bufs[i]);
+  g_free (bufs);
+
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
+
+typedef struct
+{
+  CUexternalSemaphore ext;
+  CUstream stream;
+  guint64 value;
+} Bare;
+
+static gboolean
+s1_measure_bare (Bench * b, Bare * bare, guint batch, guint n_batches, gdouble * cpu_ns,
+    gdouble * wall_ns, gchar ** error)
+{
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
+  gdouble cpu = 0, wall = 0;
+  gboolean ok = TRUE;
+  guint bi, i;
+  CUresult r = CUDA_SUCCESS;
+
+  memset (&params, 0, sizeof (params));
+  if (!gst_cuda_context_push (b->ctx)) {
+    *error = g_strdup ("could not push the CUDA context");
+    return FALSE;
+  }
+  for (bi = 0; ok && bi < n_batches; bi++) {
+    gdouble t0 = thread_cpu_s (), w0 = mono_s ();
+
+    for (i = 0; i < batch; i++) {
+      params.params.fence.value = ++bare->value;
+      r = drv.cuSignalExternalSemaphoresAsync (&bare->ext, &params, 1,
+          bare->stream);
+      if (r != CUDA_SUCCESS)
+        break;
+    }
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    bench_progress (&b->wd);
+    if (r != CUDA_SUCCESS) {
+      *error = cu_error ("cuSignalExternalSemaphoresAsync", r);
+      ok = FALSE;
+      break;
+    }
+    r = CuStreamSynchronize (bare->stream);
+    if (r != CUDA_SUCCESS) {
+      *error = cu_error ("cuStreamSynchronize", r);
+      ok = FALSE;
+    }
+  }
+  gst_cuda_context_pop (NULL);
+
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
+
+static gboolean
+s1_measure_library (Bench * b, GstCudaSemaphore * sem, CUstream stream, guint batch,
+    guint n_batches, gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
+{
+  gdouble cpu = 0, wall = 0;
+  gboolean ok = TRUE;
+  GError *err = NULL;
+  guint bi, i;
+
+  for (bi = 0; ok && bi < n_batches; bi++) {
+    gdouble t0 = thread_cpu_s (), w0 = mono_s ();
+
+    for (i = 0; i < batch; i++) {
+      if (!gst_cuda_semaphore_signal (sem, stream, NULL, &err))
+        break;
+    }
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    bench_progress (&b->wd);
+    if (err) {
+      *error = g_strdup_printf ("gst_cuda_semaphore_signal: %s", err->message);
+      g_clear_error (&err);
+      ok = FALSE;
+      break;
+    }
+    if (!gst_cuda_context_push (b->ctx)) {
+      *error = g_strdup ("could not push the CUDA context");
+      ok = FALSE;
+      break;
+    }
+    {
+      CUresult r = CuStreamSynchronize (stream);
+      gst_cuda_context_pop (NULL);
+      if (r != CUDA_SUCCESS) {
+        *error = cu_error ("cuStreamSynchronize", r);
+        ok = FALSE;
+      }
+    }
+  }
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
+
+static void
+s1_fail (Bench * b, const gchar * what, gchar * error)
+{
+  gchar *msg = g_strdup_printf ("%s: %s", what, error ? error : "?");
+
+  g_print ("  FAILED: %s\n", msg);
+  g_mutex_lock (&b->lock);
+  g_free (b->r.s1.status);
+  b->r.s1.status = g_strdup ("failed");
+  g_free (b->r.s1.reason);
+  b->r.s1.reason = msg;
+  g_mutex_unlock (&b->lock);
+  g_free (error);
+}
+
+/* what the four loops need */
+typedef struct
+{
+  TestSem *ts_elem, *ts_lib, *ts_bare;
+  GstCudaSemaphore *sem_elem, *sem_lib;
+  Bare bare;
+  Chain chains[2];              /* identity, cudasemsignal */
+  GstBufferPool *pool;
+  GstCaps *caps;
+} S1Setup;
+
+/* the bare loop's raw semaphore and stream */
+static gboolean
+s1_bare_setup (Bench * b, S1Setup * s)
+{
+  CUresult cr;
+
+  s->ts_bare = test_sem_new (TRUE, 0);
+  if (!s->ts_bare) {
+    s1_fail (b, "semaphore for the bare loop", g_strdup ("testsem failed"));
+    return FALSE;
+  }
+  if (!gst_cuda_context_push (b->ctx)) {
+    s1_fail (b, "bare semaphore", g_strdup ("context push failed"));
+    return FALSE;
+  }
+  cr = import_timeline_raw (s->ts_bare, &s->bare.ext);
+  if (cr == CUDA_SUCCESS)
+    cr = CuStreamCreate (&s->bare.stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (cr != CUDA_SUCCESS) {
+    s1_fail (b, "bare semaphore", cu_error ("cuImportExternalSemaphore / "
+            "cuStreamCreate", cr));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+s1_setup (Bench * b, S1Setup * s, guint batch)
+{
+  gchar *error = NULL;
+  GstElement *e;
+
+  if (!(s->sem_elem = new_semaphore (b, &s->ts_elem, &error))) {
+    s1_fail (b, "semaphore for cudasemsignal", error);
+    return FALSE;
+  }
+  if (!(s->sem_lib = new_semaphore (b, &s->ts_lib, &error))) {
+    s1_fail (b, "semaphore for the library loop", error);
+    return FALSE;
+  }
+  if (!s1_bare_setup (b, s))
+    return FALSE;
+  s->caps = cuda_caps ("RGBA", 64, 64);
+  s->pool = new_pool (b, s->caps, batch, &error);
+  if (!s->pool) {
+    s1_fail (b, "buffer pool", error);
+    return FALSE;
+  }
+  e = gst_element_factory_make ("identity", NULL);
+  g_object_set (e, "silent", TRUE, "signal-handoffs", FALSE, NULL);
+  if (!chain_setup (b, &s->chains[0], e, s->caps, &error)) {
+    s1_fail (b, "identity", error);
+    return FALSE;
+  }
+  e = gst_element_factory_make ("cudasemsignal", NULL);
+  g_object_set (e, "semaphore", s->sem_elem, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "fallback", "error");
+  if (!chain_setup (b, &s->chains[1], e, s->caps, &error)) {
+    s1_fail (b, "cudasemsignal", error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+s1_teardown (Bench * b, S1Setup * s)
+{
+  guint i;
+
+  for (i = 0; i < 2; i++)
+    chain_clear (&s->chains[i]);
+  pool_free (s->pool);
+  if (s->caps)
+    gst_caps_unref (s->caps);
+  if ((s->bare.ext || s->bare.stream) && gst_cuda_context_push (b->ctx)) {
+    if (s->bare.stream) {
+      CuStreamSynchronize (s->bare.stream);
+      CuStreamDestroy (s->bare.stream);
+    }
+    if (s->bare.ext)
+      drv.cuDestroyExternalSemaphore (s->bare.ext);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_clear_object (&s->sem_elem);
+  gst_clear_object (&s->sem_lib);
+  gst_cuda_sync_wait_idle ();
+  test_sem_free (s->ts_elem);
+  test_sem_free (s->ts_lib);
+  test_sem_free (s->ts_bare);
+}
+
+/* the four loops once (@nb batches each), interleaved */
+static gboolean
+s1_repetition (Bench * b, S1Setup * s, guint batch, guint nb,
+    gdouble * cpu, gdouble * wall)
+{
+  gchar *error = NULL;
+
+  if (!s1_measure_bare (b, &s->bare, batch, nb, &cpu[S1_BARE],
+          &wall[S1_BARE], &error)) {
+    s1_fail (b, "bare loop", error);
+    return FALSE;
+  }
+  if (!s1_measure_library (b, s->sem_lib, s->bare.stream, batch, nb,
+          &cpu[S1_LIBRARY], &wall[S1_LIBRARY], &error)) {
+    s1_fail (b, "library loop", error);
+    return FALSE;
+  }
+  if (!s1_measure_chain (b, &s->chains[0], s->pool, batch, nb,
+          &cpu[S1_IDENTITY], &wall[S1_IDENTITY], &error)) {
+    s1_fail (b, "identity loop", error);
+    return FALSE;
+  }
+  if (!s1_measure_chain (b, &s->chains[1], s->pool, batch, nb,
+          &cpu[S1_CUDASEMSIGNAL], &wall[S1_CUDASEMSIGNAL], &error)) {
+    s1_fail (b, "cudasemsignal loop", error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+s1_print (S1Result * s1)
+{
+  GArray **c = s1->cpu_ns;
+  guint64 cpu_syncs = 0;
+  guint i;
+
+  g_print ("  %-40s %12s %12s\n", "ns per call (thread CPU)", "min",
+      "median");
+  for (i = 0; i < S1_N_ROWS; i++)
+    g_print ("  %-40s %12.0f %12.0f\n", s1_row_label (i),
+        series_min (c[i]), series_median (c[i]));
+  g_print ("  %-40s %12.2f %12.2f\n", "ratio cudasemsignal / bare",
+      ratio (series_min (c[S1_CUDASEMSIGNAL]), series_min (c[S1_BARE])),
+      ratio (series_median (c[S1_CUDASEMSIGNAL]),
+          series_median (c[S1_BARE])));
+  g_print ("  %-40s %12.2f %12.2f   (target: <= 2)\n",
+      "ratio (cudasemsignal - identity) / bare",
+      ratio (series_min (c[S1_CUDASEMSIGNAL]) - series_min (c[S1_IDENTITY]),
+          series_min (c[S1_BARE])),
+      ratio (series_median (c[S1_CUDASEMSIGNAL]) -
+          series_median (c[S1_IDENTITY]), series_median (c[S1_BARE])));
+  if (s1->sig_stats)
+    gst_structure_get_uint64 (s1->sig_stats, "cpu-syncs", &cpu_syncs);
+  if (cpu_syncs)
+    g_print ("  WARNING: cudasemsignal synchronised on the CPU %"
+        G_GUINT64_FORMAT " times\n", cpu_syncs);
+}
+
+gboolean
+run_scenario1 (Bench * b)
+{
+  S1Result *s1 = &b->r.s1;
+  S1Setup s;
+  guint batch = S1_BATCH, n_batches, r, i;
+  gboolean ok;
+
+  memset (&s, 0, sizeof (s));
+  n_batches = b->opt.calls > 0 ? MAX (1, (b->opt.calls + batch - 1) / batch) :
+      (b->opt.quick ? 4 : 32);
+  g_mutex_lock (&b->lock);
+  s1->calls = batch * n_batches;
+  s1->batch = batch;
+  g_mutex_unlock (&b->lock);
+
+  g_print ("\nScenario 1: signal overhead (CPU time per call on the calling "
+      "thread; %u calls x %d repetitions)\n", batch * n_batches,
+      b->opt.repetitions);
+
+  ok = s1_setup (b, &s, batch);
+  /* warm-up, then R interleaved repetitions */
+  for (r = 0; ok && r <= (guint) b->opt.repetitions; r++) {
+    guint nb = r == 0 ? MIN (2, n_batches) : n_batches;
+    gdouble cpu[S1_N_ROWS], wall[S1_N_ROWS];
+
+    ok = s1_repetition (b, &s, batch, nb, cpu, wall);
+    if (!ok || r == 0)
+      continue;
+    g_mutex_lock (&b->lock);
+    for (i = 0; i < S1_N_ROWS; i++) {
+      series_add (s1->cpu_ns[i], cpu[i]);
+      series_add (s1->wall_ns[i], wall[i]);
+    }
+    g_mutex_unlock (&b->lock);
+  }
+  if (ok) {
+    GstStructure *st = NULL;
+
+    g_object_get (s.chains[1].element, "stats", &st, NULL);
+    g_mutex_lock (&b->lock);
+    s1->sig_stats = st;
+    g_free (s1->status);
+    s1->status = g_strdup ("ok");
+    g_mutex_unlock (&b->lock);
+    s1_print (s1);
+  }
+  s1_teardown (b, &s);
+  bench_run_idle (&b->wd);
+  write_json (b);
+  return ok;
+}

@@ -1,0 +1,107 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Scenario 5, pipelined stages CUDA -> Vulkan -> CUDA:
+ * `cudatovulkan ! queue ! vulkancolorconvert ! capsfilter(BGRA) ! queue !
+ * vulkantocuda ! queue ! fakesink`, with GPU handoffs (a) or CPU waits
+ * after each stage (c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "frames.h"
+
+#ifdef HAVE_CUDA_VULKAN
+/* scenario 5 mode c: the CPU wait for the Vulkan stage, before
+ * vulkantocuda: the queue idle. The queue object is the element's (asked
+ * with a context query): GStreamer 1.22 gives every
+ * gst_vulkan_device_get_queue() caller its own object and submit lock, and
+ * vkQueueWaitIdle must not run while an element submits to the queue. */
+static GstPadProbeReturn
+s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstElement *v2c = gst_pad_get_parent_element (pad);
+  GstPad *src = v2c ? gst_element_get_static_pad (v2c, "src") : NULL;
+  GstQuery *query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  GstVulkanQueue *queue = NULL;
+  VkResult res = VK_SUCCESS;
+
+  if (src && gst_pad_query (src, query)) {
+    GstContext *c = NULL;
+
+    gst_query_parse_context (query, &c);
+    if (c)
+      gst_context_get_vulkan_queue (c, &queue);
+  }
+  gst_query_unref (query);
+  gst_clear_object (&src);
+  gst_clear_object (&v2c);
+  if (!queue) {
+    run_error (run, g_strdup ("vulkantocuda answered no Vulkan queue"));
+    return GST_PAD_PROBE_OK;
+  }
+  gst_vulkan_queue_submit_lock (queue);
+  res = vkQueueWaitIdle (queue->queue);
+  gst_vulkan_queue_submit_unlock (queue);
+  gst_object_unref (queue);
+  if (res != VK_SUCCESS)
+    run_error (run, g_strdup_printf ("vkQueueWaitIdle: %d", res));
+  return GST_PAD_PROBE_OK;
+}
+#endif
+
+gboolean
+s5_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
+{
+  GstElement *cf;
+
+  /* the Vulkan stage on its own thread between two queues; the last queue
+   * is the common tail's */
+  run->el.bridge = chain[(*n)++] = make (run->pipeline, "cudatovulkan", "c2v",
+      error);
+  chain[(*n)++] = make (run->pipeline, "queue", NULL, error);
+  /* GStreamer 1.22's vulkanimageidentity takes BGRA only: the Vulkan stage
+   * is vulkancolorconvert RGBA -> BGRA (a render pass per frame) */
+  chain[(*n)++] = make (run->pipeline, "vulkancolorconvert", NULL, error);
+  cf = chain[(*n)++] = make (run->pipeline, "capsfilter", NULL, error);
+  if (cf) {
+    GstCaps *c2 = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "BGRA", NULL);
+
+    gst_caps_set_features (c2, 0, gst_caps_features_new
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, NULL));
+    g_object_set (cf, "caps", c2, NULL);
+    gst_caps_unref (c2);
+  }
+  chain[(*n)++] = make (run->pipeline, "queue", NULL, error);
+  run->el.probe_el = chain[(*n)++] = make (run->pipeline, "vulkantocuda",
+      "v2c", error);
+  if (run->mode == MODE_S5_C && run->el.bridge && run->el.probe_el) {
+    add_buffer_probe (run->el.bridge, "src", s3_cpu_sync_probe, run);
+#ifdef HAVE_CUDA_VULKAN
+    add_buffer_probe (run->el.probe_el, "sink", s5_vk_idle_probe, run);
+#endif
+  }
+  return TRUE;
+}
+
+gboolean
+s5_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
+    GString * note, const gchar ** path)
+{
+  const gchar *path2 = NULL;
+  gboolean sok;
+
+  g_object_get (run->el.bridge, "stats", ss, NULL);
+  sok = expect_bridge_stats (*ss, "cudatovulkan", run->total,
+      run->mode == MODE_S5_A ? run->total : 0, note, path);
+  g_object_get (run->el.probe_el, "stats", ws, NULL);
+  sok &= expect_bridge_stats (*ws, "vulkantocuda", run->total, G_MAXUINT,
+      note, &path2);
+  if (g_strcmp0 (*path, path2) != 0)
+    *path = "mixed (cudatovulkan and vulkantocuda took different paths)";
+  return sok;
+}

@@ -1,0 +1,485 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The sections that share the frame harness (scenario 2, its diagnosis, 3,
+ * 4 and 5): their configurations (sizes, formats, GPU work), the frame
+ * writer, the producer's stream and events, the repetitions, the table.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "frames.h"
+
+static void
+s2_print_header (void)
+{
+  g_print ("  %-9s %-4s %4s %14s %9s %11s %11s %10s %10s %9s\n", "size",
+      "fmt", "gpu", "mode", "fps", "proc-cpu", "prod-cpu", "lat-p50",
+      "lat-p99", "write");
+  g_print ("  %-9s %-4s %4s %14s %9s %11s %11s %10s %10s %9s\n", "", "", "ms",
+      "", "median", "us/frame", "us/frame", "us", "us", "gpu-us");
+}
+
+static void
+s2_print_ratio (S2Config * c, gint mode, gint ref)
+{
+  gchar label[40];
+
+  if (g_strcmp0 (c->m[mode].status, "ok") != 0 ||
+      g_strcmp0 (c->m[ref].status, "ok") != 0)
+    return;
+  g_snprintf (label, sizeof (label), "%s/%s", mode_key[mode], mode_key[ref]);
+  g_print ("  %-9s %-4s %4s %14s %9.2f %11.2f %11.2f %10.2f %10.2f\n", "", "",
+      "", label, ratio (series_median (c->m[mode].fps),
+          series_median (c->m[ref].fps)),
+      ratio (series_median (c->m[mode].proc_cpu_us),
+          series_median (c->m[ref].proc_cpu_us)),
+      ratio (series_median (c->m[mode].prod_cpu_us),
+          series_median (c->m[ref].prod_cpu_us)),
+      ratio (series_median (c->m[mode].lat_p50_us),
+          series_median (c->m[ref].lat_p50_us)),
+      ratio (series_median (c->m[mode].lat_p99_us),
+          series_median (c->m[ref].lat_p99_us)));
+}
+
+static void
+s2_print_config (S2Config * c)
+{
+  gchar size[32];
+  guint j;
+
+  g_snprintf (size, sizeof (size), "%dx%d", c->width, c->height);
+  for (j = 0; j < c->n_modes; j++) {
+    gint k = c->modes[j];
+    ModeResult *m = &c->m[k];
+
+    if (g_strcmp0 (m->status, "ok") != 0) {
+      g_print ("  %-9s %-4s %4.0f %14s %s: %s\n", size, c->format,
+          c->gpu_us / 1000.0, mode_key[k], m->status, m->error ? m->error :
+          "");
+      continue;
+    }
+    g_print ("  %-9s %-4s %4.0f %14s %9.0f %11.1f %11.1f %10.0f %10.0f %9.0f"
+        "%s%s\n", size, c->format, c->gpu_us / 1000.0, mode_key[k],
+        series_median (m->fps), series_median (m->proc_cpu_us),
+        series_median (m->prod_cpu_us), series_median (m->lat_p50_us),
+        series_median (m->lat_p99_us), series_median (m->kernel_us),
+        m->path ? "  " : "", m->path ? m->path : "");
+  }
+  if (c->ref_mode == MODE_C) {
+    /* scenario 2 and its diagnosis: everything over c, a first */
+    for (j = 0; j < c->n_modes; j++)
+      if (c->modes[j] != MODE_C)
+        s2_print_ratio (c, c->modes[j], MODE_C);
+  } else {
+    for (j = 0; j < c->n_modes; j++)
+      if (c->modes[j] != c->ref_mode)
+        s2_print_ratio (c, c->modes[j], c->ref_mode);
+    /* scenario 3: the bridge against the raw-API limit */
+    if (c->modes == s3_modes) {
+      s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
+      s2_print_ratio (c, MODE_CV_A, MODE_CV_D2);
+    }
+  }
+}
+
+static void
+s2_skip_config (Bench * b, S2Config * c, const gchar * why)
+{
+  guint j;
+
+  set_str (b, &c->status, "skipped");
+  set_str (b, &c->reason, why);
+  for (j = 0; j < c->n_modes; j++)
+    set_str (b, &c->m[c->modes[j]].status, "skipped");
+}
+
+/* a section's end before any configuration ran: status, reason, JSON */
+static void
+section_skip (Bench * b, S2Result * S, const gchar * status,
+    const gchar * why)
+{
+  g_print ("  %s\n", why);
+  sec_set (b, S, status, why);
+  write_json (b);
+}
+
+/* scenarios 3 to 5: the elements and the Vulkan device. FALSE when the
+ * section is skipped. */
+static gboolean
+section_vulkan (Bench * b, S2Result * S, Section sec)
+{
+#ifdef HAVE_CUDA_VULKAN
+  const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
+    "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter",
+    sec == SEC_5 ? "vulkancolorconvert" : "queue"
+  };
+  gchar *missing = missing_elements (need, G_N_ELEMENTS (need));
+  gchar *error = NULL, *why;
+
+  if (missing) {
+    why = g_strdup_printf ("SKIPPED: elements not found:%s", missing);
+    section_skip (b, S, "skipped", why);
+    g_free (why);
+    g_free (missing);
+    return FALSE;
+  }
+  if (!ensure_vulkan_device (b, &error)) {
+    why = g_strdup_printf ("SKIPPED: %s", error);
+    section_skip (b, S, "skipped", why);
+    g_free (why);
+    g_free (error);
+    return FALSE;
+  }
+  g_print ("  Vulkan device: %s\n", b->r.vulkan);
+  return TRUE;
+#else
+  g_print ("  SKIPPED: built without Vulkan (gstreamer-vulkan-1.0 or "
+      "vulkan not found): no cudatovulkan/vulkantocuda\n");
+  sec_set (b, S, "skipped", "built without Vulkan (gstreamer-vulkan-1.0 or "
+      "vulkan not found): no cudatovulkan/vulkantocuda");
+  write_json (b);
+  return FALSE;
+#endif
+}
+
+/* The frame writer: the spin kernel, or memset frames. FALSE when the
+ * section ends here (*ret: its result). */
+static gboolean
+section_writer (Bench * b, S2Result * S, Section sec, FrameWriter * writer,
+    gboolean * ret)
+{
+  gchar *kinfo = NULL;
+
+  *writer = b->opt.writer;
+  if (sec == SEC_4) {
+    *writer = WRITER_MEMSET;    /* unused: frames come from system memory */
+    set_str (b, &S->frame_writer, "none (one system-memory frame, pushed "
+        "again for every frame)");
+    return TRUE;
+  }
+  if (*writer != WRITER_MEMSET) {
+    if (kernel_load_once (b, &kinfo)) {
+      *writer = WRITER_KERNEL;
+      g_print ("  kernel: %s\n", kinfo);
+    } else if (*writer == WRITER_KERNEL || b->is_sim) {
+      gchar *why = g_strdup_printf ("%s: the spin kernel is not available "
+          "(%s). %s", b->is_sim ? "SKIPPED on the simulated CUDA driver, "
+          "which cannot run kernels" : "SKIPPED", kinfo, b->is_sim ? "Use "
+          "--frame-writer=memset to exercise the harness on it." : "");
+
+      g_mutex_lock (&b->lock);
+      S->kernel_info = kinfo;
+      S->frame_writer = g_strdup ("none");
+      g_mutex_unlock (&b->lock);
+      section_skip (b, S, *writer == WRITER_KERNEL ? "failed" : "skipped",
+          why);
+      g_free (why);
+      *ret = *writer != WRITER_KERNEL;
+      return FALSE;
+    } else {
+      /* a real GPU without the kernel: still measure the handoff with
+       * memset frames, clearly labelled */
+      g_print ("  WARNING: the spin kernel is not available (%s); frames are "
+          "written with cuMemsetD32Async and only the 0 ms GPU-work "
+          "configurations run\n", kinfo);
+      *writer = WRITER_MEMSET;
+    }
+  }
+  g_mutex_lock (&b->lock);
+  S->frame_writer = g_strdup (*writer == WRITER_KERNEL ? "kernel" :
+      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
+  S->kernel_info = kinfo;
+  g_mutex_unlock (&b->lock);
+  return TRUE;
+}
+
+/* which element counters a mode's JSON names */
+static void
+mode_stats_names (ModeResult * m, gint j)
+{
+  if (j == MODE_A1)
+    m->stats_name[1] = NULL;
+  else if (j == MODE_A2)
+    m->stats_name[0] = NULL;
+  else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_S6_A) {
+    m->stats_name[0] = "cudatovulkan";
+    m->stats_name[1] = NULL;
+  } else if (j == MODE_S5_A || j == MODE_S5_C) {
+    m->stats_name[0] = "cudatovulkan";
+    m->stats_name[1] = "vulkantocuda";
+  } else if (j == MODE_VC_A) {
+    m->stats_name[0] = "vulkantocuda";
+    m->stats_name[1] = NULL;
+  } else if (j >= MODE_CV_A) {
+    m->stats_name[0] = m->stats_name[1] = NULL;
+  }
+}
+
+static S2Config *
+config_new (Bench * b, S2Result * S, const gint * size, const gchar * format,
+    guint gpu_us)
+{
+  S2Config *c = g_new0 (S2Config, 1);
+  guint j;
+
+  c->width = size[0];
+  c->height = size[1];
+  c->format = format;
+  c->gpu_us = gpu_us;
+  c->status = g_strdup ("not run");
+  c->modes = S->modes;
+  c->n_modes = S->n_modes;
+  c->ref_mode = S->ref_mode;
+  for (j = 0; j < N_ALL_MODES; j++) {
+    ModeResult *m = &c->m[j];
+
+    mode_result_init (m);
+    m->in_flight = j == MODE_A_IF1 ? 1 : j == MODE_A_IF8 ? 8 :
+        (guint) b->opt.in_flight;
+    mode_stats_names (m, j);
+  }
+  return c;
+}
+
+/* the section's configurations: sizes x formats x GPU work */
+static void
+section_configs (Bench * b, S2Result * S, Section sec)
+{
+  static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  static const gchar *formats[] = { "RGBA", "NV12" };
+  static const guint s2_work[] = { 0, 1000, 5000 };
+  static const guint s34_work[] = { 0, 5000 };
+  static const guint s4_work[] = { 0 };
+  /* scenario 5: 1 and 5 ms; --quick: 0 (memset frames can run it) and 1 */
+  static const guint s5_work[] = { 1000, 5000 }, s5_quick_work[] = { 0, 1000 };
+  const guint *work_us = sec == SEC_2 ? s2_work : sec == SEC_4 ? s4_work :
+      sec == SEC_5 ? (b->opt.quick ? s5_quick_work : s5_work) : s34_work;
+  guint n_work = sec == SEC_2 ? 3 : sec == SEC_4 ? 1 : 2;
+  guint n_sizes = sec == SEC_2D || sec == SEC_5 ? 1 : 2;
+  guint n_formats = sec == SEC_2D || sec == SEC_5 ? 1 : 2;
+  guint si, fi, wi;
+
+  if (b->opt.quick)
+    n_sizes = 1;
+  g_mutex_lock (&b->lock);
+  for (si = 0; si < n_sizes; si++)
+    for (fi = 0; fi < n_formats; fi++)
+      for (wi = 0; wi < n_work; wi++)
+        if (!b->opt.quick || work_us[wi] <= 1000)
+          g_ptr_array_add (S->configs, config_new (b, S, sizes[si],
+                  formats[fi], work_us[wi]));
+  g_mutex_unlock (&b->lock);
+}
+
+/* the producer's semaphores, stream and events, shared by the section's
+ * runs */
+typedef struct
+{
+  TestSem *ts_c, *ts_p;
+  EvPair *pairs;
+  guint n_pairs;
+  RunInputs in;
+} SectionShared;
+
+static gboolean
+shared_setup (Bench * b, SectionShared * sh, Section sec, gchar ** error)
+{
+  CUresult r;
+
+  sh->n_pairs = sec == SEC_4 ? (guint) b->opt.in_flight :
+      (guint) MAX (b->opt.in_flight, 8) + 2;
+  if (!(sh->in.sem_c = new_semaphore (b, &sh->ts_c, error)) ||
+      !(sh->in.sem_p = new_semaphore (b, &sh->ts_p, error)))
+    return FALSE;
+  sh->pairs = g_new0 (EvPair, sh->n_pairs);
+  sh->in.free_pairs = g_async_queue_new ();
+  if (!gst_cuda_context_push (b->ctx)) {
+    *error = g_strdup ("could not push the CUDA context");
+    return FALSE;
+  }
+  r = producer_setup (&sh->in.pstream, sh->pairs, sh->n_pairs,
+      sh->in.free_pairs);
+  gst_cuda_context_pop (NULL);
+  if (r != CUDA_SUCCESS) {
+    *error = cu_error ("cuStreamCreate/cuEventCreate", r);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+shared_clear (Bench * b, SectionShared * sh)
+{
+  producer_teardown (b, sh->in.pstream, sh->pairs, sh->n_pairs);
+  g_free (sh->pairs);
+  if (sh->in.free_pairs)
+    g_async_queue_unref (sh->in.free_pairs);
+  gst_clear_object (&sh->in.sem_c);
+  gst_clear_object (&sh->in.sem_p);
+  gst_cuda_sync_wait_idle ();
+  test_sem_free (sh->ts_c);
+  test_sem_free (sh->ts_p);
+}
+
+/* the configuration's pools (2d: also of 1 and 8 buffers) or its
+ * system-memory frame */
+static gboolean
+config_sources (Bench * b, S2Config * c, Section sec, GstBufferPool ** pools,
+    GstBuffer ** sysframe)
+{
+  gchar *error = NULL;
+  GstCaps *caps;
+  guint j;
+
+  if (sec == SEC_4) {
+    *sysframe = new_sysframe (c);
+    return TRUE;
+  }
+  caps = cuda_caps (c->format, c->width, c->height);
+  pools[0] = new_pool (b, caps, b->opt.in_flight, &error);
+  if (pools[0] && sec == SEC_2D) {
+    pools[1] = new_pool (b, caps, 1, &error);
+    if (pools[1])
+      pools[2] = new_pool (b, caps, 8, &error);
+  }
+  gst_caps_unref (caps);
+  if (!error)
+    return TRUE;
+  set_str (b, &c->status, "failed");
+  set_str (b, &c->reason, error);
+  g_print ("  %dx%d %s: FAILED: %s\n", c->width, c->height, c->format, error);
+  g_free (error);
+  for (j = 0; j < 3; j++)
+    g_clear_pointer (&pools[j], pool_free);
+  return FALSE;
+}
+
+/* the repetitions of every mode of one configuration */
+static gboolean
+config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
+    GstBufferPool ** pools)
+{
+  gboolean cfg_ok = TRUE;
+  gchar *error = NULL;
+  gint rep;
+  guint j;
+
+  for (rep = 0; rep < S->repetitions; rep++) {
+    for (j = 0; j < c->n_modes; j++) {
+      gint k = c->modes[j];
+
+      in->pool = k == MODE_A_IF1 ? pools[1] : k == MODE_A_IF8 ? pools[2] :
+          pools[0];
+      if (g_strcmp0 (c->m[k].status, "failed") == 0)
+        continue;
+      if (!s2_run_once (b, c, k, in, &error)) {
+        g_mutex_lock (&b->lock);
+        g_free (c->m[k].status);
+        c->m[k].status = g_strdup ("failed");
+        g_free (c->m[k].error);
+        c->m[k].error = error;
+        g_mutex_unlock (&b->lock);
+        g_print ("    %s: FAILED: %s\n", mode_key[k], error);
+        error = NULL;
+        cfg_ok = FALSE;
+      }
+    }
+  }
+  bench_run_idle (&b->wd);
+  for (j = 0; j < c->n_modes; j++)
+    if (g_strcmp0 (c->m[c->modes[j]].status, "not run") == 0)
+      set_str (b, &c->m[c->modes[j]].status, "ok");
+  set_str (b, &c->status, cfg_ok ? "ok" : "failed");
+  return cfg_ok;
+}
+
+/* every configuration of the section; *any_run: one ran */
+static gboolean
+section_run_configs (Bench * b, S2Result * S, Section sec, RunInputs * in,
+    gboolean * any_run)
+{
+  gboolean all_ok = TRUE;
+  guint i, j;
+
+  for (i = 0; i < S->configs->len; i++) {
+    S2Config *c = g_ptr_array_index (S->configs, i);
+    GstBufferPool *pools[3] = { NULL, NULL, NULL };
+
+    in->sysframe = NULL;
+    if (c->gpu_us > 0 && in->writer != WRITER_KERNEL) {
+      s2_skip_config (b, c, "no spin kernel: frames are written with "
+          "cuMemsetD32Async, which cannot busy-wait");
+      continue;
+    }
+    if (bench_time_is_up (&b->wd)) {
+      s2_skip_config (b, c, "time limit reached (--time-limit)");
+      g_print ("  %dx%d %s %.0f ms: skipped, time limit reached\n", c->width,
+          c->height, c->format, c->gpu_us / 1000.0);
+      continue;
+    }
+    for (j = 0; j < c->n_modes; j++) {
+      ModeResult *m = &c->m[c->modes[j]];
+
+      m->frames = sec >= SEC_3 ? s34_frames (b, c->gpu_us, c->width) :
+          s2_frames (b, c->gpu_us);
+      m->warmup = b->opt.quick ? 3 : 8;
+    }
+    if (!config_sources (b, c, sec, pools, &in->sysframe)) {
+      all_ok = FALSE;
+      continue;
+    }
+    *any_run = TRUE;
+    all_ok &= config_run (b, S, c, in, pools);
+    for (j = 0; j < 3; j++)
+      pool_free (pools[j]);
+    if (in->sysframe)
+      gst_buffer_unref (in->sysframe);
+    s2_print_config (c);
+    write_json (b);
+  }
+  return all_ok;
+}
+
+/* Scenario 2, its diagnosis, 3, 4 and 5: the same harness (a producer
+ * thread pushing into a pipeline, a recycler bounding the frames in
+ * flight). */
+gboolean
+run_gpu_section (Bench * b, S2Result * S, Section sec)
+{
+  SectionShared sh;
+  gchar *error = NULL;
+  gboolean all_ok = TRUE, any_run = FALSE, ret = TRUE;
+  guint i;
+
+  memset (&sh, 0, sizeof (sh));
+  S->repetitions = sec >= SEC_3 ? MIN (b->opt.repetitions, 3) :
+      b->opt.repetitions;
+  g_print ("\n%s (%d frames in flight, %d repetitions)\n", S->title,
+      b->opt.in_flight, S->repetitions);
+  for (i = 0; i < S->n_modes; i++)
+    g_print ("  %s: %s\n", mode_key[S->modes[i]], mode_desc[S->modes[i]]);
+  if (sec >= SEC_3 && !section_vulkan (b, S, sec))
+    return TRUE;
+  if (!section_writer (b, S, sec, &sh.in.writer, &ret))
+    return ret;
+
+  if (!shared_setup (b, &sh, sec, &error)) {
+    sec_set (b, S, "failed", error);
+    g_print ("  FAILED: %s\n", error);
+    g_free (error);
+    all_ok = FALSE;
+  } else {
+    section_configs (b, S, sec);
+    sec_set (b, S, "running", NULL);
+    s2_print_header ();
+    all_ok = section_run_configs (b, S, sec, &sh.in, &any_run);
+    sec_set (b, S, all_ok ? (any_run ? "ok" : "skipped") : "failed",
+        any_run ? NULL : "no configuration ran");
+  }
+  shared_clear (b, &sh);
+  write_json (b);
+  return all_ok;
+}
