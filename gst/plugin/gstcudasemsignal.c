@@ -234,9 +234,23 @@ static gboolean
 gst_cuda_sem_signal_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
+  guint idx;
+
   /* In place: buffers come from upstream's pool; what downstream needs
    * (pools, video meta) is answered by downstream. */
-  return gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), query);
+  if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (trans), query))
+    GST_DEBUG_OBJECT (trans, "downstream did not answer the query");
+
+  /* Downstream's sync-meta offer is for this element, which signals its
+   * semaphore: consume it, so that an upstream signaller does not signal
+   * the same semaphore. Upstream's acquire points are waited for here, on
+   * the GPU, whatever their type; no semaphore of ours to offer. */
+  while (gst_query_find_allocation_meta (query, GST_CUDA_SYNC_META_API_TYPE,
+          &idx))
+    gst_query_remove_nth_allocation_meta (query, idx);
+  gst_query_add_cuda_sync_meta (query, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL,
+      NULL);
+  return TRUE;
 }
 
 static gchar *

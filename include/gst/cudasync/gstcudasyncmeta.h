@@ -140,6 +140,14 @@ gboolean            gst_cuda_sync_meta_wait_gpu_full (GstCudaSyncMeta * meta,
                                                      GError ** error);
 
 GST_CUDA_SYNC_API
+gboolean            gst_cuda_sync_meta_wait_gpu_checked (GstCudaSyncMeta * meta,
+                                                     GstCudaContext * context,
+                                                     CUstream stream,
+                                                     GstCudaSyncFlags flags,
+                                                     guint * n_waits,
+                                                     GError ** error);
+
+GST_CUDA_SYNC_API
 gboolean            gst_cuda_sync_meta_wait_cpu     (GstCudaSyncMeta * meta,
                                                      GstClockTime timeout,
                                                      GError ** error);

@@ -129,6 +129,66 @@ GST_START_TEST (test_pipeline_passthrough_bytes)
 
 GST_END_TEST;
 
+/* Two signallers in a row: the second consumes downstream's semaphore
+ * offer, so the first signals its own semaphore (its property) and the
+ * second waits for that on the GPU before signalling downstream's. */
+GST_START_TEST (test_two_signallers)
+{
+  const guint n = 6;
+  TestSem *ts1, *ts2;
+  GstCudaSemaphore *sem1 = cs_new_semaphore (NULL, TRUE, &ts1);
+  GstCudaSemaphore *sem2 = cs_new_semaphore (NULL, TRUE, &ts2);
+  GstElement *pipeline, *s1, *s2, *wait;
+  GError *err = NULL;
+  GstBus *bus;
+  GstMessage *msg;
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=6 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! cudaupload ! "
+      "cudasemsignal name=s1 ! cudasemsignal name=s2 ! cudasemwait name=wait "
+      "! cudadownload ! fakesink", &err);
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "?");
+  s1 = gst_bin_get_by_name (GST_BIN (pipeline), "s1");
+  s2 = gst_bin_get_by_name (GST_BIN (pipeline), "s2");
+  wait = gst_bin_get_by_name (GST_BIN (pipeline), "wait");
+  g_object_set (s1, "semaphore", sem1, "fallback", 1, NULL);
+  g_object_set (s2, "fallback", 1, NULL);
+  g_object_set (wait, "semaphore", sem2, NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS: %" GST_PTR_FORMAT, msg);
+  gst_message_unref (msg);
+
+  /* each semaphore signalled once a buffer, by one element */
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem1), n);
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem2), n);
+  fail_unless_equals_uint64 (cs_stat (s1, "signals"), n);
+  fail_unless_equals_uint64 (cs_stat (s2, "signals"), n);
+  fail_unless_equals_uint64 (cs_stat (s2, "waits"), n);
+  fail_unless_equals_uint64 (cs_stat (s1, "cpu-syncs"), 0);
+  fail_unless_equals_uint64 (cs_stat (s2, "cpu-syncs"), 0);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), n);
+  fail_unless (test_sem_host_wait (ts1, n, 10 * GST_SECOND));
+  fail_unless (test_sem_host_wait (ts2, n, 10 * GST_SECOND));
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (s1);
+  gst_object_unref (s2);
+  gst_object_unref (wait);
+  gst_object_unref (pipeline);
+  gst_object_unref (sem1);
+  gst_object_unref (sem2);
+  test_sem_free (ts1);
+  test_sem_free (ts2);
+}
+
+GST_END_TEST;
+
 /* ---- timeline values: many buffers, flush, renegotiation ---- */
 
 GST_START_TEST (test_monotonic_values)
@@ -915,6 +975,7 @@ cudasemsignal_suite (void)
   tcase_add_test (tc, test_monotonic_values);
   tcase_add_test (tc, test_incoming_points_replaced);
   tcase_add_test (tc, test_semaphore_from_downstream);
+  tcase_add_test (tc, test_two_signallers);
   tcase_add_test (tc, test_handle_type_mismatch);
   tcase_add_test (tc, test_zero_cpu_syncs_with_semaphore);
   tcase_add_test (tc, test_fallback_sync_counts);
