@@ -231,6 +231,51 @@ get_stats (GstElement * pipeline, const gchar * name)
   return s;
 }
 
+/* Pops the bus's messages until EOS (TRUE) or an error, or until none came
+ * for PIPELINE_TIMEOUT; prints warnings; *error says why it failed. */
+static gboolean
+wait_for_eos (GstBus * bus, gchar ** error)
+{
+  gboolean ok = FALSE, done = FALSE;
+
+  while (!done) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, PIPELINE_TIMEOUT,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    GError *gerr = NULL;
+    gchar *dbg = NULL;
+
+    if (!msg) {
+      *error = g_strdup_printf ("no EOS within %u s: the pipeline stalled",
+          (guint) (PIPELINE_TIMEOUT / GST_SECOND));
+      break;
+    }
+    switch (GST_MESSAGE_TYPE (msg)) {
+      case GST_MESSAGE_EOS:
+        ok = TRUE;
+        done = TRUE;
+        break;
+      case GST_MESSAGE_ERROR:
+        gst_message_parse_error (msg, &gerr, &dbg);
+        *error = g_strdup_printf ("error from %s: %s%s%s",
+            GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), gerr->message,
+            dbg ? "\n    debug: " : "", dbg ? dbg : "");
+        done = TRUE;
+        break;
+      case GST_MESSAGE_WARNING:
+        gst_message_parse_warning (msg, &gerr, &dbg);
+        g_print ("  warning from %s: %s\n",
+            GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), gerr->message);
+        break;
+      default:
+        break;
+    }
+    g_clear_error (&gerr);
+    g_free (dbg);
+    gst_message_unref (msg);
+  }
+  return ok;
+}
+
 static gboolean
 run_pipeline (const gchar * desc, GstCudaContext * context,
     GstCudaSemaphore * sem, RunResult * res, gchar ** error)
@@ -241,7 +286,7 @@ run_pipeline (const gchar * desc, GstCudaContext * context,
   BusData bd = { context, };
   Collect c;
   GstAppSinkCallbacks cb = { 0, };
-  gboolean ok = FALSE, done = FALSE;
+  gboolean ok;
   gint64 start;
 
   memset (res, 0, sizeof (*res));
@@ -285,41 +330,7 @@ run_pipeline (const gchar * desc, GstCudaContext * context,
     GST_DEBUG ("state change to PLAYING failed");
   }
 
-  while (!done) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, PIPELINE_TIMEOUT,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
-    GError *gerr = NULL;
-    gchar *dbg = NULL;
-
-    if (!msg) {
-      *error = g_strdup_printf ("no EOS within %u s: the pipeline stalled",
-          (guint) (PIPELINE_TIMEOUT / GST_SECOND));
-      break;
-    }
-    switch (GST_MESSAGE_TYPE (msg)) {
-      case GST_MESSAGE_EOS:
-        ok = TRUE;
-        done = TRUE;
-        break;
-      case GST_MESSAGE_ERROR:
-        gst_message_parse_error (msg, &gerr, &dbg);
-        *error = g_strdup_printf ("error from %s: %s%s%s",
-            GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), gerr->message,
-            dbg ? "\n    debug: " : "", dbg ? dbg : "");
-        done = TRUE;
-        break;
-      case GST_MESSAGE_WARNING:
-        gst_message_parse_warning (msg, &gerr, &dbg);
-        g_print ("  warning from %s: %s\n",
-            GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), gerr->message);
-        break;
-      default:
-        break;
-    }
-    g_clear_error (&gerr);
-    g_free (dbg);
-    gst_message_unref (msg);
-  }
+  ok = wait_for_eos (bus, error);
   res->seconds = (g_get_monotonic_time () - start) / 1e6;
 
   res->sig_stats = get_stats (pipeline, "sig");
@@ -527,112 +538,146 @@ print_bridge_stats (const gchar * label, const GstStructure * s)
       (gint64) get_stat (s, "cpu-syncs"), (gint64) get_stat (s, "semaphores"));
 }
 
-static int
-run_bridge (gint frames, gint width, gint height)
-{
-  RunResult ref = { 0, }, run = { 0, };
-  GstCudaContext *context;
-  GstElementFactory *f;
-  gchar *caps, *desc, *ref_desc, *driver, *vkdev = NULL, *error = NULL;
-  gboolean sim = is_simulator (), pass = TRUE, expect_gpu = FALSE;
-  gboolean gpu_path, fallback_path;
-  guint64 c2v_sig, c2v_cpu, v2c_sig, v2c_wait, v2c_cpu;
-  guint n_identical, i;
-  const gchar *names[] = { "cudaupload", "cudadownload", "cudatovulkan",
-    "vulkantocuda"
-  };
+/* ---- what the demo creates, and its one cleanup path ---- */
 
-  g_print ("gst-cudasync demo (--bridge): %d frames of %dx%d NV12, CUDA -> "
-      "Vulkan -> CUDA\n", frames, width, height);
-  for (i = 0; i < G_N_ELEMENTS (names); i++) {
-    f = gst_element_factory_find (names[i]);
+typedef struct
+{
+  gint frames, width, height;
+  gboolean no_semaphore, bridge;
+} DemoOptions;
+
+/* Everything a run creates; demo_clear() releases what is set, so every exit
+ * path, set-up failures included, goes through it. */
+typedef struct
+{
+  GstCudaContext *context;
+  TestSem *tsem;
+  GstCudaSemaphore *sem;
+  gchar *driver, *vkdev, *caps, *desc, *ref_desc, *error;
+  RunResult ref, run;
+} Demo;
+
+static void
+demo_clear (Demo * d)
+{
+  clear_result (&d->ref);
+  clear_result (&d->run);
+  gst_clear_object (&d->sem);
+  g_clear_pointer (&d->tsem, test_sem_free);
+  gst_clear_object (&d->context);
+  g_clear_pointer (&d->caps, g_free);
+  g_clear_pointer (&d->desc, g_free);
+  g_clear_pointer (&d->ref_desc, g_free);
+  g_clear_pointer (&d->driver, g_free);
+  g_clear_pointer (&d->vkdev, g_free);
+  g_clear_pointer (&d->error, g_free);
+}
+
+/* ---- set-up shared by both pipelines ---- */
+
+/* names[0..1] come from nvcodec, names[2..3] from this plugin */
+static gboolean
+find_elements (const gchar * const *names, const gchar * nvcodec_hint,
+    const gchar * plugin_hint)
+{
+  guint i;
+
+  for (i = 0; i < 4; i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+
     if (!f) {
-      g_print ("FAIL: element %s not found. %s\n", names[i], i < 2 ?
-          "It comes from gstreamer1.0-plugins-bad (nvcodec), which "
-          "registers it only when a CUDA driver loads; use tools/run-demo.sh."
-          : "The plugin has it only when built with gstreamer-vulkan-1.0 "
-          "(meson option vulkan); point GST_PLUGIN_PATH at "
-          "<builddir>/gst/plugin (tools/run-demo.sh does).");
-      return 1;
+      g_print ("FAIL: element %s not found. %s\n", names[i],
+          i < 2 ? nvcodec_hint : plugin_hint);
+      return FALSE;
     }
     gst_object_unref (f);
   }
+  return TRUE;
+}
 
-  driver = describe_driver ();
-  g_print ("  CUDA driver     : %s\n", driver);
-#ifdef HAVE_CUDA_VULKAN
-  vkdev = describe_vulkan_device (sim, &expect_gpu);
-#else
-  vkdev = g_strdup ("(built without Vulkan)");
-#endif
-  g_print ("  Vulkan device   : %s\n", vkdev);
-
+/* libgstcuda's own loader (the nvcodec plugin calls it when it loads;
+ * this application creates its context before any element does) */
+static gboolean
+demo_new_context (Demo * d)
+{
   if (!gst_cuda_load_library ()) {
     g_print ("FAIL: libgstcuda could not load the CUDA driver\n");
-    return 1;
+    return FALSE;
   }
-  context = gst_cuda_context_new (0);
-  if (!context) {
+  d->context = gst_cuda_context_new (0);
+  if (!d->context) {
     g_print ("FAIL: gst_cuda_context_new(0) failed\n");
-    return 1;
+    return FALSE;
   }
+  return TRUE;
+}
 
-  caps = g_strdup_printf ("video/x-raw,format=NV12,width=%d,height=%d,"
-      "framerate=30/1", width, height);
-  desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! %s ! "
-      "cudaupload ! cudatovulkan name=c2v ! vulkantocuda name=v2c ! "
-      "cudadownload ! video/x-raw,format=NV12 ! appsink name=sink "
-      "sync=false", frames, caps);
-  ref_desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
-      "%s ! appsink name=sink sync=false", frames, caps);
+/* the pipeline descriptions: @middle between the caps and cudadownload's */
+static void
+demo_describe_pipelines (Demo * d, const DemoOptions * o,
+    const gchar * middle)
+{
+  d->caps = g_strdup_printf ("video/x-raw,format=NV12,width=%d,height=%d,"
+      "framerate=30/1", o->width, o->height);
+  d->desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
+      "%s ! %s ! video/x-raw,format=NV12 ! appsink name=sink sync=false",
+      o->frames, d->caps, middle);
+  d->ref_desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
+      "%s ! appsink name=sink sync=false", o->frames, d->caps);
+}
 
-  if (!run_pipeline (ref_desc, NULL, NULL, &ref, &error)) {
-    g_print ("FAIL: reference pipeline: %s\n", error);
-    return 1;
+/* ---- running ---- */
+
+/* the reference, without CUDA */
+static gboolean
+demo_run_reference (Demo * d)
+{
+  if (!run_pipeline (d->ref_desc, NULL, NULL, &d->ref, &d->error)) {
+    g_print ("FAIL: reference pipeline: %s\n", d->error);
+    return FALSE;
   }
-  g_print ("  pipeline        : %s\n", desc);
-  if (!run_pipeline (desc, context, NULL, &run, &error)) {
-    g_print ("FAIL: bridge pipeline: %s\n", error);
-    pass = FALSE;
+  return TRUE;
+}
+
+/* the CUDA pipeline, with the application's context (and @sem on
+ * cudasemwait); FALSE (said) when it did not end with EOS */
+static gboolean
+demo_run_cuda (Demo * d, GstCudaSemaphore * sem, const gchar * label)
+{
+  g_print ("  pipeline        : %s\n", d->desc);
+  if (!run_pipeline (d->desc, d->context, sem, &d->run, &d->error)) {
+    g_print ("FAIL: %s pipeline: %s\n", label, d->error);
+    return FALSE;
   }
+  return TRUE;
+}
 
-  c2v_sig = get_stat (run.c2v_stats, "signals");
-  c2v_cpu = get_stat (run.c2v_stats, "cpu-syncs");
-  v2c_sig = get_stat (run.v2c_stats, "signals");
-  v2c_wait = get_stat (run.v2c_stats, "waits");
-  v2c_cpu = get_stat (run.v2c_stats, "cpu-syncs");
-  gpu_path = c2v_sig == (guint64) frames && c2v_cpu == 0 &&
-      v2c_sig == (guint64) frames && v2c_wait == (guint64) frames &&
-      v2c_cpu == 0;
-  fallback_path = c2v_sig == 0 && c2v_cpu == (guint64) frames &&
-      v2c_sig == 0 && v2c_cpu == (guint64) frames;
+/* ---- report ---- */
 
+/* context, frame count and time lines; @how: "with CUDA" ... */
+static void
+demo_print_run (const Demo * d, const gchar * how)
+{
   g_print ("  CUDA context    : the application's, given on need-context to: "
-      "%s\n", run.context_given_to && *run.context_given_to ?
-      run.context_given_to : "(none asked)");
+      "%s\n", d->run.context_given_to && *d->run.context_given_to ?
+      d->run.context_given_to : "(none asked)");
   g_print ("  frames          : %u (reference %u)\n",
-      run.sums ? run.sums->len : 0, ref.sums->len);
-  g_print ("  time            : %.2f s through Vulkan, %.2f s reference\n",
-      run.seconds, ref.seconds);
-  print_bridge_stats ("cudatovulkan", run.c2v_stats);
-  print_bridge_stats ("vulkantocuda", run.v2c_stats);
-  if (gpu_path)
-    g_print ("  path            : GPU: CUDA signalled a semaphore per frame "
-        "that Vulkan waited for, and back; no CPU wait in either element\n");
-  else if (fallback_path)
-    g_print ("  path            : CPU fallback: the Vulkan device cannot "
-        "export semaphores (%s), so each element waited on the CPU once per "
-        "frame; the frames still went CUDA -> Vulkan image -> CUDA through "
-        "exported memory, one copy per element\n",
-        sim ? "Mesa lavapipe with the simulated CUDA driver" : "unexpected "
-        "on this GPU");
-  else
-    g_print ("  path            : mixed or incomplete (see the counters)\n");
+      d->run.sums ? d->run.sums->len : 0, d->ref.sums->len);
+  g_print ("  time            : %.2f s %s, %.2f s reference\n",
+      d->run.seconds, how, d->ref.seconds);
+}
 
-  n_identical = compare_sums (run.sums, ref.sums, frames);
+/* the checksum line and the frame checks; TRUE when every frame is there
+ * and identical to the reference */
+static gboolean
+demo_check_frames (const Demo * d, gint frames)
+{
+  guint n_identical = compare_sums (d->run.sums, d->ref.sums, frames);
+  gboolean pass = TRUE;
 
-  if (ref.sums->len != (guint) frames) {
-    g_print ("FAIL: the reference pipeline gave %u frames\n", ref.sums->len);
+  if (d->ref.sums->len != (guint) frames) {
+    g_print ("FAIL: the reference pipeline gave %u frames\n",
+        d->ref.sums->len);
     pass = FALSE;
   }
   if (n_identical != (guint) frames) {
@@ -640,262 +685,360 @@ run_bridge (gint frames, gint width, gint height)
         frames - n_identical, frames);
     pass = FALSE;
   }
-  if (get_stat (run.c2v_stats, "copies") != (guint64) frames ||
-      get_stat (run.v2c_stats, "copies") != (guint64) frames) {
+  return pass;
+}
+
+/* ---- --bridge ---- */
+
+typedef struct
+{
+  gboolean sim, expect_gpu, gpu_path, fallback_path;
+} BridgePath;
+
+static gboolean
+bridge_setup (Demo * d, const DemoOptions * o, BridgePath * bp)
+{
+  static const gchar *const names[] = { "cudaupload", "cudadownload",
+    "cudatovulkan", "vulkantocuda"
+  };
+
+  g_print ("gst-cudasync demo (--bridge): %d frames of %dx%d NV12, CUDA -> "
+      "Vulkan -> CUDA\n", o->frames, o->width, o->height);
+  if (!find_elements (names, "It comes from gstreamer1.0-plugins-bad "
+          "(nvcodec), which registers it only when a CUDA driver loads; use "
+          "tools/run-demo.sh.", "The plugin has it only when built with "
+          "gstreamer-vulkan-1.0 (meson option vulkan); point GST_PLUGIN_PATH "
+          "at <builddir>/gst/plugin (tools/run-demo.sh does)."))
+    return FALSE;
+
+  d->driver = describe_driver ();
+  g_print ("  CUDA driver     : %s\n", d->driver);
+#ifdef HAVE_CUDA_VULKAN
+  d->vkdev = describe_vulkan_device (bp->sim, &bp->expect_gpu);
+#else
+  d->vkdev = g_strdup ("(built without Vulkan)");
+#endif
+  g_print ("  Vulkan device   : %s\n", d->vkdev);
+  if (!demo_new_context (d))
+    return FALSE;
+  demo_describe_pipelines (d, o, "cudaupload ! cudatovulkan name=c2v ! "
+      "vulkantocuda name=v2c ! cudadownload");
+  return TRUE;
+}
+
+/* which path every frame took, from the elements' counters */
+static void
+bridge_classify (const Demo * d, gint frames, BridgePath * bp)
+{
+  guint64 c2v_sig = get_stat (d->run.c2v_stats, "signals");
+  guint64 c2v_cpu = get_stat (d->run.c2v_stats, "cpu-syncs");
+  guint64 v2c_sig = get_stat (d->run.v2c_stats, "signals");
+  guint64 v2c_wait = get_stat (d->run.v2c_stats, "waits");
+  guint64 v2c_cpu = get_stat (d->run.v2c_stats, "cpu-syncs");
+
+  bp->gpu_path = c2v_sig == (guint64) frames && c2v_cpu == 0 &&
+      v2c_sig == (guint64) frames && v2c_wait == (guint64) frames &&
+      v2c_cpu == 0;
+  bp->fallback_path = c2v_sig == 0 && c2v_cpu == (guint64) frames &&
+      v2c_sig == 0 && v2c_cpu == (guint64) frames;
+}
+
+static void
+bridge_print (const Demo * d, const BridgePath * bp)
+{
+  demo_print_run (d, "through Vulkan");
+  print_bridge_stats ("cudatovulkan", d->run.c2v_stats);
+  print_bridge_stats ("vulkantocuda", d->run.v2c_stats);
+  if (bp->gpu_path)
+    g_print ("  path            : GPU: CUDA signalled a semaphore per frame "
+        "that Vulkan waited for, and back; no CPU wait in either element\n");
+  else if (bp->fallback_path)
+    g_print ("  path            : CPU fallback: the Vulkan device cannot "
+        "export semaphores (%s), so each element waited on the CPU once per "
+        "frame; the frames still went CUDA -> Vulkan image -> CUDA through "
+        "exported memory, one copy per element\n",
+        bp->sim ? "Mesa lavapipe with the simulated CUDA driver" :
+        "unexpected on this GPU");
+  else
+    g_print ("  path            : mixed or incomplete (see the counters)\n");
+}
+
+/* the checks after the frame checks; TRUE when they pass */
+static gboolean
+bridge_check (const Demo * d, gint frames, const BridgePath * bp)
+{
+  gboolean pass = TRUE;
+
+  if (get_stat (d->run.c2v_stats, "copies") != (guint64) frames ||
+      get_stat (d->run.v2c_stats, "copies") != (guint64) frames) {
     g_print ("FAIL: expected one device-to-device copy per frame in each "
         "element\n");
     pass = FALSE;
   }
-  if (!gpu_path && !fallback_path) {
+  if (!bp->gpu_path && !bp->fallback_path) {
     g_print ("FAIL: neither every frame on the GPU path nor every frame on "
         "the CPU fallback\n");
     pass = FALSE;
-  } else if (!sim && !gpu_path) {
-    g_print ("FAIL: the CPU fallback ran on a real GPU (%s)\n", vkdev);
+  } else if (!bp->sim && !bp->gpu_path) {
+    g_print ("FAIL: the CPU fallback ran on a real GPU (%s)\n", d->vkdev);
     pass = FALSE;
-  } else if (gpu_path != expect_gpu) {
+  } else if (bp->gpu_path != bp->expect_gpu) {
     g_print ("  note: the Vulkan device %s semaphores, but the %s ran\n",
-        expect_gpu ? "exports" : "does not export", gpu_path ? "GPU path" :
-        "CPU fallback");
+        bp->expect_gpu ? "exports" : "does not export", bp->gpu_path ?
+        "GPU path" : "CPU fallback");
   }
-  g_print ("%s (bridge, %s)\n", pass ? "PASS" : "FAIL", gpu_path ?
-      "GPU path" : fallback_path ? "CPU fallback" : "?");
+  return pass;
+}
 
-  clear_result (&ref);
-  clear_result (&run);
-  gst_object_unref (context);
-  g_free (caps);
-  g_free (desc);
-  g_free (ref_desc);
-  g_free (driver);
-  g_free (vkdev);
-  g_free (error);
-  return pass ? 0 : 1;
+static int
+run_bridge (const DemoOptions * o)
+{
+  Demo d = { 0, };
+  BridgePath bp = { 0, };
+  gboolean pass;
+  int status = 1;
+
+  bp.sim = is_simulator ();
+  if (bridge_setup (&d, o, &bp) && demo_run_reference (&d)) {
+    pass = demo_run_cuda (&d, NULL, "bridge");
+    bridge_classify (&d, o->frames, &bp);
+    bridge_print (&d, &bp);
+    pass = demo_check_frames (&d, o->frames) && pass;
+    pass = bridge_check (&d, o->frames, &bp) && pass;
+    g_print ("%s (bridge, %s)\n", pass ? "PASS" : "FAIL", bp.gpu_path ?
+        "GPU path" : bp.fallback_path ? "CPU fallback" : "?");
+    status = pass ? 0 : 1;
+  }
+  demo_clear (&d);
+  return status;
+}
+
+/* ---- semaphore pipeline: cudasemsignal ! cudasemwait ---- */
+
+typedef struct
+{
+  guint64 sig_signals, sig_cpu, sig_last, wait_waits, wait_cpu, sem_value;
+  SimCallCount sim_count;
+  unsigned sim_signals0, sim_waits0;
+} SemCounters;
+
+/* the semaphore, created and exported the way an application does, and
+ * imported into the application's context */
+static gboolean
+sem_setup_semaphore (Demo * d)
+{
+  GError *err = NULL;
+  int fd;
+
+  d->tsem = test_sem_new (TRUE, 0);
+  if (!d->tsem) {
+    g_print ("FAIL: could not create a timeline semaphore\n");
+    return FALSE;
+  }
+  fd = test_sem_export_fd (d->tsem);
+  if (fd < 0) {
+    g_print ("FAIL: could not export the semaphore\n");
+    return FALSE;
+  }
+  d->sem = gst_cuda_semaphore_import_fd (d->context,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err);
+  if (!d->sem) {
+    g_print ("FAIL: gst_cuda_semaphore_import_fd: %s\n", err->message);
+    g_clear_error (&err);
+    close (fd);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+sem_setup (Demo * d, const DemoOptions * o)
+{
+  static const gchar *const names[] = { "cudaupload", "cudadownload",
+    "cudasemsignal", "cudasemwait"
+  };
+
+  g_print ("gst-cudasync demo: %d frames of %dx%d NV12\n", o->frames,
+      o->width, o->height);
+  if (!find_elements (names, "It comes from gstreamer1.0-plugins-bad "
+          "(nvcodec), which registers it only when a CUDA driver loads; use "
+          "tools/run-demo.sh (a private GST_REGISTRY per driver).",
+          "Point GST_PLUGIN_PATH at <builddir>/gst/plugin (tools/run-demo.sh "
+          "does)."))
+    return FALSE;
+  if (test_sem_backend () == TEST_SEM_BACKEND_NONE) {
+    g_print ("FAIL: cannot create an external semaphore: %s\n",
+        test_sem_backend_name ());
+    return FALSE;
+  }
+  d->driver = describe_driver ();
+  g_print ("  CUDA driver     : %s\n", d->driver);
+  g_print ("  semaphores from : %s\n", test_sem_backend_name ());
+  if (!demo_new_context (d) || !sem_setup_semaphore (d))
+    return FALSE;
+  demo_describe_pipelines (d, o, "cudaupload ! cudasemsignal name=sig ! "
+      "cudasemwait name=wait ! cudadownload");
+  return TRUE;
+}
+
+/* the reference, then the CUDA pipeline with the simulator's call counters
+ * read before it; -1: the reference failed, else whether the CUDA pipeline
+ * ended with EOS */
+static int
+sem_run (Demo * d, const DemoOptions * o, SemCounters * c)
+{
+  gboolean ok;
+
+  if (!demo_run_reference (d))
+    return -1;
+  c->sim_count = sim_call_count_func ();
+  if (c->sim_count) {
+    c->sim_signals0 = c->sim_count ("cuSignalExternalSemaphoresAsync");
+    c->sim_waits0 = c->sim_count ("cuWaitExternalSemaphoresAsync");
+  }
+  ok = demo_run_cuda (d, o->no_semaphore ? NULL : d->sem, "CUDA");
+
+  c->sig_signals = get_stat (d->run.sig_stats, "signals");
+  c->sig_cpu = get_stat (d->run.sig_stats, "cpu-syncs");
+  c->sig_last = get_stat (d->run.sig_stats, "last-value");
+  c->wait_waits = get_stat (d->run.wait_stats, "waits");
+  c->wait_cpu = get_stat (d->run.wait_stats, "cpu-syncs");
+
+  /* the semaphore must have reached the last signalled value */
+  if (c->sig_last != G_MAXUINT64 && c->sig_last > 0 &&
+      !test_sem_host_wait (d->tsem, c->sig_last,
+          10 * G_GUINT64_CONSTANT (1000000000)))
+    g_print ("  the semaphore did not reach %" G_GUINT64_FORMAT
+        " within 10 s\n", c->sig_last);
+  c->sem_value = test_sem_get_value (d->tsem);
+  return ok;
+}
+
+static void
+sem_print (const Demo * d, const SemCounters * c)
+{
+  demo_print_run (d, "with CUDA");
+  g_print ("  cudasemsignal   : signals=%" G_GINT64_FORMAT " cpu-syncs=%"
+      G_GINT64_FORMAT " last-value=%" G_GINT64_FORMAT "\n",
+      (gint64) c->sig_signals, (gint64) c->sig_cpu, (gint64) c->sig_last);
+  g_print ("  cudasemwait     : waits=%" G_GINT64_FORMAT " cpu-syncs=%"
+      G_GINT64_FORMAT "\n", (gint64) c->wait_waits, (gint64) c->wait_cpu);
+  g_print ("  semaphore value : %" G_GUINT64_FORMAT " (seen by the %s)\n",
+      c->sem_value, test_sem_backend () == TEST_SEM_BACKEND_VULKAN ?
+      "Vulkan device" : "simulator's exporter side");
+  if (c->sim_count)
+    g_print ("  driver calls    : cuSignalExternalSemaphoresAsync=%u "
+        "cuWaitExternalSemaphoresAsync=%u (counted by the simulator)\n",
+        c->sim_count ("cuSignalExternalSemaphoresAsync") - c->sim_signals0,
+        c->sim_count ("cuWaitExternalSemaphoresAsync") - c->sim_waits0);
+}
+
+/* the checks after the frame checks; TRUE when they pass */
+static gboolean
+sem_check (const SemCounters * c, gint frames)
+{
+  gboolean pass = TRUE;
+
+  if (c->sig_signals != (guint64) frames) {
+    g_print ("FAIL: cudasemsignal signalled %" G_GINT64_FORMAT " times for %d "
+        "frames\n", (gint64) c->sig_signals, frames);
+    pass = FALSE;
+  }
+  if (c->sig_cpu != 0) {
+    g_print ("FAIL: cudasemsignal synchronised on the CPU %" G_GINT64_FORMAT
+        " times\n", (gint64) c->sig_cpu);
+    pass = FALSE;
+  }
+  if (c->wait_waits != (guint64) frames) {
+    g_print ("FAIL: cudasemwait waited %" G_GINT64_FORMAT " times for %d "
+        "frames\n", (gint64) c->wait_waits, frames);
+    pass = FALSE;
+  }
+  if (c->sig_last == G_MAXUINT64 || c->sem_value < c->sig_last) {
+    g_print ("FAIL: the semaphore is at %" G_GUINT64_FORMAT ", below the last "
+        "signalled value\n", c->sem_value);
+    pass = FALSE;
+  }
+  return pass;
+}
+
+static int
+run_semaphore (const DemoOptions * o)
+{
+  Demo d = { 0, };
+  SemCounters c = { 0, };
+  gboolean pass;
+  int status = 1, ran = -1;
+
+  if (sem_setup (&d, o) && (ran = sem_run (&d, o, &c)) >= 0) {
+    sem_print (&d, &c);
+    pass = demo_check_frames (&d, o->frames) && ran;
+    pass = sem_check (&c, o->frames) && pass;
+    g_print ("%s\n", pass ? "PASS" : "FAIL");
+    status = pass ? 0 : 1;
+  }
+  demo_clear (&d);
+  return status;
+}
+
+/* ---- options ---- */
+
+/* 0, or the exit status (2) after saying what is wrong */
+static int
+parse_options (int *argc, char ***argv, DemoOptions * o)
+{
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &o->frames,
+        "Number of frames (default 300)", "N"},
+    {"width", 'W', 0, G_OPTION_ARG_INT, &o->width,
+        "Frame width (default 1280)", "PIXELS"},
+    {"height", 'H', 0, G_OPTION_ARG_INT, &o->height,
+        "Frame height (default 720)", "PIXELS"},
+    {"no-semaphore", 0, 0, G_OPTION_ARG_NONE, &o->no_semaphore,
+        "Do not give cudasemwait the semaphore: cudasemsignal then falls back "
+          "to CPU synchronisation, and the demo reports FAIL (shows what the "
+          "semaphore saves)", NULL},
+    {"bridge", 0, 0, G_OPTION_ARG_NONE, &o->bridge,
+        "Run cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload instead "
+          "(the CUDA<->Vulkan bridge elements)", NULL},
+    {NULL}
+  };
+  GOptionContext *octx = g_option_context_new ("- hand CUDA frames over with "
+      "external semaphores, and check them");
+  GError *err = NULL;
+  gboolean parsed;
+
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_option_context_add_group (octx, gst_init_get_option_group ());
+  parsed = g_option_context_parse (octx, argc, argv, &err);
+  g_option_context_free (octx);
+  if (!parsed) {
+    g_printerr ("%s\n", err->message);
+    g_error_free (err);
+    return 2;
+  }
+  if (o->frames < 1 || o->width < 16 || o->height < 16 || (o->width & 1) ||
+      (o->height & 1)) {
+    g_printerr ("--frames must be >= 1; --width/--height even and >= 16\n");
+    return 2;
+  }
+  return 0;
 }
 
 static int
 run_demo (int argc, char **argv)
 {
-  gint frames = 300, width = 1280, height = 720;
-  gboolean no_semaphore = FALSE, bridge = FALSE;
-  GOptionEntry entries[] = {
-    {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
-        "Number of frames (default 300)", "N"},
-    {"width", 'W', 0, G_OPTION_ARG_INT, &width, "Frame width (default 1280)",
-        "PIXELS"},
-    {"height", 'H', 0, G_OPTION_ARG_INT, &height,
-        "Frame height (default 720)", "PIXELS"},
-    {"no-semaphore", 0, 0, G_OPTION_ARG_NONE, &no_semaphore,
-        "Do not give cudasemwait the semaphore: cudasemsignal then falls back "
-          "to CPU synchronisation, and the demo reports FAIL (shows what the "
-          "semaphore saves)", NULL},
-    {"bridge", 0, 0, G_OPTION_ARG_NONE, &bridge,
-        "Run cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload instead "
-          "(the CUDA<->Vulkan bridge elements)", NULL},
-    {NULL}
-  };
-  GOptionContext *octx;
-  GError *err = NULL;
-  GstCudaContext *context = NULL;
-  GstCudaSemaphore *sem = NULL;
-  TestSem *tsem = NULL;
-  RunResult ref = { 0, }, cuda = { 0, };
-  gchar *caps, *cuda_desc, *ref_desc, *driver, *error = NULL;
-  GstElementFactory *f;
-  guint64 sig_signals, sig_cpu, sig_last, wait_waits, wait_cpu, sem_value;
-  guint n_identical = 0, i;
-  SimCallCount sim_count;
-  unsigned sim_signals0 = 0, sim_waits0 = 0;
-  gboolean pass = TRUE;
-  int fd;
+  DemoOptions o = { 300, 1280, 720, FALSE, FALSE };
+  int status = parse_options (&argc, &argv, &o);
 
-  octx = g_option_context_new ("- hand CUDA frames over with external "
-      "semaphores, and check them");
-  g_option_context_add_main_entries (octx, entries, NULL);
-  g_option_context_add_group (octx, gst_init_get_option_group ());
-  if (!g_option_context_parse (octx, &argc, &argv, &err)) {
-    g_printerr ("%s\n", err->message);
-    return 2;
-  }
-  g_option_context_free (octx);
-  if (frames < 1 || width < 16 || height < 16 || (width & 1) || (height & 1)) {
-    g_printerr ("--frames must be >= 1; --width/--height even and >= 16\n");
-    return 2;
-  }
-
-  if (bridge) {
-    if (no_semaphore)
+  if (status != 0)
+    return status;
+  if (o.bridge) {
+    if (o.no_semaphore)
       g_print ("note: --no-semaphore does not apply to --bridge\n");
-    return run_bridge (frames, width, height);
+    return run_bridge (&o);
   }
-
-  g_print ("gst-cudasync demo: %d frames of %dx%d NV12\n", frames, width,
-      height);
-
-  /* elements */
-  for (i = 0; i < 4; i++) {
-    const gchar *names[] = { "cudaupload", "cudadownload", "cudasemsignal",
-      "cudasemwait"
-    };
-    f = gst_element_factory_find (names[i]);
-    if (!f) {
-      g_print ("FAIL: element %s not found. %s\n", names[i],
-          i < 2 ? "It comes from gstreamer1.0-plugins-bad (nvcodec), which "
-          "registers it only when a CUDA driver loads; use tools/run-demo.sh "
-          "(a private GST_REGISTRY per driver)." :
-          "Point GST_PLUGIN_PATH at <builddir>/gst/plugin (tools/run-demo.sh "
-          "does).");
-      return 1;
-    }
-    gst_object_unref (f);
-  }
-
-  /* the semaphore, created and exported the way an application does */
-  if (test_sem_backend () == TEST_SEM_BACKEND_NONE) {
-    g_print ("FAIL: cannot create an external semaphore: %s\n",
-        test_sem_backend_name ());
-    return 1;
-  }
-  driver = describe_driver ();
-  g_print ("  CUDA driver     : %s\n", driver);
-  g_print ("  semaphores from : %s\n", test_sem_backend_name ());
-
-  /* libgstcuda's own loader (the nvcodec plugin calls it when it loads;
-   * this application creates its context before any element does) */
-  if (!gst_cuda_load_library ()) {
-    g_print ("FAIL: libgstcuda could not load the CUDA driver\n");
-    return 1;
-  }
-  context = gst_cuda_context_new (0);
-  if (!context) {
-    g_print ("FAIL: gst_cuda_context_new(0) failed\n");
-    return 1;
-  }
-  tsem = test_sem_new (TRUE, 0);
-  if (!tsem) {
-    g_print ("FAIL: could not create a timeline semaphore\n");
-    return 1;
-  }
-  fd = test_sem_export_fd (tsem);
-  if (fd < 0) {
-    g_print ("FAIL: could not export the semaphore\n");
-    return 1;
-  }
-  sem = gst_cuda_semaphore_import_fd (context,
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err);
-  if (!sem) {
-    g_print ("FAIL: gst_cuda_semaphore_import_fd: %s\n", err->message);
-    close (fd);
-    return 1;
-  }
-
-  caps = g_strdup_printf ("video/x-raw,format=NV12,width=%d,height=%d,"
-      "framerate=30/1", width, height);
-  cuda_desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
-      "%s ! cudaupload ! cudasemsignal name=sig ! cudasemwait name=wait ! "
-      "cudadownload ! video/x-raw,format=NV12 ! appsink name=sink sync=false",
-      frames, caps);
-  ref_desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
-      "%s ! appsink name=sink sync=false", frames, caps);
-
-  /* reference, without CUDA */
-  if (!run_pipeline (ref_desc, NULL, NULL, &ref, &error)) {
-    g_print ("FAIL: reference pipeline: %s\n", error);
-    return 1;
-  }
-
-  sim_count = sim_call_count_func ();
-  if (sim_count) {
-    sim_signals0 = sim_count ("cuSignalExternalSemaphoresAsync");
-    sim_waits0 = sim_count ("cuWaitExternalSemaphoresAsync");
-  }
-
-  g_print ("  pipeline        : %s\n", cuda_desc);
-  if (!run_pipeline (cuda_desc, context, no_semaphore ? NULL : sem, &cuda,
-          &error)) {
-    g_print ("FAIL: CUDA pipeline: %s\n", error);
-    pass = FALSE;
-  }
-
-  sig_signals = get_stat (cuda.sig_stats, "signals");
-  sig_cpu = get_stat (cuda.sig_stats, "cpu-syncs");
-  sig_last = get_stat (cuda.sig_stats, "last-value");
-  wait_waits = get_stat (cuda.wait_stats, "waits");
-  wait_cpu = get_stat (cuda.wait_stats, "cpu-syncs");
-
-  /* the semaphore must have reached the last signalled value */
-  if (sig_last != G_MAXUINT64 && sig_last > 0 &&
-      !test_sem_host_wait (tsem, sig_last, 10 * G_GUINT64_CONSTANT (1000000000)))
-    g_print ("  the semaphore did not reach %" G_GUINT64_FORMAT
-        " within 10 s\n", sig_last);
-  sem_value = test_sem_get_value (tsem);
-
-  g_print ("  CUDA context    : the application's, given on need-context to: "
-      "%s\n", cuda.context_given_to && *cuda.context_given_to ?
-      cuda.context_given_to : "(none asked)");
-  g_print ("  frames          : %u (reference %u)\n",
-      cuda.sums ? cuda.sums->len : 0, ref.sums->len);
-  g_print ("  time            : %.2f s with CUDA, %.2f s reference\n",
-      cuda.seconds, ref.seconds);
-  g_print ("  cudasemsignal   : signals=%" G_GINT64_FORMAT " cpu-syncs=%"
-      G_GINT64_FORMAT " last-value=%" G_GINT64_FORMAT "\n",
-      (gint64) sig_signals, (gint64) sig_cpu, (gint64) sig_last);
-  g_print ("  cudasemwait     : waits=%" G_GINT64_FORMAT " cpu-syncs=%"
-      G_GINT64_FORMAT "\n", (gint64) wait_waits, (gint64) wait_cpu);
-  g_print ("  semaphore value : %" G_GUINT64_FORMAT " (seen by the %s)\n",
-      sem_value, test_sem_backend () == TEST_SEM_BACKEND_VULKAN ?
-      "Vulkan device" : "simulator's exporter side");
-  if (sim_count)
-    g_print ("  driver calls    : cuSignalExternalSemaphoresAsync=%u "
-        "cuWaitExternalSemaphoresAsync=%u (counted by the simulator)\n",
-        sim_count ("cuSignalExternalSemaphoresAsync") - sim_signals0,
-        sim_count ("cuWaitExternalSemaphoresAsync") - sim_waits0);
-
-  n_identical = compare_sums (cuda.sums, ref.sums, frames);
-
-  if (ref.sums->len != (guint) frames) {
-    g_print ("FAIL: the reference pipeline gave %u frames\n", ref.sums->len);
-    pass = FALSE;
-  }
-  if (n_identical != (guint) frames) {
-    g_print ("FAIL: %u of %d frames differ or are missing\n",
-        frames - n_identical, frames);
-    pass = FALSE;
-  }
-  if (sig_signals != (guint64) frames) {
-    g_print ("FAIL: cudasemsignal signalled %" G_GINT64_FORMAT " times for %d "
-        "frames\n", (gint64) sig_signals, frames);
-    pass = FALSE;
-  }
-  if (sig_cpu != 0) {
-    g_print ("FAIL: cudasemsignal synchronised on the CPU %" G_GINT64_FORMAT
-        " times\n", (gint64) sig_cpu);
-    pass = FALSE;
-  }
-  if (wait_waits != (guint64) frames) {
-    g_print ("FAIL: cudasemwait waited %" G_GINT64_FORMAT " times for %d "
-        "frames\n", (gint64) wait_waits, frames);
-    pass = FALSE;
-  }
-  if (sig_last == G_MAXUINT64 || sem_value < sig_last) {
-    g_print ("FAIL: the semaphore is at %" G_GUINT64_FORMAT ", below the last "
-        "signalled value\n", sem_value);
-    pass = FALSE;
-  }
-
-  g_print ("%s\n", pass ? "PASS" : "FAIL");
-
-  clear_result (&ref);
-  clear_result (&cuda);
-  gst_object_unref (sem);
-  test_sem_free (tsem);
-  gst_object_unref (context);
-  g_free (caps);
-  g_free (cuda_desc);
-  g_free (ref_desc);
-  g_free (driver);
-  g_free (error);
-  return pass ? 0 : 1;
+  return run_semaphore (&o);
 }
 
 int
