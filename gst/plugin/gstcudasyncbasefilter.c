@@ -26,6 +26,12 @@ enum
   PROP_SKIP_NVSCIBUF_MEMSYNC,
 };
 
+/* priv->lock guards the properties, the counters and the context pointer
+ * (set by set_context() from any thread); it is held only briefly, never
+ * while calling out of the element (queries, messages, the driver). The
+ * subclasses' GST_OBJECT_LOCK guards their own properties; the two are
+ * never nested. The stream and the context are read unlocked by the
+ * streaming thread between start() and stop(), which alone set them. */
 typedef struct
 {
   GMutex lock;
@@ -220,11 +226,37 @@ gst_cuda_sync_base_filter_set_context (GstElement * element,
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (element);
 
+  g_mutex_lock (&priv->lock);
   gst_cuda_handle_set_context (element, context, priv->device_id,
       &priv->context);
+  g_mutex_unlock (&priv->lock);
 
   GST_ELEMENT_CLASS (gst_cuda_sync_base_filter_parent_class)->set_context
       (element, context);
+}
+
+/* The pipeline's context (GstContext queries and messages; they may come
+ * back to this element's own handlers, so priv->lock is not held across),
+ * or a new one for the device */
+static gboolean
+ensure_context (GstCudaSyncBaseFilter * self)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaContext *ctx;
+  gint device_id;
+
+  g_mutex_lock (&priv->lock);
+  ctx = priv->context ? gst_object_ref (priv->context) : NULL;
+  device_id = priv->device_id;
+  g_mutex_unlock (&priv->lock);
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id, &ctx))
+    return FALSE;
+  g_mutex_lock (&priv->lock);
+  if (!priv->context)
+    priv->context = gst_object_ref (ctx);
+  g_mutex_unlock (&priv->lock);
+  gst_object_unref (ctx);
+  return TRUE;
 }
 
 static gboolean
@@ -255,11 +287,12 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
           "The semaphore property does not match the pipeline's CUDA context");
       return FALSE;
     }
+    g_mutex_lock (&priv->lock);
     if (!priv->context)
       priv->context = gst_object_ref (sem_ctx);
+    g_mutex_unlock (&priv->lock);
     gst_object_unref (sem);
-  } else if (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
-          priv->device_id, &priv->context)) {
+  } else if (!ensure_context (self)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No CUDA device available"),
         ("gst_cuda_ensure_element_context failed for device id %d",
@@ -309,7 +342,9 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
       gst_cuda_context_pop (NULL);
   }
   priv->stream = NULL;
+  g_mutex_lock (&priv->lock);
   gst_clear_object (&priv->context);
+  g_mutex_unlock (&priv->lock);
   return TRUE;
 }
 
@@ -319,10 +354,18 @@ gst_cuda_sync_base_filter_query (GstBaseTransform * trans,
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
-          priv->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstCudaContext *ctx;
+    gboolean handled;
+
+    g_mutex_lock (&priv->lock);
+    ctx = priv->context ? gst_object_ref (priv->context) : NULL;
+    g_mutex_unlock (&priv->lock);
+    handled = gst_cuda_handle_context_query (GST_ELEMENT (trans), query, ctx);
+    gst_clear_object (&ctx);
+    if (handled)
+      return TRUE;
+  }
 
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_sync_base_filter_parent_class)->query
       (trans, direction, query);

@@ -5,6 +5,14 @@
  * cudatovulkan's output pool: frames of exportable linear images (or
  * buffers) imported into CUDA, each with its binary semaphore, handed out
  * again only once downstream's GPU work on them has completed.
+ *
+ * Locks: pool->lock guards the released frames, the frame count and the
+ * trash list; it is held only briefly and never while waiting for a fence
+ * (downstream threads take it to release frames). Order: pool->lock, then
+ * a frame semaphore's GstCudaSemaphore op_lock (frame_ready() ->
+ * gst_cuda_vk_semaphore_waited() -> gst_cuda_semaphore_mark_waited());
+ * nothing takes them the other way round. A Vulkan queue's submit lock is
+ * never taken with pool->lock held.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -263,6 +271,7 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   GstBuffer *buf = NULL;
+  gboolean oldest = FALSE;
   GList *l;
 
   g_mutex_lock (&pool->lock);
@@ -275,19 +284,69 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   }
   if (!buf && pool->n_frames >= MAX_FRAMES && pool->released.length > 0) {
     /* downstream keeps many frames in flight: wait for the oldest rather
-     * than allocating without bound */
+     * than allocating without bound (below, outside the lock, which
+     * downstream's threads need to release frames) */
     buf = g_queue_pop_head (&pool->released);
+    oldest = TRUE;
+  }
+  g_mutex_unlock (&pool->lock);
+  if (oldest) {
     GST_WARNING_OBJECT (pool, "%u frames in flight: waiting for the oldest",
         pool->n_frames);
     frame_wait (pool, buf);
   }
-  g_mutex_unlock (&pool->lock);
 
   if (buf) {
     *buffer = buf;
     return GST_FLOW_OK;
   }
   return pool_alloc_buffer (bpool, buffer, params);
+}
+
+/* Barriers that give a frame's memory back to CUDA (the external queue
+ * family) after downstream's last use; return the stages to wait for */
+static VkPipelineStageFlags
+buffer_give_back (GstCudaVkImagePool * pool, GstVulkanBufferMemory * mem,
+    VkBufferMemoryBarrier * bb)
+{
+  VkPipelineStageFlags stages = mem->barrier.parent.pipeline_stages;
+
+  *bb = (VkBufferMemoryBarrier) {
+    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+    .srcAccessMask = mem->barrier.parent.access_flags,
+    .dstAccessMask = 0,
+    .srcQueueFamilyIndex = pool->queue->family,
+    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
+    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
+  };
+  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+  mem->barrier.parent.access_flags = 0;
+  return stages;
+}
+
+static VkPipelineStageFlags
+image_give_back (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
+    VkImageMemoryBarrier * ib)
+{
+  VkPipelineStageFlags stages = mem->barrier.parent.pipeline_stages;
+
+  *ib = (VkImageMemoryBarrier) {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+    .srcAccessMask = mem->barrier.parent.access_flags,
+    .dstAccessMask = 0,
+    .oldLayout = mem->barrier.image_layout,
+    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
+    .srcQueueFamilyIndex = pool->queue->family,
+    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
+    .image = mem->image,
+    .subresourceRange = {
+      .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
+    },
+  };
+  mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+  mem->barrier.parent.access_flags = 0;
+  return stages;
 }
 
 /* Downstream is done with @buf (its Vulkan work is submitted): give the
@@ -318,49 +377,15 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   }
 
   if (f->used) {
-    if (pool->buffers) {
-      for (i = 0; i < f->n_planes; i++) {
-        GstVulkanBufferMemory *mem =
-            (GstVulkanBufferMemory *) gst_buffer_peek_memory (buf, i);
-        VkBufferMemoryBarrier *bb = &bbarriers[i];
+    for (i = 0; i < f->n_planes; i++) {
+      GstMemory *mem = gst_buffer_peek_memory (buf, i);
 
-        memset (bb, 0, sizeof (*bb));
-        bb->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-        bb->srcAccessMask = mem->barrier.parent.access_flags;
-        bb->dstAccessMask = 0;
-        bb->srcQueueFamilyIndex = pool->queue->family;
-        bb->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-        bb->buffer = mem->buffer;
-        bb->offset = 0;
-        bb->size = VK_WHOLE_SIZE;
-        src_stages |= mem->barrier.parent.pipeline_stages;
-        mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-        mem->barrier.parent.access_flags = 0;
-      }
-    } else {
-      for (i = 0; i < f->n_planes; i++) {
-        GstVulkanImageMemory *mem =
-            (GstVulkanImageMemory *) gst_buffer_peek_memory (buf, i);
-        VkImageMemoryBarrier *ib = &barriers[i];
-
-        memset (ib, 0, sizeof (*ib));
-        ib->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-        ib->srcAccessMask = mem->barrier.parent.access_flags;
-        ib->dstAccessMask = 0;
-        ib->oldLayout = mem->barrier.image_layout;
-        ib->newLayout = VK_IMAGE_LAYOUT_GENERAL;
-        ib->srcQueueFamilyIndex = pool->queue->family;
-        ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-        ib->image = mem->image;
-        ib->subresourceRange = mem->barrier.subresource_range;
-        ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-        ib->subresourceRange.levelCount = 1;
-        ib->subresourceRange.layerCount = 1;
-        src_stages |= mem->barrier.parent.pipeline_stages;
-        mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-        mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-        mem->barrier.parent.access_flags = 0;
-      }
+      if (pool->buffers)
+        src_stages |= buffer_give_back (pool, (GstVulkanBufferMemory *) mem,
+            &bbarriers[i]);
+      else
+        src_stages |= image_give_back (pool, (GstVulkanImageMemory *) mem,
+            &barriers[i]);
     }
     /* images and VkBuffers alike go back to the external queue family,
      * with a fence that tells when downstream's work on them is done */
