@@ -67,7 +67,7 @@
 #endif
 
 #include "gstcudatovulkan.h"
-#include "gstcudavkbridge.h"
+#include "gstcudavkbasetransform.h"
 #include "gstcudasyncelementerror.h"
 #include "gstcudavkframepool.h"
 #include <gst/cuda/gstcudamemory.h>
@@ -75,6 +75,13 @@
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
+
+#define BRIDGE(self) gst_cuda_vk_base_transform_get_bridge \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
+#define IN_INFO(self) gst_cuda_vk_base_transform_get_in_info \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
+#define OUT_INFO(self) gst_cuda_vk_base_transform_get_out_info \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define GST_CAT_DEFAULT gst_cuda_to_vulkan_debug
 
 
@@ -82,13 +89,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
 
 struct _GstCudaToVulkan
 {
-  GstBaseTransform parent;
+  GstCudaVkBaseTransform parent;
 
-  GstCudaVkBridge bridge;
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
   gboolean out_buffers;         /* memory:VulkanBuffer negotiated */
-  GstBufferPool *pool;
 
   /* inputs kept until the copy out of them ran (hold_input()): this
    * element's own thread gives them back, in order */
@@ -121,7 +124,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
         (GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER, GST_CUDA_VK_FORMATS)));
 
 #define gst_cuda_to_vulkan_parent_class parent_class
-G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan,
+    GST_TYPE_CUDA_VK_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudatovulkan, "cudatovulkan", GST_RANK_NONE,
     GST_TYPE_CUDA_TO_VULKAN);
 
@@ -132,114 +136,51 @@ gst_cuda_to_vulkan_finalize (GObject * object)
 
   releaser_stop (self);
   g_ptr_array_unref (self->unreleased);
-  gst_cuda_vk_bridge_clear (&self->bridge);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-static void
-gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  gst_cuda_vk_bridge_set_property (&GST_CUDA_TO_VULKAN (object)->bridge, object,
-      prop_id, value, pspec);
-}
 
-static void
-gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  gst_cuda_vk_bridge_get_property (&GST_CUDA_TO_VULKAN (object)->bridge, object,
-      prop_id, value, pspec);
-}
 
-static void
-gst_cuda_to_vulkan_set_context (GstElement * element, GstContext * context)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (element);
 
-  gst_cuda_vk_bridge_set_context (&self->bridge, context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
 
-static void
-clear_pool (GstCudaToVulkan * self)
-{
-  gst_cuda_vk_clear_pool (&self->pool);
-}
-
-static gboolean
-gst_cuda_to_vulkan_start (GstBaseTransform * trans)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-
-  return self->bridge.device != NULL;
-}
 
 static gboolean
 gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+  /* the base class first lets the stream's work finish */
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 
-  if (self->bridge.cuda && self->bridge.stream)
-    gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
   releaser_stop (self);
-  clear_pool (self);
-  return TRUE;
+  return ret;
 }
 
-static GstStateChangeReturn
-gst_cuda_to_vulkan_change_state (GstElement * element, GstStateChange transition)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (element);
 
-  return gst_cuda_vk_bridge_change_state (&self->bridge,
-      GST_ELEMENT_CLASS (parent_class), transition, TRUE);
-}
-
-static GstCaps *
-gst_cuda_to_vulkan_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
-{
-  return gst_cuda_vk_transform_caps (caps, filter, direction == GST_PAD_SINK);
-}
 
 static gboolean
-gst_cuda_to_vulkan_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (base);
+  GstBufferPool *pool;
 
-  if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
-          &self->in_info, &self->out_info))
-    return FALSE;
-
-  /* frames of the old caps in flight downstream keep the old pool alive
-   * and are freed when they come back */
-  clear_pool (self);
   self->out_buffers = gst_caps_features_contains (gst_caps_get_features
       (outcaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
-  self->pool = gst_cuda_vk_frame_pool_new (&self->bridge, &self->out_info,
+  /* frames of the old caps in flight downstream keep the old pool alive
+   * and are freed when they come back */
+  pool = gst_cuda_vk_frame_pool_new (BRIDGE (self), OUT_INFO (self),
       self->out_buffers);
-  if (!gst_buffer_pool_set_active (self->pool, TRUE)) {
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Could not activate the Vulkan memory pool"), (NULL));
-    clear_pool (self);
+    gst_object_unref (pool);
+    gst_cuda_vk_base_transform_set_pool (base, NULL);
     return FALSE;
   }
+  gst_cuda_vk_base_transform_set_pool (base, pool);
   return TRUE;
 }
 
-static gboolean
-gst_cuda_to_vulkan_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-
-  if (gst_cuda_vk_bridge_query (&self->bridge, query))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
-}
 
 #if GST_CHECK_VERSION(1, 24, 0)
 /* A CUDA pool whose memory carries the element's stream: upstream elements
@@ -250,7 +191,7 @@ gst_cuda_to_vulkan_query (GstBaseTransform * trans, GstPadDirection direction,
 static void
 propose_cuda_pool (GstCudaToVulkan * self, GstQuery * query)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   GstBufferPool *pool;
   GstStructure *config;
   GstVideoInfo info;
@@ -293,9 +234,9 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
 #endif
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
-  if (self->bridge.offer_sem)
+  if (BRIDGE (self)->offer_sem)
     gst_query_add_cuda_sync_meta (query,
-        GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD, self->bridge.offer_sem);
+        GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD, BRIDGE (self)->offer_sem);
   return TRUE;
 }
 
@@ -307,15 +248,6 @@ gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-static GstFlowReturn
-gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-
-  return gst_cuda_vk_acquire_output (GST_ELEMENT (self), self->pool, inbuf,
-      outbuf);
-}
 
 static gboolean
 check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
@@ -337,17 +269,17 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
     return FALSE;
   }
   *cmem = GST_CUDA_MEMORY_CAST (mem);
-  if ((*cmem)->context != self->bridge.cuda) {
+  if ((*cmem)->context != BRIDGE (self)->cuda) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Buffer memory belongs to another CUDA context than the element's"),
         (NULL));
     return FALSE;
   }
   if (GST_VIDEO_INFO_FORMAT (&(*cmem)->info) !=
-      GST_VIDEO_INFO_FORMAT (&self->in_info) ||
+      GST_VIDEO_INFO_FORMAT (IN_INFO (self)) ||
       GST_VIDEO_INFO_WIDTH (&(*cmem)->info) < GST_VIDEO_INFO_WIDTH
-      (&self->in_info) || GST_VIDEO_INFO_HEIGHT (&(*cmem)->info) <
-      GST_VIDEO_INFO_HEIGHT (&self->in_info)) {
+      (IN_INFO (self)) || GST_VIDEO_INFO_HEIGHT (&(*cmem)->info) <
+      GST_VIDEO_INFO_HEIGHT (IN_INFO (self))) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("CUDA memory layout (%s %dx%d) does not match the caps",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
@@ -411,7 +343,7 @@ static gboolean
 hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
     GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncEvent *ev;
   HeldInput *h;
 
@@ -445,7 +377,7 @@ static gboolean
 wait_acquire_points (GstCudaToVulkan * self, GstCudaSyncMeta * meta,
     GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   guint n_waits = 0;
 
   if (!gst_cuda_sync_meta_wait_gpu_checked (meta, b->cuda, b->stream,
@@ -461,8 +393,8 @@ static gboolean
 copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
     GstCudaVkFrame * f, GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
-  GstVideoInfo *info = &self->in_info;
+  GstCudaVkBridge *b = BRIDGE (self);
+  GstVideoInfo *info = IN_INFO (self);
   gboolean ok = TRUE;
   GstMapInfo map;
   guint i;
@@ -561,7 +493,7 @@ static gboolean
 submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
     GstCudaVkFrame * f, gboolean gpu, GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
   VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES];
   GstCudaVkSubmitSync sync = { 0, };
@@ -611,7 +543,7 @@ static gboolean
 cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
     GstCudaVkFrame * f, gboolean gpu, GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
 
   if (meta && !wait_acquire_points (self, meta, error))
@@ -640,7 +572,7 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (outbuf);
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
   GstCudaMemory *cmem;
@@ -680,12 +612,10 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVkBaseTransformClass *base_class =
+      GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_to_vulkan_finalize;
-  gobject_class->set_property = gst_cuda_to_vulkan_set_property;
-  gobject_class->get_property = gst_cuda_to_vulkan_get_property;
-
-  gst_cuda_vk_bridge_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA to Vulkan", "Filter/Video/Hardware",
@@ -693,25 +623,16 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
       "GPU with an external semaphore", "gst-cudasync developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_set_context);
-  element_class->change_state =
-      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_change_state);
 
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_stop);
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_transform_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_set_caps);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_query);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_decide_allocation);
-  trans_class->prepare_output_buffer =
-      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_transform);
+
+  base_class->to_vulkan = TRUE;
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_set_info);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_to_vulkan_debug, "cudatovulkan", 0,
       "cudatovulkan");
@@ -720,7 +641,6 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
 static void
 gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
 {
-  gst_cuda_vk_bridge_init (&self->bridge, GST_ELEMENT (self));
   self->unreleased = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
 }

@@ -5,13 +5,13 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gst/base/gstbasetransform.h>
+#include "gstcudavkbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_TO_VULKAN (gst_cuda_to_vulkan_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan, GST, CUDA_TO_VULKAN,
-    GstBaseTransform)
+    GstCudaVkBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE (cudatovulkan);
 

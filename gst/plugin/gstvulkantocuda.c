@@ -45,13 +45,20 @@
 #endif
 
 #include "gstvulkantocuda.h"
-#include "gstcudavkbridge.h"
+#include "gstcudavkbasetransform.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
+
+#define BRIDGE(self) gst_cuda_vk_base_transform_get_bridge \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
+#define IN_INFO(self) gst_cuda_vk_base_transform_get_in_info \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
+#define OUT_INFO(self) gst_cuda_vk_base_transform_get_out_info \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define GST_CAT_DEFAULT gst_vulkan_to_cuda_debug
 
 #define MAX_SLOTS 16
@@ -76,13 +83,9 @@ typedef struct
 
 struct _GstVulkanToCuda
 {
-  GstBaseTransform parent;
+  GstCudaVkBaseTransform parent;
 
-  GstCudaVkBridge bridge;
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
   gboolean in_buffers;          /* memory:VulkanBuffer input */
-  GstBufferPool *pool;          /* CUDA output */
   GPtrArray *slots;
   guint next_slot;
   /* slots of earlier caps, freed once both sides are done with them */
@@ -102,49 +105,20 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CUDA_VK_FORMATS)));
 
 #define gst_vulkan_to_cuda_parent_class parent_class
-G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda,
+    GST_TYPE_CUDA_VK_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
     GST_TYPE_VULKAN_TO_CUDA);
 
-static void
-gst_vulkan_to_cuda_finalize (GObject * object)
-{
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
 
-  gst_cuda_vk_bridge_clear (&self->bridge);
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
 
-static void
-gst_vulkan_to_cuda_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  gst_cuda_vk_bridge_set_property (&GST_VULKAN_TO_CUDA (object)->bridge, object,
-      prop_id, value, pspec);
-}
 
-static void
-gst_vulkan_to_cuda_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  gst_cuda_vk_bridge_get_property (&GST_VULKAN_TO_CUDA (object)->bridge, object,
-      prop_id, value, pspec);
-}
-
-static void
-gst_vulkan_to_cuda_set_context (GstElement * element, GstContext * context)
-{
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (element);
-
-  gst_cuda_vk_bridge_set_context (&self->bridge, context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
 
 /* Waits (if needed) for the GPU work on @s and frees it. */
 static void
 slot_free (GstVulkanToCuda * self, Slot * s)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
 
   if (s->fence) {
     vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
@@ -220,11 +194,6 @@ gc_retired (GstVulkanToCuda * self)
   }
 }
 
-static void
-clear_pool (GstVulkanToCuda * self)
-{
-  gst_cuda_vk_clear_pool (&self->pool);
-}
 
 static gboolean
 gst_vulkan_to_cuda_start (GstBaseTransform * trans)
@@ -233,49 +202,31 @@ gst_vulkan_to_cuda_start (GstBaseTransform * trans)
 
   self->slots = g_ptr_array_new ();
   self->retired = g_ptr_array_new ();
-  return self->bridge.device != NULL;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
 }
 
 static gboolean
 gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  /* the base class first lets the stream's work finish */
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 
-  if (self->bridge.cuda && self->bridge.stream)
-    gst_cuda_vk_bridge_cpu_sync (&self->bridge, NULL);
-  if (self->bridge.device)
+  if (BRIDGE (self)->device)
     free_slots (self);
   g_clear_pointer (&self->slots, g_ptr_array_unref);
   g_clear_pointer (&self->retired, g_ptr_array_unref);
-  clear_pool (self);
-  return TRUE;
+  return ret;
 }
 
-static GstStateChangeReturn
-gst_vulkan_to_cuda_change_state (GstElement * element, GstStateChange transition)
-{
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (element);
 
-  return gst_cuda_vk_bridge_change_state (&self->bridge,
-      GST_ELEMENT_CLASS (parent_class), transition, FALSE);
-}
-
-static GstCaps *
-gst_vulkan_to_cuda_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
-{
-  return gst_cuda_vk_transform_caps (caps, filter, direction == GST_PAD_SRC);
-}
 
 static gboolean
-gst_vulkan_to_cuda_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (base);
 
-  if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
-          &self->in_info, &self->out_info))
-    return FALSE;
   self->in_buffers = gst_caps_features_contains (gst_caps_get_features
       (incaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
   /* staging slots of the old size may still be in use by GPU work: retire
@@ -291,23 +242,13 @@ gst_vulkan_to_cuda_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
-static gboolean
-gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-
-  if (gst_cuda_vk_bridge_query (&self->bridge, query))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
-}
 
 static gboolean
 gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstBufferPool *pool;
   GstStructure *config;
   GstCaps *caps;
 
@@ -315,35 +256,29 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   if (!caps)
     return FALSE;
 
-  clear_pool (self);
-  self->pool = gst_cuda_buffer_pool_new (self->bridge.cuda);
-  config = gst_buffer_pool_get_config (self->pool);
+  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self),
+      NULL);
+  pool = gst_cuda_buffer_pool_new (BRIDGE (self)->cuda);
+  config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps,
-      GST_VIDEO_INFO_SIZE (&self->out_info), 0, 0);
+      GST_VIDEO_INFO_SIZE (OUT_INFO (self)), 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
 #if GST_CHECK_VERSION(1, 24, 0)
   /* the output memory carries the stream the copy into it runs on */
-  gst_buffer_pool_config_set_cuda_stream (config, self->bridge.cuda_stream);
+  gst_buffer_pool_config_set_cuda_stream (config, BRIDGE (self)->cuda_stream);
 #endif
-  if (!gst_buffer_pool_set_config (self->pool, config) ||
-      !gst_buffer_pool_set_active (self->pool, TRUE)) {
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not set up the CUDA buffer pool"), (NULL));
-    clear_pool (self);
+    gst_object_unref (pool);
     return FALSE;
   }
+  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self),
+      pool);
   return TRUE;
 }
 
-static GstFlowReturn
-gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
-{
-  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-
-  return gst_cuda_vk_acquire_output (GST_ELEMENT (self), self->pool, inbuf,
-      outbuf);
-}
 
 /* Waits on the CPU for the CUDA copy out of @s (counted in cpu-syncs):
  * the fallback when querying its event failed. A failed wait is an error,
@@ -353,7 +288,7 @@ slot_wait_event (GstVulkanToCuda * self, Slot * s, GError ** error)
 {
   gboolean ok = gst_cuda_sync_event_wait_cpu (s->event, error);
 
-  gst_cuda_vk_bridge_count (&self->bridge, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  gst_cuda_vk_bridge_count (BRIDGE (self), GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
   if (!ok)
     return SLOT_ERROR;
   s->event_pending = FALSE;
@@ -391,7 +326,7 @@ slot_state (GstVulkanToCuda * self, Slot * s, GError ** error)
 static gboolean
 slot_wait (GstVulkanToCuda * self, Slot * s, GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   VkResult res;
 
   GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting",
@@ -411,8 +346,8 @@ slot_wait (GstVulkanToCuda * self, Slot * s, GError ** error)
 static Slot *
 get_slot (GstVulkanToCuda * self, GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
-  GstVideoInfo *info = &self->in_info;
+  GstCudaVkBridge *b = BRIDGE (self);
+  GstVideoInfo *info = IN_INFO (self);
   Slot *s;
   gsize total = 0;
   guint i, n = self->slots->len;
@@ -488,21 +423,21 @@ buffer_plane_layout (GstVulkanToCuda * self, GstBuffer * inbuf, guint i,
   gsize before = 0;
   guint j;
 
-  if (meta && meta->n_planes == GST_VIDEO_INFO_N_PLANES (&self->in_info)) {
+  if (meta && meta->n_planes == GST_VIDEO_INFO_N_PLANES (IN_INFO (self))) {
     for (j = 0; j < i; j++)
       before += gst_buffer_peek_memory (inbuf, j)->size;
     *offset = meta->offset[i] >= before ? meta->offset[i] - before : 0;
     *stride = meta->stride[i];
   } else {
     *offset = 0;
-    *stride = GST_VIDEO_INFO_PLANE_STRIDE (&self->in_info, i);
+    *stride = GST_VIDEO_INFO_PLANE_STRIDE (IN_INFO (self), i);
   }
 }
 
 static gboolean
 check_input_buffers (GstVulkanToCuda * self, GstBuffer * inbuf)
 {
-  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->in_info);
+  guint i, n = GST_VIDEO_INFO_N_PLANES (IN_INFO (self));
 
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
@@ -516,16 +451,16 @@ check_input_buffers (GstVulkanToCuda * self, GstBuffer * inbuf)
               mem->allocator->mem_type : "none"), (NULL));
       return FALSE;
     }
-    if (((GstVulkanBufferMemory *) mem)->device != self->bridge.device) {
+    if (((GstVulkanBufferMemory *) mem)->device != BRIDGE (self)->device) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("Vulkan buffer of another Vulkan device than the element's"),
           (NULL));
       return FALSE;
     }
-    gst_video_format_info_component (self->in_info.finfo, i, comp);
-    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (&self->in_info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (&self->in_info, comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (&self->in_info, comp[0]);
+    gst_video_format_info_component (IN_INFO (self)->finfo, i, comp);
+    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (IN_INFO (self), comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (IN_INFO (self), comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (IN_INFO (self), comp[0]);
     buffer_plane_layout (self, inbuf, i, &offset, &stride);
     if (stride < rb || mem->size < offset + stride * (rows - 1) + rb) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -545,7 +480,7 @@ static gboolean
 input_is_multiplanar (GstVulkanToCuda * self, GstBuffer * inbuf)
 {
   return !self->in_buffers && gst_buffer_n_memory (inbuf) == 1 &&
-      GST_VIDEO_INFO_N_PLANES (&self->in_info) > 1;
+      GST_VIDEO_INFO_N_PLANES (IN_INFO (self)) > 1;
 }
 
 /* the image holding plane @i and the aspect that selects it */
@@ -578,7 +513,7 @@ static gboolean
 check_input_image (GstVulkanToCuda * self, GstMemory * mem, guint i,
     gboolean multiplanar)
 {
-  GstVideoInfo *info = &self->in_info;
+  GstVideoInfo *info = IN_INFO (self);
   GstVulkanImageMemory *img;
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   guint w, h;
@@ -591,7 +526,7 @@ check_input_image (GstVulkanToCuda * self, GstMemory * mem, guint i,
     return FALSE;
   }
   img = (GstVulkanImageMemory *) mem;
-  if (img->device != self->bridge.device) {
+  if (img->device != BRIDGE (self)->device) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Vulkan image of another Vulkan device than the element's"), (NULL));
     return FALSE;
@@ -626,7 +561,7 @@ check_input_image (GstVulkanToCuda * self, GstMemory * mem, guint i,
 static gboolean
 check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
 {
-  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->in_info);
+  guint i, n = GST_VIDEO_INFO_N_PLANES (IN_INFO (self));
   gboolean multiplanar = input_is_multiplanar (self, inbuf);
 
   if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
@@ -654,7 +589,7 @@ static guint32
 input_queue_family (GstVulkanToCuda * self,
     GstVulkanBarrierMemoryInfo * barrier)
 {
-  if (barrier->queue && barrier->queue->family != self->bridge.queue->family)
+  if (barrier->queue && barrier->queue->family != BRIDGE (self)->queue->family)
     return barrier->queue->family;
   return VK_QUEUE_FAMILY_IGNORED;
 }
@@ -665,7 +600,7 @@ static void
 record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
   /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
   VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES + 1];
@@ -711,7 +646,7 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
         .subresourceRange = {
           .aspectMask = multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
               VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
-                  (&self->in_info) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
+                  (IN_INFO (self)) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
               VK_IMAGE_ASPECT_COLOR_BIT,
           .levelCount = 1,.layerCount = 1,
         },
@@ -744,7 +679,7 @@ static void
 record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     GstVulkanCommandBuffer * cmd)
 {
-  GstVideoInfo *info = &self->in_info;
+  GstVideoInfo *info = IN_INFO (self);
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
 
   for (i = 0; i < n; i++) {
@@ -784,7 +719,7 @@ static void
 record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     GstVulkanCommandBuffer * cmd)
 {
-  GstVideoInfo *info = &self->in_info;
+  GstVideoInfo *info = IN_INFO (self);
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
 
   for (i = 0; i < n; i++) {
@@ -823,7 +758,7 @@ update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
 
     barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
     barrier->access_flags = VK_ACCESS_TRANSFER_READ_BIT;
-    gst_cuda_vk_barrier_set_queue (barrier, self->bridge.queue);
+    gst_cuda_vk_barrier_set_queue (barrier, BRIDGE (self)->queue);
     if (!self->in_buffers)
       ((GstVulkanImageMemory *) mem)->barrier.image_layout =
           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
@@ -836,7 +771,7 @@ static gboolean
 submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     gboolean gpu, GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkSubmitSync sync = { 0, };
   GstVulkanCommandBuffer *cmd;
   VkBufferMemoryBarrier release = { 0, };
@@ -879,8 +814,8 @@ static gboolean
 enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
     GError ** error)
 {
-  GstCudaVkBridge *b = &self->bridge;
-  GstVideoInfo *info = &self->in_info;
+  GstCudaVkBridge *b = BRIDGE (self);
+  GstVideoInfo *info = IN_INFO (self);
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (omem);
   GstMapInfo map;
   guint i;
@@ -934,7 +869,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-  GstCudaVkBridge *b = &self->bridge;
+  GstCudaVkBridge *b = BRIDGE (self);
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
   GstMemory *omem;
   GError *err = NULL;
@@ -1016,15 +951,10 @@ vk_error:
 static void
 gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
-  gobject_class->finalize = gst_vulkan_to_cuda_finalize;
-  gobject_class->set_property = gst_vulkan_to_cuda_set_property;
-  gobject_class->get_property = gst_vulkan_to_cuda_get_property;
-
-  gst_cuda_vk_bridge_install_properties (gobject_class);
+  GstCudaVkBaseTransformClass *base_class =
+      GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
 
   gst_element_class_set_static_metadata (element_class,
       "Vulkan to CUDA", "Filter/Video/Hardware",
@@ -1033,23 +963,15 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
       "gst-cudasync developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_context);
-  element_class->change_state =
-      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_change_state);
 
-  trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_stop);
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_caps);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_query);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_decide_allocation);
-  trans_class->prepare_output_buffer =
-      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform);
+
+  base_class->to_vulkan = FALSE;
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_info);
 
   GST_DEBUG_CATEGORY_INIT (gst_vulkan_to_cuda_debug, "vulkantocuda", 0,
       "vulkantocuda");
@@ -1058,5 +980,4 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
 static void
 gst_vulkan_to_cuda_init (GstVulkanToCuda * self)
 {
-  gst_cuda_vk_bridge_init (&self->bridge, GST_ELEMENT (self));
 }

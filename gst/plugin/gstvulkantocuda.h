@@ -5,13 +5,13 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gst/base/gstbasetransform.h>
+#include "gstcudavkbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_VULKAN_TO_CUDA (gst_vulkan_to_cuda_get_type ())
 G_DECLARE_FINAL_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda, GST, VULKAN_TO_CUDA,
-    GstBaseTransform)
+    GstCudaVkBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE (vulkantocuda);
 

@@ -1,0 +1,206 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkbasetransform.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_base_transform_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_base_transform_debug
+
+typedef struct
+{
+  GstCudaVkBridge bridge;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  GstBufferPool *pool;          /* the output's */
+} GstCudaVkBaseTransformPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVkBaseTransform,
+    gst_cuda_vk_base_transform, GST_TYPE_BASE_TRANSFORM);
+
+#define PRIV(self) ((GstCudaVkBaseTransformPrivate *) \
+    gst_cuda_vk_base_transform_get_instance_private \
+    (GST_CUDA_VK_BASE_TRANSFORM (self)))
+#define parent_class gst_cuda_vk_base_transform_parent_class
+
+static void
+gst_cuda_vk_base_transform_finalize (GObject * object)
+{
+  GstCudaVkBaseTransformPrivate *priv = PRIV (object);
+
+  gst_cuda_vk_clear_pool (&priv->pool);
+  gst_cuda_vk_bridge_clear (&priv->bridge);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_vk_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  gst_cuda_vk_bridge_set_property (&PRIV (object)->bridge, object, prop_id,
+      value, pspec);
+}
+
+static void
+gst_cuda_vk_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  gst_cuda_vk_bridge_get_property (&PRIV (object)->bridge, object, prop_id,
+      value, pspec);
+}
+
+static void
+gst_cuda_vk_base_transform_set_context (GstElement * element,
+    GstContext * context)
+{
+  gst_cuda_vk_bridge_set_context (&PRIV (element)->bridge, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static GstStateChangeReturn
+gst_cuda_vk_base_transform_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaVkBaseTransformClass *klass =
+      GST_CUDA_VK_BASE_TRANSFORM_GET_CLASS (element);
+
+  return gst_cuda_vk_bridge_change_state (&PRIV (element)->bridge,
+      GST_ELEMENT_CLASS (parent_class), transition, klass->to_vulkan);
+}
+
+static gboolean
+gst_cuda_vk_base_transform_start (GstBaseTransform * trans)
+{
+  /* the devices are set up in NULL->READY (change_state) */
+  return PRIV (trans)->bridge.device != NULL;
+}
+
+static gboolean
+gst_cuda_vk_base_transform_stop (GstBaseTransform * trans)
+{
+  GstCudaVkBaseTransformPrivate *priv = PRIV (trans);
+
+  /* stop is not a streaming thread: let the enqueued GPU work finish
+   * before what it uses goes away */
+  if (priv->bridge.cuda && priv->bridge.stream)
+    gst_cuda_vk_bridge_cpu_sync (&priv->bridge, NULL);
+  gst_cuda_vk_clear_pool (&priv->pool);
+  return TRUE;
+}
+
+static GstCaps *
+gst_cuda_vk_base_transform_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaVkBaseTransformClass *klass =
+      GST_CUDA_VK_BASE_TRANSFORM_GET_CLASS (trans);
+  /* caps of the sink pad give the src pad's, and the other way round */
+  gboolean to_vulkan_side = klass->to_vulkan ? direction == GST_PAD_SINK :
+      direction == GST_PAD_SRC;
+
+  return gst_cuda_vk_transform_caps (caps, filter, to_vulkan_side);
+}
+
+static gboolean
+gst_cuda_vk_base_transform_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps)
+{
+  GstCudaVkBaseTransform *self = GST_CUDA_VK_BASE_TRANSFORM (trans);
+  GstCudaVkBaseTransformClass *klass =
+      GST_CUDA_VK_BASE_TRANSFORM_GET_CLASS (trans);
+  GstCudaVkBaseTransformPrivate *priv = PRIV (self);
+
+  if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
+          &priv->in_info, &priv->out_info))
+    return FALSE;
+  return klass->set_info ? klass->set_info (self, incaps, outcaps) : TRUE;
+}
+
+static gboolean
+gst_cuda_vk_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  if (gst_cuda_vk_bridge_query (&PRIV (trans)->bridge, query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static GstFlowReturn
+gst_cuda_vk_base_transform_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  return gst_cuda_vk_acquire_output (GST_ELEMENT (trans), PRIV (trans)->pool,
+      inbuf, outbuf);
+}
+
+static void
+gst_cuda_vk_base_transform_class_init (GstCudaVkBaseTransformClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_vk_base_transform_finalize;
+  gobject_class->set_property = gst_cuda_vk_base_transform_set_property;
+  gobject_class->get_property = gst_cuda_vk_base_transform_get_property;
+  gst_cuda_vk_bridge_install_properties (gobject_class);
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_change_state);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_transform_caps);
+  trans_class->set_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_query);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_prepare_output_buffer);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_base_transform_debug,
+      "cudavkbasetransform", 0, "CUDA<->Vulkan bridge base class");
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VK_BASE_TRANSFORM, 0);
+}
+
+static void
+gst_cuda_vk_base_transform_init (GstCudaVkBaseTransform * self)
+{
+  gst_cuda_vk_bridge_init (&PRIV (self)->bridge, GST_ELEMENT (self));
+}
+
+GstCudaVkBridge *
+gst_cuda_vk_base_transform_get_bridge (GstCudaVkBaseTransform * self)
+{
+  return &PRIV (self)->bridge;
+}
+
+GstVideoInfo *
+gst_cuda_vk_base_transform_get_in_info (GstCudaVkBaseTransform * self)
+{
+  return &PRIV (self)->in_info;
+}
+
+GstVideoInfo *
+gst_cuda_vk_base_transform_get_out_info (GstCudaVkBaseTransform * self)
+{
+  return &PRIV (self)->out_info;
+}
+
+void
+gst_cuda_vk_base_transform_set_pool (GstCudaVkBaseTransform * self,
+    GstBufferPool * pool)
+{
+  GstCudaVkBaseTransformPrivate *priv = PRIV (self);
+
+  gst_cuda_vk_clear_pool (&priv->pool);
+  priv->pool = pool;
+}

@@ -1,0 +1,49 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include "gstcudavkbridge.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_VK_BASE_TRANSFORM (gst_cuda_vk_base_transform_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaVkBaseTransform, gst_cuda_vk_base_transform,
+    GST, CUDA_VK_BASE_TRANSFORM, GstBaseTransform)
+
+/**
+ * GstCudaVkBaseTransformClass:
+ * @to_vulkan: the element's output is the Vulkan side (cudatovulkan), else
+ *   the CUDA side (vulkantocuda); also: it offers upstream a semaphore
+ * @set_info: called by set_caps once in_info and out_info are parsed
+ *
+ * The abstract base of cudatovulkan and vulkantocuda, on the model of
+ * upstream's GstCudaBaseTransform: the `cuda-device-id` and `stats`
+ * properties, CUDA and Vulkan contexts (GstContext), the devices' set-up in
+ * NULL->READY, caps, the output pool and errors. Not registered as an
+ * element.
+ */
+struct _GstCudaVkBaseTransformClass
+{
+  GstBaseTransformClass parent_class;
+
+  gboolean to_vulkan;
+
+  gboolean (*set_info) (GstCudaVkBaseTransform * self, GstCaps * incaps,
+      GstCaps * outcaps);
+};
+
+/* What the subclasses use: the bridge state (the streaming thread, and
+ * start/stop, own it), the negotiated video infos and the output pool */
+GstCudaVkBridge * gst_cuda_vk_base_transform_get_bridge (GstCudaVkBaseTransform * self);
+GstVideoInfo * gst_cuda_vk_base_transform_get_in_info (GstCudaVkBaseTransform * self);
+GstVideoInfo * gst_cuda_vk_base_transform_get_out_info (GstCudaVkBaseTransform * self);
+/* replaces the output pool (transfer full, nullable); the old one is
+ * deactivated */
+void     gst_cuda_vk_base_transform_set_pool (GstCudaVkBaseTransform * self,
+                                              GstBufferPool * pool);
+
+G_END_DECLS
