@@ -98,6 +98,7 @@ s6_worker (gpointer data)
   return NULL;
 }
 
+#ifdef HAVE_CUDA_VULKAN
 /* a skipped or failed scenario before any configuration */
 static void
 s6_end (Bench * b, const gchar * status, const gchar * why)
@@ -107,6 +108,7 @@ s6_end (Bench * b, const gchar * status, const gchar * why)
   set_str (b, &b->r.s6.reason, why);
   write_json (b);
 }
+#endif
 
 /* the elements, the Vulkan device, the frame writer; FALSE when the
  * scenario ends here (*ret: its result) */
