@@ -2,7 +2,7 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The GPU work of one benchmark frame (bench/gst-cudasync-bench.c): busy-wait
+ * The GPU work of one benchmark frame (bench/bench-cuda.c, frame_write): busy-wait
  * for @spin_ns nanoseconds of GPU time, then write every visible 32-bit word
  * of up to two pitched planes (RGBA: one plane; NV12: Y and interleaved UV).
  *
