@@ -235,28 +235,22 @@ gst_cuda_sync_base_filter_set_context (GstElement * element,
       (element, context);
 }
 
-/* The pipeline's context (GstContext queries and messages; they may come
- * back to this element's own handlers, so priv->lock is not held across),
- * or a new one for the device */
+/* The pipeline's context, or a new one for the device. The GstContext
+ * query and NEED_CONTEXT message it sends reach this element's own
+ * set_context(), which sets priv->context, and gst_cuda_ensure_element_context()
+ * must see that very field: it runs on this thread without priv->lock (which
+ * set_context() takes), and only this thread clears the field (stop()). */
 static gboolean
 ensure_context (GstCudaSyncBaseFilter * self)
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-  GstCudaContext *ctx;
   gint device_id;
 
   g_mutex_lock (&priv->lock);
-  ctx = priv->context ? gst_object_ref (priv->context) : NULL;
   device_id = priv->device_id;
   g_mutex_unlock (&priv->lock);
-  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id, &ctx))
-    return FALSE;
-  g_mutex_lock (&priv->lock);
-  if (!priv->context)
-    priv->context = gst_object_ref (ctx);
-  g_mutex_unlock (&priv->lock);
-  gst_object_unref (ctx);
-  return TRUE;
+  return gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+      &priv->context);
 }
 
 static gboolean
