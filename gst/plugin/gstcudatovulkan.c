@@ -582,14 +582,8 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  if (gpu && !f->sem) {
-    f->sem = gst_cuda_vk_semaphore_new (b);
-    if (!f->sem) {
-      GST_WARNING_OBJECT (self, "could not create a semaphore for a new "
-          "frame: CPU synchronisation for it");
-      gpu = FALSE;
-    }
-  }
+  /* the slot's own semaphore, made on first use */
+  gpu = gpu && gst_cuda_vk_semaphore_ensure (b, &f->sem);
 
   if (!cuda_side (self, inbuf, cmem, f, gpu, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not copy the CUDA frame "

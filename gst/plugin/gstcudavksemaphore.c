@@ -176,3 +176,14 @@ gst_cuda_vk_semaphore_free (GstCudaVkSemaphore * s)
   gst_clear_object (&s->device);
   g_free (s);
 }
+
+gboolean
+gst_cuda_vk_semaphore_ensure (GstCudaVkBridge * b, GstCudaVkSemaphore ** sem)
+{
+  if (!*sem && !(*sem = gst_cuda_vk_semaphore_new (b))) {
+    GST_WARNING_OBJECT (b->element, "could not create a semaphore for a new "
+        "frame slot: CPU synchronisation for it");
+    return FALSE;
+  }
+  return TRUE;
+}

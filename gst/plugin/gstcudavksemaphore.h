@@ -53,6 +53,9 @@ typedef struct
 /* NULL in the CPU fallback (or when creating one failed); counted in the
  * "semaphores" statistic */
 GstCudaVkSemaphore * gst_cuda_vk_semaphore_new (GstCudaVkBridge * b);
+/* *@sem, created on first use; FALSE (and a warning) when it cannot be:
+ * then that slot takes the CPU fallback */
+gboolean gst_cuda_vk_semaphore_ensure    (GstCudaVkBridge * b, GstCudaVkSemaphore ** sem);
 gboolean gst_cuda_vk_semaphore_signal    (GstCudaVkSemaphore * s, CUstream stream,
                                           GError ** error);
 void     gst_cuda_vk_semaphore_wait_submitted (GstCudaVkSemaphore * s,

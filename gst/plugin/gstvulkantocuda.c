@@ -896,14 +896,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
-  if (gpu && !s->sem) {
-    s->sem = gst_cuda_vk_semaphore_new (b);
-    if (!s->sem) {
-      GST_WARNING_OBJECT (self, "could not create a semaphore for a new "
-          "staging buffer: CPU synchronisation for it");
-      gpu = FALSE;
-    }
-  }
+  /* the slot's own semaphore, made on first use */
+  gpu = gpu && gst_cuda_vk_semaphore_ensure (b, &s->sem);
 
   if (!submit_vulkan_copy (self, inbuf, s, gpu, &err))
     goto vk_error;

@@ -90,8 +90,10 @@ cs_caps (const gchar * format, gint width, gint height)
   return caps;
 }
 
-GstBufferPool *
-cs_new_pool (GstCaps * caps)
+/* a CUDA pool of @caps in cs_ctx, configured by @configure (nullable) */
+static GstBufferPool *
+new_pool (GstCaps * caps, void (*configure) (GstStructure *, gpointer),
+    gpointer data)
 {
   GstBufferPool *pool = gst_cuda_buffer_pool_new (cs_ctx);
   GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -100,9 +102,17 @@ cs_new_pool (GstCaps * caps)
   fail_unless (gst_video_info_from_caps (&info, caps));
   gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (configure)
+    configure (config, data);
   fail_unless (gst_buffer_pool_set_config (pool, config));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   return pool;
+}
+
+GstBufferPool *
+cs_new_pool (GstCaps * caps)
+{
+  return new_pool (caps, NULL, NULL);
 }
 
 GBytes *
@@ -424,21 +434,19 @@ cs_memset_2d_async (CUdeviceptr dst, gsize pitch, guint8 value, gsize width,
   return func (dst, pitch, value, width, height, stream);
 }
 
+#if GST_CHECK_VERSION(1, 24, 0)
+static void
+set_stream (GstStructure * config, gpointer stream)
+{
+  gst_buffer_pool_config_set_cuda_stream (config, (GstCudaStream *) stream);
+}
+#endif
+
 GstBufferPool *
 cs_new_stream_pool (GstCaps * caps, gpointer stream)
 {
 #if GST_CHECK_VERSION(1, 24, 0)
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (cs_ctx);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstVideoInfo info;
-
-  fail_unless (gst_video_info_from_caps (&info, caps));
-  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_cuda_stream (config, (GstCudaStream *) stream);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  return pool;
+  return new_pool (caps, set_stream, stream);
 #else
   fail ("CUDA memory has no stream before GStreamer 1.24");
   return NULL;
