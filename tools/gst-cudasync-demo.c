@@ -83,6 +83,7 @@ typedef struct
 
 /* ---- driver description ---- */
 
+typedef CUresult (*DemoInitFunc) (unsigned int flags);
 typedef CUresult (*DemoDeviceGetNameFunc) (char *name, int len, CUdevice dev);
 typedef CUresult (*DemoDriverGetVersionFunc) (int *version);
 typedef unsigned (*SimCallCount) (const char *entry_point);
@@ -91,6 +92,7 @@ static gchar *
 describe_driver (void)
 {
   void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  DemoInitFunc cu_init;
   DemoDeviceGetNameFunc get_name;
   DemoDriverGetVersionFunc get_version;
   char name[256] = "";
@@ -101,7 +103,10 @@ describe_driver (void)
   if (dlsym (lib, "cudasim_sem_create"))
     return g_strdup ("SIMULATED CUDA driver (no GPU on this machine)");
 
-  /* cuInit was called by testsem and by GStreamer's CUDA loader */
+  /* cuInit first: this may run before anything else used the driver */
+  cu_init = (DemoInitFunc) dlsym (lib, "cuInit");
+  if (cu_init)
+    cu_init (0);
   get_name = (DemoDeviceGetNameFunc) dlsym (lib, "cuDeviceGetName");
   get_version = (DemoDriverGetVersionFunc) dlsym (lib, "cuDriverGetVersion");
   if (get_name)
@@ -402,7 +407,6 @@ compare_sums (GPtrArray * got, GPtrArray * ref, gint frames)
 
 /* ---- --bridge: cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload ---- */
 
-typedef CUresult (*DemoInitFunc) (unsigned int flags);
 typedef CUresult (*DemoDeviceGetUuidFunc) (CUuuid * uuid, CUdevice dev);
 
 static gboolean

@@ -90,8 +90,9 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, last-value", GST_TYPE_STRUCTURE,
+          "Counters since the element was created: cudasemsignal has buffers, "
+          "signals, waits, cpu-syncs, last-value; cudasemwait has buffers, "
+          "waits, cpu-syncs", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_SKIP_NVSCIBUF_MEMSYNC,
       g_param_spec_boolean ("skip-nvscibuf-memsync", "Skip NvSciBuf memsync",

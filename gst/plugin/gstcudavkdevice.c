@@ -133,23 +133,35 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
   } else {
     GstVulkanPhysicalDevice *found = NULL;
     guint n = b->instance->n_physical_devices;
+    GString *seen = g_string_new (NULL);
 
     for (i = 0; i < n && !found; i++) {
       GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
+      guint8 u[VK_UUID_SIZE];
+
       if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
         found = dev->physical_device;
         b->device = dev;
         created = TRUE;
       } else {
+        if (dev && vk_device_uuid (b->instance, dev->physical_device, u)) {
+          gchar *vs = uuid_to_string (u);
+          g_string_append_printf (seen, "%s%s (%s)", seen->len ? ", " : "",
+              vs, dev->physical_device->properties.deviceName);
+          g_free (vs);
+        }
         gst_clear_object (&dev);
       }
     }
     if (!b->device) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("No Vulkan device has the UUID of the CUDA device (%s)", cuda_str),
-          ("%u Vulkan physical devices checked", n));
+          ("No Vulkan device has the UUID of the CUDA device (%s); the "
+              "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
+              "no readable UUID"), ("%u Vulkan physical devices checked", n));
+      g_string_free (seen, TRUE);
       goto fail;
     }
+    g_string_free (seen, TRUE);
   }
 
   if (b->device->device == VK_NULL_HANDLE) {
