@@ -140,8 +140,12 @@ UPSTREAM = [
     ("cudadownload-stale-fallback",
      "cudaupload/cudadownload: when gst_cuda_buffer_copy()'s "
      "cuStreamSynchronize fails, the CPU fallback copy delivers a stale frame "
-     "(also with cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload)",
-     lambda c, r: r.kind == "silent corruption" and
+     "(also with cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload); "
+     "the copy that is still pending then writes the host frame after it was "
+     "freed (valgrind: the simulated stream's memmove into a block freed by "
+     "the system-memory pool's deactivation), which glibc may report as heap "
+     "corruption",
+     lambda c, r: r.kind in ("silent corruption", "crash") and
      c.entry_base == "cuStreamSynchronize" and
      "gst_cuda_buffer_copy_internal" in r.output),
     ("cudabasetransform-stop-leak",
