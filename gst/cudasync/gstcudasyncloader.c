@@ -359,13 +359,17 @@ _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
   if ((!events || events->len == 0) && !sync_context) {
     /* nothing to wait for: now, on the caller's thread; if the context
      * cannot be made current here, the worker tries again */
+    /* @func may drop the caller's last reference to @context */
+    gst_object_ref (context);
     if (gst_cuda_context_push (context)) {
       func (context, data);
       gst_cuda_context_pop (NULL);
+      gst_object_unref (context);
       if (events)
         g_array_unref (events);
       return;
     }
+    gst_object_unref (context);
     GST_WARNING_OBJECT (context, "cannot push the CUDA context: destruction "
         "left to the worker thread");
   }
