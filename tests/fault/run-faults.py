@@ -48,8 +48,13 @@ violation, no error message (a state change failed without an ERROR
 message). Failing cases that match a known, reported defect of this project
 (KNOWN below) are marked [KNOWN: id] but still fail the suite; those that
 match a defect of upstream GStreamer with its own log line as evidence
-(UPSTREAM below) are listed as XFAIL and do not. The output of every failing
-case, with the command that reproduces it, goes to --log-dir.
+(UPSTREAM below) are listed as XFAIL and do not. Any other failing case is
+run a second time: if it passes then, it is listed as FLAKY (with its log)
+and does not fail the suite either, so that a rare race in upstream
+teardown (seen: a crash in vulkanupload's teardown after an element error,
+once in about 3,000 runs) cannot turn CI red at random; a failure that
+happens twice fails it. The output of every failing case, with the command
+that reproduces it, goes to --log-dir.
 
 Exit status: 0 when every case is acceptable, 1 otherwise, 77 (skipped) when
 the tests do not run against the simulator.
@@ -696,6 +701,7 @@ def main():
 
     not_run = []
     xfails = []
+    flaky = []
 
     def work(case):
         if time.monotonic() - suite.start > SUITE_BUDGET:
@@ -718,6 +724,17 @@ def main():
                                   case.pipeline, case.fail_spec() +
                                   (" (slow)" if case.slow else ""),
                                   r.kind, r.detail, up, log))
+                    continue
+                # once more: a failure that does not happen again is
+                # reported (FLAKY), but does not fail the suite
+                again = suite.run_case(case)
+                if not again.kind:
+                    flaky.append((case, r))
+                    suite.log("FLAKY %-9s %-40s %s: %s  (not seen again in a "
+                              "second run)\n      log: %s" % (
+                                  case.pipeline, case.fail_spec() +
+                                  (" (slow)" if case.slow else ""),
+                                  r.kind, r.detail, log))
                     continue
                 kid = suite.known(case, r)
                 failures.append((case, r, kid))
@@ -776,6 +793,10 @@ def main():
     for up, cs in sorted(by_up.items()):
         print("    %-20s %3d: %s" % (up, len(cs), up_desc[up]))
         print("      e.g. " + ", ".join(c.name() for c in cs[:4]))
+    if flaky:
+        print("  %d cases failed once and not in a second run (FLAKY, not "
+              "counted), e.g. %s: %s" % (len(flaky), flaky[0][0].name(),
+                                         flaky[0][1].kind))
     by_kind = {}
     for c, r, kid in failures:
         by_kind.setdefault(kid or "NEW", []).append(c)
