@@ -50,10 +50,11 @@ message). Failing cases that match a known, reported defect of this project
 match a defect of upstream GStreamer with its own log line as evidence
 (UPSTREAM below) are listed as XFAIL and do not. Any other failing case is
 run a second time: if it passes then, it is listed as FLAKY (with its log)
-and does not fail the suite either, so that a rare race in upstream
-teardown (seen: a crash in vulkanupload's teardown after an element error,
-once in about 3,000 runs) cannot turn CI red at random; a failure that
-happens twice fails it. The output of every failing case, with the command
+and does not fail the suite either, so that a rare race cannot turn CI red
+at random (seen once in about 3,000 runs: GStreamer-CRITICALs and a crash
+while vulkanupload ! vulkantocuda went to NULL after vulkantocuda's
+allocation error; not reproduced in 13 runs since, cause not found); a
+failure that happens twice fails it. The output of every failing case, with the command
 that reproduces it, goes to --log-dir.
 
 Exit status: 0 when every case is acceptable, 1 otherwise, 77 (skipped) when
