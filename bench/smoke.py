@@ -45,6 +45,16 @@ def run(bench, json_path, args):
     cmd = [bench] + args + ['--json', json_path]
     print('$ ' + ' '.join(cmd), flush=True)
     p = subprocess.run(cmd, timeout=240)
+    if p.returncode < 0:
+        # Seen with GStreamer 1.26 and Mesa lavapipe (Debian 13): glibc
+        # reports heap corruption while a pipeline's Vulkan objects are
+        # finalized, in about one run of five; cause not found yet. Reported,
+        # and run once more: a crash that happens twice fails the check.
+        print('FLAKY: %s killed by signal %d; running it once more'
+              % (' '.join(args), -p.returncode), flush=True)
+        if os.path.exists(json_path):
+            os.unlink(json_path)
+        p = subprocess.run(cmd, timeout=240)
     check(p.returncode == 0, '%s exited with %d' % (' '.join(args), p.returncode))
     try:
         with open(json_path, encoding='utf-8') as f:
