@@ -372,12 +372,6 @@ gst_cuda_sync_base_filter_get_context (GstCudaSyncBaseFilter * self)
   return PRIV (self)->context;
 }
 
-CUstream
-gst_cuda_sync_base_filter_get_stream (GstCudaSyncBaseFilter * self)
-{
-  return PRIV (self)->stream;
-}
-
 GstCudaSemaphore *
 gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self)
 {

@@ -42,7 +42,6 @@ typedef enum
 } GstCudaSyncCounter;
 
 GstCudaContext *   gst_cuda_sync_base_filter_get_context   (GstCudaSyncBaseFilter * self);
-CUstream           gst_cuda_sync_base_filter_get_stream    (GstCudaSyncBaseFilter * self);
 GstCudaSemaphore * gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self);
 gboolean           gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter * self);
 GstCudaSyncFlags   gst_cuda_sync_base_filter_get_flags     (GstCudaSyncBaseFilter * self);
