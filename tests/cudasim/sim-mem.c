@@ -1061,14 +1061,12 @@ cuIpcOpenMemHandle_v2 (CUdeviceptr * pdptr, CUipcMemHandle handle,
   return sim_ipc_open (handle.reserved, 1);
 }
 
+/* the pre-_v2 name of the same entry point */
 SIM_EXPORT CUresult
 cuIpcOpenMemHandle (CUdeviceptr * pdptr, CUipcMemHandle handle,
     unsigned int Flags)
 {
-  SIM_ENTER (cuIpcOpenMemHandle_v2);
-  if (!pdptr || (Flags & ~(unsigned) CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
-    return CUDA_ERROR_INVALID_VALUE;
-  return sim_ipc_open (handle.reserved, 1);
+  return cuIpcOpenMemHandle_v2 (pdptr, handle, Flags);
 }
 
 SIM_EXPORT CUresult
