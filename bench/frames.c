@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include <gst/cuda/gstcudamemory.h>
+#ifdef HAVE_CUDA_VULKAN
+#include "vkutil.h"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* the run                                                              */
@@ -802,12 +805,20 @@ run_finish (Run * run, ModeResult * m)
   g_string_free (note, TRUE);
 }
 
-/* stops the pipeline and gives back the frames a failed run left behind */
+/* stops the pipeline and gives back the frames a failed run left behind.
+ * After a complete run (@ok: every frame reached the consumer, so nothing
+ * submits Vulkan work any more) the pipeline's Vulkan queues are drained
+ * first: vk_util_drain_pipeline() says why (a Mesa lavapipe race at
+ * teardown with GStreamer 1.24+, seen in modes b). */
 static void
 run_teardown (Run * run, gboolean ok)
 {
   RecycleItem *item;
 
+#ifdef HAVE_CUDA_VULKAN
+  if (ok)
+    vk_util_drain_pipeline (run->pipeline);
+#endif
   gst_element_set_state (run->pipeline, GST_STATE_NULL);
   if (run->srcpad) {
     gst_pad_set_active (run->srcpad, FALSE);

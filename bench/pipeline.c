@@ -18,6 +18,7 @@
 
 #ifdef HAVE_CUDA_VULKAN
 #include <gst/vulkan/vulkan.h>
+#include "vkutil.h"
 #endif
 
 #include "bench-cuda.h"
@@ -276,17 +277,6 @@ on_create_device (GstVulkanInstance * instance, gpointer device)
 }
 #endif
 
-static gchar *
-hex_uuid (const guint8 * u)
-{
-  GString *s = g_string_new (NULL);
-  guint i;
-
-  for (i = 0; i < 16; i++)
-    g_string_append_printf (s, "%02x", u[i]);
-  return g_string_free (s, FALSE);
-}
-
 /* CUDA device 0's UUID as hex, or NULL */
 static gchar *
 cuda_device0_uuid (Bench * b, gchar ** why)
@@ -301,7 +291,7 @@ cuda_device0_uuid (Bench * b, gchar ** why)
   }
   if (drv.cuDeviceGetUuid && CuDeviceGet (&dev, 0) == CUDA_SUCCESS &&
       drv.cuDeviceGetUuid (&uuid, dev) == CUDA_SUCCESS)
-    want = hex_uuid ((const guint8 *) uuid.bytes);
+    want = vk_util_hex_uuid ((const guint8 *) uuid.bytes);
   gst_cuda_context_pop (NULL);
   if (!want)
     *why = g_strdup ("CUDA device 0's UUID could not be read");
@@ -362,48 +352,6 @@ open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
   return ret;
 }
 
-/* The index of the first physical device with VK_KHR_external_memory_fd
- * whose deviceUUID is @want (any, when NULL), its name and UUID; -1 when
- * none. */
-static gint
-find_device (GstVulkanInstance * instance, const gchar * want,
-    gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE], gchar ** uuid_out)
-{
-  PFN_vkGetPhysicalDeviceProperties2 get_props2 =
-      gst_vulkan_instance_get_proc_address (instance,
-      "vkGetPhysicalDeviceProperties2");
-  guint i;
-
-  for (i = 0; get_props2 && i < instance->n_physical_devices; i++) {
-    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance, i);
-    VkPhysicalDeviceIDProperties id = { 0, };
-    VkPhysicalDeviceProperties2 p2 = { 0, };
-    gchar *uuid;
-
-    if (!pd)
-      continue;
-    if (!gst_vulkan_physical_device_get_extension_info (pd,
-            "VK_KHR_external_memory_fd", NULL)) {
-      gst_object_unref (pd);
-      continue;
-    }
-    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    p2.pNext = &id;
-    get_props2 (pd->device, &p2);
-    gst_object_unref (pd);
-    uuid = hex_uuid (id.deviceUUID);
-    if (!want || g_str_equal (uuid, want)) {
-      g_strlcpy (name, p2.properties.deviceName,
-          VK_MAX_PHYSICAL_DEVICE_NAME_SIZE);
-      *uuid_out = uuid;
-      return (gint) i;
-    }
-    g_free (uuid);
-  }
-  return -1;
-}
-
 /* Opens the Vulkan device of CUDA device 0 (the one with its UUID), with
  * the extensions the bridge elements need, and keeps it (and its instance)
  * in b->vk_ctx: the bus handler gives it to every element of every pipeline
@@ -431,7 +379,7 @@ vulkan_device (Bench * b, gchar ** why)
     g_free (want);
     return NULL;
   }
-  index = find_device (instance, want, name, &uuid);
+  index = vk_util_find_device (instance, want, name, &uuid, NULL);
   if (index >= 0) {
     if (b->is_sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
       g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);

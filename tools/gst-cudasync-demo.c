@@ -52,6 +52,7 @@
 
 #ifdef HAVE_CUDA_VULKAN
 #include <gst/vulkan/vulkan.h>
+#include "vkutil.h"
 #endif
 
 #define PIPELINE_TIMEOUT (120 * GST_SECOND)
@@ -337,6 +338,11 @@ run_pipeline (const gchar * desc, GstCudaContext * context,
 
   ok = wait_for_eos (bus, error);
   res->seconds = (g_get_monotonic_time () - start) / 1e6;
+#ifdef HAVE_CUDA_VULKAN
+  /* every frame is through: see vk_util_drain_pipeline() */
+  if (ok)
+    vk_util_drain_pipeline (pipeline);
+#endif
 
   res->sig_stats = get_stats (pipeline, "sig");
   res->wait_stats = get_stats (pipeline, "wait");
@@ -418,17 +424,6 @@ is_simulator (void)
 }
 
 #ifdef HAVE_CUDA_VULKAN
-static gchar *
-hex_uuid (const guint8 * u)
-{
-  GString *s = g_string_new (NULL);
-  guint i;
-
-  for (i = 0; i < 16; i++)
-    g_string_append_printf (s, "%02x", u[i]);
-  return g_string_free (s, FALSE);
-}
-
 /* CUDA device 0's UUID (32 hex digits), or NULL */
 static gchar *
 cuda_uuid (void)
@@ -447,7 +442,30 @@ cuda_uuid (void)
   if (!cu_init || !get_uuid || cu_init (0) != CUDA_SUCCESS ||
       get_uuid (&uuid, 0) != CUDA_SUCCESS)
     return NULL;
-  return hex_uuid ((const guint8 *) uuid.bytes);
+  return vk_util_hex_uuid ((const guint8 *) uuid.bytes);
+}
+
+/* whether physical device @index can export opaque-fd semaphores */
+static gboolean
+can_export_opaque_fd (GstVulkanInstance * instance, guint index)
+{
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props =
+      gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceExternalSemaphoreProperties");
+  VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
+  VkExternalSemaphoreProperties props = { 0, };
+  GstVulkanPhysicalDevice *pd;
+
+  if (!get_sem_props || !(pd = gst_vulkan_physical_device_new (instance,
+              index)))
+    return FALSE;
+  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
+  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
+  get_sem_props (pd->device, &info, &props);
+  gst_object_unref (pd);
+  return (props.externalSemaphoreFeatures &
+      VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
 }
 
 /* Describes the Vulkan device the bridge elements will share with CUDA
@@ -460,11 +478,11 @@ static gchar *
 describe_vulkan_device (gboolean sim, gboolean * gpu_sync)
 {
   GstVulkanInstance *instance = gst_vulkan_instance_new ();
-  PFN_vkGetPhysicalDeviceProperties2 get_props2;
-  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props;
+  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = "";
   gchar *want = sim ? NULL : cuda_uuid ();
-  gchar *ret = NULL;
-  guint i;
+  gchar *uuid = NULL, *ret;
+  gboolean sem_fd = FALSE;
+  gint index;
 
   *gpu_sync = FALSE;
   if (!sim && !want) {
@@ -476,56 +494,21 @@ describe_vulkan_device (gboolean sim, gboolean * gpu_sync)
     g_free (want);
     return g_strdup ("(no Vulkan instance: the bridge cannot run)");
   }
-  get_props2 = gst_vulkan_instance_get_proc_address (instance,
-      "vkGetPhysicalDeviceProperties2");
-  get_sem_props = gst_vulkan_instance_get_proc_address (instance,
-      "vkGetPhysicalDeviceExternalSemaphoreProperties");
-  for (i = 0; get_props2 && !ret && i < instance->n_physical_devices; i++) {
-    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance, i);
-    VkPhysicalDeviceIDProperties id = { 0, };
-    VkPhysicalDeviceProperties2 p2 = { 0, };
-    gchar *uuid;
-
-    if (!pd)
-      continue;
-    if (!gst_vulkan_physical_device_get_extension_info (pd,
-            "VK_KHR_external_memory_fd", NULL)) {
-      gst_object_unref (pd);
-      continue;
-    }
-    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    p2.pNext = &id;
-    get_props2 (pd->device, &p2);
-    uuid = hex_uuid (id.deviceUUID);
-    if (sim || g_str_equal (uuid, want)) {
-      if (get_sem_props && gst_vulkan_physical_device_get_extension_info (pd,
-              "VK_KHR_external_semaphore_fd", NULL)) {
-        VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
-        VkExternalSemaphoreProperties props = { 0, };
-
-        info.sType =
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
-        info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-        props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
-        get_sem_props (pd->device, &info, &props);
-        *gpu_sync = (props.externalSemaphoreFeatures &
-            VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
-      }
-      if (sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
-        g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
-      ret = g_strdup_printf ("\"%s\" (deviceUUID %s%s), %s opaque-fd "
-          "semaphores", p2.properties.deviceName, uuid, sim ?
-          ", given to the simulated CUDA device 0" : " = CUDA device 0's",
-          *gpu_sync ? "exports" : "cannot export");
-    }
-    g_free (uuid);
-    gst_object_unref (pd);
-  }
-  if (!ret)
+  index = vk_util_find_device (instance, want, name, &uuid, &sem_fd);
+  if (index >= 0) {
+    *gpu_sync = sem_fd && can_export_opaque_fd (instance, index);
+    if (sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
+      g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+    ret = g_strdup_printf ("\"%s\" (deviceUUID %s%s), %s opaque-fd "
+        "semaphores", name, uuid, sim ?
+        ", given to the simulated CUDA device 0" : " = CUDA device 0's",
+        *gpu_sync ? "exports" : "cannot export");
+  } else {
     ret = g_strdup_printf ("(no Vulkan device with VK_KHR_external_memory_fd"
         "%s%s)", want ? " and CUDA device 0's UUID " : "", want ? want : "");
+  }
   gst_object_unref (instance);
+  g_free (uuid);
   g_free (want);
   return ret;
 }

@@ -12,6 +12,7 @@
  * openh264dec) print "SKIP: ..." and pass there.
  */
 #include "common.h"
+#include "vkutil.h"
 #if GST_CHECK_VERSION(1, 24, 0)
 #include <gst/cuda/gstcudastream.h>
 #endif
@@ -158,12 +159,26 @@ run_frames (GstElement ** pipeline_out, const gchar * desc)
   return frames;
 }
 
+/* Sets @pipeline to NULL and drops it. @drain: the pipeline has
+ * processed its last frame (EOS), so nothing submits Vulkan work any more:
+ * wait for its Vulkan queues to be idle first (vk_util_drain_pipeline(): a
+ * Mesa lavapipe race with the image memories' timeline semaphores of
+ * GStreamer 1.24+ at teardown). */
 static void
-stop_pipeline (GstElement * pipeline)
+stop_pipeline_full (GstElement * pipeline, gboolean drain)
 {
+  if (drain)
+    vk_util_drain_pipeline (pipeline);
   fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (pipeline);
+}
+
+/* after EOS */
+static void
+stop_pipeline (GstElement * pipeline)
+{
+  stop_pipeline_full (pipeline, TRUE);
 }
 
 static void
@@ -657,7 +672,8 @@ GST_START_TEST (test_bad_input)
   g_error_free (perr);
   gst_message_unref (msg);
   gst_object_unref (bus);
-  stop_pipeline (pipeline);
+  /* after an error: no EOS, and no vulkan element to drain */
+  stop_pipeline_full (pipeline, FALSE);
 }
 
 GST_END_TEST;

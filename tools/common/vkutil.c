@@ -1,0 +1,126 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * vkutil: Vulkan helpers shared by the tests, the demo and the bench.
+ */
+#include "vkutil.h"
+
+gchar *
+vk_util_hex_uuid (const guint8 uuid[VK_UUID_SIZE])
+{
+  GString *s = g_string_sized_new (2 * VK_UUID_SIZE);
+  guint i;
+
+  for (i = 0; i < VK_UUID_SIZE; i++)
+    g_string_append_printf (s, "%02x", uuid[i]);
+  return g_string_free (s, FALSE);
+}
+
+gint
+vk_util_find_device (GstVulkanInstance * instance, const gchar * want,
+    gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE], gchar ** uuid_out,
+    gboolean * sem_fd)
+{
+  PFN_vkGetPhysicalDeviceProperties2 get_props2 =
+      gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceProperties2");
+  guint i;
+
+  for (i = 0; get_props2 && i < instance->n_physical_devices; i++) {
+    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance, i);
+    VkPhysicalDeviceIDProperties id = { 0, };
+    VkPhysicalDeviceProperties2 p2 = { 0, };
+    gboolean sem;
+    gchar *uuid;
+
+    if (!pd)
+      continue;
+    if (!gst_vulkan_physical_device_get_extension_info (pd,
+            "VK_KHR_external_memory_fd", NULL)) {
+      gst_object_unref (pd);
+      continue;
+    }
+    sem = gst_vulkan_physical_device_get_extension_info (pd,
+        "VK_KHR_external_semaphore_fd", NULL);
+    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = &id;
+    get_props2 (pd->device, &p2);
+    gst_object_unref (pd);
+    uuid = vk_util_hex_uuid (id.deviceUUID);
+    if (!want || g_str_equal (uuid, want)) {
+      g_strlcpy (name, p2.properties.deviceName,
+          VK_MAX_PHYSICAL_DEVICE_NAME_SIZE);
+      *uuid_out = uuid;
+      if (sem_fd)
+        *sem_fd = sem;
+      return (gint) i;
+    }
+    g_free (uuid);
+  }
+  return -1;
+}
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* adds the queue that @pad's element answers a queue context query with */
+static void
+collect_queue (GstPad * pad, GPtrArray * queues)
+{
+  GstQuery *q = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  GstVulkanQueue *queue = NULL;
+  GstContext *ctx = NULL;
+
+  if (gst_pad_query (pad, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx && gst_context_get_vulkan_queue (ctx, &queue) && queue) {
+      if (!g_ptr_array_find (queues, queue, NULL))
+        g_ptr_array_add (queues, gst_object_ref (queue));
+      gst_object_unref (queue);
+    }
+  }
+  gst_query_unref (q);
+}
+
+static void
+collect_element (const GValue * v, gpointer queues)
+{
+  GstElement *e = g_value_get_object (v);
+  GList *l;
+
+  GST_OBJECT_LOCK (e);
+  l = g_list_copy_deep (e->pads, (GCopyFunc) (void (*)(void)) gst_object_ref,
+      NULL);
+  GST_OBJECT_UNLOCK (e);
+  g_list_foreach (l, (GFunc) collect_queue, queues);
+  g_list_free_full (l, gst_object_unref);
+}
+#endif
+
+guint
+vk_util_drain_pipeline (GstElement * pipeline)
+{
+  guint n = 0;
+#if GST_CHECK_VERSION(1, 24, 0)
+  GPtrArray *queues = g_ptr_array_new_with_free_func (gst_object_unref);
+  GstIterator *it;
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BIN (pipeline), 0);
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  while (gst_iterator_foreach (it, collect_element, queues) ==
+      GST_ITERATOR_RESYNC)
+    gst_iterator_resync (it);
+  gst_iterator_free (it);
+  for (i = 0; i < queues->len; i++) {
+    GstVulkanQueue *queue = g_ptr_array_index (queues, i);
+
+    gst_vulkan_queue_submit_lock (queue);
+    vkQueueWaitIdle (queue->queue);
+    gst_vulkan_queue_submit_unlock (queue);
+  }
+  n = queues->len;
+  g_ptr_array_unref (queues);
+#endif
+  return n;
+}

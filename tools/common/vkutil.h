@@ -1,0 +1,46 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * vkutil: Vulkan helpers shared by the tests, the demo and the bench.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/vulkan/vulkan.h>
+
+G_BEGIN_DECLS
+
+/* The deviceUUID as 32 lower-case hex digits (free with g_free()). */
+gchar *  vk_util_hex_uuid        (const guint8 uuid[VK_UUID_SIZE]);
+
+/* The index of the first physical device of @instance that has
+ * VK_KHR_external_memory_fd and whose deviceUUID is @want (32 hex digits;
+ * any such device when NULL), or -1. On success @name receives its name,
+ * *@uuid_out its UUID (g_free()) and *@sem_fd, when not NULL, whether it
+ * also has VK_KHR_external_semaphore_fd. */
+gint     vk_util_find_device     (GstVulkanInstance * instance,
+                                  const gchar * want,
+                                  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE],
+                                  gchar ** uuid_out,
+                                  gboolean * sem_fd);
+
+/* Waits until every Vulkan queue that @pipeline's elements submit to is
+ * idle, and returns how many queues it waited for. Call it once the
+ * pipeline has processed its last frame (after EOS, or once the
+ * application has seen every frame) and before setting it to NULL: it
+ * takes each queue's submit lock, but elements that submit to the same
+ * VkQueue through another GstVulkanQueue object are not excluded.
+ *
+ * Why: GStreamer 1.24+ gives each Vulkan image memory a timeline semaphore
+ * that it destroys as soon as the memory is freed, which happens at
+ * teardown right after the last fence wait. Mesa's lavapipe (seen with
+ * 22.3.6 and 25.0.7, not with 26.1.6) may still be signalling that
+ * semaphore on its queue thread after the fence has signalled, and then
+ * writes freed memory: a crash or a hang later in the process. The
+ * Vulkan spec allows the destruction; waiting for the queue to be idle
+ * first avoids the race (docs/upstream-issues.md). A no-op before
+ * GStreamer 1.24, whose image memories have no semaphore. */
+guint    vk_util_drain_pipeline  (GstElement * pipeline);
+
+G_END_DECLS
