@@ -37,12 +37,12 @@
 #include "config.h"
 #endif
 
-#include "gstcudasync-private.h"
+#include "gstcudasemaphore-private.h"
 #include <fcntl.h>
 #include <errno.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_semaphore_debug);
+GST_DEBUG_CATEGORY (gst_cuda_semaphore_debug);
 #define GST_CAT_DEFAULT gst_cuda_semaphore_debug
 
 G_DEFINE_ENUM_TYPE (GstCudaSemaphoreHandleType, gst_cuda_semaphore_handle_type,
@@ -66,40 +66,6 @@ G_DEFINE_FLAGS_TYPE (GstCudaSemaphoreHandleTypeFlags,
         "opaque-fd"),
     G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC,
         "nvscisync"));
-
-typedef struct
-{
-  CUstream stream;
-  CUevent event;
-} StreamEvent;
-
-struct _GstCudaSemaphore
-{
-  GstObject parent;
-
-  GstCudaContext *context;
-  GstCudaSemaphoreHandleType type;
-  CUexternalSemaphore handle;
-
-  /* serialises every operation, so that enqueue order is value order */
-  GMutex op_lock;
-  guint64 last_value;
-  /* the last value this object signalled (last_value may be above it:
-   * gst_cuda_semaphore_advance_to()); what its own GPU waits wait for */
-  guint64 last_signalled;
-  gboolean has_signalled;
-  CUstream last_signal_stream;
-  gboolean has_waited;
-  CUstream last_wait_stream;
-  gboolean binary_pending;
-  /* NvSciSync: pass the SKIP_NVSCIBUF_MEMSYNC flags */
-  gboolean skip_nvscibuf_memsync;
-  /* last operation on each stream this semaphore was used on */
-  GArray *stream_events;
-  /* an operation was enqueued but no event records it (record_op()
-   * failed): destruction synchronises the context instead */
-  gboolean untracked_ops;
-};
 
 enum
 {
@@ -340,193 +306,6 @@ gst_cuda_semaphore_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cuda_semaphore_parent_class)->finalize (object);
 }
 
-static GstCudaSemaphore *
-semaphore_new (GstCudaContext * context, GstCudaSemaphoreHandleType type,
-    CUexternalSemaphore handle)
-{
-  GstCudaSemaphore *self = g_object_new (GST_TYPE_CUDA_SEMAPHORE, NULL);
-
-  gst_object_ref_sink (self);
-  self->context = gst_object_ref (context);
-  self->type = type;
-  self->handle = handle;
-  return self;
-}
-
-static const gchar *
-type_name (GstCudaSemaphoreHandleType type)
-{
-  switch (type) {
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD:
-      return "timeline fd";
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD:
-      return "binary opaque fd";
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC:
-      return "NvSciSync";
-  }
-  return "unknown";
-}
-
-static gboolean
-import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
-{
-  GError *err = NULL;
-
-  _gst_cuda_sync_result (r, "cuImportExternalSemaphore", &err);
-  /* The NVIDIA driver answers CUDA_ERROR_UNKNOWN for an fd that is not an
-   * exported semaphore (seen on driver 580). */
-  if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_VALUE ||
-      r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_NOT_SUPPORTED ||
-      r == CUDA_ERROR_UNKNOWN) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR,
-        r == CUDA_ERROR_NOT_SUPPORTED ? GST_CUDA_SYNC_ERROR_NOT_SUPPORTED :
-        GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
-        "The driver rejected the handle as a %s semaphore (wrong handle type, "
-        "or not a semaphore): %s", type_name (type), err->message);
-    g_error_free (err);
-  } else {
-    g_propagate_error (error, err);
-  }
-  return FALSE;
-}
-
-/**
- * gst_cuda_semaphore_import_fd:
- * @context: the #GstCudaContext to import into
- * @type: %GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD or
- *   %GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD
- * @fd: the exported semaphore fd (for example from `vkGetSemaphoreFdKHR`
- *   with `VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT`)
- * @error: return location for a #GError
- *
- * Imports an external semaphore. On success the CUDA driver owns @fd: the
- * caller must not close it. On failure @fd is left open and remains the
- * caller's.
- *
- * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
- *
- * Since: 0.1
- */
-GstCudaSemaphore *
-gst_cuda_semaphore_import_fd (GstCudaContext * context,
-    GstCudaSemaphoreHandleType type, gint fd, GError ** error)
-{
-  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-  CUexternalSemaphore handle = NULL;
-  CUresult r;
-
-  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
-
-  if (!gst_cuda_sync_init (error))
-    return NULL;
-
-  memset (&desc, 0, sizeof (desc));
-  switch (type) {
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD:
-      desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
-      break;
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD:
-      desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
-      break;
-    default:
-      g_set_error (error, GST_CUDA_SYNC_ERROR,
-          GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
-          "Handle type %d cannot be imported from an fd", (gint) type);
-      return NULL;
-  }
-
-  if (fd < 0 || fcntl (fd, F_GETFD) == -1) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR,
-        GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
-        "Semaphore fd %d is not an open file descriptor", fd);
-    return NULL;
-  }
-  desc.handle.fd = fd;
-
-  if (!gst_cuda_context_push (context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return NULL;
-  }
-  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
-  gst_cuda_context_pop (NULL);
-
-  if (r != CUDA_SUCCESS) {
-    import_failed (r, type, error);
-    return NULL;
-  }
-
-  GST_DEBUG ("imported %s semaphore %p from fd %d", type_name (type), handle,
-      fd);
-  return semaphore_new (context, type, handle);
-}
-
-/**
- * gst_cuda_semaphore_import_nvscisync:
- * @context: the #GstCudaContext to import into
- * @nvscisync_obj: an `NvSciSyncObj` allocated with the attributes the CUDA
- *   device reports (cuDeviceGetNvSciSyncAttributes)
- * @error: return location for a #GError
- *
- * Imports an NvSciSync object. The object stays owned by the application and
- * must outlive the returned semaphore.
- *
- * For the object to be signalled by CUDA, the attribute list it was
- * allocated from must include the CUDA device's signaler attributes
- * (cuDeviceGetNvSciSyncAttributes() with `CUDA_NVSCISYNC_ATTR_SIGNAL`);
- * for CUDA to wait on it, the waiter attributes (`CUDA_NVSCISYNC_ATTR_WAIT`).
- * Otherwise the import succeeds but signals (waits) fail with
- * %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED. gst_cuda_nvsci_sync_obj_new() (built
- * when libnvscisync is available) allocates a suitable object.
- *
- * Only signals enqueued through the returned #GstCudaSemaphore are ordered
- * with each other: import an object once and share the semaphore, rather
- * than importing it again for each signaller.
- *
- * Returns: (transfer full) (nullable): a new #GstCudaSemaphore
- *
- * Since: 0.1
- */
-GstCudaSemaphore *
-gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
-    gpointer nvscisync_obj, GError ** error)
-{
-  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-  CUexternalSemaphore handle = NULL;
-  CUresult r;
-
-  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
-
-  if (!gst_cuda_sync_init (error))
-    return NULL;
-
-  if (!nvscisync_obj) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR,
-        GST_CUDA_SYNC_ERROR_INVALID_HANDLE, "NULL NvSciSync object");
-    return NULL;
-  }
-
-  memset (&desc, 0, sizeof (desc));
-  desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
-  desc.handle.nvSciSyncObj = nvscisync_obj;
-
-  if (!gst_cuda_context_push (context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return NULL;
-  }
-  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
-  gst_cuda_context_pop (NULL);
-
-  if (r != CUDA_SUCCESS) {
-    import_failed (r, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, error);
-    return NULL;
-  }
-
-  return semaphore_new (context, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
-      handle);
-}
-
 /**
  * gst_cuda_semaphore_get_handle_type:
  * @sem: a #GstCudaSemaphore
@@ -660,51 +439,11 @@ record_op (GstCudaSemaphore * self, CUstream stream, GError ** error)
   return _gst_cuda_sync_result (r, "cuEventRecord", error);
 }
 
-typedef enum
-{
-  OP_SIGNAL,
-  OP_WAIT,
-} OpKind;
-
-/* A signal or wait on an NvSciSync semaphore failed: the driver answers
- * CUDA_ERROR_NOT_SUPPORTED when the NvSciSyncObj lacks the permission */
-static void
-nvsci_op_failed (CUresult r, OpKind kind, GError ** error)
-{
-  const gchar *call = kind == OP_SIGNAL ? "cuSignalExternalSemaphoresAsync" :
-      "cuWaitExternalSemaphoresAsync";
-  GError *err = NULL;
-
-  _gst_cuda_sync_result (r, call, &err);
-  if (r == CUDA_ERROR_NOT_SUPPORTED) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
-        "%s: the NvSciSync object has no %s permission for this CUDA device "
-        "(allocate it from an attribute list filled by "
-        "cuDeviceGetNvSciSyncAttributes with %s)", err->message,
-        kind == OP_SIGNAL ? "signal" : "wait", kind == OP_SIGNAL ?
-        "CUDA_NVSCISYNC_ATTR_SIGNAL" : "CUDA_NVSCISYNC_ATTR_WAIT");
-    g_error_free (err);
-  } else {
-    g_propagate_error (error, err);
-  }
-}
-
-/* flags of a signal or wait: only NvSciSync semaphores take any */
-static guint
-op_flags_locked (GstCudaSemaphore * self, OpKind kind, gboolean skip_memsync)
-{
-  if (self->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
-    return 0;
-  if (!skip_memsync && !self->skip_nvscibuf_memsync)
-    return 0;
-  return kind == OP_SIGNAL ? CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC
-      : CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC;
-}
-
 /* Enqueues one signal or wait. Call with op_lock held. */
-static gboolean
-enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
-    guint64 value, guint8 * fence, guint flags, GError ** error)
+gboolean
+_gst_cuda_semaphore_enqueue_locked (GstCudaSemaphore * self, OpKind kind,
+    CUstream stream, guint64 value, guint8 * fence, guint flags,
+    GError ** error)
 {
   CUresult r;
   gboolean ret = FALSE;
@@ -766,7 +505,7 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
         &params, 1, stream);
     if (r != CUDA_SUCCESS &&
         self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-      nvsci_op_failed (r, kind, error);
+      _gst_cuda_semaphore_nvsci_op_failed (r, kind, error);
       goto out;
     }
     if (!_gst_cuda_sync_result (r, "cuSignalExternalSemaphoresAsync", error))
@@ -798,7 +537,7 @@ enqueue_locked (GstCudaSemaphore * self, OpKind kind, CUstream stream,
         &params, 1, stream);
     if (r != CUDA_SUCCESS &&
         self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-      nvsci_op_failed (r, kind, error);
+      _gst_cuda_semaphore_nvsci_op_failed (r, kind, error);
       goto out;
     }
     if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
@@ -833,14 +572,16 @@ enqueue (GstCudaSemaphore * self, OpKind kind, CUstream stream, guint64 value,
   gboolean ret;
 
   g_mutex_lock (&self->op_lock);
-  ret = enqueue_locked (self, kind, stream, value, fence, 0, error);
+  ret = _gst_cuda_semaphore_enqueue_locked (self, kind, stream, value, fence,
+      0, error);
   g_mutex_unlock (&self->op_lock);
   return ret;
 }
 
 /* NvSciSync semaphores go through fences, the others through values */
-static gboolean
-check_nvsci (GstCudaSemaphore * sem, gboolean want_nvsci, GError ** error)
+gboolean
+_gst_cuda_semaphore_check_nvsci (GstCudaSemaphore * sem, gboolean want_nvsci,
+    GError ** error)
 {
   gboolean is_nvsci = sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
 
@@ -881,7 +622,7 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
 
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!check_nvsci (sem, FALSE, error))
+  if (!_gst_cuda_semaphore_check_nvsci (sem, FALSE, error))
     return FALSE;
 
   g_mutex_lock (&sem->op_lock);
@@ -896,7 +637,8 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
   }
   if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
     v = sem->last_value + 1;
-  ret = enqueue_locked (sem, OP_SIGNAL, stream, v, NULL, 0, error);
+  ret = _gst_cuda_semaphore_enqueue_locked (sem, OP_SIGNAL, stream, v, NULL, 0,
+      error);
   g_mutex_unlock (&sem->op_lock);
 
   if (ret && value)
@@ -939,7 +681,8 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
         "value %" G_GUINT64_FORMAT, value, last);
     return FALSE;
   }
-  ret = enqueue_locked (sem, OP_SIGNAL, stream, value, NULL, 0, error);
+  ret = _gst_cuda_semaphore_enqueue_locked (sem, OP_SIGNAL, stream, value,
+      NULL, 0, error);
   g_mutex_unlock (&sem->op_lock);
   return ret;
 }
@@ -966,228 +709,9 @@ gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
 {
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!check_nvsci (sem, FALSE, error))
+  if (!_gst_cuda_semaphore_check_nvsci (sem, FALSE, error))
     return FALSE;
   return enqueue (sem, OP_WAIT, stream, value, NULL, error);
-}
-
-static gboolean
-fence_is_cleared (const guint8 * fence)
-{
-  guint i;
-
-  for (i = 0; i < GST_CUDA_NVSCI_FENCE_SIZE; i++) {
-    if (fence[i])
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/**
- * gst_cuda_semaphore_signal_nvsci_full:
- * @sem: an NvSciSync #GstCudaSemaphore
- * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
- * @fence: (array fixed-size=48): storage for an `NvSciSyncFence`, cleared
- * @flags: #GstCudaSyncFlags
- * @error: return location for a #GError
- *
- * gst_cuda_semaphore_signal_nvsci() with @flags.
- *
- * Returns: %TRUE if the signal was enqueued
- *
- * Since: 0.2
- */
-gboolean
-gst_cuda_semaphore_signal_nvsci_full (GstCudaSemaphore * sem,
-    CUstream stream, guint8 * fence, GstCudaSyncFlags flags, GError ** error)
-{
-  gboolean skip_memsync = (flags & GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC);
-  gboolean ret;
-
-  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-  g_return_val_if_fail (fence != NULL, FALSE);
-
-  if (!check_nvsci (sem, TRUE, error))
-    return FALSE;
-  if (!fence_is_cleared (fence)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "The fence storage passed to the NvSciSync signal holds a fence: the "
-        "driver would overwrite it and leak the reference it holds (clear it "
-        "with NvSciSyncFenceClear() or zero it first)");
-    return FALSE;
-  }
-
-  g_mutex_lock (&sem->op_lock);
-  ret = enqueue_locked (sem, OP_SIGNAL, stream, 0, fence,
-      op_flags_locked (sem, OP_SIGNAL, skip_memsync), error);
-  g_mutex_unlock (&sem->op_lock);
-  return ret;
-}
-
-/**
- * gst_cuda_semaphore_wait_nvsci_full:
- * @sem: an NvSciSync #GstCudaSemaphore
- * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
- * @fence: (array fixed-size=48): an `NvSciSyncFence`
- * @flags: #GstCudaSyncFlags
- * @error: return location for a #GError
- *
- * gst_cuda_semaphore_wait_nvsci() with @flags.
- *
- * Returns: %TRUE if the wait was enqueued
- *
- * Since: 0.2
- */
-gboolean
-gst_cuda_semaphore_wait_nvsci_full (GstCudaSemaphore * sem, CUstream stream,
-    const guint8 * fence, GstCudaSyncFlags flags, GError ** error)
-{
-  gboolean skip_memsync = (flags & GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC);
-  gboolean ret;
-
-  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-  g_return_val_if_fail (fence != NULL, FALSE);
-
-  if (!check_nvsci (sem, TRUE, error))
-    return FALSE;
-
-  g_mutex_lock (&sem->op_lock);
-  ret = enqueue_locked (sem, OP_WAIT, stream, 0, (guint8 *) fence,
-      op_flags_locked (sem, OP_WAIT, skip_memsync), error);
-  g_mutex_unlock (&sem->op_lock);
-  return ret;
-}
-
-/**
- * gst_cuda_semaphore_signal_nvsci:
- * @sem: an NvSciSync #GstCudaSemaphore
- * @stream: (type gpointer): the CUDA stream (%NULL: legacy default stream)
- * @fence: (array fixed-size=48): storage for an `NvSciSyncFence`, cleared
- *   (all zero: `NvSciSyncFenceInitializer`, or after `NvSciSyncFenceClear()`)
- * @error: return location for a #GError
- *
- * Enqueues an NvSciSync signal on @stream, after all work already enqueued
- * there. The driver writes into @fence, during this call, the fence that
- * expires when the signal executes; the caller owns that fence and must
- * release it with `NvSciSyncFenceClear()` (or hand it to a #GstCudaSyncMeta
- * with gst_cuda_sync_meta_add_acquire_nvsci_fence(), which then owns it).
- * Since the driver overwrites @fence, storage that still holds a fence is
- * refused (%GST_CUDA_SYNC_ERROR_PROTOCOL) rather than leaking the reference
- * the old fence holds.
- *
- * Signals of one semaphore execute in enqueue order, also across streams
- * (a signal on another stream than the previous one is ordered after it
- * with an event), as deterministic fences require: the n-th signal's fence
- * has value n, and must not be reached before the (n-1)-th.
- *
- * An NvSciSync object allocated without CUDA signal permission fails with
- * %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED (the driver's
- * `CUDA_ERROR_NOT_SUPPORTED`), and @fence stays cleared. With
- * #GstCudaSemaphore:skip-nvscibuf-memsync the signal passes
- * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC`.
- *
- * Returns: %TRUE if the signal was enqueued
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_semaphore_signal_nvsci (GstCudaSemaphore * sem, CUstream stream,
-    guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE], GError ** error)
-{
-  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-  g_return_val_if_fail (fence != NULL, FALSE);
-
-  return gst_cuda_semaphore_signal_nvsci_full (sem, stream, fence,
-      GST_CUDA_SYNC_FLAG_NONE,
-      error);
-}
-
-/**
- * gst_cuda_semaphore_wait_nvsci:
- * @sem: an NvSciSync #GstCudaSemaphore
- * @stream: (type gpointer): the CUDA stream that must wait
- * @fence: (array fixed-size=48): the `NvSciSyncFence` to wait for (read
- *   during the call; a cleared fence has expired and waits for nothing)
- * @error: return location for a #GError
- *
- * Enqueues a GPU-side wait for an NvSciSync fence. An NvSciSync object
- * allocated without CUDA wait permission fails with
- * %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED. With
- * #GstCudaSemaphore:skip-nvscibuf-memsync the wait passes
- * `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`.
- *
- * Returns: %TRUE if the wait was enqueued
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_semaphore_wait_nvsci (GstCudaSemaphore * sem, CUstream stream,
-    const guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE], GError ** error)
-{
-  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-  g_return_val_if_fail (fence != NULL, FALSE);
-
-  return gst_cuda_semaphore_wait_nvsci_full (sem, stream, fence,
-      GST_CUDA_SYNC_FLAG_NONE,
-      error);
-}
-
-/**
- * gst_cuda_semaphore_set_skip_nvscibuf_memsync:
- * @sem: a #GstCudaSemaphore
- * @skip: whether to skip NvSciBuf memory synchronisation
- *
- * For NvSciSync semaphores: when @skip is %TRUE, every later signal passes
- * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` and every later
- * wait `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`: the driver then
- * does not make NvSciBuf memory imported into CUDA coherent with the other
- * importers at the signal or wait. Use it only when the semaphore orders
- * work without NvSciBuf data being shared through it (a control
- * dependency); with shared NvSciBuf data the result is undefined (cuda.h).
- * Data in #GstCudaMemory is not NvSciBuf memory.
- *
- * Other handle types take no flags; for them this setting is stored but has
- * no effect.
- *
- * Since: 0.1
- */
-void
-gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
-    gboolean skip)
-{
-  gboolean changed;
-
-  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
-
-  g_mutex_lock (&sem->op_lock);
-  changed = sem->skip_nvscibuf_memsync != ! !skip;
-  sem->skip_nvscibuf_memsync = ! !skip;
-  g_mutex_unlock (&sem->op_lock);
-  if (changed)
-    g_object_notify (G_OBJECT (sem), "skip-nvscibuf-memsync");
-}
-
-/**
- * gst_cuda_semaphore_get_skip_nvscibuf_memsync:
- * @sem: a #GstCudaSemaphore
- *
- * Gets the #GstCudaSemaphore:skip-nvscibuf-memsync property.
- *
- * Returns: the value set with gst_cuda_semaphore_set_skip_nvscibuf_memsync()
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_semaphore_get_skip_nvscibuf_memsync (GstCudaSemaphore * sem)
-{
-  gboolean skip;
-
-  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-
-  g_mutex_lock (&sem->op_lock);
-  skip = sem->skip_nvscibuf_memsync;
-  g_mutex_unlock (&sem->op_lock);
-  return skip;
 }
 
 /**

@@ -2,7 +2,11 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Private to the library and the plugin: not installed, not introspected.
+ * Private to the library: not installed, not introspected, not on the
+ * include path of the library's users (the plugin included). Two symbols
+ * stay exported, _gst_cuda_sync_vtable() and _gst_cuda_sync_result(), for
+ * tests/nvsci-fixture alone, which compiles gstcudanvsci.c outside the
+ * library; the others are internal.
  */
 #pragma once
 
@@ -57,7 +61,7 @@ GST_CUDA_SYNC_API
 gboolean _gst_cuda_sync_result (CUresult result, const gchar * call,
     GError ** error);
 
-GST_CUDA_SYNC_API
+G_GNUC_INTERNAL
 const gchar * _gst_cuda_sync_result_name (CUresult result);
 
 /* Runs @func (with @context pushed) once all @events have completed, on a
@@ -70,7 +74,7 @@ const gchar * _gst_cuda_sync_result_name (CUresult result);
 typedef void (*GstCudaSyncDeferredFunc) (GstCudaContext * context,
     gpointer data);
 
-GST_CUDA_SYNC_API
+G_GNUC_INTERNAL
 void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
     gboolean sync_context, GstCudaSyncDeferredFunc func, gpointer data);
 

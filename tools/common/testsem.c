@@ -147,10 +147,9 @@ uuid_to_string (const guint8 * u)
       u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* Opens the Vulkan device matching @cuda_uuid. Returns NULL on success, or
- * the reason it could not. */
+/* be.instance, for Vulkan 1.2; NULL, or the reason it could not */
 static gchar *
-vk_setup (const guint8 cuda_uuid[16])
+vk_create_instance (void)
 {
   VkApplicationInfo app = {
     .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -161,54 +160,83 @@ vk_setup (const guint8 cuda_uuid[16])
     .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
     .pApplicationInfo = &app,
   };
-  uint32_t loader_version = VK_API_VERSION_1_0, n_phys = 0, i;
-  VkPhysicalDevice *phys = NULL;
-  GString *seen = g_string_new (NULL);
-  gchar *reason = NULL, *want = uuid_to_string (cuda_uuid);
+  uint32_t loader_version = VK_API_VERSION_1_0;
   VkResult r;
 
   if (vkEnumerateInstanceVersion (&loader_version) != VK_SUCCESS ||
-      loader_version < VK_API_VERSION_1_2) {
-    reason = g_strdup_printf ("the Vulkan loader supports only Vulkan %u.%u "
+      loader_version < VK_API_VERSION_1_2)
+    return g_strdup_printf ("the Vulkan loader supports only Vulkan %u.%u "
         "(1.2 needed)", VK_API_VERSION_MAJOR (loader_version),
         VK_API_VERSION_MINOR (loader_version));
-    goto out;
-  }
-
   r = vkCreateInstance (&ici, NULL, &be.instance);
   if (r != VK_SUCCESS) {
     be.instance = VK_NULL_HANDLE;
-    reason = g_strdup_printf ("vkCreateInstance failed (VkResult %d)", r);
-    goto out;
+    return g_strdup_printf ("vkCreateInstance failed (VkResult %d)", r);
   }
+  return NULL;
+}
+
+/* Whether CUDA device 0's Vulkan twin @phys (properties @p) has what the
+ * helper needs: NULL, or what it lacks */
+static gchar *
+vk_check_device (VkPhysicalDevice phys, const VkPhysicalDeviceProperties * p)
+{
+  VkPhysicalDeviceTimelineSemaphoreFeatures tl_features = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+  };
+  VkPhysicalDeviceFeatures2 features = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+    .pNext = &tl_features,
+  };
+
+  if (p->apiVersion < VK_API_VERSION_1_2)
+    return g_strdup_printf ("Vulkan device \"%s\" supports only Vulkan "
+        "%u.%u (1.2 needed)", p->deviceName,
+        VK_API_VERSION_MAJOR (p->apiVersion),
+        VK_API_VERSION_MINOR (p->apiVersion));
+  vkGetPhysicalDeviceFeatures2 (phys, &features);
+  if (!tl_features.timelineSemaphore)
+    return g_strdup_printf ("Vulkan device \"%s\" has no timeline "
+        "semaphores", p->deviceName);
+  if (!vk_has_device_extension (phys,
+          VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME))
+    return g_strdup_printf ("Vulkan device \"%s\" lacks %s", p->deviceName,
+        VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+  if (!vk_can_export (phys, TRUE))
+    return g_strdup_printf ("Vulkan device \"%s\" cannot export timeline "
+        "semaphores as OPAQUE_FD", p->deviceName);
+  return NULL;
+}
+
+/* be.phys: the physical device whose deviceUUID is @cuda_uuid; NULL, or
+ * the reason there is none */
+static gchar *
+vk_pick_device (const guint8 cuda_uuid[16])
+{
+  uint32_t n_phys = 0, i;
+  VkPhysicalDevice *phys;
+  GString *seen;
+  gchar *reason = NULL, *want;
+  VkResult r;
 
   r = vkEnumeratePhysicalDevices (be.instance, &n_phys, NULL);
-  if (r != VK_SUCCESS || n_phys == 0) {
-    reason = g_strdup_printf ("no Vulkan physical device (VkResult %d)", r);
-    goto out;
-  }
+  if (r != VK_SUCCESS || n_phys == 0)
+    return g_strdup_printf ("no Vulkan physical device (VkResult %d)", r);
   phys = g_new0 (VkPhysicalDevice, n_phys);
   r = vkEnumeratePhysicalDevices (be.instance, &n_phys, phys);
   if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-    reason = g_strdup_printf ("vkEnumeratePhysicalDevices failed (VkResult %d)",
-        r);
-    goto out;
+    g_free (phys);
+    return g_strdup_printf ("vkEnumeratePhysicalDevices failed "
+        "(VkResult %d)", r);
   }
-
-  for (i = 0; i < n_phys; i++) {
+  seen = g_string_new (NULL);
+  for (i = 0; i < n_phys && !be.phys && !reason; i++) {
     VkPhysicalDeviceIDProperties id_props = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
     };
     VkPhysicalDeviceProperties2 props = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
       .pNext = &id_props,
-    };
-    VkPhysicalDeviceTimelineSemaphoreFeatures tl_features = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
-    };
-    VkPhysicalDeviceFeatures2 features = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-      .pNext = &tl_features,
     };
     gchar *uuid;
 
@@ -217,101 +245,95 @@ vk_setup (const guint8 cuda_uuid[16])
     g_string_append_printf (seen, "%s\"%s\" (%s)", seen->len ? ", " : "",
         props.properties.deviceName, uuid);
     g_free (uuid);
-
     if (memcmp (id_props.deviceUUID, cuda_uuid, 16) != 0)
       continue;
-
     /* this is CUDA device 0 */
-    if (props.properties.apiVersion < VK_API_VERSION_1_2) {
-      reason = g_strdup_printf ("Vulkan device \"%s\" supports only Vulkan "
-          "%u.%u (1.2 needed)", props.properties.deviceName,
-          VK_API_VERSION_MAJOR (props.properties.apiVersion),
-          VK_API_VERSION_MINOR (props.properties.apiVersion));
-      goto out;
-    }
-    vkGetPhysicalDeviceFeatures2 (phys[i], &features);
-    if (!tl_features.timelineSemaphore) {
-      reason = g_strdup_printf ("Vulkan device \"%s\" has no timeline "
-          "semaphores", props.properties.deviceName);
-      goto out;
-    }
-    if (!vk_has_device_extension (phys[i],
-            VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME)) {
-      reason = g_strdup_printf ("Vulkan device \"%s\" lacks %s",
-          props.properties.deviceName,
-          VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
-      goto out;
-    }
-    if (!vk_can_export (phys[i], TRUE)) {
-      reason = g_strdup_printf ("Vulkan device \"%s\" cannot export timeline "
-          "semaphores as OPAQUE_FD", props.properties.deviceName);
-      goto out;
-    }
+    reason = vk_check_device (phys[i], &props.properties);
+    if (reason)
+      break;
     be.phys = phys[i];
     be.binary_exportable = vk_can_export (phys[i], FALSE);
     be.name = g_strdup_printf ("Vulkan (%s)", props.properties.deviceName);
-    break;
   }
-
-  if (!be.phys) {
+  if (!be.phys && !reason) {
+    want = uuid_to_string (cuda_uuid);
     reason = g_strdup_printf ("no Vulkan device has CUDA device 0's UUID %s "
         "(Vulkan devices: %s)", want, seen->str);
-    goto out;
+    g_free (want);
   }
+  g_string_free (seen, TRUE);
+  g_free (phys);
+  return reason;
+}
 
-  {
-    const char *exts[2];
-    uint32_t n_exts = 0;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-      .queueFamilyIndex = 0,
-      .queueCount = 1,
-      .pQueuePriorities = &prio,
-    };
-    VkPhysicalDeviceTimelineSemaphoreFeatures tl_enable = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
-      .timelineSemaphore = VK_TRUE,
-    };
-    VkDeviceCreateInfo dci = {
-      .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-      .pNext = &tl_enable,
-      .queueCreateInfoCount = 1,
-      .pQueueCreateInfos = &qci,
-    };
+/* be.device and its queue and entry points, on be.phys; NULL, or the
+ * reason it could not */
+static gchar *
+vk_open_device (void)
+{
+  const char *exts[2];
+  uint32_t n_exts = 0;
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {
+    .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+    .queueFamilyIndex = 0,
+    .queueCount = 1,
+    .pQueuePriorities = &prio,
+  };
+  VkPhysicalDeviceTimelineSemaphoreFeatures tl_enable = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+    .timelineSemaphore = VK_TRUE,
+  };
+  VkDeviceCreateInfo dci = {
+    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+    .pNext = &tl_enable,
+    .queueCreateInfoCount = 1,
+    .pQueueCreateInfos = &qci,
+  };
+  VkResult r;
 
-    exts[n_exts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
-    if (vk_has_device_extension (be.phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
-      exts[n_exts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
-    dci.enabledExtensionCount = n_exts;
-    dci.ppEnabledExtensionNames = exts;
+  exts[n_exts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
+  if (vk_has_device_extension (be.phys,
+          VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+    exts[n_exts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+  dci.enabledExtensionCount = n_exts;
+  dci.ppEnabledExtensionNames = exts;
 
-    r = vkCreateDevice (be.phys, &dci, NULL, &be.device);
-    if (r != VK_SUCCESS) {
-      be.device = VK_NULL_HANDLE;
-      reason = g_strdup_printf ("vkCreateDevice on %s failed (VkResult %d)",
-          be.name, r);
-      goto out;
-    }
-    vkGetDeviceQueue (be.device, 0, 0, &be.queue);
-    g_mutex_init (&be.queue_lock);
-
-    be.get_semaphore_fd = (PFN_vkGetSemaphoreFdKHR)
-        vkGetDeviceProcAddr (be.device, "vkGetSemaphoreFdKHR");
-    be.signal_semaphore = (PFN_vkSignalSemaphore)
-        vkGetDeviceProcAddr (be.device, "vkSignalSemaphore");
-    be.wait_semaphores = (PFN_vkWaitSemaphores)
-        vkGetDeviceProcAddr (be.device, "vkWaitSemaphores");
-    be.get_counter_value = (PFN_vkGetSemaphoreCounterValue)
-        vkGetDeviceProcAddr (be.device, "vkGetSemaphoreCounterValue");
-    if (!be.get_semaphore_fd || !be.signal_semaphore || !be.wait_semaphores
-        || !be.get_counter_value) {
-      reason = g_strdup_printf ("%s lacks a semaphore entry point", be.name);
-      goto out;
-    }
+  r = vkCreateDevice (be.phys, &dci, NULL, &be.device);
+  if (r != VK_SUCCESS) {
+    be.device = VK_NULL_HANDLE;
+    return g_strdup_printf ("vkCreateDevice on %s failed (VkResult %d)",
+        be.name, r);
   }
+  vkGetDeviceQueue (be.device, 0, 0, &be.queue);
+  g_mutex_init (&be.queue_lock);
 
-out:
+  be.get_semaphore_fd = (PFN_vkGetSemaphoreFdKHR)
+      vkGetDeviceProcAddr (be.device, "vkGetSemaphoreFdKHR");
+  be.signal_semaphore = (PFN_vkSignalSemaphore)
+      vkGetDeviceProcAddr (be.device, "vkSignalSemaphore");
+  be.wait_semaphores = (PFN_vkWaitSemaphores)
+      vkGetDeviceProcAddr (be.device, "vkWaitSemaphores");
+  be.get_counter_value = (PFN_vkGetSemaphoreCounterValue)
+      vkGetDeviceProcAddr (be.device, "vkGetSemaphoreCounterValue");
+  if (!be.get_semaphore_fd || !be.signal_semaphore || !be.wait_semaphores
+      || !be.get_counter_value)
+    return g_strdup_printf ("%s lacks a semaphore entry point", be.name);
+  return NULL;
+}
+
+/* Opens the Vulkan device matching @cuda_uuid. Returns NULL on success, or
+ * the reason it could not. */
+static gchar *
+vk_setup (const guint8 cuda_uuid[16])
+{
+  gchar *reason;
+
+  reason = vk_create_instance ();
+  if (!reason)
+    reason = vk_pick_device (cuda_uuid);
+  if (!reason)
+    reason = vk_open_device ();
   if (reason) {
     if (be.device)
       vkDestroyDevice (be.device, NULL);
@@ -322,9 +344,6 @@ out:
     be.phys = VK_NULL_HANDLE;
     g_clear_pointer (&be.name, g_free);
   }
-  g_free (phys);
-  g_free (want);
-  g_string_free (seen, TRUE);
   return reason;
 }
 
