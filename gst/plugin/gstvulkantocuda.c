@@ -26,9 +26,10 @@
  * upstream producers do. Input images may be one per plane (vulkanupload,
  * cudatovulkan) or one multi-planar image (the Vulkan video decoders);
  * on 1.24 to 1.28 the copy waits for the input image's timeline semaphore,
- * so frames decoded on another queue are read only once decoded. Where Vulkan cannot export semaphores (for example
- * lavapipe), the element waits for the Vulkan copy on the CPU before the
- * CUDA copy and counts it in the `cpu-syncs` statistic.
+ * so frames decoded on another queue are read only once decoded. Where
+ * Vulkan cannot export semaphores (for example lavapipe), the element waits
+ * for the Vulkan copy on the CPU before the CUDA copy and counts it in the
+ * `cpu-syncs` statistic.
  *
  * The Vulkan device must be the CUDA device (same UUID).
  *
@@ -46,6 +47,7 @@
 
 #include "gstvulkantocuda.h"
 #include "gstcudavkbasetransform.h"
+#include "gstcudavkinput.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -412,176 +414,6 @@ found:
   return s;
 }
 
-/* memory:VulkanBuffer input: plane @i is in memory @i (as vulkanupload
- * and cudatovulkan make them); its offset in that memory and its stride
- * come from the video meta, else from the caps */
-static void
-buffer_plane_layout (GstVulkanToCuda * self, GstBuffer * inbuf, guint i,
-    gsize * offset, gsize * stride)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (inbuf);
-  gsize before = 0;
-  guint j;
-
-  if (meta && meta->n_planes == GST_VIDEO_INFO_N_PLANES (IN_INFO (self))) {
-    for (j = 0; j < i; j++)
-      before += gst_buffer_peek_memory (inbuf, j)->size;
-    *offset = meta->offset[i] >= before ? meta->offset[i] - before : 0;
-    *stride = meta->stride[i];
-  } else {
-    *offset = 0;
-    *stride = GST_VIDEO_INFO_PLANE_STRIDE (IN_INFO (self), i);
-  }
-}
-
-static gboolean
-check_input_buffers (GstVulkanToCuda * self, GstBuffer * inbuf)
-{
-  guint i, n = GST_VIDEO_INFO_N_PLANES (IN_INFO (self));
-
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize offset, stride, rb, rows;
-
-    if (!gst_is_vulkan_buffer_memory (mem)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Buffer memory is not a Vulkan buffer (allocator %s); caps promise "
-              "memory:VulkanBuffer", mem->allocator ?
-              mem->allocator->mem_type : "none"), (NULL));
-      return FALSE;
-    }
-    if (((GstVulkanBufferMemory *) mem)->device != BRIDGE (self)->device) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Vulkan buffer of another Vulkan device than the element's"),
-          (NULL));
-      return FALSE;
-    }
-    gst_video_format_info_component (IN_INFO (self)->finfo, i, comp);
-    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (IN_INFO (self), comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (IN_INFO (self), comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (IN_INFO (self), comp[0]);
-    buffer_plane_layout (self, inbuf, i, &offset, &stride);
-    if (stride < rb || mem->size < offset + stride * (rows - 1) + rb) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Vulkan buffer %u (%" G_GSIZE_FORMAT " bytes, stride %"
-              G_GSIZE_FORMAT ") is smaller than the caps say", i, mem->size,
-              stride), (NULL));
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-/* memory:VulkanImage input: one image per plane (vulkanupload,
- * cudatovulkan), or one multi-planar image for all planes (the Vulkan
- * video decoders of 1.24+) */
-static gboolean
-input_is_multiplanar (GstVulkanToCuda * self, GstBuffer * inbuf)
-{
-  return !self->in_buffers && gst_buffer_n_memory (inbuf) == 1 &&
-      GST_VIDEO_INFO_N_PLANES (IN_INFO (self)) > 1;
-}
-
-/* the image holding plane @i and the aspect that selects it */
-static GstVulkanImageMemory *
-input_plane_image (GstVulkanToCuda * self, GstBuffer * inbuf, guint i,
-    VkImageAspectFlags * aspect)
-{
-  static const VkImageAspectFlags planes[] = { VK_IMAGE_ASPECT_PLANE_0_BIT,
-    VK_IMAGE_ASPECT_PLANE_1_BIT, VK_IMAGE_ASPECT_PLANE_2_BIT
-  };
-
-  if (input_is_multiplanar (self, inbuf)) {
-    *aspect = planes[MIN (i, 2)];
-    return (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, 0);
-  }
-  *aspect = VK_IMAGE_ASPECT_COLOR_BIT;
-  return (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, i);
-}
-
-static gboolean
-multiplanar_format_matches (GstVideoFormat format, VkFormat vk)
-{
-  return (format == GST_VIDEO_FORMAT_NV12 &&
-      vk == VK_FORMAT_G8_B8R8_2PLANE_420_UNORM) ||
-      (format == GST_VIDEO_FORMAT_I420 &&
-      vk == VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM);
-}
-
-static gboolean
-check_input_image (GstVulkanToCuda * self, GstMemory * mem, guint i,
-    gboolean multiplanar)
-{
-  GstVideoInfo *info = IN_INFO (self);
-  GstVulkanImageMemory *img;
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-  guint w, h;
-
-  if (!gst_is_vulkan_image_memory (mem)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Buffer memory is not a Vulkan image (allocator %s); caps promise "
-            "memory:VulkanImage", mem->allocator ?
-            mem->allocator->mem_type : "none"), (NULL));
-    return FALSE;
-  }
-  img = (GstVulkanImageMemory *) mem;
-  if (img->device != BRIDGE (self)->device) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Vulkan image of another Vulkan device than the element's"), (NULL));
-    return FALSE;
-  }
-  if (multiplanar && !multiplanar_format_matches (GST_VIDEO_INFO_FORMAT (info),
-          img->create_info.format)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("One Vulkan image for a %s frame, but its format (VkFormat %d) is "
-            "not the multi-planar format of %s",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
-            img->create_info.format,
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info))),
-        (NULL));
-    return FALSE;
-  }
-  gst_video_format_info_component (info->finfo, i, comp);
-  w = multiplanar ? GST_VIDEO_INFO_WIDTH (info) :
-      GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
-  h = multiplanar ? GST_VIDEO_INFO_HEIGHT (info) :
-      GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-  if (gst_vulkan_image_memory_get_width (img) < w ||
-      gst_vulkan_image_memory_get_height (img) < h) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Vulkan image %u is smaller (%ux%u) than the caps say (%ux%u)", i,
-            gst_vulkan_image_memory_get_width (img),
-            gst_vulkan_image_memory_get_height (img), w, h), (NULL));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-check_input (GstVulkanToCuda * self, GstBuffer * inbuf)
-{
-  guint i, n = GST_VIDEO_INFO_N_PLANES (IN_INFO (self));
-  gboolean multiplanar = input_is_multiplanar (self, inbuf);
-
-  if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Expected %u Vulkan %s (one per plane%s), got %u memories", n,
-            self->in_buffers ? "buffers" : "images", self->in_buffers ? "" :
-            ", or one multi-planar image", gst_buffer_n_memory (inbuf)),
-        (NULL));
-    return FALSE;
-  }
-  if (self->in_buffers)
-    return check_input_buffers (self, inbuf);
-  for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
-    if (!check_input_image (self, gst_buffer_peek_memory (inbuf, i), i,
-            multiplanar))
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* The queue family to acquire @barrier's memory from: the one it was last
  * used on when that is another family (a video decode queue), as
  * GstVulkanOperation does; else none. */
@@ -606,7 +438,8 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
   VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES + 1];
   VkPipelineStageFlags src_stages = 0;
   guint i, n_bb = 0, n_ib = 0, n = gst_buffer_n_memory (inbuf);
-  gboolean multiplanar = input_is_multiplanar (self, inbuf);
+  gboolean multiplanar = gst_cuda_vk_input_is_multiplanar (IN_INFO (self),
+      self->in_buffers, inbuf);
 
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
@@ -693,7 +526,8 @@ record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    buffer_plane_layout (self, inbuf, i, &offset, &stride);
+    gst_cuda_vk_input_buffer_layout (IN_INFO (self), inbuf, i, &offset,
+        &stride);
     offset += GST_MEMORY_CAST (mem)->offset;
     if (stride == s->pitch[i]) {
       /* same layout: one copy of the plane */
@@ -724,7 +558,8 @@ record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
 
   for (i = 0; i < n; i++) {
     VkImageAspectFlags aspect;
-    GstVulkanImageMemory *mem = input_plane_image (self, inbuf, i, &aspect);
+    GstVulkanImageMemory *mem = gst_cuda_vk_input_plane_image (info, inbuf,
+        i, &aspect);
     VkBufferImageCopy region = { 0, };
     gint comp[GST_VIDEO_MAX_COMPONENTS];
 
@@ -876,7 +711,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean ok;
   Slot *s;
 
-  if (!check_input (self, inbuf))
+  if (!gst_cuda_vk_input_check (GST_ELEMENT (self), BRIDGE (self)->device,
+          IN_INFO (self), self->in_buffers, inbuf))
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
