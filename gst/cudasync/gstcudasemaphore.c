@@ -28,7 +28,7 @@
  *   NvSciSync object allocated without signal (wait) permission for CUDA
  *   fails the signal (wait) with %GST_CUDA_SYNC_ERROR_NOT_SUPPORTED;
  * - the driver object is destroyed only after every operation enqueued on
- *   it has completed, by a library worker thread, never by blocking the
+ *   it has completed, by the library's releaser thread, never by blocking the
  *   thread that drops the last reference.
  *
  * Since: 0.1
@@ -292,7 +292,7 @@ gst_cuda_semaphore_finalize (GObject * object)
         sync_context = TRUE;
     }
     /* destroyed once everything enqueued on it has run, on the library's
-     * worker thread: where no event covers it, after synchronising the
+     * releaser thread: where no event covers it, after synchronising the
      * context there (never on the caller's thread, which may stream), and
      * never if even that fails */
     _gst_cuda_sync_defer (self->context, events, sync_context, destroy_handle,

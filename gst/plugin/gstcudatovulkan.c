@@ -94,9 +94,8 @@ struct _GstCudaToVulkan
   gboolean out_buffers;         /* memory:VulkanBuffer negotiated */
 
   /* inputs kept until the copy out of them ran (hold_input()): this
-   * element's own thread gives them back, in order */
-  GThread *releaser;
-  GAsyncQueue *held;            /* HeldInput; buf NULL: stop */
+   * element's own releaser gives them back, in order */
+  GstCudaSyncReleaser *releaser;
   GAsyncQueue *free_events;     /* GstCudaSyncEvent, for reuse */
   /* inputs whose copy could not be known complete (releaser thread only,
    * then stop) */
@@ -105,6 +104,7 @@ struct _GstCudaToVulkan
 
 typedef struct
 {
+  GstCudaToVulkan *self;
   GstCudaSyncEvent *event;
   GstBuffer *buf;
 } HeldInput;
@@ -290,35 +290,28 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
   return TRUE;
 }
 
-/* The releaser thread: waits (sleeping: blocking-sync events) for the event
- * after each held input's copy, in order, then gives the input back. One
- * thread per element, so a pipeline whose GPU work is slow or stuck never
- * delays another's buffers. */
-static gpointer
-releaser_thread (gpointer data)
+/* A GstCudaSyncReleaseFunc, on the element's releaser thread once the
+ * copy out of the held input has run (the events are blocking-sync, so the
+ * thread sleeps), in order. One releaser per element, so a pipeline whose
+ * GPU work is slow or stuck never delays another's buffers. */
+static void
+release_input (gpointer data, const GError * error)
 {
-  GstCudaToVulkan *self = data;
-  HeldInput *h;
+  HeldInput *h = data;
+  GstCudaToVulkan *self = h->self;
 
-  while ((h = g_async_queue_pop (self->held)) && h->buf) {
-    GError *err = NULL;
-
-    if (gst_cuda_sync_event_wait_cpu (h->event, &err)) {
-      gst_buffer_unref (h->buf);
-    } else {
-      /* the copy out of it may still run: upstream must not reuse it.
-       * Kept until stop(), which runs after the stream's work. */
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not tell whether the GPU copy out of an input frame has "
-              "completed"), ("%s", err->message));
-      g_clear_error (&err);
-      g_ptr_array_add (self->unreleased, h->buf);
-    }
-    g_async_queue_push (self->free_events, h->event);
-    g_free (h);
+  if (!error) {
+    gst_buffer_unref (h->buf);
+  } else {
+    /* the copy out of it may still run: upstream must not reuse it.
+     * Kept until stop(), which runs after the stream's work. */
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not tell whether the GPU copy out of an input frame has "
+            "completed"), ("%s", error->message));
+    g_ptr_array_add (self->unreleased, h->buf);
   }
+  g_async_queue_push (self->free_events, h->event);
   g_free (h);
-  return NULL;
 }
 
 /* Stops the releaser once every held input has been given back (the copies
@@ -326,15 +319,10 @@ releaser_thread (gpointer data)
 static void
 releaser_stop (GstCudaToVulkan * self)
 {
-  if (self->releaser) {
-    g_async_queue_push (self->held, g_new0 (HeldInput, 1));
-    g_thread_join (self->releaser);
-    self->releaser = NULL;
-  }
+  g_clear_pointer (&self->releaser, gst_cuda_sync_releaser_free);
   /* the stream was synchronised before (stop()), or failed for good */
   g_ptr_array_set_size (self->unreleased, 0);
   g_clear_pointer (&self->free_events, g_async_queue_unref);
-  g_clear_pointer (&self->held, g_async_queue_unref);
 }
 
 /* GPU path, copy out of @inbuf enqueued on the stream: keep @inbuf until
@@ -350,11 +338,9 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
   if (meta && gst_cuda_sync_meta_get_release (meta, NULL))
     return TRUE;
   if (!self->releaser) {
-    self->held = g_async_queue_new ();
     self->free_events = g_async_queue_new_full ((GDestroyNotify)
         gst_cuda_sync_event_unref);
-    self->releaser = g_thread_new ("cudatovulkan-release", releaser_thread,
-        self);
+    self->releaser = gst_cuda_sync_releaser_new ("cudatovulkan-release");
   }
   ev = g_async_queue_try_pop (self->free_events);
   /* blocking-sync: the releaser sleeps instead of spinning */
@@ -365,9 +351,10 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
     return FALSE;
   }
   h = g_new (HeldInput, 1);
+  h->self = self;
   h->event = ev;
   h->buf = gst_buffer_ref (inbuf);
-  g_async_queue_push (self->held, h);
+  gst_cuda_sync_releaser_push (self->releaser, ev, release_input, h);
   return TRUE;
 }
 

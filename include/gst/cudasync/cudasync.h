@@ -10,3 +10,4 @@
 #include <gst/cudasync/gstcudasyncmeta.h>
 #include <gst/cudasync/gstcudasyncmemory.h>
 #include <gst/cudasync/gstcudasyncevent.h>
+#include <gst/cudasync/gstcudasyncreleaser.h>

@@ -553,6 +553,202 @@ GST_START_TEST (test_wrong_context)
 
 GST_END_TEST;
 
+/* ---- GstCudaSyncReleaser ---- */
+
+typedef struct
+{
+  GMutex lock;
+  GArray *order;                /* indices, in the order given back */
+  guint n_failed;
+  GThread *caller;
+  gboolean on_caller;
+} ReleaseLog;
+
+typedef struct
+{
+  ReleaseLog *log;
+  guint index;
+} ReleaseEntry;
+
+static gpointer
+release_entry (ReleaseLog * log, guint index)
+{
+  ReleaseEntry *e = g_new (ReleaseEntry, 1);
+
+  e->log = log;
+  e->index = index;
+  return e;
+}
+
+static void
+log_release (gpointer data, const GError * error)
+{
+  ReleaseEntry *e = data;
+
+  g_mutex_lock (&e->log->lock);
+  g_array_append_val (e->log->order, e->index);
+  if (error)
+    e->log->n_failed++;
+  if (g_thread_self () == e->log->caller)
+    e->log->on_caller = TRUE;
+  g_mutex_unlock (&e->log->lock);
+  g_free (e);
+}
+
+static void
+release_log_init (ReleaseLog * log)
+{
+  g_mutex_init (&log->lock);
+  log->order = g_array_new (FALSE, FALSE, sizeof (guint));
+  log->n_failed = 0;
+  log->caller = g_thread_self ();
+  log->on_caller = FALSE;
+}
+
+static guint
+release_log_len (ReleaseLog * log)
+{
+  guint n;
+
+  g_mutex_lock (&log->lock);
+  n = log->order->len;
+  g_mutex_unlock (&log->lock);
+  return n;
+}
+
+/* events recorded on @s, each pushed with entry @first + i */
+static void
+push_recorded (GstCudaSyncReleaser * r, CUstream s, ReleaseLog * log,
+    guint first, guint n)
+{
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstCudaSyncEvent *ev = gst_cuda_sync_event_new (cs_ctx, TRUE, &err);
+
+    fail_unless (ev != NULL, "%s", err ? err->message : "?");
+    fail_unless (gst_cuda_sync_event_record (ev, s, &err), "%s",
+        err ? err->message : "?");
+    gst_cuda_sync_releaser_push (r, ev, log_release, release_entry (log,
+            first + i));
+    gst_cuda_sync_event_unref (ev);
+  }
+}
+
+/* Nothing is given back while the GPU work before its event is pending;
+ * then everything, in push order, on the releaser's thread; free() waits
+ * for it all. */
+GST_START_TEST (test_releaser_order)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  CUstream s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GstCudaSyncReleaser *r = gst_cuda_sync_releaser_new ("test-release");
+  GError *err = NULL;
+  ReleaseLog log;
+  guint i;
+
+  release_log_init (&log);
+  /* the stream's work waits for the host */
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 1, &err));
+  push_recorded (r, s, &log, 0, 3);
+  gst_cuda_sync_releaser_push (r, NULL, log_release, release_entry (&log, 3));
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (release_log_len (&log), 0);
+
+  fail_unless (test_sem_host_signal (ts, 1));
+  gst_cuda_sync_releaser_free (r);
+  fail_unless_equals_int (log.order->len, 4);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (g_array_index (log.order, guint, i), i);
+  fail_unless_equals_int (log.n_failed, 0);
+  fail_if (log.on_caller, "a release ran on the pushing thread");
+
+  g_array_unref (log.order);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  cs_free_stream (s);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* A wait that fails is reported to the function (never taken as done), and
+ * the releaser goes on with the next (simulated driver: injected failure) */
+GST_START_TEST (test_releaser_failed_wait)
+{
+  CUstream s;
+  GstCudaSyncReleaser *r;
+  ReleaseLog log;
+
+  if (!cs_is_sim) {
+    GST_INFO ("needs the simulated driver's fault injection");
+    return;
+  }
+  s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  r = gst_cuda_sync_releaser_new ("test-release");
+  release_log_init (&log);
+  cs_sim.inject_failure ("cuEventSynchronize", 1, CUDA_ERROR_UNKNOWN);
+  push_recorded (r, s, &log, 0, 2);
+  gst_cuda_sync_releaser_free (r);
+  fail_unless_equals_int (log.order->len, 2);
+  fail_unless_equals_int (g_array_index (log.order, guint, 0), 0);
+  fail_unless_equals_int (g_array_index (log.order, guint, 1), 1);
+  fail_unless_equals_int (log.n_failed, 1);
+  g_array_unref (log.order);
+  cs_free_stream (s);
+}
+
+GST_END_TEST;
+
+/* the threads of this process (Linux) */
+static guint
+count_threads (void)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  guint n = 0;
+
+  fail_unless (dir != NULL);
+  while (g_dir_read_name (dir))
+    n++;
+  g_dir_close (dir);
+  return n;
+}
+
+/* A semaphore released with GPU work pending is destroyed on the library's
+ * releaser thread; gst_cuda_sync_wait_idle() waits for it and stops that
+ * thread (the process has one thread more in between, and no more after).
+ * Simulated driver only: a real driver starts threads of its own. */
+GST_START_TEST (test_wait_idle_stops_releaser)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem;
+  CUstream s;
+  GError *err = NULL;
+  guint before;
+
+  if (!cs_is_sim) {
+    GST_INFO ("counts the process's threads: simulated driver only");
+    return;
+  }
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  gst_cuda_sync_wait_idle ();
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 1, &err));
+  before = count_threads ();
+  gst_object_unref (sem);
+  fail_unless_equals_int (count_threads (), before + 1);
+  fail_unless (test_sem_host_signal (ts, 1));
+  gst_cuda_sync_wait_idle ();
+  fail_unless_equals_int (count_threads (), before);
+  fail_unless_equals_int (cs_sim_live ("extsem"), 0);
+  cs_free_stream (s);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasync_suite (void)
 {
@@ -576,6 +772,9 @@ cudasync_suite (void)
   tcase_add_test (tc, test_meta_wait_cpu);
   tcase_add_test (tc, test_allocation_query);
   tcase_add_test (tc, test_wrong_context);
+  tcase_add_test (tc, test_releaser_order);
+  tcase_add_test (tc, test_releaser_failed_wait);
+  tcase_add_test (tc, test_wait_idle_stops_releaser);
   return s;
 }
 
