@@ -64,6 +64,29 @@ import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
   return FALSE;
 }
 
+/* imports @desc into @context: a new semaphore, or NULL with @error */
+static GstCudaSemaphore *
+import_desc (GstCudaContext * context, GstCudaSemaphoreHandleType type,
+    const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc, GError ** error)
+{
+  CUexternalSemaphore handle = NULL;
+  CUresult r;
+
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return NULL;
+  }
+  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, desc);
+  gst_cuda_context_pop (NULL);
+  if (r != CUDA_SUCCESS) {
+    import_failed (r, type, error);
+    return NULL;
+  }
+  GST_DEBUG ("imported %s semaphore %p", type_name (type), handle);
+  return _gst_cuda_semaphore_new (context, type, handle);
+}
+
 /**
  * gst_cuda_semaphore_import_fd:
  * @context: the #GstCudaContext to import into
@@ -86,8 +109,6 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
     GstCudaSemaphoreHandleType type, gint fd, GError ** error)
 {
   CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-  CUexternalSemaphore handle = NULL;
-  CUresult r;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
@@ -116,23 +137,8 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
     return NULL;
   }
   desc.handle.fd = fd;
-
-  if (!gst_cuda_context_push (context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return NULL;
-  }
-  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
-  gst_cuda_context_pop (NULL);
-
-  if (r != CUDA_SUCCESS) {
-    import_failed (r, type, error);
-    return NULL;
-  }
-
-  GST_DEBUG ("imported %s semaphore %p from fd %d", type_name (type), handle,
-      fd);
-  return _gst_cuda_semaphore_new (context, type, handle);
+  GST_DEBUG ("importing a %s semaphore from fd %d", type_name (type), fd);
+  return import_desc (context, type, &desc, error);
 }
 
 /**
@@ -166,8 +172,6 @@ gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
     gpointer nvscisync_obj, GError ** error)
 {
   CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-  CUexternalSemaphore handle = NULL;
-  CUresult r;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
@@ -183,20 +187,6 @@ gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
   memset (&desc, 0, sizeof (desc));
   desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
   desc.handle.nvSciSyncObj = nvscisync_obj;
-
-  if (!gst_cuda_context_push (context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return NULL;
-  }
-  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
-  gst_cuda_context_pop (NULL);
-
-  if (r != CUDA_SUCCESS) {
-    import_failed (r, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, error);
-    return NULL;
-  }
-
-  return _gst_cuda_semaphore_new (context,
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, handle);
+  return import_desc (context, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, &desc,
+      error);
 }
