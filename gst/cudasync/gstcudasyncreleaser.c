@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 /**
- * GstCudaSyncReleaser:
+ * GstCudaSyncReleaser: (skip)
  *
  * Gives things back once the GPU is done with them, without blocking the
  * thread that hands them over.
@@ -48,6 +48,18 @@ struct _GstCudaSyncReleaser
   GAsyncQueue *jobs;            /* Job; one with func NULL stops the thread */
 };
 
+static void
+init_debug (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_releaser_debug, "cudasyncreleaser",
+        0, "gst-cudasync deferred releases");
+    g_once_init_leave (&once, 1);
+  }
+}
+
 static gpointer
 releaser_thread (gpointer data)
 {
@@ -84,14 +96,9 @@ releaser_thread (gpointer data)
 GstCudaSyncReleaser *
 gst_cuda_sync_releaser_new (const gchar * name)
 {
-  static gsize once = 0;
   GstCudaSyncReleaser *r = g_new0 (GstCudaSyncReleaser, 1);
 
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_releaser_debug, "cudasyncreleaser",
-        0, "gst-cudasync deferred releases");
-    g_once_init_leave (&once, 1);
-  }
+  init_debug ();
   r->jobs = g_async_queue_new ();
   r->thread = g_thread_new (name ? name : "cudasync-release",
       releaser_thread, r);
@@ -104,8 +111,9 @@ gst_cuda_sync_releaser_new (const gchar * name)
  * @event: (nullable): an event recorded after the GPU work that uses what
  *   @func gives back (the releaser takes a reference); %NULL: nothing to
  *   wait for but the functions pushed before
- * @func: called on the releaser's thread once @event has completed, after
- *   the functions pushed before it
+ * @func: called on the releaser's thread once @event has completed (or
+ *   with an error once waiting for it has failed), after the functions
+ *   pushed before it
  * @data: passed to @func
  *
  * Queues @func behind @event. Never blocks on the GPU.
@@ -167,8 +175,12 @@ typedef struct
   gpointer data;
 } DeferredJob;
 
+/* deferred_lock guards deferred_releaser and deferred_draining; it is
+ * never held while a releaser is freed */
 static GMutex deferred_lock;
+static GCond deferred_cond;
 static GstCudaSyncReleaser *deferred_releaser = NULL;
+static gboolean deferred_draining = FALSE;
 
 /* context pushed: whether the GPU work the job waits for is known to be
  * complete */
@@ -228,6 +240,7 @@ _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
 {
   DeferredJob *job;
 
+  init_debug ();
   if ((!events || events->len == 0) && !sync_context) {
     /* nothing to wait for: now, on the caller's thread; if the context
      * cannot be made current here, the releaser tries again */
@@ -283,15 +296,24 @@ gst_cuda_sync_wait_idle (void)
 {
   GstCudaSyncReleaser *r;
 
-  /* a destruction may queue another one (a semaphore holding the last
-   * reference to another): until none is left */
+  /* One caller drains at a time; the others wait for it. A destruction
+   * queued meanwhile (by another thread, or by a destruction that drops
+   * the last reference to another semaphore) goes to a new releaser, which
+   * is drained next: until none is left. */
+  g_mutex_lock (&deferred_lock);
   for (;;) {
-    g_mutex_lock (&deferred_lock);
+    while (deferred_draining)
+      g_cond_wait (&deferred_cond, &deferred_lock);
     r = deferred_releaser;
-    deferred_releaser = NULL;
-    g_mutex_unlock (&deferred_lock);
     if (!r)
-      return;
+      break;
+    deferred_releaser = NULL;
+    deferred_draining = TRUE;
+    g_mutex_unlock (&deferred_lock);
     gst_cuda_sync_releaser_free (r);
+    g_mutex_lock (&deferred_lock);
+    deferred_draining = FALSE;
+    g_cond_broadcast (&deferred_cond);
   }
+  g_mutex_unlock (&deferred_lock);
 }

@@ -25,8 +25,10 @@ gint     vk_util_find_device     (GstVulkanInstance * instance,
                                   gchar ** uuid_out,
                                   gboolean * sem_fd);
 
-/* Waits until every Vulkan queue that @pipeline's elements submit to is
- * idle, and returns how many queues it waited for. Call it once the
+/* Waits until the Vulkan queues that @pipeline's elements answer a queue
+ * context query with are idle, and returns how many queues it waited for
+ * (an element that submits to a queue it does not answer with, a video
+ * decoder's decode queue for example, is not covered). Call it once the
  * pipeline has processed its last frame (after EOS, or once the
  * application has seen every frame) and before setting it to NULL: it
  * takes each queue's submit lock, but elements that submit to the same

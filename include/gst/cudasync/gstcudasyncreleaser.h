@@ -10,7 +10,7 @@
 G_BEGIN_DECLS
 
 /**
- * GstCudaSyncReleaseFunc:
+ * GstCudaSyncReleaseFunc: (skip)
  * @data: the data given to gst_cuda_sync_releaser_push()
  * @error: (nullable): %NULL once the GPU work recorded in the event has
  *   completed; else why the driver could not tell (what @data stands for

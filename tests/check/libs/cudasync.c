@@ -666,6 +666,7 @@ GST_START_TEST (test_releaser_order)
   fail_if (log.on_caller, "a release ran on the pushing thread");
 
   g_array_unref (log.order);
+  g_mutex_clear (&log.lock);
   gst_object_unref (sem);
   gst_cuda_sync_wait_idle ();
   cs_free_stream (s);
@@ -697,6 +698,7 @@ GST_START_TEST (test_releaser_failed_wait)
   fail_unless_equals_int (g_array_index (log.order, guint, 1), 1);
   fail_unless_equals_int (log.n_failed, 1);
   g_array_unref (log.order);
+  g_mutex_clear (&log.lock);
   cs_free_stream (s);
 }
 
@@ -726,6 +728,7 @@ GST_START_TEST (test_wait_idle_stops_releaser)
   GstCudaSemaphore *sem;
   CUstream s;
   GError *err = NULL;
+  gint64 until;
   guint before;
 
   if (!cs_is_sim) {
@@ -741,6 +744,10 @@ GST_START_TEST (test_wait_idle_stops_releaser)
   fail_unless_equals_int (count_threads (), before + 1);
   fail_unless (test_sem_host_signal (ts, 1));
   gst_cuda_sync_wait_idle ();
+  /* a joined thread may still be listed for a moment */
+  until = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (count_threads () != before && g_get_monotonic_time () < until)
+    g_usleep (1000);
   fail_unless_equals_int (count_threads (), before);
   fail_unless_equals_int (cs_sim_live ("extsem"), 0);
   cs_free_stream (s);
