@@ -63,11 +63,13 @@ vk_util_find_device (GstVulkanInstance * instance, const gchar * want,
 }
 
 #if GST_CHECK_VERSION(1, 24, 0)
-/* adds the queue that @pad's element answers a queue context query with */
-static void
-collect_queue (GstPad * pad, GPtrArray * queues)
+/* a GstElementForeachPadFunc: adds the queue that @pad's element answers
+ * a queue context query with */
+static gboolean
+collect_queue (GstElement * element, GstPad * pad, gpointer data)
 {
   GstQuery *q = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  GPtrArray *queues = data;
   GstVulkanQueue *queue = NULL;
   GstContext *ctx = NULL;
 
@@ -80,20 +82,13 @@ collect_queue (GstPad * pad, GPtrArray * queues)
     }
   }
   gst_query_unref (q);
+  return TRUE;
 }
 
 static void
 collect_element (const GValue * v, gpointer queues)
 {
-  GstElement *e = g_value_get_object (v);
-  GList *l;
-
-  GST_OBJECT_LOCK (e);
-  l = g_list_copy_deep (e->pads, (GCopyFunc) (void (*)(void)) gst_object_ref,
-      NULL);
-  GST_OBJECT_UNLOCK (e);
-  g_list_foreach (l, (GFunc) collect_queue, queues);
-  g_list_free_full (l, gst_object_unref);
+  gst_element_foreach_pad (g_value_get_object (v), collect_queue, queues);
 }
 #endif
 
