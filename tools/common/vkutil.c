@@ -109,10 +109,14 @@ vk_util_drain_pipeline (GstElement * pipeline)
   gst_iterator_free (it);
   for (i = 0; i < queues->len; i++) {
     GstVulkanQueue *queue = g_ptr_array_index (queues, i);
+    VkResult res;
 
     gst_vulkan_queue_submit_lock (queue);
-    vkQueueWaitIdle (queue->queue);
+    res = vkQueueWaitIdle (queue->queue);
     gst_vulkan_queue_submit_unlock (queue);
+    if (res != VK_SUCCESS)
+      g_warning ("vkQueueWaitIdle (queue family %u) failed: VkResult %d",
+          queue->family, (gint) res);
   }
   n = queues->len;
   g_ptr_array_unref (queues);

@@ -32,7 +32,8 @@ gint     vk_util_find_device     (GstVulkanInstance * instance,
  * pipeline has processed its last frame (after EOS, or once the
  * application has seen every frame) and before setting it to NULL: it
  * takes each queue's submit lock, but elements that submit to the same
- * VkQueue through another GstVulkanQueue object are not excluded.
+ * VkQueue through another GstVulkanQueue object are not excluded. A failed
+ * wait (a lost device) is reported with g_warning().
  *
  * Why: GStreamer 1.24+ gives each Vulkan image memory a timeline semaphore
  * that it destroys as soon as the memory is freed, which happens at
