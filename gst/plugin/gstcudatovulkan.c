@@ -15,16 +15,20 @@
  * allocated, and an image is written again only after the Vulkan work of
  * downstream reading it has finished (checked without blocking).
  *
- * Synchronisation: CUDA signals a binary semaphore exported by Vulkan
+ * Synchronisation: CUDA signals a semaphore exported by Vulkan
  * (`VK_KHR_external_semaphore_fd`) after the copy, and a Vulkan submission
  * that takes ownership of the images (queue family acquire from
  * `VK_QUEUE_FAMILY_EXTERNAL`, layout transition) waits on it on the GPU. The
  * images' barrier state is set so that later Vulkan elements on the queue
- * order after that submission. Every pooled frame has its own semaphore,
- * signalled again only when the frame is reused, i.e. after the fence of
- * the Vulkan work that waited on it has signalled: CUDA can never signal a
- * semaphore whose previous signal the Vulkan queue has not consumed yet,
- * however far CUDA runs ahead of the queue. Where Vulkan cannot export
+ * order after that submission. On GStreamer 1.24 and newer, where the
+ * Vulkan device has timeline semaphores, that is one timeline semaphore
+ * for the element, signalled with increasing values (the `timeline`
+ * property turns it off). Otherwise (1.22) every pooled frame has its own
+ * binary semaphore, signalled again only when the frame is reused, i.e.
+ * after the fence of the Vulkan work that waited on it has signalled: CUDA
+ * can never signal a semaphore whose previous signal the Vulkan queue has
+ * not consumed yet, however far CUDA runs ahead of the queue. The
+ * `semaphore-type` field of `stats` says which one ran. Where Vulkan cannot export
  * semaphores (for example lavapipe), the CUDA stream is synchronised on the
  * CPU before the Vulkan submission and counted in the `cpu-syncs`
  * statistic.
@@ -478,7 +482,7 @@ image_take_over (GstCudaVkBridge * b, GstVulkanImageMemory * mem,
  * and takes @outbuf's memories over from CUDA */
 static gboolean
 submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
-    GstCudaVkFrame * f, gboolean gpu, GError ** error)
+    GstCudaVkFrame * f, gboolean gpu, guint64 value, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
@@ -509,26 +513,29 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
       self->out_buffers ? f->n_planes : 0, bb,
       self->out_buffers ? 0 : f->n_planes, ib);
-  if (gpu)
+  if (gpu && b->timeline)
+    gst_cuda_vk_sync_add_wait (&sync, b->timeline->vk_sem, value);
+  else if (gpu)
     gst_cuda_vk_sync_add_wait (&sync, f->sem->vk_sem, 0);
   fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
       GST_MINI_OBJECT_CAST (outbuf), error);
   if (!fence)
     return FALSE;
-  /* the signal counts as consumed once this fence has signalled */
-  if (gpu)
+  /* a binary signal counts as consumed once this fence has signalled */
+  if (gpu && !b->timeline)
     gst_cuda_vk_semaphore_wait_submitted (f->sem, fence);
   gst_vulkan_fence_unref (fence);
   f->used = TRUE;
   return TRUE;
 }
 
-/* The CUDA side of a frame: acquire points, the copy, then either the
- * frame's semaphore signal (GPU path; the input held until the copy has
- * run) or a CPU wait for the copy (fallback) */
+/* The CUDA side of a frame: acquire points, the copy, then either a
+ * semaphore signal (GPU path: the element's timeline, *@value set to the
+ * value signalled, or the frame's binary semaphore; the input held until
+ * the copy has run) or a CPU wait for the copy (fallback) */
 static gboolean
 cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
-    GstCudaVkFrame * f, gboolean gpu, GError ** error)
+    GstCudaVkFrame * f, gboolean gpu, guint64 * value, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
@@ -546,10 +553,16 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
    * unsignalled, so the frame stays reusable */
   if (!hold_input (self, inbuf, meta, error))
     return FALSE;
-  /* the frame's own semaphore; the pool handed the frame out only once
-   * the Vulkan wait on its previous signal had completed */
-  if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, error))
+  /* the timeline's next value; or the frame's own binary semaphore, which
+   * the pool handed out only once the Vulkan wait on its previous signal
+   * had completed */
+  if (b->timeline) {
+    if (!gst_cuda_semaphore_signal (b->timeline->sem, b->stream, value,
+            error))
+      return FALSE;
+  } else if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, error)) {
     return FALSE;
+  }
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
   return TRUE;
 }
@@ -564,20 +577,21 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
   GstCudaMemory *cmem;
   GError *err = NULL;
+  guint64 value = 0;
 
   if (!check_input (self, inbuf, &cmem))
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  /* the slot's own semaphore, made on first use */
-  gpu = gpu && gst_cuda_vk_semaphore_ensure (b, &f->sem);
+  /* binary semaphores: the slot's own one, made on first use */
+  gpu = gpu && (b->timeline || gst_cuda_vk_semaphore_ensure (b, &f->sem));
 
-  if (!cuda_side (self, inbuf, cmem, f, gpu, &err)) {
+  if (!cuda_side (self, inbuf, cmem, f, gpu, &value, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not copy the CUDA frame "
         "into shareable Vulkan memory");
     return GST_FLOW_ERROR;
   }
-  if (!submit_take_over (self, outbuf, f, gpu, &err)) {
+  if (!submit_take_over (self, outbuf, f, gpu, value, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not hand the frame over to Vulkan"), ("%s",
             err ? err->message : "unknown error"));

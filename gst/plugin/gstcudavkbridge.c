@@ -35,6 +35,8 @@ gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
   memset (b, 0, sizeof (*b));
   b->element = element;
   b->device_id = -1;
+  b->use_timeline = TRUE;
+  b->sem_type = "none";
   g_mutex_init (&b->lock);
 }
 
@@ -67,6 +69,7 @@ gst_cuda_vk_bridge_stats (GstCudaVkBridge * b)
   for (i = 0; i < GST_CUDA_VK_N_COUNTERS; i++)
     gst_structure_set (s, counter_field[i], G_TYPE_UINT64, b->counters[i],
         NULL);
+  gst_structure_set (s, "semaphore-type", G_TYPE_STRING, b->sem_type, NULL);
   g_mutex_unlock (&b->lock);
   return s;
 }
@@ -159,8 +162,18 @@ gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
   g_object_class_install_property (klass, GST_CUDA_VK_PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies, semaphores", GST_TYPE_STRUCTURE,
+          "cpu-syncs, copies, semaphores; and semaphore-type, the "
+          "synchronisation of the last start: \"timeline\" (one timeline "
+          "semaphore), \"binary\" (one binary semaphore per frame slot) or "
+          "\"none\" (CPU fallback)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (klass, GST_CUDA_VK_PROP_TIMELINE,
+      g_param_spec_boolean ("timeline", "Timeline semaphore",
+          "Synchronise through one timeline semaphore where the Vulkan "
+          "device has timeline semaphores enabled (GStreamer 1.24 and "
+          "newer); otherwise, or when FALSE, one binary semaphore per frame "
+          "slot", TRUE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
 }
 
 void
@@ -170,6 +183,11 @@ gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
   switch (prop_id) {
     case GST_CUDA_VK_PROP_DEVICE_ID:
       gst_cuda_vk_bridge_set_device_id (b, g_value_get_int (value));
+      break;
+    case GST_CUDA_VK_PROP_TIMELINE:
+      g_mutex_lock (&b->lock);
+      b->use_timeline = g_value_get_boolean (value);
+      g_mutex_unlock (&b->lock);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -187,6 +205,11 @@ gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
       break;
     case GST_CUDA_VK_PROP_STATS:
       g_value_take_boxed (value, gst_cuda_vk_bridge_stats (b));
+      break;
+    case GST_CUDA_VK_PROP_TIMELINE:
+      g_mutex_lock (&b->lock);
+      g_value_set_boolean (value, b->use_timeline);
+      g_mutex_unlock (&b->lock);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -331,6 +354,45 @@ create_stream (GstCudaVkBridge * b, GError ** error)
 #endif
 }
 
+/* Chooses the synchronisation: one timeline semaphore (1.24+, where the
+ * device has them and the "timeline" property allows it), else binary
+ * semaphores made per slot later, else (Vulkan cannot export semaphores,
+ * CUDA cannot import them) the CPU fallback. */
+static void
+setup_sync (GstCudaVkBridge * b, gboolean offer_semaphore)
+{
+  VkSemaphore probe_vk;
+  GstCudaSemaphore *probe;
+  gboolean want_timeline;
+
+  g_mutex_lock (&b->lock);
+  want_timeline = b->use_timeline;
+  g_mutex_unlock (&b->lock);
+
+  if (want_timeline && gst_cuda_vk_timeline_supported (b))
+    b->timeline = gst_cuda_vk_timeline_new (b);
+  if (b->timeline) {
+    b->gpu_sync = TRUE;
+  } else {
+    /* probe: the frames' and staging slots' own semaphores are made the
+     * same way later */
+    gst_cuda_vk_export_semaphore (b, FALSE, &probe_vk, &probe);
+    b->gpu_sync = probe != NULL;
+    if (probe) {
+      gst_object_unref (probe);
+      vkDestroySemaphore (b->device->device, probe_vk, NULL);
+    }
+  }
+  /* CUDA-only use (an upstream cudasemsignal signals it, the element waits
+   * on its stream): binary, like every semaphore cudasemsignal is offered */
+  if (offer_semaphore && b->gpu_sync)
+    gst_cuda_vk_export_semaphore (b, FALSE, &b->offer_vk_sem, &b->offer_sem);
+
+  g_mutex_lock (&b->lock);
+  b->sem_type = b->timeline ? "timeline" : b->gpu_sync ? "binary" : "none";
+  g_mutex_unlock (&b->lock);
+}
+
 gboolean
 gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
 {
@@ -390,27 +452,11 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   b->trash = gst_vulkan_trash_fence_list_new ();
   b->fences = gst_cuda_vk_fence_pool_new (b->device);
 
-  /* probe: can Vulkan export a semaphore that CUDA imports? The frames'
-   * and staging slots' own semaphores are made the same way later. */
-  {
-    VkSemaphore probe_vk;
-    GstCudaSemaphore *probe;
-
-    gst_cuda_vk_export_semaphore (b, &probe_vk, &probe);
-    b->gpu_sync = probe != NULL;
-    if (probe) {
-      gst_object_unref (probe);
-      vkDestroySemaphore (b->device->device, probe_vk, NULL);
-    }
-  }
-  if (offer_semaphore && b->gpu_sync)
-    gst_cuda_vk_export_semaphore (b, &b->offer_vk_sem, &b->offer_sem);
-
+  setup_sync (b, offer_semaphore);
   GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
-      "%s", cuda_dev, b->device->physical_device->properties.deviceName,
-      b->queue->family, b->gpu_sync ? "GPU semaphore sync (one binary "
-      "semaphore per frame slot)" :
-      "CPU fallback (Vulkan cannot export semaphores)");
+      "semaphores: %s", cuda_dev,
+      b->device->physical_device->properties.deviceName, b->queue->family,
+      b->sem_type);
   return TRUE;
 }
 
@@ -446,6 +492,8 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
 #endif
   b->stream = NULL;
   b->gpu_sync = FALSE;
+  /* after the fences and the stream: nothing uses it any more */
+  g_clear_pointer (&b->timeline, gst_cuda_vk_timeline_free);
   gst_clear_object (&b->offer_sem);
   if (b->device && b->device->device && b->offer_vk_sem)
     vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);

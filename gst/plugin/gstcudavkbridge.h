@@ -38,8 +38,10 @@ struct _GstCudaVkBridge
 {
   GstElement *element;
 
-  GMutex lock;                  /* counters, device_id */
+  GMutex lock;                  /* counters, device_id, timeline, sem_type */
   gint device_id;
+  gboolean use_timeline;        /* property "timeline" */
+  const gchar *sem_type;        /* "timeline", "binary" or "none" */
   guint64 counters[GST_CUDA_VK_N_COUNTERS];
 
   /* set between start and stop (contexts may come earlier) */
@@ -61,11 +63,14 @@ struct _GstCudaVkBridge
   PFN_vkGetMemoryFdKHR get_memory_fd;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
 
-  /* GPU path: Vulkan exports binary semaphores (opaque fd) that CUDA
-   * imports, one per pooled frame / staging slot
-   * (gst_cuda_vk_semaphore_new()). FALSE when Vulkan cannot export
-   * semaphores or CUDA cannot import them: then the CPU fallback applies. */
+  /* GPU path: Vulkan exports semaphores (opaque fd) that CUDA imports.
+   * FALSE when Vulkan cannot export semaphores or CUDA cannot import them:
+   * then the CPU fallback applies. */
   gboolean gpu_sync;
+  /* GPU path on 1.24+ (property "timeline", the device's timeline
+   * semaphores): the element's one timeline semaphore. NULL: one binary
+   * semaphore per pooled frame / staging slot (gst_cuda_vk_semaphore_new()) */
+  struct _GstCudaVkTimeline *timeline;
   /* for an upstream cudasemsignal (cudatovulkan only): CUDA-only use */
   VkSemaphore offer_vk_sem;
   GstCudaSemaphore *offer_sem;
@@ -76,6 +81,7 @@ enum
 {
   GST_CUDA_VK_PROP_DEVICE_ID = 1,
   GST_CUDA_VK_PROP_STATS,
+  GST_CUDA_VK_PROP_TIMELINE,
 };
 
 void     gst_cuda_vk_bridge_install_properties (GObjectClass * klass);

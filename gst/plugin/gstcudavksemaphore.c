@@ -2,7 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Binary semaphores exported by Vulkan and imported into CUDA, one per pooled frame or staging slot.
+ * Semaphores exported by Vulkan and imported into CUDA: one timeline
+ * semaphore per element (GStreamer 1.24+), else one binary semaphore per
+ * pooled frame or staging slot.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,19 +18,95 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
 
-/* Creates a binary semaphore exportable as an opaque fd and imports it into
- * the bridge's CUDA context. Leaves both NULL (and says why in the debug
- * log) when Vulkan cannot export it or CUDA cannot import it. */
-void
-gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, VkSemaphore * vk_sem,
-    GstCudaSemaphore ** sem)
+/* Whether the Vulkan device has timeline semaphores enabled. Since 1.24
+ * GstVulkanDevice enables every feature the physical device has, among
+ * them timelineSemaphore (Vulkan 1.2, or VK_KHR_timeline_semaphore); the
+ * 1.22 one enables none. */
+gboolean
+gst_cuda_vk_timeline_supported (GstCudaVkBridge * b)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+  };
+  VkPhysicalDeviceFeatures2 features = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,.pNext = &tl,
+  };
+  PFN_vkGetPhysicalDeviceFeatures2 get_features;
+
+  if (!gst_vulkan_physical_device_check_api_version (b->device->physical_device,
+          1, 2, 0) && !gst_vulkan_device_is_extension_enabled (b->device,
+          VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
+    return FALSE;
+  get_features = gst_vulkan_instance_get_proc_address (b->instance,
+      "vkGetPhysicalDeviceFeatures2");
+  if (!get_features)
+    get_features = gst_vulkan_instance_get_proc_address (b->instance,
+        "vkGetPhysicalDeviceFeatures2KHR");
+  if (!get_features)
+    return FALSE;
+  get_features (b->device->physical_device->device, &features);
+  return tl.timelineSemaphore;
+#else
+  return FALSE;
+#endif
+}
+
+/* Whether Vulkan can export a semaphore of @type as an opaque fd */
+static gboolean
+can_export (GstCudaVkBridge * b, VkSemaphoreType type)
 {
   PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_props;
-  VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
-  VkExternalSemaphoreProperties props = { 0, };
-  VkExportSemaphoreCreateInfo export_info = { 0, };
-  VkSemaphoreCreateInfo ci = { 0, };
-  VkSemaphoreGetFdInfoKHR fd_info = { 0, };
+  VkSemaphoreTypeCreateInfo type_info = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+    .semaphoreType = type,
+  };
+  VkPhysicalDeviceExternalSemaphoreInfo info = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
+    .pNext = type == VK_SEMAPHORE_TYPE_TIMELINE ? &type_info : NULL,
+    .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+  };
+  VkExternalSemaphoreProperties props = {
+    .sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES,
+  };
+
+  get_props = gst_vulkan_instance_get_proc_address (b->instance,
+      "vkGetPhysicalDeviceExternalSemaphoreProperties");
+  if (!get_props)
+    get_props = gst_vulkan_instance_get_proc_address (b->instance,
+        "vkGetPhysicalDeviceExternalSemaphorePropertiesKHR");
+  if (!get_props)
+    return FALSE;
+  get_props (b->device->physical_device->device, &info, &props);
+  return (props.externalSemaphoreFeatures &
+      VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+}
+
+/* Creates a semaphore exportable as an opaque fd (a timeline one, value 0,
+ * when @timeline) and imports it into the bridge's CUDA context. Leaves
+ * both NULL (and says why in the debug log) when Vulkan cannot export it
+ * or CUDA cannot import it. */
+void
+gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, gboolean timeline,
+    VkSemaphore * vk_sem, GstCudaSemaphore ** sem)
+{
+  VkSemaphoreTypeCreateInfo type_info = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,.initialValue = 0,
+  };
+  VkExportSemaphoreCreateInfo export_info = {
+    .sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
+    .pNext = timeline ? &type_info : NULL,
+    .handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+  };
+  VkSemaphoreCreateInfo ci = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,.pNext = &export_info,
+  };
+  VkSemaphoreGetFdInfoKHR fd_info = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
+    .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+  };
+  const gchar *what = timeline ? "timeline" : "binary";
   GError *err = NULL;
   VkResult res;
   int fd = -1;
@@ -37,55 +115,36 @@ gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, VkSemaphore * vk_sem,
   *sem = NULL;
   if (!b->get_semaphore_fd)
     return;
-
-  get_props = gst_vulkan_instance_get_proc_address (b->instance,
-      "vkGetPhysicalDeviceExternalSemaphoreProperties");
-  if (!get_props)
-    get_props = gst_vulkan_instance_get_proc_address (b->instance,
-        "vkGetPhysicalDeviceExternalSemaphorePropertiesKHR");
-  if (!get_props)
-    return;
-
-  /* Binary semaphore: the 1.22 GstVulkanDevice enables no device features,
-   * so timeline semaphores (feature timelineSemaphore) cannot be created on
-   * a device it opened. A binary semaphore carries one signal at a time:
-   * the elements use one per pooled frame / staging slot (see
-   * gst_cuda_vk_semaphore_new()). */
-  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
-  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
-  get_props (b->device->physical_device->device, &info, &props);
-  if (!(props.externalSemaphoreFeatures &
-          VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)) {
-    GST_INFO_OBJECT (b->element, "Vulkan cannot export opaque-fd semaphores: "
-        "CPU fallback");
+  /* binary: 1.22's GstVulkanDevice enables no device features, so no
+   * timeline semaphores on a device it opened (see gstcudavksemaphore.h) */
+  if (!can_export (b, timeline ? VK_SEMAPHORE_TYPE_TIMELINE :
+          VK_SEMAPHORE_TYPE_BINARY)) {
+    GST_INFO_OBJECT (b->element, "Vulkan cannot export %s opaque-fd "
+        "semaphores", what);
     return;
   }
 
-  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO;
-  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  ci.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
-  ci.pNext = &export_info;
   res = vkCreateSemaphore (b->device->device, &ci, NULL, vk_sem);
   if (res != VK_SUCCESS) {
-    GST_WARNING_OBJECT (b->element, "vkCreateSemaphore failed: %d", res);
+    GST_WARNING_OBJECT (b->element, "vkCreateSemaphore (%s) failed: %d",
+        what, res);
     *vk_sem = VK_NULL_HANDLE;
     return;
   }
-  fd_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR;
   fd_info.semaphore = *vk_sem;
-  fd_info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
   res = b->get_semaphore_fd (b->device->device, &fd_info, &fd);
   if (res != VK_SUCCESS || fd < 0) {
-    GST_INFO_OBJECT (b->element, "vkGetSemaphoreFdKHR failed (%d): CPU "
-        "fallback", res);
+    GST_INFO_OBJECT (b->element, "vkGetSemaphoreFdKHR (%s) failed: %d",
+        what, res);
     goto fail;
   }
-  *sem = gst_cuda_semaphore_import_fd (b->cuda,
+  *sem = gst_cuda_semaphore_import_fd (b->cuda, timeline ?
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD :
       GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, fd, &err);
   if (!*sem) {
-    GST_WARNING_OBJECT (b->element, "Could not import the Vulkan semaphore "
-        "into CUDA (%s): CPU fallback", err->message);
+    /* on failure the fd is still ours */
+    GST_WARNING_OBJECT (b->element, "Could not import the Vulkan %s "
+        "semaphore into CUDA: %s", what, err->message);
     g_clear_error (&err);
     close (fd);
     goto fail;
@@ -97,6 +156,39 @@ fail:
   *vk_sem = VK_NULL_HANDLE;
 }
 
+GstCudaVkTimeline *
+gst_cuda_vk_timeline_new (GstCudaVkBridge * b)
+{
+  GstCudaVkTimeline *t;
+  VkSemaphore vk_sem;
+  GstCudaSemaphore *sem;
+
+  gst_cuda_vk_export_semaphore (b, TRUE, &vk_sem, &sem);
+  if (!sem)
+    return NULL;
+  t = g_new0 (GstCudaVkTimeline, 1);
+  t->vk_sem = vk_sem;
+  t->sem = sem;
+  t->device = gst_object_ref (b->device);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SEMAPHORES, 1);
+  return t;
+}
+
+void
+gst_cuda_vk_timeline_free (GstCudaVkTimeline * t)
+{
+  if (!t)
+    return;
+  /* CUDA's operations on it: the library destroys the handle once they
+   * are done, from its releaser thread. Vulkan's: complete (stop waited
+   * for the element's fences). */
+  gst_clear_object (&t->sem);
+  if (t->vk_sem && t->device->device)
+    vkDestroySemaphore (t->device->device, t->vk_sem, NULL);
+  gst_clear_object (&t->device);
+  g_free (t);
+}
+
 GstCudaVkSemaphore *
 gst_cuda_vk_semaphore_new (GstCudaVkBridge * b)
 {
@@ -106,7 +198,7 @@ gst_cuda_vk_semaphore_new (GstCudaVkBridge * b)
 
   if (!b->gpu_sync)
     return NULL;
-  gst_cuda_vk_export_semaphore (b, &vk_sem, &sem);
+  gst_cuda_vk_export_semaphore (b, FALSE, &vk_sem, &sem);
   if (!sem)
     return NULL;
   s = g_new0 (GstCudaVkSemaphore, 1);

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Binary semaphores shared between Vulkan and CUDA. Part of the bridge elements
+ * Semaphores shared between Vulkan and CUDA. Part of the bridge elements
  * (cudatovulkan, vulkantocuda); not installed.
  */
 #pragma once
@@ -17,11 +17,44 @@ G_BEGIN_DECLS
 
 typedef struct _GstCudaVkBridge GstCudaVkBridge;
 
-/* Creates a binary semaphore exportable as an opaque fd and imports it into
- * the bridge's CUDA context; both NULL when Vulkan cannot export it or CUDA
- * cannot import it (the reason is logged) */
-void     gst_cuda_vk_export_semaphore    (GstCudaVkBridge * b, VkSemaphore * vk_sem,
+/* Creates a semaphore exportable as an opaque fd (binary, or timeline with
+ * value 0) and imports it into the bridge's CUDA context; both NULL when
+ * Vulkan cannot export it or CUDA cannot import it (the reason is logged) */
+void     gst_cuda_vk_export_semaphore    (GstCudaVkBridge * b, gboolean timeline,
+                                          VkSemaphore * vk_sem,
                                           GstCudaSemaphore ** sem);
+/* TRUE when the bridge's Vulkan device has timeline semaphores enabled
+ * (never on GStreamer 1.22) */
+gboolean gst_cuda_vk_timeline_supported  (GstCudaVkBridge * b);
+
+/* GStreamer 1.24+: one timeline semaphore per element (and so per
+ * direction), exported by Vulkan as an opaque fd and imported into CUDA
+ * as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD. A timeline
+ * semaphore keeps every value it reached, so a signal can never be lost
+ * however far one side runs ahead of the other: one object replaces the
+ * binary semaphores of every slot, and slots are reused only for the
+ * memory's sake (fences, events), no longer for the semaphore's.
+ *
+ * Values strictly increase. cudatovulkan: CUDA signals, through
+ * gst_cuda_semaphore_signal(), which reserves last + 1 under the library's
+ * lock, and the Vulkan take-over waits for that value. vulkantocuda:
+ * the Vulkan copy signals @vk_value + 1, @vk_value is advanced only once
+ * the submission succeeded, and CUDA waits for it; the element's
+ * submissions go to one queue in streaming order, so they execute in
+ * value order. Freed after the element's Vulkan submissions and CUDA
+ * stream are idle (stop). */
+typedef struct _GstCudaVkTimeline
+{
+  VkSemaphore vk_sem;
+  GstCudaSemaphore *sem;
+  GstVulkanDevice *device;
+  guint64 vk_value;             /* vulkantocuda: last value submitted */
+} GstCudaVkTimeline;
+
+/* NULL (the reason logged) when Vulkan cannot export one or CUDA cannot
+ * import it; counted in the "semaphores" statistic */
+GstCudaVkTimeline * gst_cuda_vk_timeline_new (GstCudaVkBridge * b);
+void     gst_cuda_vk_timeline_free       (GstCudaVkTimeline * t);
 
 /* A binary semaphore created by Vulkan (exportable as an opaque fd) and
  * imported into the bridge's CUDA context.

@@ -10,14 +10,18 @@
  * elements produce) to CUDA without going through system memory. A Vulkan
  * submission copies the images into a staging buffer whose memory was
  * allocated exportable (`VK_KHR_external_memory_fd`) and imported into CUDA,
- * and signals a binary semaphore exported to CUDA; the element's CUDA stream
+ * and signals a semaphore exported to CUDA; the element's CUDA stream
  * waits for it on the GPU and copies the frame into a #GstCudaMemory with one
  * `cuMemcpy2DAsync` per plane. Staging buffers are pooled and reused once
- * both sides are done with them (checked without blocking). Each staging
- * buffer has its own semaphore: Vulkan signals it again only when the
- * buffer is reused, after the CUDA event recorded behind the wait (and the
- * copy) has completed, so the Vulkan queue can never signal a semaphore
- * whose previous signal CUDA has not consumed yet.
+ * both sides are done with them (checked without blocking). On GStreamer
+ * 1.24 and newer, where the Vulkan device has timeline semaphores, the
+ * semaphore is one timeline semaphore for the element, signalled with
+ * increasing values (the `timeline` property turns it off). Otherwise
+ * (1.22) each staging buffer has its own binary semaphore: Vulkan signals
+ * it again only when the buffer is reused, after the CUDA event recorded
+ * behind the wait (and the copy) has completed, so the Vulkan queue can
+ * never signal a semaphore whose previous signal CUDA has not consumed
+ * yet. The `semaphore-type` field of `stats` says which one ran.
  *
  * The CUDA stream is a blocking stream: upstream 1.22 CUDA elements, which
  * copy on the legacy default stream, see the data complete without any CPU
@@ -632,12 +636,19 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
 
-  if (gpu)
+  /* the timeline's next value, committed once submitted; or the slot's
+   * binary semaphore */
+  if (gpu && b->timeline)
+    gst_cuda_vk_sync_add_signal (&sync, b->timeline->vk_sem,
+        b->timeline->vk_value + 1);
+  else if (gpu)
     gst_cuda_vk_sync_add_signal (&sync, s->sem->vk_sem, 0);
   s->fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
       GST_MINI_OBJECT_CAST (inbuf), error);
   if (!s->fence)
     return FALSE;
+  if (gpu && b->timeline)
+    b->timeline->vk_value++;
   update_input_barriers (self, inbuf);
   s->released = TRUE;
   return TRUE;
@@ -732,13 +743,21 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
-  /* the slot's own semaphore, made on first use */
-  gpu = gpu && gst_cuda_vk_semaphore_ensure (b, &s->sem);
+  /* binary semaphores: the slot's own one, made on first use */
+  gpu = gpu && (b->timeline || gst_cuda_vk_semaphore_ensure (b, &s->sem));
 
   if (!submit_vulkan_copy (self, inbuf, s, gpu, &err))
     goto vk_error;
 
-  if (gpu) {
+  if (gpu && b->timeline) {
+    /* the value this copy signals: a timeline wait consumes nothing, so
+     * an error before it leaves nothing to repair */
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+    if (!gst_cuda_semaphore_wait (b->timeline->sem, b->stream,
+            b->timeline->vk_value, &err))
+      goto cuda_error;
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
+  } else if (gpu) {
     /* cleared once the event behind the wait is recorded: the slot (and
      * this semaphore) is reused only after that event completed */
     s->sem_unwaited = TRUE;

@@ -229,6 +229,21 @@ cs_stat (GstElement * element, const gchar * field)
 }
 
 gchar *
+cs_stat_string (GstElement * element, const gchar * field)
+{
+  GstStructure *s = NULL;
+  gchar *v;
+
+  g_object_get (element, "stats", &s, NULL);
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_has_field_typed (s, field, G_TYPE_STRING),
+      "no string stats field %s", field);
+  v = g_strdup (gst_structure_get_string (s, field));
+  gst_structure_free (s);
+  return v;
+}
+
+gchar *
 cs_pop_error (GstBus * bus, GQuark * domain, gint * code)
 {
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);

@@ -45,6 +45,8 @@ GBytes *cs_pattern_bytes (const GstVideoInfo * info, guint8 seed);
 
 void cs_set_cuda_context (GstElement * element, GstCudaContext * ctx);
 guint64 cs_stat (GstElement * element, const gchar * field);
+/* A string field of "stats" (caller frees) */
+gchar *cs_stat_string (GstElement * element, const gchar * field);
 /* First ERROR message on @bus as "message (debug details)", or NULL.
  * Caller frees. */
 gchar *cs_pop_error (GstBus * bus, GQuark * domain, gint * code);

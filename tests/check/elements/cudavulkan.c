@@ -240,6 +240,29 @@ by_name (GstElement * pipeline, const gchar * name)
   return e;
 }
 
+static void
+assert_semaphore_type (GstElement * e, const gchar * want)
+{
+  gchar *type = cs_stat_string (e, "semaphore-type");
+
+  fail_unless (g_strcmp0 (type, want) == 0, "%s: semaphore-type %s, want %s",
+      GST_OBJECT_NAME (e), type, want);
+  g_free (type);
+}
+
+/* Whether a bridge element on a real GPU synchronises through a timeline
+ * semaphore: from GStreamer 1.24 on (whose GstVulkanDevice enables the
+ * device's timeline semaphores: the H200's NVIDIA driver has them) unless
+ * its "timeline" property is FALSE. 1.22: binary semaphores. */
+static gboolean
+expect_timeline (GstElement * e)
+{
+  gboolean timeline;
+
+  g_object_get (e, "timeline", &timeline, NULL);
+  return timeline && GST_CHECK_VERSION (1, 24, 0);
+}
+
 /* buffers/copies/cpu-syncs of one bridge element after @n buffers */
 static void
 assert_stats (GstElement * e, guint64 n)
@@ -257,12 +280,20 @@ assert_stats (GstElement * e, guint64 n)
         name, cs_stat (e, "cpu-syncs"), n);
     fail_unless_equals_uint64 (cs_stat (e, "signals"), 0);
     fail_unless_equals_uint64 (cs_stat (e, "semaphores"), 0);
+    assert_semaphore_type (e, "none");
+    return;
+  }
+  fail_unless (cs_stat (e, "cpu-syncs") == 0, "%s: %" G_GUINT64_FORMAT
+      " CPU syncs on a real GPU", name, cs_stat (e, "cpu-syncs"));
+  fail_unless_equals_uint64 (cs_stat (e, "signals"), n);
+  if (expect_timeline (e)) {
+    /* the element's one timeline semaphore */
+    assert_semaphore_type (e, "timeline");
+    fail_unless_equals_uint64 (cs_stat (e, "semaphores"), 1);
   } else {
-    fail_unless (cs_stat (e, "cpu-syncs") == 0, "%s: %" G_GUINT64_FORMAT
-        " CPU syncs on a real GPU", name, cs_stat (e, "cpu-syncs"));
-    fail_unless_equals_uint64 (cs_stat (e, "signals"), n);
     /* one binary semaphore per pooled frame / staging slot, made on first
      * use of the slot: at least one, never more than one per buffer */
+    assert_semaphore_type (e, "binary");
     fail_unless (cs_stat (e, "semaphores") >= 1 &&
         cs_stat (e, "semaphores") <= n, "%s: %" G_GUINT64_FORMAT
         " semaphores for %" G_GUINT64_FORMAT " buffers", name,
@@ -300,6 +331,33 @@ GST_START_TEST (test_roundtrip_bytes)
       g_free (src);
     }
   }
+}
+
+GST_END_TEST;
+
+/* The binary path on every version: timeline=false on both elements gives
+ * one binary semaphore per slot on a real GPU (1.22's only path), and the
+ * same bytes */
+GST_START_TEST (test_roundtrip_binary)
+{
+  gchar *src = src_desc ("NV12", 320, 240);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v "
+      "timeline=false ! vulkantocuda name=v2c timeline=false ! cudadownload "
+      "! video/x-raw ! appsink name=sink sync=false", src);
+  GstElement *pipeline;
+  GPtrArray *got, *want;
+
+  got = run_frames (&pipeline, desc);
+  fail_if (expect_timeline (by_name (pipeline, "c2v")));
+  assert_stats (by_name (pipeline, "c2v"), N_BUFFERS);
+  assert_stats (by_name (pipeline, "v2c"), N_BUFFERS);
+  stop_pipeline (pipeline);
+  want = reference_frames ("NV12", 320, 240);
+  assert_same_frames (got, want, "round trip, binary semaphores");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
 }
 
 GST_END_TEST;
@@ -910,6 +968,69 @@ GST_START_TEST (test_handover_cuda_to_vulkan)
   fail_unless (reused >= HS_FRAMES - HS_MAX_SLOTS);
   for (i = 0; i < n_slots; i++)
     hs_slot_clear (&slots[i]);
+  cs_free_stream (stream);
+}
+
+GST_END_TEST;
+
+/* GStreamer 1.24+: the elements' timeline scheme. One timeline semaphore
+ * per element: CUDA signals 1, 2, ... far ahead of a late queue, which then
+ * waits for each value in turn; and the other way, the "queue" signals
+ * every value before CUDA's waits for them run. A timeline keeps every
+ * value it reached, so no signal is lost, no wait starves, and the one
+ * semaphore serves every frame. The simulator checks that each signalled
+ * value is above the current one. */
+GST_START_TEST (test_handover_timeline)
+{
+  TestSem *ts = NULL;
+  GstCudaSemaphore *sem;
+  GstCudaSyncEvent *ev;
+  GError *err = NULL;
+  CUstream stream;
+  guint64 value = 0;
+  guint i, reached = 0;
+
+  if (hs_skip_unless_sim ("test_handover_timeline"))
+    return;
+  stream = cs_new_stream (CU_STREAM_DEFAULT);
+
+  /* cudatovulkan: CUDA signals every frame before the queue waits once */
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  for (i = 0; i < HS_FRAMES; i++) {
+    fail_unless (gst_cuda_semaphore_signal (sem, stream, &value, &err),
+        "frame %u: %s", i, err ? err->message : "?");
+    fail_unless_equals_uint64 (value, i + 1);
+  }
+  cs_sim.drain ();
+  for (i = 0; i < HS_FRAMES; i++)
+    reached += test_sem_host_wait (ts, i + 1, 200 * GST_MSECOND);
+  fail_unless_equals_int (reached, HS_FRAMES);
+  fail_unless_equals_uint64 (test_sem_get_value (ts), HS_FRAMES);
+  /* a value the library never signalled is not reached */
+  fail_if (test_sem_host_wait (ts, HS_FRAMES + 1, 10 * GST_MSECOND));
+  gst_object_unref (sem);
+  test_sem_free (ts);
+
+  /* vulkantocuda: the "queue" signals every value first, CUDA's waits for
+   * each value (enqueued afterwards, with a delay) all complete */
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  for (i = 0; i < HS_FRAMES; i++)
+    fail_unless (test_sem_host_signal (ts, i + 1));
+  cs_sim.set_delay_us ("cuWaitExternalSemaphoresAsync", 300);
+  for (i = 0; i < HS_FRAMES; i++)
+    fail_unless (gst_cuda_semaphore_wait (sem, stream, i + 1, &err), "%s",
+        err ? err->message : "?");
+  ev = gst_cuda_sync_event_new (cs_ctx, FALSE, &err);
+  fail_unless (ev != NULL);
+  fail_unless (gst_cuda_sync_event_record (ev, stream, &err));
+  fail_unless (gst_cuda_sync_event_wait_cpu (ev, &err), "%s",
+      err ? err->message : "?");
+  cs_sim.set_delay_us ("cuWaitExternalSemaphoresAsync", 0);
+  gst_cuda_sync_event_unref (ev);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+
+  fail_unless_equals_int (cs_sim.violation_count (), 0);
   cs_free_stream (stream);
 }
 
@@ -2087,6 +2208,7 @@ cudavulkan_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_roundtrip_bytes);
+  tcase_add_test (tc, test_roundtrip_binary);
   tcase_add_test (tc, test_to_vulkandownload);
   tcase_add_test (tc, test_semsignal_offer);
   tcase_add_test (tc, test_vulkan_buffer);
@@ -2095,6 +2217,7 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_uuid_mismatch);
   tcase_add_test (tc, test_handover_cuda_to_vulkan);
   tcase_add_test (tc, test_handover_vulkan_to_cuda);
+  tcase_add_test (tc, test_handover_timeline);
   tcase_add_test (tc, test_roundtrip_late_copies);
   tcase_add_test (tc, test_concurrent_branches);
   tcase_add_test (tc, test_input_held_until_copied);
