@@ -59,6 +59,8 @@ enum
   MODE_CV_A,
   MODE_CV_B,
   MODE_CV_C,
+  /* scenario 3: a with cudatovulkan timeline=false (binary semaphores) */
+  MODE_CV_AB,
   /* scenario 4: Vulkan -> CUDA */
   MODE_VC_A,
   MODE_VC_B,
@@ -78,7 +80,7 @@ extern const gchar *const mode_key[N_ALL_MODES];
 extern const gchar *const mode_desc[N_ALL_MODES];
 extern const gint s2_modes[2];
 extern const gint s2d_modes[7];
-extern const gint s3_modes[5];
+extern const gint s3_modes[6];
 extern const gint s4_modes[2];
 extern const gint s5_modes[2];
 

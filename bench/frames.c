@@ -546,13 +546,19 @@ gboolean
 expect_bridge_stats (const GstStructure * st, const gchar * element,
     guint total, guint waits, GString * note, const gchar ** path)
 {
+  const gchar *type = st ? gst_structure_get_string (st, "semaphore-type") :
+      NULL;
   guint64 sems = 0;
   gboolean ok = TRUE;
 
   if (st)
     gst_structure_get_uint64 (st, "semaphores", &sems);
-  *path = sems > 0 ? "GPU (semaphores)" :
-      "CPU fallback (Vulkan cannot export semaphores)";
+  if (g_strcmp0 (type, "timeline") == 0)
+    *path = "GPU (timeline semaphore)";
+  else if (g_strcmp0 (type, "binary") == 0)
+    *path = "GPU (binary semaphores)";
+  else
+    *path = "CPU fallback (Vulkan cannot export semaphores)";
   ok &= expect_stat (st, "buffers", total, note, element);
   ok &= expect_stat (st, "copies", total, note, element);
   ok &= expect_stat (st, "cpu-syncs", sems > 0 ? 0 : total, note, element);
@@ -597,7 +603,7 @@ run_configure (Run * run, const RunInputs * in)
   run->acquire = !run->producer_sync && !in->sysframe;
   run->poll = mode == MODE_A4;
   run->wall = mode >= MODE_CV_A;
-  if ((mode >= MODE_CV_A && mode <= MODE_CV_C) || mode == MODE_S5_A ||
+  if ((mode >= MODE_CV_A && mode <= MODE_CV_AB) || mode == MODE_S5_A ||
       mode == MODE_S5_C || mode == MODE_S6_A)
     run->pending = g_async_queue_new ();
   run->sink_event = mode == MODE_S5_A || mode == MODE_S5_C;
@@ -619,6 +625,7 @@ build_scenario_chain (Run * run, GstElement ** chain, guint * n,
     case MODE_CV_A:
     case MODE_CV_B:
     case MODE_CV_C:
+    case MODE_CV_AB:
     case MODE_S6_A:
       return s3_build_chain (run, chain, n, error);
     case MODE_VC_A:
@@ -751,6 +758,7 @@ check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
   switch (run->mode) {
     case MODE_CV_A:
     case MODE_CV_C:
+    case MODE_CV_AB:
     case MODE_S6_A:
       return s3_check_stats (run, ss, note, path);
     case MODE_S5_A:

@@ -16,7 +16,7 @@
 #include "bench-kernel.h"
 
 const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
-  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a", "b", "d", "d_stall", "a", "c",
+  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a_binary", "a", "b", "d", "d_stall", "a", "c",
   "a"
 };
 
@@ -46,6 +46,9 @@ const gchar *const mode_desc[N_ALL_MODES] = {
       "copy that its fallback does before the Vulkan submission) ! queue ! "
       "vulkandownload ! fakesink; cudatovulkan still signals its semaphore, "
       "which the Vulkan side then finds already signalled",
+  "a with cudatovulkan timeline=false: one binary semaphore per pooled "
+      "frame instead of the element's one timeline semaphore (the same as "
+      "a on GStreamer 1.22, which has no timeline semaphores)",
   "this project: system-memory frame -> vulkanupload ! vulkantocuda ! "
       "fakesink; the consumer records an event on the legacy default stream",
   "upstream today: system-memory frame -> vulkanupload ! vulkandownload ! "
@@ -85,8 +88,8 @@ const gint s2_modes[2] = { MODE_A, MODE_C };
 const gint s2d_modes[7] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
   MODE_A_IF1, MODE_A_IF8, MODE_A4
 };
-const gint s3_modes[5] = { MODE_CV_A, MODE_CV_B, MODE_CV_C, MODE_CV_D,
-  MODE_CV_D2
+const gint s3_modes[6] = { MODE_CV_A, MODE_CV_AB, MODE_CV_B, MODE_CV_C,
+  MODE_CV_D, MODE_CV_D2
 };
 const gint s5_modes[2] = { MODE_S5_A, MODE_S5_C };
 const gint s4_modes[2] = { MODE_VC_A, MODE_VC_B };
@@ -241,6 +244,18 @@ jb_structure (JsonBuilder * jb, const gchar * key, const GstStructure * st)
   jb_obj_end (jb);
 }
 
+/* copies / buffers of a bridge element's stats (-1 without buffers) */
+static gdouble
+bridge_copies_per_frame (const GstStructure * st)
+{
+  guint64 copies = 0, buffers = 0;
+
+  if (!gst_structure_get_uint64 (st, "copies", &copies) ||
+      !gst_structure_get_uint64 (st, "buffers", &buffers) || buffers == 0)
+    return -1;
+  return (gdouble) copies / buffers;
+}
+
 static void
 json_mode (Bench * b, JsonBuilder * jb, const gchar * key, ModeResult * m)
 {
@@ -270,6 +285,10 @@ json_mode (Bench * b, JsonBuilder * jb, const gchar * key, ModeResult * m)
     jb_int (jb, "frames_in_flight", m->in_flight);
   if (m->path)
     jb_str (jb, "bridge_path", m->path);
+  /* bridge elements (their stats count copies) */
+  if (m->stats_name[0] && m->sig_stats &&
+      bridge_copies_per_frame (m->sig_stats) >= 0)
+    jb_num (jb, "copies_per_frame", bridge_copies_per_frame (m->sig_stats));
   jb_bool (jb, "element_stats_as_expected", m->stats_ok);
   jb_str (jb, "element_stats_note", m->stats_note);
   jb_obj_end (jb);

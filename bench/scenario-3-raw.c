@@ -749,7 +749,7 @@ d_results (DCtx * d, ModeResult * m, gchar ** error)
   g_mutex_lock (&run->b->lock);
   run_record (run, m);
   g_free (m->path);
-  m->path = g_strdup (d->gpu ? "GPU (semaphores)" : "CPU fallback (Vulkan "
+  m->path = g_strdup (d->gpu ? "GPU (binary semaphores)" : "CPU fallback (Vulkan "
       "cannot export semaphores: cuStreamSynchronize before vkQueueSubmit; "
       "not the raw limit)");
   g_mutex_unlock (&run->b->lock);

@@ -5,7 +5,7 @@
  * Scenario 3, CUDA -> Vulkan: GPU-produced CUDA frames consumed by
  * `queue ! vulkandownload ! fakesink`, through cudatovulkan (a), through
  * upstream's cudadownload ! vulkanupload (b), and through cudatovulkan with
- * a CPU wait for its copy (c). Modes d and d_stall (no GStreamer) are
+ * a CPU wait for its copy (c), and a with binary semaphores (a_binary). Modes d and d_stall (no GStreamer) are
  * scenario-3-raw.c. Scenario 6 runs mode a's pipeline N times at once.
  */
 #ifdef HAVE_CONFIG_H
@@ -26,6 +26,8 @@ s3_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
   }
   run->el.bridge = chain[(*n)++] = make (run->pipeline, "cudatovulkan", "c2v",
       error);
+  if (run->el.bridge && run->mode == MODE_CV_AB)
+    g_object_set (run->el.bridge, "timeline", FALSE, NULL);
   if (run->el.bridge && run->mode == MODE_CV_C)
     add_buffer_probe (run->el.bridge, "src", s3_cpu_sync_probe, run);
   return TRUE;

@@ -44,10 +44,25 @@ s2_print_ratio (S2Config * c, gint mode, gint ref)
           series_median (c->m[ref].lat_p99_us)));
 }
 
+/* ", N copies/frame" for a bridge element's stats, else "" */
+static const gchar *
+copies_note (ModeResult * m, gchar * buf, gsize len)
+{
+  guint64 copies, buffers;
+
+  buf[0] = '\0';
+  if (m->stats_name[0] && m->sig_stats &&
+      gst_structure_get_uint64 (m->sig_stats, "copies", &copies) &&
+      gst_structure_get_uint64 (m->sig_stats, "buffers", &buffers) &&
+      buffers > 0)
+    g_snprintf (buf, len, ", %.2f copies/frame", (gdouble) copies / buffers);
+  return buf;
+}
+
 static void
 s2_print_config (S2Config * c)
 {
-  gchar size[32];
+  gchar size[32], copies[32];
   guint j;
 
   g_snprintf (size, sizeof (size), "%dx%d", c->width, c->height);
@@ -62,11 +77,12 @@ s2_print_config (S2Config * c)
       continue;
     }
     g_print ("  %-9s %-4s %4.0f %14s %9.0f %11.1f %11.1f %10.0f %10.0f %9.0f"
-        "%s%s\n", size, c->format, c->gpu_us / 1000.0, mode_key[k],
+        "%s%s%s\n", size, c->format, c->gpu_us / 1000.0, mode_key[k],
         series_median (m->fps), series_median (m->proc_cpu_us),
         series_median (m->prod_cpu_us), series_median (m->lat_p50_us),
         series_median (m->lat_p99_us), series_median (m->kernel_us),
-        m->path ? "  " : "", m->path ? m->path : "");
+        m->path ? "  " : "", m->path ? m->path : "",
+        copies_note (m, copies, sizeof (copies)));
   }
   if (c->ref_mode == MODE_C) {
     /* scenario 2 and its diagnosis: everything over c, a first */
@@ -79,6 +95,7 @@ s2_print_config (S2Config * c)
         s2_print_ratio (c, c->modes[j], c->ref_mode);
     /* scenario 3: the bridge against the raw-API limit */
     if (c->modes == s3_modes) {
+      s2_print_ratio (c, MODE_CV_A, MODE_CV_AB);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D2);
     }
@@ -204,7 +221,8 @@ mode_stats_names (ModeResult * m, gint j)
     m->stats_name[1] = NULL;
   else if (j == MODE_A2)
     m->stats_name[0] = NULL;
-  else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_S6_A) {
+  else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_CV_AB ||
+      j == MODE_S6_A) {
     m->stats_name[0] = "cudatovulkan";
     m->stats_name[1] = NULL;
   } else if (j == MODE_S5_A || j == MODE_S5_C) {

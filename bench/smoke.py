@@ -88,6 +88,13 @@ def check_mode(cfg, key, sim, name, want_syncs=None):
               where + ': ' + field + ' has no values')
     check(m['element_stats_as_expected'] is True,
           where + ': element stats: %s' % m.get('element_stats_note'))
+    if 'copies_per_frame' in m:
+        # the bridge copies every frame once (no zero-copy pool upstream)
+        check(m['copies_per_frame'] == 1,
+              where + ': copies per frame %s' % m['copies_per_frame'])
+    if key == 'a_binary' and not sim:
+        check(m.get('bridge_path') == 'GPU (binary semaphores)',
+              where + ': path %s' % m.get('bridge_path'))
     if sim and want_syncs is not None:
         syncs = m['sim_producer_thread_cpu_syncs_per_frame']['all']
         check(all(abs(v - want_syncs) < 1e-9 for v in syncs),
@@ -103,7 +110,7 @@ def s2_syncs(key):
 
 S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8',
              'a4_poll')
-S3_MODES = ('a', 'b', 'c', 'd', 'd_stall')
+S3_MODES = ('a', 'a_binary', 'b', 'c', 'd', 'd_stall')
 
 
 def check_s3_raw(doc, name):
