@@ -184,9 +184,10 @@ typedef struct
 {
   guint n;                      /* pipelines at once */
   guint gpu_us;
+  gint mode;                    /* MODE_S6_A, or MODE_CV_D (raw instances) */
   gchar *status, *reason;
   GArray *agg_fps, *proc_cpu_us, *min_fps, *max_fps;
-  S2Config *pipes;              /* n of them, mode MODE_S6_A */
+  S2Config *pipes;              /* n of them, mode @mode */
   gboolean stats_ok;
   gchar *stats_note;
   const gchar *path;

@@ -112,6 +112,12 @@ run_record (Run * run, ModeResult * m)
     series_add (m->kernel_us, series_median (run->kern_us));
   if (b->sim_thread_cpu_syncs)
     series_add (m->sim_syncs, (gdouble) run->sim_syncs / n_meas);
+  /* scenario 6 aggregates the pipelines' windows */
+  m->last_t[0] = run->t_start;
+  m->last_t[1] = run->t_end;
+  m->last_cpu[0] = run->cpu_start;
+  m->last_cpu[1] = run->cpu_end;
+  m->last_frames = n_meas;
 }
 
 /* ------------------------------------------------------------------ */
@@ -569,7 +575,7 @@ expect_bridge_stats (const GstStructure * st, const gchar * element,
 
 /* scenario 6: wait until every pipeline is ready to start its producer
  * (a pipeline that failed before arrives too, from its exit path) */
-static void
+void
 gate_arrive (StartGate * g, gboolean wait)
 {
   gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
@@ -786,11 +792,6 @@ run_finish (Run * run, ModeResult * m)
 
   g_mutex_lock (&b->lock);
   run_record (run, m);
-  m->last_t[0] = run->t_start;
-  m->last_t[1] = run->t_end;
-  m->last_cpu[0] = run->cpu_start;
-  m->last_cpu[1] = run->cpu_end;
-  m->last_frames = run->total - run->warmup;
   if (m->sig_stats)
     gst_structure_free (m->sig_stats);
   if (m->wait_stats)

@@ -109,8 +109,12 @@ gboolean run_failed           (Run * run);
 /* the measured window: opened at the consumer's end of the last warm-up
  * frame, closed at its end of the last frame */
 void     run_window           (Run * run, guint frame);
-/* appends a finished run's measurements to @m (under b->lock) */
+/* appends a finished run's measurements to @m (under b->lock), and
+ * keeps its window in m->last_* */
 void     run_record           (Run * run, ModeResult * m);
+/* scenario 6: arrive at the start gate; @wait: until every pipeline has
+ * (30 s at most) */
+void     gate_arrive          (StartGate * g, gboolean wait);
 
 gboolean expect_stat          (const GstStructure * st, const gchar * field,
                                guint64 want, GString * note, const gchar * element);

@@ -855,6 +855,9 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
 
   ok = d_open (&d, b, error) && d_slots_setup (&d, error) &&
       d_record_all (&d, error);
+  /* scenario 6: start with the other instances (a failed one arrives too) */
+  if (cfg->gate)
+    gate_arrive (cfg->gate, ok);
   if (ok) {
     d_frames (&d);
     ok = d_results (&d, &cfg->m[mode], error);

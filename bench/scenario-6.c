@@ -4,7 +4,10 @@
  *
  * Scenario 6, scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a at once,
  * each with its own producer thread, buffer pool, stream and recycler, all
- * on the bench's Vulkan device, producers started together.
+ * on the bench's Vulkan device, producers started together; and as many
+ * instances of scenario 3's raw-API mode d at once (the N-stream raw
+ * limit: no GStreamer, each with its own CUDA stream and producer and
+ * consumer threads, submitting to the bench device's one queue).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -25,6 +28,7 @@ typedef struct
   RunInputs in;
   EvPair pairs[S6_PAIRS];
   TestSem *ts_p;
+  gint mode;                    /* of the configuration running */
   gboolean ok;
   gchar *error;
 } S6Job;
@@ -38,11 +42,14 @@ json_s6 (Bench * b, JsonBuilder * jb)
   jb_obj (jb, "scenario6_scaling");
   jb_str (jb, "status", S->status);
   jb_str (jb, "reason", S->reason);
-  jb_str (jb, "what", "N pipelines of scenario 3 mode a (producer acquire "
-      "point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
+  jb_str (jb, "what", "mode a: N pipelines of scenario 3 mode a (producer "
+      "acquire point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
       "1920x1080 RGBA), each with its own producer thread, buffer pool, "
       "stream and recycler, all on the bench's Vulkan device, producers "
-      "started together");
+      "started together; mode d: N instances of scenario 3's raw-API mode "
+      "d at once (the N-stream raw limit), each with its own CUDA stream, "
+      "producer and consumer thread, all submitting to the bench device's "
+      "queue");
   jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames / "
       "(last pipeline's end - first pipeline's start); "
       "process_cpu_us_per_frame: process CPU over the same window / those "
@@ -55,12 +62,17 @@ json_s6 (Bench * b, JsonBuilder * jb)
     S6Config *c = g_ptr_array_index (S->configs, i);
     S6Config *one = NULL;
 
+    S6Config *raw = NULL;
+
     for (j = 0; j < S->configs->len; j++) {
       S6Config *o = g_ptr_array_index (S->configs, j);
-      if (o->n == 1 && o->gpu_us == c->gpu_us)
+      if (o->n == 1 && o->gpu_us == c->gpu_us && o->mode == c->mode)
         one = o;
+      if (o->n == c->n && o->gpu_us == c->gpu_us && o->mode == MODE_CV_D)
+        raw = o;
     }
     jb_obj (jb, NULL);
+    jb_str (jb, "mode", mode_key[c->mode]);
     jb_int (jb, "pipelines", c->n);
     jb_int (jb, "width", 1920);
     jb_int (jb, "height", 1080);
@@ -69,7 +81,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
     jb_str (jb, "status", c->status);
     jb_str (jb, "reason", c->reason);
     jb_int (jb, "frames_per_pipeline_per_repetition", c->pipes ?
-        c->pipes[0].m[MODE_S6_A].frames : 0);
+        c->pipes[0].m[c->mode].frames : 0);
     jb_series (jb, "aggregate_fps", c->agg_fps);
     jb_series (jb, "process_cpu_us_per_frame", c->proc_cpu_us);
     jb_series (jb, "min_pipeline_fps", c->min_fps);
@@ -80,6 +92,10 @@ json_s6 (Bench * b, JsonBuilder * jb)
     jb_num (jb, "process_cpu_per_frame_over_1_pipeline_median", one ?
         ratio (series_median (c->proc_cpu_us),
             series_median (one->proc_cpu_us)) : NAN);
+    if (c->mode == MODE_S6_A)
+      jb_num (jb, "aggregate_fps_over_raw_median", raw ?
+          ratio (series_median (c->agg_fps), series_median (raw->agg_fps)) :
+          NAN);
     jb_str (jb, "bridge_path", c->path);
     jb_bool (jb, "element_stats_as_expected", c->stats_ok);
     jb_str (jb, "element_stats_note", c->stats_note);
@@ -94,7 +110,10 @@ s6_worker (gpointer data)
 {
   S6Job *j = data;
 
-  j->ok = s2_run_once (j->b, j->cfg, MODE_S6_A, &j->in, &j->error);
+  if (j->mode == MODE_CV_D)
+    j->ok = s3d_run_once (j->b, j->cfg, MODE_CV_D, &j->in, &j->error);
+  else
+    j->ok = s2_run_once (j->b, j->cfg, MODE_S6_A, &j->in, &j->error);
   return NULL;
 }
 
@@ -228,13 +247,14 @@ s6_jobs_clear (Bench * b, S6Job * jobs)
 }
 
 static S6Config *
-s6_config_new (Bench * b, guint n, guint gpu_us)
+s6_config_new (Bench * b, guint n, guint gpu_us, gint mode)
 {
   S6Config *c = g_new0 (S6Config, 1);
   guint i, k;
 
   c->n = n;
   c->gpu_us = gpu_us;
+  c->mode = mode;
   c->status = g_strdup ("not run");
   c->agg_fps = series_new ();
   c->proc_cpu_us = series_new ();
@@ -251,10 +271,10 @@ s6_config_new (Bench * b, guint n, guint gpu_us)
     pc->gpu_us = c->gpu_us;
     for (k = 0; k < N_ALL_MODES; k++)
       mode_result_init (&pc->m[k]);
-    pc->m[MODE_S6_A].frames = s34_frames (b, c->gpu_us, 1920);
-    pc->m[MODE_S6_A].warmup = b->opt.quick ? 3 : 8;
-    pc->m[MODE_S6_A].stats_name[0] = "cudatovulkan";
-    pc->m[MODE_S6_A].stats_name[1] = NULL;
+    pc->m[mode].frames = s34_frames (b, c->gpu_us, 1920);
+    pc->m[mode].warmup = b->opt.quick ? 3 : 8;
+    pc->m[mode].stats_name[0] = mode == MODE_S6_A ? "cudatovulkan" : NULL;
+    pc->m[mode].stats_name[1] = NULL;
   }
   return c;
 }
@@ -274,6 +294,7 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
   gate->n = c->n;
   for (i = 0; i < c->n; i++) {
     jobs[i].cfg = &c->pipes[i];
+    jobs[i].mode = c->mode;
     c->pipes[i].gate = gate;
     g_clear_pointer (&jobs[i].error, g_free);
     th[i] = g_thread_new ("bench-s6", s6_worker, &jobs[i]);
@@ -281,7 +302,7 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
   for (i = 0; i < c->n; i++)
     g_thread_join (th[i]);
   for (i = 0; i < c->n; i++) {
-    ModeResult *m = &c->pipes[i].m[MODE_S6_A];
+    ModeResult *m = &c->pipes[i].m[c->mode];
     gdouble f;
 
     if (!jobs[i].ok) {
@@ -341,7 +362,8 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
   if (bench_time_is_up (&b->wd)) {
     set_str (b, &c->status, "skipped");
     set_str (b, &c->reason, "time limit reached (--time-limit)");
-    g_print ("  %9u %4.0f skipped, time limit reached\n", c->n,
+    g_print ("  %4s %9u %4.0f skipped, time limit reached\n",
+        mode_key[c->mode], c->n,
         c->gpu_us / 1000.0);
     return TRUE;
   }
@@ -355,7 +377,8 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
   g_cond_clear (&gate.cond);
   set_str (b, &c->status, cfg_ok ? "ok" : "failed");
   if (cfg_ok) {
-    g_print ("  %9u %4.0f %9.0f %9.0f %9.0f %11.1f %9.2f%s%s\n", c->n,
+    g_print ("  %4s %9u %4.0f %9.0f %9.0f %9.0f %11.1f %9.2f%s%s\n",
+        mode_key[c->mode], c->n,
         c->gpu_us / 1000.0, series_median (c->agg_fps),
         series_median (c->min_fps), series_median (c->max_fps),
         series_median (c->proc_cpu_us), ratio (series_median (c->agg_fps),
@@ -375,25 +398,30 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
 {
   static const guint counts[] = { 1, 2, 4, 8 };
   static const guint work_full[] = { 0, 5000 }, work_quick[] = { 0 };
+  static const gint modes[] = { MODE_S6_A, MODE_CV_D };
   S6Result *S = &b->r.s6;
   const guint *work = b->opt.quick ? work_quick : work_full;
   guint n_work = b->opt.quick ? 1 : 2, n_counts = b->opt.quick ? 2 : 4;
   gboolean all_ok = TRUE;
-  guint wi, ci;
+  guint wi, ci, mi;
 
   g_mutex_lock (&b->lock);
+  /* per GPU work: a for 1, 2, 4, 8 pipelines, then d for as many */
   for (wi = 0; wi < n_work; wi++)
-    for (ci = 0; ci < n_counts; ci++)
-      g_ptr_array_add (S->configs, s6_config_new (b, counts[ci], work[wi]));
+    for (mi = 0; mi < G_N_ELEMENTS (modes); mi++)
+      for (ci = 0; ci < n_counts; ci++)
+        g_ptr_array_add (S->configs, s6_config_new (b, counts[ci], work[wi],
+                modes[mi]));
   g_mutex_unlock (&b->lock);
   set_str (b, &S->status, "running");
 
-  g_print ("  %9s %4s %9s %9s %9s %11s %9s\n", "pipelines", "gpu", "agg-fps",
-      "min-pipe", "max-pipe", "proc-cpu", "agg-fps/");
-  g_print ("  %9s %4s %9s %9s %9s %11s %9s\n", "", "ms", "median", "fps",
-      "fps", "us/frame", "1 pipe");
+  g_print ("  %4s %9s %4s %9s %9s %9s %11s %9s\n", "mode", "pipelines", "gpu",
+      "agg-fps", "min-pipe", "max-pipe", "proc-cpu", "agg-fps/");
+  g_print ("  %4s %9s %4s %9s %9s %9s %11s %9s\n", "", "", "ms", "median",
+      "fps", "fps", "us/frame", "1 pipe");
   for (ci = 0; ci < S->configs->len; ci++) {
     S6Config *c = g_ptr_array_index (S->configs, ci);
+    /* the same mode and GPU work with 1 pipeline */
     S6Config *one = g_ptr_array_index (S->configs, (ci / n_counts) *
         n_counts);
 

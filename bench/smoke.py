@@ -134,8 +134,9 @@ def check_s3_raw(doc, name):
 
 
 def check_s6(doc, n_configs, name):
-    """Scenario 6: ok with n_configs configurations (1, 2, ... pipelines),
-    or skipped with a reason."""
+    """Scenario 6: ok with n_configs configurations of each mode (a: the
+    pipelines, d: the raw instances; 1, 2, ... of them), or skipped with a
+    reason."""
     s = doc.get('scenario6_scaling')
     check(isinstance(s, dict), '%s: scenario6_scaling missing' % name)
     if not isinstance(s, dict):
@@ -147,12 +148,18 @@ def check_s6(doc, n_configs, name):
         print('%s: scenario6_scaling skipped: %s' % (name, s.get('reason')))
         return
     ran = [c for c in s['configs'] if c['status'] != 'skipped']
-    check(len(ran) == n_configs, '%s: scenario 6: %d configurations ran, expected %d'
-          % (name, len(ran), n_configs))
-    check(sorted(c['pipelines'] for c in ran)[:2] == [1, 2],
-          '%s: scenario 6 pipeline counts %s' % (name, [c['pipelines'] for c in ran]))
+    for mode in ('a', 'd'):
+        of = [c['pipelines'] for c in ran if c.get('mode') == mode]
+        check(len(of) == n_configs, '%s: scenario 6 mode %s: %d configurations '
+              'ran, expected %d' % (name, mode, len(of), n_configs))
+        check(sorted(of)[:2] == [1, 2], '%s: scenario 6 mode %s pipeline '
+              'counts %s' % (name, mode, of))
     for c in ran:
-        where = '%s: scenario 6, %d pipelines' % (name, c['pipelines'])
+        where = '%s: scenario 6 mode %s, %d pipelines' % (name, c.get('mode'),
+                                                         c['pipelines'])
+        if c.get('mode') == 'a':
+            check(number(c.get('aggregate_fps_over_raw_median')),
+                  where + ': aggregate_fps_over_raw_median')
         check(c['status'] == 'ok', where + ': status %s (%s)' % (c['status'], c.get('reason')))
         for field in ('aggregate_fps', 'process_cpu_us_per_frame',
                       'min_pipeline_fps', 'max_pipeline_fps'):
