@@ -252,6 +252,11 @@ typedef struct
    * every element of every pipeline by the bus handler */
   GMutex vk_lock;
   GstContext *vk_ctx[2];
+  /* mode d's queue, one object for every instance: its submit lock
+   * serialises their vkQueueSubmit calls (scenario 6 runs several at once;
+   * gst_vulkan_device_get_queue() returns a new object, with a lock of its
+   * own, on every call) */
+  struct _GstVulkanQueue *raw_queue;
 } Bench;
 
 /* results.c: the results' set-up and their JSON document */

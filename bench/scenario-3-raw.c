@@ -251,7 +251,11 @@ d_open (DCtx * d, Bench * b, gchar ** error)
       d->family = i;
       break;
     }
-  d->queue = gst_vulkan_device_get_queue (d->device, d->family, 0);
+  g_mutex_lock (&b->vk_lock);
+  if (!b->raw_queue)
+    b->raw_queue = gst_vulkan_device_get_queue (d->device, d->family, 0);
+  d->queue = b->raw_queue ? gst_object_ref (b->raw_queue) : NULL;
+  g_mutex_unlock (&b->vk_lock);
   d->get_mem_fd = (PFN_vkGetMemoryFdKHR) vkGetDeviceProcAddr (d->dev,
       "vkGetMemoryFdKHR");
   d->get_sem_fd = (PFN_vkGetSemaphoreFdKHR) vkGetDeviceProcAddr (d->dev,
