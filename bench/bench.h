@@ -73,6 +73,8 @@ enum
   MODE_S5_C,
   /* scenario 6: scenario 3 mode a, N pipelines at once */
   MODE_S6_A,
+  /* scenario 6: a with the producer's memory carrying its stream (1.24+) */
+  MODE_S6_AM,
   N_ALL_MODES
 };
 
@@ -184,7 +186,8 @@ typedef struct
 {
   guint n;                      /* pipelines at once */
   guint gpu_us;
-  gint mode;                    /* MODE_S6_A, or MODE_CV_D (raw instances) */
+  gint mode;                    /* MODE_S6_A, MODE_S6_AM, or MODE_CV_D (raw
+                                 * instances) */
   gchar *status, *reason;
   GArray *agg_fps, *proc_cpu_us, *min_fps, *max_fps;
   S2Config *pipes;              /* n of them, mode @mode */

@@ -610,7 +610,7 @@ run_configure (Run * run, const RunInputs * in)
   run->poll = mode == MODE_A4;
   run->wall = mode >= MODE_CV_A;
   if ((mode >= MODE_CV_A && mode <= MODE_CV_AB) || mode == MODE_S5_A ||
-      mode == MODE_S5_C || mode == MODE_S6_A)
+      mode == MODE_S5_C || mode == MODE_S6_A || mode == MODE_S6_AM)
     run->pending = g_async_queue_new ();
   run->sink_event = mode == MODE_S5_A || mode == MODE_S5_C;
 }
@@ -633,6 +633,7 @@ build_scenario_chain (Run * run, GstElement ** chain, guint * n,
     case MODE_CV_C:
     case MODE_CV_AB:
     case MODE_S6_A:
+    case MODE_S6_AM:
       return s3_build_chain (run, chain, n, error);
     case MODE_VC_A:
     case MODE_VC_B:
@@ -766,6 +767,7 @@ check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
     case MODE_CV_C:
     case MODE_CV_AB:
     case MODE_S6_A:
+    case MODE_S6_AM:
       return s3_check_stats (run, ss, note, path);
     case MODE_S5_A:
     case MODE_S5_C:

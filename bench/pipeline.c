@@ -147,8 +147,9 @@ cuda_caps (const gchar * format, gint width, gint height)
   return caps;
 }
 
-GstBufferPool *
-new_pool (Bench * b, GstCaps * caps, guint n_buffers, gchar ** error)
+static GstBufferPool *
+pool_new (Bench * b, GstCaps * caps, guint n_buffers, gpointer stream,
+    gchar ** error)
 {
   GstBufferPool *pool = gst_cuda_buffer_pool_new (b->ctx);
   GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -163,6 +164,10 @@ new_pool (Bench * b, GstCaps * caps, guint n_buffers, gchar ** error)
   gst_buffer_pool_config_set_params (config, caps, info.size, n_buffers,
       n_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (stream)
+    gst_buffer_pool_config_set_cuda_stream (config, stream);
+#endif
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     *error = g_strdup_printf ("could not set up a GstCudaBufferPool of %u "
@@ -172,6 +177,21 @@ new_pool (Bench * b, GstCaps * caps, guint n_buffers, gchar ** error)
   }
   return pool;
 }
+
+GstBufferPool *
+new_pool (Bench * b, GstCaps * caps, guint n_buffers, gchar ** error)
+{
+  return pool_new (b, caps, n_buffers, NULL, error);
+}
+
+#if GST_CHECK_VERSION(1, 24, 0)
+GstBufferPool *
+new_pool_with_stream (Bench * b, GstCaps * caps, guint n_buffers,
+    GstCudaStream * stream, gchar ** error)
+{
+  return pool_new (b, caps, n_buffers, stream, error);
+}
+#endif
 
 /* stream-start, caps and segment on a linked, active source pad */
 gboolean

@@ -37,6 +37,12 @@ GstPad *        any_pad_new            (GstPadDirection direction);
 GstCaps *       cuda_caps              (const gchar * format, gint width, gint height);
 GstBufferPool * new_pool               (Bench * b, GstCaps * caps, guint n_buffers,
                                         gchar ** error);
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+/* the same, whose memory carries @stream (the pool config's stream) */
+GstBufferPool * new_pool_with_stream   (Bench * b, GstCaps * caps, guint n_buffers,
+                                        GstCudaStream * stream, gchar ** error);
+#endif
 void            pool_free              (GstBufferPool * pool);
 /* stream-start, caps and segment on a linked, active source pad */
 gboolean        push_initial_events    (GstPad * src, GstCaps * caps, gchar ** error);

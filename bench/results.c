@@ -17,7 +17,7 @@
 
 const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
   "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a_binary", "a", "b", "d", "d_stall", "a", "c",
-  "a"
+  "a", "a_memory_stream"
 };
 
 const gchar *const mode_desc[N_ALL_MODES] = {
@@ -82,6 +82,10 @@ const gchar *const mode_desc[N_ALL_MODES] = {
   "scenario 3 mode a (producer acquire point -> cudatovulkan ! queue ! "
       "vulkandownload ! fakesink), one of N pipelines running at once on "
       "the shared Vulkan device",
+  "as a, but the producer writes on a GstCudaStream that its pool sets on "
+      "the memory (GStreamer 1.24+, as upstream CUDA producers do): "
+      "cudatovulkan then works on that stream, one CUDA stream per pipeline "
+      "instead of two",
 };
 
 const gint s2_modes[2] = { MODE_A, MODE_C };
@@ -413,6 +417,8 @@ json_environment (Bench * b, JsonBuilder * jb)
   v = gst_version_string ();
   jb_str (jb, "gstreamer", v);
   g_free (v);
+  /* the minor version the bench was built against (which modes exist) */
+  jb_int (jb, "gstreamer_build_minor", GST_VERSION_MINOR);
   jb_int (jb, "online_cpus", sysconf (_SC_NPROCESSORS_ONLN));
   jb_str (jb, "kernel_build", bench_kernel_build_info);
   jb_obj_end (jb);

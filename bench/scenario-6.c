@@ -28,6 +28,12 @@ typedef struct
   RunInputs in;
   EvPair pairs[S6_PAIRS];
   TestSem *ts_p;
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* mode a_memory_stream: the producer writes on @stream, which its
+   * pool's memory carries (in_mem: the same inputs with that pool) */
+  GstCudaStream *stream;
+  RunInputs in_mem;
+#endif
   gint mode;                    /* of the configuration running */
   gboolean ok;
   gchar *error;
@@ -46,7 +52,9 @@ json_s6 (Bench * b, JsonBuilder * jb)
       "acquire point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
       "1920x1080 RGBA), each with its own producer thread, buffer pool, "
       "stream and recycler, all on the bench's Vulkan device, producers "
-      "started together; mode d: N instances of scenario 3's raw-API mode "
+      "started together; mode a_memory_stream (GStreamer 1.24+): a with "
+      "the producer writing on a GstCudaStream that its pool's memory "
+      "carries, which cudatovulkan then works on; mode d: N instances of scenario 3's raw-API mode "
       "d at once (the N-stream raw limit), each with its own CUDA stream, "
       "producer and consumer thread, all submitting to the bench device's "
       "queue");
@@ -92,7 +100,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
     jb_num (jb, "process_cpu_per_frame_over_1_pipeline_median", one ?
         ratio (series_median (c->proc_cpu_us),
             series_median (one->proc_cpu_us)) : NAN);
-    if (c->mode == MODE_S6_A)
+    if (c->mode != MODE_CV_D)
       jb_num (jb, "aggregate_fps_over_raw_median", raw ?
           ratio (series_median (c->agg_fps), series_median (raw->agg_fps)) :
           NAN);
@@ -112,6 +120,10 @@ s6_worker (gpointer data)
 
   if (j->mode == MODE_CV_D)
     j->ok = s3d_run_once (j->b, j->cfg, MODE_CV_D, &j->in, &j->error);
+#if GST_CHECK_VERSION(1, 24, 0)
+  else if (j->mode == MODE_S6_AM)
+    j->ok = s2_run_once (j->b, j->cfg, MODE_S6_AM, &j->in_mem, &j->error);
+#endif
   else
     j->ok = s2_run_once (j->b, j->cfg, MODE_S6_A, &j->in, &j->error);
   return NULL;
@@ -221,6 +233,16 @@ s6_jobs_setup (Bench * b, S6Job * jobs, FrameWriter writer, gchar ** error)
     gst_cuda_context_pop (NULL);
     if (r != CUDA_SUCCESS)
       *error = cu_error ("cuStreamCreate/cuEventCreate", r);
+#if GST_CHECK_VERSION(1, 24, 0)
+    if (!*error && !(j->stream = gst_cuda_stream_new (b->ctx)))
+      *error = g_strdup ("gst_cuda_stream_new failed");
+    if (*error)
+      break;
+    j->in_mem = j->in;
+    j->in_mem.pstream = gst_cuda_stream_get_handle (j->stream);
+    j->in_mem.pool = new_pool_with_stream (b, caps, b->opt.in_flight,
+        j->stream, error);
+#endif
   }
   gst_caps_unref (caps);
   return *error == NULL;
@@ -235,6 +257,14 @@ s6_jobs_clear (Bench * b, S6Job * jobs)
     S6Job *j = &jobs[i];
 
     pool_free (j->in.pool);
+#if GST_CHECK_VERSION(1, 24, 0)
+    pool_free (j->in_mem.pool);
+    if (j->stream && gst_cuda_context_push (b->ctx)) {
+      CuStreamSynchronize (gst_cuda_stream_get_handle (j->stream));
+      gst_cuda_context_pop (NULL);
+    }
+    gst_clear_cuda_stream (&j->stream);
+#endif
     producer_teardown (b, j->in.pstream, j->pairs, S6_PAIRS);
     if (j->in.free_pairs)
       g_async_queue_unref (j->in.free_pairs);
@@ -273,7 +303,7 @@ s6_config_new (Bench * b, guint n, guint gpu_us, gint mode)
       mode_result_init (&pc->m[k]);
     pc->m[mode].frames = s34_frames (b, c->gpu_us, 1920);
     pc->m[mode].warmup = b->opt.quick ? 3 : 8;
-    pc->m[mode].stats_name[0] = mode == MODE_S6_A ? "cudatovulkan" : NULL;
+    pc->m[mode].stats_name[0] = mode != MODE_CV_D ? "cudatovulkan" : NULL;
     pc->m[mode].stats_name[1] = NULL;
   }
   return c;
@@ -398,7 +428,12 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
 {
   static const guint counts[] = { 1, 2, 4, 8 };
   static const guint work_full[] = { 0, 5000 }, work_quick[] = { 0 };
-  static const gint modes[] = { MODE_S6_A, MODE_CV_D };
+  static const gint modes[] = { MODE_S6_A,
+#if GST_CHECK_VERSION(1, 24, 0)
+    MODE_S6_AM,
+#endif
+    MODE_CV_D
+  };
   S6Result *S = &b->r.s6;
   const guint *work = b->opt.quick ? work_quick : work_full;
   guint n_work = b->opt.quick ? 1 : 2, n_counts = b->opt.quick ? 2 : 4;

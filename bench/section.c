@@ -222,7 +222,7 @@ mode_stats_names (ModeResult * m, gint j)
   else if (j == MODE_A2)
     m->stats_name[0] = NULL;
   else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_CV_AB ||
-      j == MODE_S6_A) {
+      j == MODE_S6_A || j == MODE_S6_AM) {
     m->stats_name[0] = "cudatovulkan";
     m->stats_name[1] = NULL;
   } else if (j == MODE_S5_A || j == MODE_S5_C) {

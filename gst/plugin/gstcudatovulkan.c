@@ -152,9 +152,14 @@ static gboolean
 gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-  /* the base class first lets the stream's work finish */
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  gboolean ret;
 
+  /* first the held inputs: their events come after every copy made on an
+   * input's own stream (work_stream()), which the base class does not
+   * know; then the base class lets the element's stream finish and drops
+   * the frames */
+  g_clear_pointer (&self->releaser, gst_cuda_sync_releaser_free);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   releaser_stop (self);
   return ret;
 }
@@ -329,11 +334,35 @@ releaser_stop (GstCudaToVulkan * self)
   g_clear_pointer (&self->free_events, g_async_queue_unref);
 }
 
-/* GPU path, copy out of @inbuf enqueued on the stream: keep @inbuf until
+/* Where a frame's CUDA work goes. On GStreamer 1.24+, the input memory's
+ * own stream when it carries one and the input is then held until the copy
+ * has run (no release point; the held input's event is what stop() waits
+ * for): the producer's work is ordered before the copy with no event, and
+ * a pipeline keeps one CUDA stream instead of two. That matters: the GPU
+ * has CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default) for all
+ * streams, and streams that share one are serialised, each semaphore wait
+ * holding up the others (seen on the H200 with 8 pipelines: 4.0x one
+ * pipeline's frames/s with two streams each, see docs/benchmarks.md).
+ * Otherwise the element's own stream, ordered after the memory's pending
+ * work by an event. */
+static CUstream
+work_stream (GstCudaToVulkan * self, GstCudaMemory * cmem, gboolean gpu,
+    GstCudaSyncMeta * meta)
+{
+  CUstream mem_stream = gst_cuda_sync_memory_get_stream (GST_MEMORY_CAST
+      (cmem));
+
+  if (mem_stream && !(gpu && meta && gst_cuda_sync_meta_get_release (meta,
+              NULL)))
+    return mem_stream;
+  return BRIDGE (self)->stream;
+}
+
+/* GPU path, copy out of @inbuf enqueued on @stream: keep @inbuf until
  * that copy has completed (see the class documentation). */
 static gboolean
 hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
-    GError ** error)
+    CUstream stream, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncEvent *ev;
@@ -350,7 +379,7 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
   /* blocking-sync: the releaser sleeps instead of spinning */
   if (!ev && !(ev = gst_cuda_sync_event_new (b->cuda, TRUE, error)))
     return FALSE;
-  if (!gst_cuda_sync_event_record (ev, b->stream, error)) {
+  if (!gst_cuda_sync_event_record (ev, stream, error)) {
     gst_cuda_sync_event_unref (ev);
     return FALSE;
   }
@@ -363,26 +392,26 @@ hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
 }
 
 /* The incoming buffer's acquire points (an upstream cudasemsignal's),
- * waited for on the element's stream, on the GPU */
+ * waited for on @stream, on the GPU */
 static gboolean
 wait_acquire_points (GstCudaToVulkan * self, GstCudaSyncMeta * meta,
-    GError ** error)
+    CUstream stream, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   guint n_waits = 0;
 
-  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, b->cuda, b->stream,
+  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, b->cuda, stream,
           GST_CUDA_SYNC_FLAG_NONE, &n_waits, error))
     return FALSE;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, n_waits);
   return TRUE;
 }
 
-/* The CUDA half: copies @cmem into @f's planes on the element's stream,
- * after the producer's pending work */
+/* The CUDA half: copies @cmem into @f's planes on @stream, after the
+ * producer's pending work */
 static gboolean
 copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
-    GstCudaVkFrame * f, GError ** error)
+    GstCudaVkFrame * f, CUstream stream, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstVideoInfo *info = IN_INFO (self);
@@ -391,7 +420,7 @@ copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
   guint i;
 
   /* 1.24+: the producer's work on the memory's own stream may be pending */
-  if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), b->stream,
+  if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), stream,
           error))
     return FALSE;
   if (!gst_memory_map (GST_MEMORY_CAST (cmem), &map,
@@ -415,7 +444,7 @@ copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
     wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    ok = gst_cuda_vk_copy_2d (b, p->cuda_ptr, p->pitch,
+    ok = gst_cuda_vk_copy_2d (stream, p->cuda_ptr, p->pitch,
         (CUdeviceptr) map.data + GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
         GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i), wbytes, h, error);
   }
@@ -539,28 +568,29 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
+  CUstream stream = work_stream (self, cmem, gpu, meta);
 
-  if (meta && !wait_acquire_points (self, meta, error))
+  if (meta && !wait_acquire_points (self, meta, stream, error))
     return FALSE;
-  if (!copy_into_frame (self, cmem, f, error))
+  if (!copy_into_frame (self, cmem, f, stream, error))
     return FALSE;
   if (!gpu) {
     /* Vulkan cannot wait on the GPU: make the copy complete first (a host
      * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
-    return gst_cuda_vk_bridge_cpu_sync (b, error);
+    return gst_cuda_vk_bridge_cpu_sync (b, stream, error);
   }
   /* before the signal: a failure here leaves the frame's semaphore
    * unsignalled, so the frame stays reusable */
-  if (!hold_input (self, inbuf, meta, error))
+  if (!hold_input (self, inbuf, meta, stream, error))
     return FALSE;
   /* the timeline's next value; or the frame's own binary semaphore, which
    * the pool handed out only once the Vulkan wait on its previous signal
    * had completed */
   if (b->timeline) {
-    if (!gst_cuda_semaphore_signal (b->timeline->sem, b->stream, value,
+    if (!gst_cuda_semaphore_signal (b->timeline->sem, stream, value,
             error))
       return FALSE;
-  } else if (!gst_cuda_vk_semaphore_signal (f->sem, b->stream, error)) {
+  } else if (!gst_cuda_vk_semaphore_signal (f->sem, stream, error)) {
     return FALSE;
   }
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);

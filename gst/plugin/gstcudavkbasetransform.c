@@ -87,7 +87,7 @@ gst_cuda_vk_base_transform_stop (GstBaseTransform * trans)
   /* stop is not a streaming thread: let the enqueued GPU work finish
    * before what it uses goes away */
   if (priv->bridge.cuda && priv->bridge.stream)
-    gst_cuda_vk_bridge_cpu_sync (&priv->bridge, NULL);
+    gst_cuda_vk_bridge_cpu_sync (&priv->bridge, priv->bridge.stream, NULL);
   gst_cuda_vk_clear_pool (&priv->pool);
   return TRUE;
 }

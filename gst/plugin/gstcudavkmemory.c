@@ -327,7 +327,7 @@ gst_cuda_vk_plane_free (GstCudaContext * cuda, GstVulkanDevice * device,
 }
 
 gboolean
-gst_cuda_vk_copy_2d (GstCudaVkBridge * b, CUdeviceptr dst, gsize dst_pitch,
+gst_cuda_vk_copy_2d (CUstream stream, CUdeviceptr dst, gsize dst_pitch,
     CUdeviceptr src, gsize src_pitch, gsize width_bytes, gsize height,
     GError ** error)
 {
@@ -343,7 +343,7 @@ gst_cuda_vk_copy_2d (GstCudaVkBridge * b, CUdeviceptr dst, gsize dst_pitch,
   p.dstPitch = dst_pitch;
   p.WidthInBytes = width_bytes;
   p.Height = height;
-  r = CuMemcpy2DAsync (&p, b->stream);
+  r = CuMemcpy2DAsync (&p, stream);
   return gst_cuda_sync_check_result (r, "cuMemcpy2DAsync", error);
 }
 

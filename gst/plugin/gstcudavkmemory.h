@@ -42,9 +42,9 @@ gboolean gst_cuda_vk_plane_alloc_buffer  (GstCudaVkBridge * b, GstCudaVkPlane * 
 void     gst_cuda_vk_plane_free          (GstCudaContext * cuda, GstVulkanDevice * device,
                                           GstCudaVkPlane * plane);
 
-/* Enqueues a copy of @n_planes planes on the bridge's stream; 2D copies with
- * the given pitches. */
-gboolean gst_cuda_vk_copy_2d             (GstCudaVkBridge * b, CUdeviceptr dst,
+/* Enqueues a 2D copy (one plane, the given pitches) on @stream (context
+ * pushed) */
+gboolean gst_cuda_vk_copy_2d             (CUstream stream, CUdeviceptr dst,
                                           gsize dst_pitch, CUdeviceptr src,
                                           gsize src_pitch, gsize width_bytes,
                                           gsize height, GError ** error);

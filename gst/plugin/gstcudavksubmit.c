@@ -15,7 +15,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
 gboolean
-gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, GError ** error)
+gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, CUstream stream,
+    GError ** error)
 {
   CUresult r;
 
@@ -24,7 +25,7 @@ gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, GError ** error)
         "Could not make the CUDA context current");
     return FALSE;
   }
-  r = CuStreamSynchronize (b->stream);
+  r = CuStreamSynchronize (stream);
   gst_cuda_context_pop (NULL);
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
   return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);

@@ -679,7 +679,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
     wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    if (!gst_cuda_vk_copy_2d (b, (CUdeviceptr) map.data +
+    if (!gst_cuda_vk_copy_2d (b->stream, (CUdeviceptr) map.data +
             GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
             GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i),
             s->staging.cuda_ptr + s->offset[i], s->pitch[i], wbytes, h,
