@@ -3,8 +3,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * cudatovulkan's output pool: frames of exportable linear images (or
- * buffers) imported into CUDA, each with its binary semaphore, handed out
- * again only once downstream's GPU work on them has completed.
+ * buffers) imported into CUDA, each with its binary semaphore (1.22) or,
+ * on 1.24 to 1.28, each image with a Vulkan timeline semaphore in its
+ * barrier state (image_add_timeline()), handed out again only once
+ * downstream's GPU work on them has completed.
  *
  * Locks: pool->lock guards the released frames, the frame count and the
  * trash list; it is held only briefly and never while waiting for a fence
@@ -134,6 +136,39 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f, GError ** erro
   return gst_vulkan_error_to_g_error (res, error, "vkWaitForFences") >= 0;
 }
 
+/* GStreamer 1.24 to 1.28, the element's timeline path: gives a wrapped
+ * image a timeline semaphore of its own in its barrier state, as upstream
+ * does for the images it allocates (the memory destroys it when freed).
+ * The take-over submission, which waits for CUDA's signal, signals its
+ * next value; GstVulkanOperation users (vulkandownload, the video
+ * encoders, vulkantocuda) wait for that value on the GPU, whatever queue
+ * they submit to, and signal the next; the release waits for theirs. A
+ * Vulkan-only semaphore: CUDA never sees it. */
+static gboolean
+image_add_timeline (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
+    GError ** error)
+{
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
+  VkSemaphoreTypeCreateInfo type_info = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,.initialValue = 0,
+  };
+  VkSemaphoreCreateInfo ci = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,.pNext = &type_info,
+  };
+  VkResult res;
+
+  res = vkCreateSemaphore (pool->device->device, &ci, NULL,
+      &mem->barrier.parent.semaphore);
+  if (gst_vulkan_error_to_g_error (res, error, "vkCreateSemaphore") < 0) {
+    mem->barrier.parent.semaphore = VK_NULL_HANDLE;
+    return FALSE;
+  }
+  mem->barrier.parent.semaphore_value = 0;
+#endif
+  return TRUE;
+}
+
 static GstFlowReturn
 pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -200,6 +235,16 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
+    if (!pool->buffers && b->timeline &&
+        !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
+      GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
+          ("Could not create a timeline semaphore for a Vulkan image"),
+          ("%s", err->message));
+      g_clear_error (&err);
+      gst_buffer_unref (buf);
+      frame_free (f);
+      return GST_FLOW_ERROR;
+    }
   }
   if (pool->buffers) {
     /* plane i is memory i: offsets count the memories before it */
@@ -360,6 +405,9 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
   VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
   VkPipelineStageFlags src_stages = 0;
+  VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
+  VkTimelineSemaphoreSubmitInfo tl = { 0, };
+  GstCudaVkSubmitSync sync = { 0, };
   VkCommandBufferBeginInfo bi = { 0, };
   VkSubmitInfo si = { 0, };
   GstVulkanCommandBuffer *cmd = NULL;
@@ -386,6 +434,11 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
       else
         src_stages |= image_give_back (pool, (GstVulkanImageMemory *) mem,
             &barriers[i]);
+      /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
+       * whatever queue (the images' timelines, image_add_timeline()) */
+      if (!pool->buffers)
+        gst_cuda_vk_sync_add_memory (&sync,
+            &((GstVulkanImageMemory *) mem)->barrier.parent);
     }
     /* images and VkBuffers alike go back to the external queue family,
      * with a fence that tells when downstream's work on them is done */
@@ -412,6 +465,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd->cmd;
+    gst_cuda_vk_sync_fill (&si, &tl, wait_stages, &sync);
     gst_vulkan_queue_submit_lock (pool->queue);
     /* the fence also covers all earlier work on the queue: downstream's */
     if (vkQueueSubmit (pool->queue->queue, 1, &si,
@@ -420,6 +474,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
       goto error;
     }
     gst_vulkan_queue_submit_unlock (pool->queue);
+    gst_cuda_vk_sync_submitted (&sync);
     g_mutex_lock (&pool->lock);
     gst_vulkan_trash_list_add (pool->trash,
         gst_vulkan_trash_list_acquire (pool->trash, fence,

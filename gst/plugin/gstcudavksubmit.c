@@ -88,6 +88,16 @@ gst_cuda_vk_sync_add_memory (GstCudaVkSubmitSync * sync,
 }
 
 void
+gst_cuda_vk_sync_submitted (const GstCudaVkSubmitSync * sync)
+{
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
+  /* the next user waits for the value this submission signals */
+  for (guint i = 0; i < sync->n_barriers; i++)
+    sync->barriers[i]->semaphore_value++;
+#endif
+}
+
+void
 gst_cuda_vk_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
     GstVulkanQueue * queue)
 {
@@ -98,10 +108,8 @@ gst_cuda_vk_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
 #endif
 }
 
-/* The submission's waits and signals; timeline values (if any) go in
- * @tl, chained to @si. */
-static void
-fill_submit_sync (VkSubmitInfo * si, VkTimelineSemaphoreSubmitInfo * tl,
+void
+gst_cuda_vk_sync_fill (VkSubmitInfo * si, VkTimelineSemaphoreSubmitInfo * tl,
     VkPipelineStageFlags * wait_stages, const GstCudaVkSubmitSync * sync)
 {
   gboolean timeline = FALSE;
@@ -157,7 +165,7 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd->cmd;
   if (sync)
-    fill_submit_sync (&si, &tl, wait_stages, sync);
+    gst_cuda_vk_sync_fill (&si, &tl, wait_stages, sync);
 
   gst_vulkan_queue_submit_lock (b->queue);
   res = vkQueueSubmit (b->queue->queue, 1, &si, GST_VULKAN_FENCE_FENCE (fence));
@@ -168,11 +176,8 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
     gst_vulkan_fence_unref (fence);
     return NULL;
   }
-#ifdef HAVE_VK_BARRIER_SEMAPHORE
-  /* the next user waits for the value this submission signals */
-  for (guint i = 0; sync && i < sync->n_barriers; i++)
-    sync->barriers[i]->semaphore_value++;
-#endif
+  if (sync)
+    gst_cuda_vk_sync_submitted (sync);
 
   gst_vulkan_trash_list_add (b->trash,
       gst_vulkan_trash_list_acquire (b->trash, fence,

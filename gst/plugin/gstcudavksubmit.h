@@ -51,6 +51,16 @@ void     gst_cuda_vk_sync_add_signal     (GstCudaVkSubmitSync * sync, VkSemaphor
 void     gst_cuda_vk_sync_add_memory     (GstCudaVkSubmitSync * sync,
                                           GstVulkanBarrierMemoryInfo * barrier);
 
+/* For a submission of one's own: @sync's waits and signals in @si, their
+ * timeline values (if any) in @tl, chained to @si; @wait_stages has room
+ * for GST_CUDA_VK_MAX_SYNC. After a successful vkQueueSubmit,
+ * gst_cuda_vk_sync_submitted() advances the memories' timeline values. */
+void     gst_cuda_vk_sync_fill           (VkSubmitInfo * si,
+                                          VkTimelineSemaphoreSubmitInfo * tl,
+                                          VkPipelineStageFlags * wait_stages,
+                                          const GstCudaVkSubmitSync * sync);
+void     gst_cuda_vk_sync_submitted      (const GstCudaVkSubmitSync * sync);
+
 /* Submits @cmd (ended) on the queue with @sync (nullable); returns the
  * fence (transfer full). @cmd and @keep (nullable) are released once the
  * fence signals. */

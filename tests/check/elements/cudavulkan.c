@@ -11,6 +11,7 @@
  * Tests that need elements a machine may lack (nvh264dec, x264enc,
  * openh264dec) print "SKIP: ..." and pass there.
  */
+#include "config.h"             /* HAVE_VK_BARRIER_SEMAPHORE */
 #include "common.h"
 #include "vkutil.h"
 #if GST_CHECK_VERSION(1, 24, 0)
@@ -358,6 +359,121 @@ GST_START_TEST (test_roundtrip_binary)
   g_ptr_array_unref (want);
   g_free (desc);
   g_free (src);
+}
+
+GST_END_TEST;
+
+/* Which downstream Vulkan elements wait on cudatovulkan's frames on the GPU
+ * through the images' timeline semaphores (GStreamer 1.24 to 1.28, timeline
+ * path): each image carries one in its barrier state. From one use of an
+ * image to the next, the value it carries out of cudatovulkan grows by 1
+ * for the take-over (which waits for CUDA's signal), 1 for the release,
+ * and 1 for every downstream element that waited for the value and
+ * signalled the next one (a GstVulkanOperation user); an element that only
+ * relies on submission order on the shared queue adds nothing. */
+typedef struct
+{
+  GHashTable *last;             /* VkImage of plane 0 -> value */
+  GArray *deltas;               /* guint64 */
+  guint without;                /* images without a semaphore */
+} TlTrack;
+
+static GstPadProbeReturn
+track_image_timeline (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+#ifdef HAVE_VK_BARRIER_SEMAPHORE
+  GstVulkanImageMemory *mem = (GstVulkanImageMemory *)
+      gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0);
+  TlTrack *t = data;
+  gpointer key = GSIZE_TO_POINTER ((gsize) mem->image);
+  gpointer old;
+
+  if (mem->barrier.parent.semaphore == VK_NULL_HANDLE) {
+    t->without++;
+    return GST_PAD_PROBE_OK;
+  }
+  if (g_hash_table_lookup_extended (t->last, key, NULL, &old)) {
+    guint64 d = mem->barrier.parent.semaphore_value - GPOINTER_TO_SIZE (old);
+    g_array_append_val (t->deltas, d);
+  }
+  g_hash_table_insert (t->last, key,
+      GSIZE_TO_POINTER ((gsize) mem->barrier.parent.semaphore_value));
+#endif
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_image_timeline)
+{
+  static const struct
+  {
+    const gchar *consumer;
+    guint64 waits;              /* GPU waits on the image timeline */
+  } cases[] = {
+    {"vulkandownload ! video/x-raw", 1},
+    {"vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA", 0},
+    {"vulkanviewconvert", 0},
+    {"vulkanimageidentity", 0},
+    {"vulkantocuda ! cudadownload", 1},
+  };
+  guint i, j;
+
+#ifndef HAVE_VK_BARRIER_SEMAPHORE
+  g_print ("SKIP: test_image_timeline: this GStreamer's Vulkan memories have "
+      "no timeline semaphore fields\n");
+  return;
+#endif
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d "
+        "pattern=smpte ! video/x-raw,format=BGRA,width=64,height=48 ! "
+        "cudaupload ! cudatovulkan name=c2v ! %s ! fakesink name=sink",
+        N_BUFFERS, cases[i].consumer);
+    TlTrack t = { g_hash_table_new (NULL, NULL),
+      g_array_new (FALSE, FALSE, sizeof (guint64)), 0
+    };
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *c2v;
+    GstPad *pad;
+    GstBus *bus;
+    GstMessage *msg;
+
+    fail_unless (pipeline != NULL, "%s", desc);
+    c2v = by_name (pipeline, "c2v");
+    pad = gst_element_get_static_pad (c2v, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, track_image_timeline,
+        &t, NULL);
+    gst_object_unref (pad);
+    bus = gst_element_get_bus (pipeline);
+    gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+    fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "%s: no EOS", desc);
+    gst_message_unref (msg);
+    assert_stats (c2v, N_BUFFERS);
+
+    if (!expect_timeline (c2v) || cs_is_sim) {
+      /* binary semaphores or the CPU fallback: wrapped images carry none */
+      fail_unless_equals_int (t.without, N_BUFFERS);
+    } else {
+      fail_unless_equals_int (t.without, 0);
+      fail_unless (t.deltas->len >= N_BUFFERS / 2, "%s: %u images reused",
+          desc, t.deltas->len);
+      for (j = 0; j < t.deltas->len; j++)
+        fail_unless_equals_uint64 (g_array_index (t.deltas, guint64, j),
+            2 + cases[i].waits);
+      g_print ("%s: waits on the GPU on cudatovulkan's image timeline: %s "
+          "(%u reuses, value +%" G_GUINT64_FORMAT " each)\n",
+          cases[i].consumer, cases[i].waits ? "yes" : "no", t.deltas->len,
+          2 + cases[i].waits);
+    }
+    stop_pipeline (pipeline);
+    gst_object_unref (bus);
+    g_hash_table_unref (t.last);
+    g_array_unref (t.deltas);
+    g_free (desc);
+  }
 }
 
 GST_END_TEST;
@@ -2216,6 +2332,7 @@ cudavulkan_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_roundtrip_bytes);
   tcase_add_test (tc, test_roundtrip_binary);
+  tcase_add_test (tc, test_image_timeline);
   tcase_add_test (tc, test_to_vulkandownload);
   tcase_add_test (tc, test_semsignal_offer);
   tcase_add_test (tc, test_vulkan_buffer);
