@@ -248,13 +248,14 @@ jb_structure (JsonBuilder * jb, const gchar * key, const GstStructure * st)
   jb_obj_end (jb);
 }
 
-/* copies / buffers of a bridge element's stats (-1 without buffers) */
+/* GPU copy passes / buffers of a bridge element's stats (-1 without
+ * buffers) */
 static gdouble
 bridge_copies_per_frame (const GstStructure * st)
 {
   guint64 copies = 0, buffers = 0;
 
-  if (!gst_structure_get_uint64 (st, "copies", &copies) ||
+  if (!gst_structure_get_uint64 (st, "gpu-copies", &copies) ||
       !gst_structure_get_uint64 (st, "buffers", &buffers) || buffers == 0)
     return -1;
   return (gdouble) copies / buffers;

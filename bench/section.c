@@ -44,7 +44,7 @@ s2_print_ratio (S2Config * c, gint mode, gint ref)
           series_median (c->m[ref].lat_p99_us)));
 }
 
-/* ", N copies/frame" for a bridge element's stats, else "" */
+/* ", N GPU copies/frame" for a bridge element's stats, else "" */
 static const gchar *
 copies_note (ModeResult * m, gchar * buf, gsize len)
 {
@@ -52,10 +52,11 @@ copies_note (ModeResult * m, gchar * buf, gsize len)
 
   buf[0] = '\0';
   if (m->stats_name[0] && m->sig_stats &&
-      gst_structure_get_uint64 (m->sig_stats, "copies", &copies) &&
+      gst_structure_get_uint64 (m->sig_stats, "gpu-copies", &copies) &&
       gst_structure_get_uint64 (m->sig_stats, "buffers", &buffers) &&
       buffers > 0)
-    g_snprintf (buf, len, ", %.2f copies/frame", (gdouble) copies / buffers);
+    g_snprintf (buf, len, ", %.2f GPU copies/frame", (gdouble) copies /
+        buffers);
   return buf;
 }
 

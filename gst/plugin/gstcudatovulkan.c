@@ -450,8 +450,10 @@ copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
   }
   gst_cuda_context_pop (NULL);
   gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
-  if (ok)
+  if (ok) {
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
+  }
   return ok;
 }
 

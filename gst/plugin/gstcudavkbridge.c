@@ -19,7 +19,8 @@ GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
 
 
 static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
-  "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores"
+  "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores",
+  "gpu-copies"
 };
 
 void
@@ -162,7 +163,9 @@ gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
   g_object_class_install_property (klass, GST_CUDA_VK_PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies, semaphores; and semaphore-type, the "
+          "cpu-syncs, copies (frames the element copied on the CUDA side), "
+          "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
+          "and CUDA's); and semaphore-type, the "
           "synchronisation of the last start: \"timeline\" (one timeline "
           "semaphore), \"binary\" (one binary semaphore per frame slot) or "
           "\"none\" (CPU fallback)", GST_TYPE_STRUCTURE,

@@ -52,6 +52,7 @@
 #include "gstvulkantocuda.h"
 #include "gstcudavkbasetransform.h"
 #include "gstcudavkinput.h"
+#include "gstcudavkstaging.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -68,30 +69,21 @@ GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
 #define GST_CAT_DEFAULT gst_vulkan_to_cuda_debug
 
 #define MAX_SLOTS 16
-#define STAGING_ALIGN 256
+/* wrap mode: downstream may hold more of them, up to this many */
+#define MAX_WRAPPED_SLOTS 64
 
-typedef struct
-{
-  GstCudaVkPlane staging;
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gsize pitch[GST_VIDEO_MAX_PLANES];
-  GstVulkanFence *fence;        /* Vulkan copy into it */
-  GstCudaSyncEvent *event;      /* CUDA copy out of it */
-  gboolean event_pending;
-  gboolean released;            /* given to VK_QUEUE_FAMILY_EXTERNAL */
-  /* GPU path: Vulkan signals it after the copy into the slot, CUDA waits on
-   * it before the copy out of it; created on first use */
-  GstCudaVkSemaphore *sem;
-  /* signalled by a submission whose CUDA wait + event were not all
-   * enqueued (an error path): replaced before the slot is used again */
-  gboolean sem_unwaited;
-} Slot;
+typedef GstCudaVkStaging Slot;
 
 struct _GstVulkanToCuda
 {
   GstCudaVkBaseTransform parent;
 
   gboolean in_buffers;          /* memory:VulkanBuffer input */
+  /* 1.24+: the output buffer wraps the staging slot (one GPU copy per
+   * frame instead of two); else CUDA copies the slot into a pooled buffer */
+  gboolean wrap;
+  Slot *cur;                    /* wrap mode: the slot of the output buffer
+                                 * prepare_output_buffer made */
   GPtrArray *slots;
   guint next_slot;
   /* slots of earlier caps, freed once both sides are done with them */
@@ -120,32 +112,6 @@ GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
 
 
 
-/* Waits (if needed) for the GPU work on @s and frees it. */
-static void
-slot_free (GstVulkanToCuda * self, Slot * s)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-
-  if (s->fence) {
-    vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
-        (s->fence), VK_TRUE, G_MAXUINT64);
-    gst_vulkan_fence_unref (s->fence);
-  }
-  if (s->event) {
-    GError *err = NULL;
-
-    if (s->event_pending && !gst_cuda_sync_event_wait_cpu (s->event, &err)) {
-      /* the stream was synchronised before (stop()): nothing can use it */
-      GST_WARNING_OBJECT (self, "%s", err->message);
-      g_clear_error (&err);
-    }
-    gst_cuda_sync_event_unref (s->event);
-  }
-  gst_cuda_vk_semaphore_free (s->sem);
-  gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
-  g_free (s);
-}
-
 /* shutdown: the stream was synchronised, waiting here is fine */
 static void
 free_slots (GstVulkanToCuda * self)
@@ -154,26 +120,16 @@ free_slots (GstVulkanToCuda * self)
 
   if (self->slots) {
     for (i = 0; i < self->slots->len; i++)
-      slot_free (self, g_ptr_array_index (self->slots, i));
+      gst_cuda_vk_staging_unref (g_ptr_array_index (self->slots, i));
     g_ptr_array_set_size (self->slots, 0);
   }
   if (self->retired) {
     for (i = 0; i < self->retired->len; i++)
-      slot_free (self, g_ptr_array_index (self->retired, i));
+      gst_cuda_vk_staging_unref (g_ptr_array_index (self->retired, i));
     g_ptr_array_set_size (self->retired, 0);
   }
   self->next_slot = 0;
 }
-
-typedef enum
-{
-  SLOT_BUSY,
-  SLOT_READY,
-  SLOT_ERROR,
-} SlotState;
-
-static SlotState slot_state (GstVulkanToCuda * self, Slot * s,
-    GError ** error);
 
 /* frees the retired slots whose GPU work is done, without blocking */
 static void
@@ -184,16 +140,17 @@ gc_retired (GstVulkanToCuda * self)
   while (self->retired && i < self->retired->len) {
     Slot *s = g_ptr_array_index (self->retired, i);
     GError *err = NULL;
-    SlotState st = slot_state (self, s, &err);
+    GstCudaVkStagingState st = gst_cuda_vk_staging_state (BRIDGE (self), s,
+        &err);
 
-    if (st == SLOT_ERROR) {
+    if (st == GST_CUDA_VK_STAGING_ERROR) {
       /* cannot tell: keep it, stop() waits for the stream */
       GST_WARNING_OBJECT (self, "retired staging buffer: %s", err->message);
       g_clear_error (&err);
       i++;
-    } else if (st == SLOT_READY) {
+    } else if (st == GST_CUDA_VK_STAGING_READY) {
       g_ptr_array_remove_index_fast (self->retired, i);
-      slot_free (self, s);
+      gst_cuda_vk_staging_unref (s);
     } else {
       i++;
     }
@@ -235,6 +192,10 @@ gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
 
   self->in_buffers = gst_caps_features_contains (gst_caps_get_features
       (incaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  self->wrap = gst_cuda_vk_staging_wrappable (OUT_INFO (self));
+  GST_DEBUG_OBJECT (self, "output: %s", self->wrap ? "the staging buffers, "
+      "wrapped (one GPU copy per frame)" : "a CUDA copy of the staging "
+      "buffers (two GPU copies per frame)");
   /* staging slots of the old size may still be in use by GPU work: retire
    * them and free each once its fence and event have completed (checked
    * without blocking in later transforms; stop() waits for the rest) */
@@ -264,6 +225,9 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
 
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self),
       NULL);
+  /* wrap mode: the output buffers are the staging slots */
+  if (self->wrap)
+    return TRUE;
   pool = gst_cuda_buffer_pool_new (BRIDGE (self)->cuda);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps,
@@ -286,136 +250,105 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
 }
 
 
-/* Waits on the CPU for the CUDA copy out of @s (counted in cpu-syncs):
- * the fallback when querying its event failed. A failed wait is an error,
- * never "done". */
-static SlotState
-slot_wait_event (GstVulkanToCuda * self, Slot * s, GError ** error)
-{
-  gboolean ok = gst_cuda_sync_event_wait_cpu (s->event, error);
-
-  gst_cuda_vk_bridge_count (BRIDGE (self), GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  if (!ok)
-    return SLOT_ERROR;
-  s->event_pending = FALSE;
-  return SLOT_READY;
-}
-
-/* Whether both sides are done with @s, without blocking. Only a query that
- * answers "complete" frees it: a failed query falls back to a CPU wait for
- * the event (and fails when that fails too). */
-static SlotState
-slot_state (GstVulkanToCuda * self, Slot * s, GError ** error)
-{
-  GError *err = NULL;
-
-  if (s->fence && !gst_vulkan_fence_is_signaled (s->fence))
-    return SLOT_BUSY;
-  if (!s->event_pending)
-    return SLOT_READY;
-  switch (gst_cuda_sync_event_query (s->event, &err)) {
-    case GST_CUDA_SYNC_EVENT_PENDING:
-      return SLOT_BUSY;
-    case GST_CUDA_SYNC_EVENT_COMPLETE:
-      s->event_pending = FALSE;
-      return SLOT_READY;
-    default:
-      break;
-  }
-  GST_WARNING_OBJECT (self, "%s: waiting for the staging buffer's copy on "
-      "the CPU", err->message);
-  g_clear_error (&err);
-  return slot_wait_event (self, s, error);
-}
-
-/* At the limit: waits on the CPU for the oldest slot (counted) */
-static gboolean
-slot_wait (GstVulkanToCuda * self, Slot * s, GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  VkResult res;
-
-  GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting",
-      self->slots->len);
-  if (s->fence) {
-    res = vkWaitForFences (b->device->device, 1, &GST_VULKAN_FENCE_FENCE
-        (s->fence), VK_TRUE, G_MAXUINT64);
-    if (gst_vulkan_error_to_g_error (res, error, "vkWaitForFences") < 0)
-      return FALSE;
-  }
-  if (s->event_pending)
-    return slot_wait_event (self, s, error) == SLOT_READY;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  return TRUE;
-}
-
+/* A staging slot both sides are done with (never blocking, except at the
+ * limit of slots in flight), or a new one */
 static Slot *
 get_slot (GstVulkanToCuda * self, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
-  GstVideoInfo *info = IN_INFO (self);
   Slot *s;
-  gsize total = 0;
   guint i, n = self->slots->len;
 
   /* round robin: the oldest first */
   for (i = 0; i < n; i++) {
-    SlotState st;
+    GstCudaVkStagingState st;
 
     s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-    st = slot_state (self, s, error);
-    if (st == SLOT_ERROR)
+    st = gst_cuda_vk_staging_state (b, s, error);
+    if (st == GST_CUDA_VK_STAGING_ERROR)
       return NULL;
-    if (st == SLOT_READY) {
+    if (st == GST_CUDA_VK_STAGING_READY) {
       self->next_slot = (self->next_slot + i + 1) % n;
       goto found;
     }
   }
   if (n >= MAX_SLOTS) {
     s = g_ptr_array_index (self->slots, self->next_slot);
-    self->next_slot = (self->next_slot + 1) % n;
-    if (!slot_wait (self, s, error))
+    GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting", n);
+    /* a wrapped one downstream still holds: allocate instead, up to a
+     * limit (the output memory is downstream's to give back) */
+    if (gst_cuda_vk_staging_wait (b, s, error)) {
+      self->next_slot = (self->next_slot + 1) % n;
+      goto found;
+    }
+    if ((error && *error) || !self->wrap || n >= MAX_WRAPPED_SLOTS) {
+      if (error && !*error)
+        g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+            "downstream holds %u output buffers", n);
       return NULL;
-    goto found;
+    }
   }
 
-  s = g_new0 (Slot, 1);
-  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize wbytes, h;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    s->offset[i] = total;
-    s->pitch[i] = GST_ROUND_UP_N (wbytes, STAGING_ALIGN);
-    total += GST_ROUND_UP_N (s->pitch[i] * h, STAGING_ALIGN);
-  }
-  if (!gst_cuda_vk_plane_alloc_buffer (b, &s->staging, total,
-          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-          error)) {
-    g_free (s);
+  s = gst_cuda_vk_staging_new (b, IN_INFO (self), self->wrap, error);
+  if (!s)
     return NULL;
-  }
   g_ptr_array_add (self->slots, s);
-  GST_DEBUG_OBJECT (self, "allocated staging buffer %u (%" G_GSIZE_FORMAT
-      " bytes)", self->slots->len, total);
 
 found:
-  if (s->fence) {
-    gst_vulkan_fence_unref (s->fence);
-    s->fence = NULL;
-  }
-  if (s->sem_unwaited) {
-    /* its last signal was never waited for: the semaphore stays signalled,
-     * so it cannot be signalled again. The Vulkan signal has executed (the
-     * fence signalled), nothing of CUDA uses it: replace it. */
-    gst_cuda_vk_semaphore_free (s->sem);
-    s->sem = NULL;
-    s->sem_unwaited = FALSE;
+  gst_cuda_vk_staging_reuse (s);
+  return s;
+}
+
+/* get_slot() for a frame, with the element error when there is none */
+static Slot *
+acquire_slot (GstVulkanToCuda * self)
+{
+  GError *err = NULL;
+  Slot *s;
+
+  gc_retired (self);
+  s = get_slot (self, &err);
+  if (!s) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not get a shareable staging buffer whose previous copies "
+            "are known complete"), ("%s", err ? err->message : "none"));
+    g_clear_error (&err);
   }
   return s;
+}
+
+/* Wrap mode: the output buffer is a GstCudaMemory of the slot the frame
+ * is copied into, with a GstVideoMeta of its layout */
+static GstFlowReturn
+gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstVideoInfo *info = OUT_INFO (self);
+  GstMemory *mem;
+  Slot *s;
+
+  if (!self->wrap)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+        (trans, inbuf, outbuf);
+  if (!(s = acquire_slot (self)))
+    return GST_FLOW_ERROR;
+  if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self), s))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not wrap a staging buffer into CUDA memory"),
+        ("gst_cuda_allocator_alloc_wrapped() failed"));
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = gst_buffer_new ();
+  gst_buffer_append_memory (*outbuf, mem);
+  gst_buffer_add_video_meta_full (*outbuf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      s->winfo.offset, s->winfo.stride);
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  self->cur = s;
+  return GST_FLOW_OK;
 }
 
 /* The queue family to acquire @barrier's memory from: the one it was last
@@ -647,6 +580,7 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
       GST_MINI_OBJECT_CAST (inbuf), error);
   if (!s->fence)
     return FALSE;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
   if (gpu && b->timeline)
     b->timeline->vk_value++;
   update_input_barriers (self, inbuf);
@@ -690,6 +624,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
   }
   gst_memory_unmap (omem, &map);
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
 
   if (!s->event && !(s->event = gst_cuda_sync_event_new (b->cuda, FALSE,
               error)))
@@ -734,15 +669,10 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 
-  gc_retired (self);
-  s = get_slot (self, &err);
-  if (!s) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not get a shareable staging buffer whose previous copies "
-            "are known complete"), ("%s", err->message));
-    g_clear_error (&err);
+  /* wrap mode: the slot the output buffer wraps */
+  s = self->wrap ? g_steal_pointer (&self->cur) : acquire_slot (self);
+  if (!s)
     return GST_FLOW_ERROR;
-  }
   /* binary semaphores: the slot's own one, made on first use */
   gpu = gpu && (b->timeline || gst_cuda_vk_semaphore_ensure (b, &s->sem));
 
@@ -774,6 +704,18 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       goto vk_error;
   }
 
+  if (self->wrap) {
+    /* the output is the slot: no CUDA copy. Its release event comes after
+     * the wait (see gstcudavkstaging.h), so that is what reuses the slot
+     * and its binary semaphore. Consumers order themselves after the wait
+     * on the memory's stream. */
+    s->sem_unwaited = FALSE;
+#if GST_CHECK_VERSION(1, 24, 0)
+    if (gpu)
+      GST_MINI_OBJECT_FLAG_SET (omem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
+    return GST_FLOW_OK;
+  }
   if (!gst_cuda_context_push (b->cuda)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
@@ -817,6 +759,8 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_stop);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform);
 
   base_class->to_vulkan = FALSE;

@@ -264,16 +264,64 @@ expect_timeline (GstElement * e)
   return timeline && GST_CHECK_VERSION (1, 24, 0);
 }
 
-/* buffers/copies/cpu-syncs of one bridge element after @n buffers */
+/* Whether vulkantocuda's output wraps its staging buffers (one GPU copy
+ * per frame): GStreamer 1.24+, and every plane's row fits in plane 0's
+ * (the layout rule of a wrapped GstCudaMemory, see gstcudavkstaging.h) */
+static gboolean
+info_wrappable (const GstVideoInfo * info)
+{
+  gboolean ret = GST_CHECK_VERSION (1, 24, 0);
+  guint i;
+
+  for (i = 1; i < GST_VIDEO_INFO_N_PLANES (info); i++)
+    ret &= GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, i) <=
+        GST_VIDEO_INFO_COMP_WIDTH (info, 0) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  return ret;
+}
+
+static gboolean
+expect_wrapped_output (GstElement * v2c)
+{
+  GstPad *pad = gst_element_get_static_pad (v2c, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstVideoInfo info;
+
+  fail_unless (caps && gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  return info_wrappable (&info);
+}
+
+static void assert_stats_full (GstElement * e, guint64 n, guint64 copies);
+
+/* buffers/copies/cpu-syncs of one bridge element after @n buffers of the
+ * current caps */
 static void
 assert_stats (GstElement * e, guint64 n)
 {
+  gboolean v2c = g_str_equal (G_OBJECT_TYPE_NAME (e), "GstVulkanToCuda");
+
+  /* vulkantocuda: a Vulkan copy, then a CUDA copy unless the output
+   * wraps the staging buffer */
+  assert_stats_full (e, n, v2c && expect_wrapped_output (e) ? 0 : n);
+}
+
+/* the same, with @copies of them copied on the CUDA side */
+static void
+assert_stats_full (GstElement * e, guint64 n, guint64 copies)
+{
   const gchar *name = GST_OBJECT_NAME (e);
+  gboolean v2c = g_str_equal (G_OBJECT_TYPE_NAME (e), "GstVulkanToCuda");
 
   fail_unless (cs_stat (e, "buffers") == n, "%s: buffers %" G_GUINT64_FORMAT
       " != %" G_GUINT64_FORMAT, name, cs_stat (e, "buffers"), n);
-  fail_unless (cs_stat (e, "copies") == n, "%s: copies %" G_GUINT64_FORMAT
-      " != %" G_GUINT64_FORMAT, name, cs_stat (e, "copies"), n);
+  fail_unless (cs_stat (e, "copies") == copies, "%s: copies %"
+      G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, name, cs_stat (e, "copies"),
+      copies);
+  fail_unless_equals_uint64 (cs_stat (e, "gpu-copies"), v2c ? n + copies :
+      n);
   if (cs_is_sim) {
     /* lavapipe exports no semaphores: the CPU fallback, once a buffer */
     fail_unless (cs_stat (e, "cpu-syncs") == n, "%s: cpu-syncs %"
@@ -474,6 +522,69 @@ GST_START_TEST (test_image_timeline)
     g_array_unref (t.deltas);
     g_free (desc);
   }
+}
+
+GST_END_TEST;
+
+/* vulkantocuda's output buffers kept by the application past EOS and the
+ * pipeline's stop, more of them than the element keeps in flight
+ * otherwise: each still holds its own frame (on 1.24+ the buffers wrap the
+ * staging buffers, which are not reused while downstream holds them, and
+ * outlive the element), is read after the stop, and is freed without a
+ * use-after-destroy (the simulator would report it). */
+#define N_HELD 20
+
+GST_START_TEST (test_held_outputs)
+{
+  const gchar *src = "videotestsrc num-buffers=20 pattern=ball ! "
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", src);
+  gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
+  GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GPtrArray *want;
+  GstSample *sample;
+  GstVideoInfo info;
+  GstBus *bus;
+  guint i;
+
+  fail_unless (pipeline != NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (by_name (pipeline,
+                  "sink"))))) {
+    g_ptr_array_add (held, gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (held->len, N_HELD);
+  assert_stats (by_name (pipeline, "v2c"), N_HELD);
+  stop_pipeline (pipeline);
+  gst_object_unref (bus);
+
+  want = run_frames (NULL, ref);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  fail_unless_equals_int (want->len, N_HELD);
+  for (i = 0; i < N_HELD; i++) {
+    GstBuffer *buf = g_ptr_array_index (held, i);
+    GBytes *got = cs_buffer_bytes (buf, &info);
+
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)));
+    fail_unless (g_bytes_equal (got, g_ptr_array_index (want, i)),
+        "held frame %u changed after it was pushed", i);
+    g_bytes_unref (got);
+  }
+  g_ptr_array_unref (held);
+  g_ptr_array_unref (want);
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  }
+  g_free (desc);
+  g_free (ref);
 }
 
 GST_END_TEST;
@@ -802,7 +913,16 @@ GST_START_TEST (test_renegotiation)
 
   assert_same_frames (got, want, "renegotiation");
   assert_stats (by_name (pipeline, "c2v"), n);
-  assert_stats (by_name (pipeline, "v2c"), n);
+  /* vulkantocuda wraps its staging buffers for some of the caps only */
+  for (i = 0, k = 0; i < G_N_ELEMENTS (steps); i++) {
+    GstVideoInfo info;
+
+    fail_unless (gst_video_info_set_format (&info,
+            gst_video_format_from_string (steps[i].format), steps[i].w,
+            steps[i].h));
+    k += info_wrappable (&info) ? 0 : N_BUFFERS;
+  }
+  assert_stats_full (by_name (pipeline, "v2c"), n, k);
   stop_pipeline (pipeline);
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
@@ -2095,8 +2215,15 @@ check_output_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
       0);
 
+  /* the element's stream; pending work on it (the CUDA copy, or the wait
+   * for the Vulkan copy) unless the output wraps the staging buffer and
+   * the Vulkan copy was waited for on the CPU (the fallback) */
+  gboolean pending = !(cs_is_sim && expect_wrapped_output
+      (GST_ELEMENT (GST_OBJECT_PARENT (pad))));
+
   if (gst_cuda_sync_memory_get_stream (mem) &&
-      GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+      GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC) ==
+      pending)
     g_atomic_int_inc ((gint *) data);
   return GST_PAD_PROBE_OK;
 }
@@ -2280,7 +2407,10 @@ GST_START_TEST (test_event_query_failure)
 {
   GPtrArray *got, *want;
   GstElement *pipeline;
-  gchar *src = src_desc ("RGBA", 64, 48);
+  /* NV12 of an odd width: vulkantocuda copies on the CUDA side on every
+   * version (its output cannot wrap the staging buffer), and that copy is
+   * what the event after it waits for */
+  gchar *src = src_desc ("NV12", 33, 17);
   gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
       "! queue ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
       src);
@@ -2301,7 +2431,7 @@ GST_START_TEST (test_event_query_failure)
   fail_unless (cs_stat (by_name (pipeline, "v2c"), "cpu-syncs") >
       N_BUFFERS, "no CPU wait after the failed query");
   stop_pipeline (pipeline);
-  want = reference_frames ("RGBA", 64, 48);
+  want = reference_frames ("NV12", 33, 17);
   assert_same_frames (got, want, "vulkantocuda after a failed cuEventQuery");
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
@@ -2333,6 +2463,7 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_roundtrip_bytes);
   tcase_add_test (tc, test_roundtrip_binary);
   tcase_add_test (tc, test_image_timeline);
+  tcase_add_test (tc, test_held_outputs);
   tcase_add_test (tc, test_to_vulkandownload);
   tcase_add_test (tc, test_semsignal_offer);
   tcase_add_test (tc, test_vulkan_buffer);

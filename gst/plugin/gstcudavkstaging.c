@@ -1,0 +1,273 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * vulkantocuda's staging slots (see gstcudavkstaging.h).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkstaging.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/cuda-gst.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_debug
+
+#define STAGING_ALIGN 256
+
+/* visible bytes of a row of plane @i */
+static gsize
+row_bytes (const GstVideoInfo * info, guint i)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, i, comp);
+  return (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+}
+
+static gsize
+plane_rows (const GstVideoInfo * info, guint i)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, i, comp);
+  return GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+}
+
+gboolean
+gst_cuda_vk_staging_wrappable (const GstVideoInfo * info)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  guint i;
+
+  for (i = 1; i < GST_VIDEO_INFO_N_PLANES (info); i++)
+    if (row_bytes (info, i) > row_bytes (info, 0))
+      return FALSE;
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+/* The planes' offsets and pitches in the staging buffer, and its size.
+ * Wrap mode: one pitch for every plane, a whole number of rows in all
+ * (see gst_cuda_vk_staging_wrappable()), and the GstVideoInfo of it. */
+static gsize
+layout (GstCudaVkStaging * s, const GstVideoInfo * info)
+{
+  gsize total = 0, pitch0 = GST_ROUND_UP_N (row_bytes (info, 0),
+      STAGING_ALIGN);
+  guint i;
+
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    s->offset[i] = total;
+    if (s->wrap) {
+      s->pitch[i] = pitch0;
+      total += pitch0 * plane_rows (info, i);
+    } else {
+      s->pitch[i] = GST_ROUND_UP_N (row_bytes (info, i), STAGING_ALIGN);
+      total += GST_ROUND_UP_N (s->pitch[i] * plane_rows (info, i),
+          STAGING_ALIGN);
+    }
+  }
+  if (s->wrap) {
+    s->winfo = *info;
+    for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+      s->winfo.offset[i] = s->offset[i];
+      s->winfo.stride[i] = (gint) s->pitch[i];
+    }
+    s->winfo.size = total;
+  }
+  return total;
+}
+
+GstCudaVkStaging *
+gst_cuda_vk_staging_new (GstCudaVkBridge * b, const GstVideoInfo * info,
+    gboolean wrap, GError ** error)
+{
+  GstCudaVkStaging *s = g_new0 (GstCudaVkStaging, 1);
+  gsize total;
+
+  s->refcount = 1;
+  s->wrap = wrap;
+  total = layout (s, info);
+  if (!gst_cuda_vk_plane_alloc_buffer (b, &s->staging, total,
+          VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+          error)) {
+    g_free (s);
+    return NULL;
+  }
+  if (wrap && !(s->event = gst_cuda_sync_event_new (b->cuda, FALSE, error))) {
+    gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
+    g_free (s);
+    return NULL;
+  }
+  s->cuda = gst_object_ref (b->cuda);
+  s->device = gst_object_ref (b->device);
+  GST_DEBUG_OBJECT (b->element, "allocated a staging buffer of %"
+      G_GSIZE_FORMAT " bytes%s", total, wrap ? " (output memory)" : "");
+  return s;
+}
+
+/* the last reference: waits (if needed) for the GPU work on @s */
+static void
+staging_free (GstCudaVkStaging * s)
+{
+  GError *err = NULL;
+
+  if (s->fence) {
+    vkWaitForFences (s->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (s->fence), VK_TRUE, G_MAXUINT64);
+    gst_vulkan_fence_unref (s->fence);
+  }
+  if (s->event_pending && !gst_cuda_sync_event_wait_cpu (s->event, &err)) {
+    GST_WARNING ("staging buffer: %s", err->message);
+    g_clear_error (&err);
+  }
+  g_clear_pointer (&s->event, gst_cuda_sync_event_unref);
+  gst_cuda_vk_semaphore_free (s->sem);
+  if (s->broken)
+    /* downstream's reads could not be tracked: it may still read it */
+    GST_WARNING ("leaking a staging buffer whose readers are unknown");
+  else
+    gst_cuda_vk_plane_free (s->cuda, s->device, &s->staging);
+  gst_object_unref (s->cuda);
+  gst_object_unref (s->device);
+  g_free (s);
+}
+
+void
+gst_cuda_vk_staging_unref (GstCudaVkStaging * s)
+{
+  if (s && g_atomic_int_dec_and_test (&s->refcount))
+    staging_free (s);
+}
+
+/* A failed event query: wait on the CPU for the event (counted in
+ * cpu-syncs). A failed wait is an error, never "done". */
+static GstCudaVkStagingState
+wait_event (GstCudaVkBridge * b, GstCudaVkStaging * s, GError ** error)
+{
+  gboolean ok = gst_cuda_sync_event_wait_cpu (s->event, error);
+
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  if (!ok)
+    return GST_CUDA_VK_STAGING_ERROR;
+  s->event_pending = FALSE;
+  return GST_CUDA_VK_STAGING_READY;
+}
+
+GstCudaVkStagingState
+gst_cuda_vk_staging_state (GstCudaVkBridge * b, GstCudaVkStaging * s,
+    GError ** error)
+{
+  GError *err = NULL;
+
+  if (g_atomic_int_get (&s->in_use) || s->broken)
+    return GST_CUDA_VK_STAGING_BUSY;
+  if (s->fence && !gst_vulkan_fence_is_signaled (s->fence))
+    return GST_CUDA_VK_STAGING_BUSY;
+  if (!s->event_pending)
+    return GST_CUDA_VK_STAGING_READY;
+  switch (gst_cuda_sync_event_query (s->event, &err)) {
+    case GST_CUDA_SYNC_EVENT_PENDING:
+      return GST_CUDA_VK_STAGING_BUSY;
+    case GST_CUDA_SYNC_EVENT_COMPLETE:
+      s->event_pending = FALSE;
+      return GST_CUDA_VK_STAGING_READY;
+    default:
+      break;
+  }
+  GST_WARNING_OBJECT (b->element, "%s: waiting for the staging buffer's "
+      "readers on the CPU", err->message);
+  g_clear_error (&err);
+  return wait_event (b, s, error);
+}
+
+gboolean
+gst_cuda_vk_staging_wait (GstCudaVkBridge * b, GstCudaVkStaging * s,
+    GError ** error)
+{
+  VkResult res;
+
+  if (g_atomic_int_get (&s->in_use) || s->broken)
+    return FALSE;
+  if (s->fence) {
+    res = vkWaitForFences (s->device->device, 1, &GST_VULKAN_FENCE_FENCE
+        (s->fence), VK_TRUE, G_MAXUINT64);
+    if (gst_vulkan_error_to_g_error (res, error, "vkWaitForFences") < 0)
+      return FALSE;
+  }
+  if (s->event_pending)
+    return wait_event (b, s, error) == GST_CUDA_VK_STAGING_READY;
+  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  return TRUE;
+}
+
+void
+gst_cuda_vk_staging_reuse (GstCudaVkStaging * s)
+{
+  if (s->fence) {
+    gst_vulkan_fence_unref (s->fence);
+    s->fence = NULL;
+  }
+  if (s->sem_unwaited) {
+    /* its last signal was never waited for: the semaphore stays signalled,
+     * so it cannot be signalled again. The Vulkan signal has executed (the
+     * fence signalled), nothing of CUDA uses it: replace it. */
+    gst_cuda_vk_semaphore_free (s->sem);
+    s->sem = NULL;
+    s->sem_unwaited = FALSE;
+  }
+}
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* The CUDA allocator frees a wrapped memory, with the context current: an
+ * event on the legacy default stream tells when downstream's reads (on
+ * blocking streams, enqueued before) are done. */
+static void
+wrapped_memory_freed (gpointer data)
+{
+  GstCudaVkStaging *s = data;
+  GError *err = NULL;
+
+  if (gst_cuda_sync_event_record (s->event, CU_STREAM_LEGACY, &err)) {
+    s->event_pending = TRUE;
+  } else {
+    /* nothing tells when the last reader is done: never reuse it */
+    GST_ERROR ("could not record an event behind the readers of a staging "
+        "buffer (%s): it is not used again", err->message);
+    g_clear_error (&err);
+    s->broken = TRUE;
+  }
+  g_atomic_int_set (&s->in_use, 0);
+  gst_cuda_vk_staging_unref (s);
+}
+#endif
+
+GstMemory *
+gst_cuda_vk_staging_wrap (GstCudaVkBridge * b, GstCudaVkStaging * s)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstMemory *mem;
+
+  g_return_val_if_fail (s->wrap, NULL);
+  g_atomic_int_inc (&s->refcount);
+  g_atomic_int_set (&s->in_use, 1);
+  mem = gst_cuda_allocator_alloc_wrapped (NULL, b->cuda, b->cuda_stream,
+      &s->winfo, s->staging.cuda_ptr, s, wrapped_memory_freed);
+  if (!mem) {
+    g_atomic_int_set (&s->in_use, 0);
+    gst_cuda_vk_staging_unref (s);
+  }
+  return mem;
+#else
+  g_return_val_if_reached (NULL);
+#endif
+}
