@@ -1099,8 +1099,9 @@ hs_skip_unless_sim (const gchar * test)
 {
   if (cs_is_sim)
     return FALSE;
-  g_print ("SKIP: %s: simulated driver only (a real driver does not report "
-      "a lost binary signal; the element tests cover the GPU path)\n", test);
+  g_print ("SKIP: %s: simulated driver only (it plays the protocol with the "
+      "simulator's exporter-side semaphores and counts its violations; the "
+      "element tests cover the GPU path)\n", test);
   return TRUE;
 }
 
