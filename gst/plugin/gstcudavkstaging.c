@@ -240,11 +240,25 @@ wrapped_memory_freed (gpointer data)
   if (gst_cuda_sync_event_record (s->event, CU_STREAM_LEGACY, &err)) {
     s->event_pending = TRUE;
   } else {
-    /* nothing tells when the last reader is done: never reuse it */
-    GST_ERROR ("could not record an event behind the readers of a staging "
-        "buffer (%s): it is not used again", err->message);
+    CUresult r;
+
+    /* no event: wait on the CPU for all work of the context, readers
+     * included; when even that fails nothing tells when the last reader is
+     * done, and the buffer is never used again */
+    GST_WARNING ("could not record an event behind the readers of a staging "
+        "buffer (%s): synchronising the CUDA context", err->message);
     g_clear_error (&err);
-    s->broken = TRUE;
+    if (gst_cuda_context_push (s->cuda)) {
+      r = CuCtxSynchronize ();
+      gst_cuda_context_pop (NULL);
+    } else {
+      r = CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (r != CUDA_SUCCESS) {
+      GST_ERROR ("cuCtxSynchronize failed (%d): a staging buffer is not used "
+          "again", r);
+      s->broken = TRUE;
+    }
   }
   g_atomic_int_set (&s->in_use, 0);
   gst_cuda_vk_staging_unref (s);
