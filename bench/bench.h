@@ -68,6 +68,9 @@ enum
   MODE_CV_D,
   /* scenario 3: the raw-API limit with vulkandownload's per-frame stall */
   MODE_CV_D2,
+  /* scenario 3: d_stall with the semaphore wait in a submission of its own
+   * (the bridge's shape) */
+  MODE_CV_D3,
   /* scenario 5: CUDA -> Vulkan -> CUDA stages */
   MODE_S5_A,
   MODE_S5_C,
@@ -82,7 +85,7 @@ extern const gchar *const mode_key[N_ALL_MODES];
 extern const gchar *const mode_desc[N_ALL_MODES];
 extern const gint s2_modes[2];
 extern const gint s2d_modes[7];
-extern const gint s3_modes[6];
+extern const gint s3_modes[7];
 extern const gint s4_modes[2];
 extern const gint s5_modes[2];
 
@@ -186,8 +189,8 @@ typedef struct
 {
   guint n;                      /* pipelines at once */
   guint gpu_us;
-  gint mode;                    /* MODE_S6_A, MODE_S6_AM, or MODE_CV_D (raw
-                                 * instances) */
+  gint mode;                    /* MODE_S6_A, MODE_S6_AM, or a raw mode (d,
+                                 * d_stall, d_split: instances) */
   gchar *status, *reason;
   GArray *agg_fps, *proc_cpu_us, *min_fps, *max_fps;
   S2Config *pipes;              /* n of them, mode @mode */

@@ -892,7 +892,7 @@ s2_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   guint n;
   Run run;
 
-  if (mode == MODE_CV_D || mode == MODE_CV_D2)
+  if (mode == MODE_CV_D || mode == MODE_CV_D2 || mode == MODE_CV_D3)
     return s3d_run_once (b, cfg, mode, in, error);
 
   run_init (&run, b, cfg, mode, in->writer, in->pstream, in->free_pairs);

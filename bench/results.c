@@ -16,7 +16,7 @@
 #include "bench-kernel.h"
 
 const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
-  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a_binary", "a", "b", "d", "d_stall", "a", "c",
+  "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a_binary", "a", "b", "d", "d_stall", "d_split", "a", "c",
   "a", "a_memory_stream"
 };
 
@@ -70,6 +70,10 @@ const gchar *const mode_desc[N_ALL_MODES] = {
       "its fence before taking the next frame, one at a time, as GStreamer "
       "1.22's vulkandownload does on its queue thread (\"XXX: STALL!\"): "
       "the limit of a's pipeline shape, without GStreamer and the bridge",
+  "d_stall with the semaphore wait in a submission of its own, made by "
+      "the producer thread right after the CUDA work (the acquire barrier, "
+      "as cudatovulkan's take-over does), the copy submitted later by the "
+      "consumer: the bridge's submission shape, without GStreamer",
   "GPU handoffs: producer acquire point -> cudatovulkan ! queue ! "
       "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! fakesink; the "
       "CUDA consumer records an event on the legacy default stream",
@@ -92,8 +96,8 @@ const gint s2_modes[2] = { MODE_A, MODE_C };
 const gint s2d_modes[7] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
   MODE_A_IF1, MODE_A_IF8, MODE_A4
 };
-const gint s3_modes[6] = { MODE_CV_A, MODE_CV_AB, MODE_CV_B, MODE_CV_C,
-  MODE_CV_D, MODE_CV_D2
+const gint s3_modes[7] = { MODE_CV_A, MODE_CV_AB, MODE_CV_B, MODE_CV_C,
+  MODE_CV_D, MODE_CV_D2, MODE_CV_D3
 };
 const gint s5_modes[2] = { MODE_S5_A, MODE_S5_C };
 const gint s4_modes[2] = { MODE_VC_A, MODE_VC_B };

@@ -10,6 +10,10 @@
  * a host-visible buffer; a consumer thread waits for the slot's fence,
  * checks a few words of the frame and frees the slot. d_stall: the
  * consumer submits and waits, one frame at a time (vulkandownload's shape).
+ * d_split: d_stall whose semaphore wait is a submission of its own, made
+ * by the producer right after the CUDA work (cudatovulkan's take-over: the
+ * acquire barrier), the copy coming later from the consumer (the bridge's
+ * shape, without GStreamer).
  * Everything is set up before and torn down after the measured frames.
  */
 #ifdef HAVE_CONFIG_H
@@ -45,6 +49,7 @@ typedef struct
   CUexternalSemaphore cu_sem;
   VkFence fence;
   VkCommandBuffer cmd;
+  VkCommandBuffer cmd_take;     /* d_split: the acquire barrier alone */
   EvPair *pair;
   guint frame;
   gdouble t0;
@@ -67,8 +72,9 @@ typedef struct
   guint n_planes;
   gboolean verify_kernel;
   gchar *bad;                   /* first byte mismatch */
-  /* d_stall: the consumer submits and waits, one frame at a time */
-  gboolean stall, gpu;
+  /* d_stall: the consumer submits and waits, one frame at a time;
+   * d_split: and the producer submits the semaphore wait before */
+  gboolean stall, split, gpu;
 } DCtx;
 
 /* FALSE and *error ("d: what failed: res") unless @res is VK_SUCCESS */
@@ -149,13 +155,37 @@ d_submit (DCtx * d, DSlot * sl)
   };
   VkResult res;
 
-  if (d->gpu) {
+  /* d_split: the take-over submission waited */
+  if (d->gpu && !d->split) {
     si.waitSemaphoreCount = 1;
     si.pWaitSemaphores = &sl->vk_sem;
     si.pWaitDstStageMask = &stage;
   }
   gst_vulkan_queue_submit_lock (d->queue);
   res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
+  gst_vulkan_queue_submit_unlock (d->queue);
+  return res;
+}
+
+/* d_split, on the producer thread: the wait for CUDA's signal and the
+ * acquire barrier, as cudatovulkan's take-over (no fence: the copy's
+ * fence, later on the same queue, covers it) */
+static VkResult
+d_submit_take (DCtx * d, DSlot * sl)
+{
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
+    1, &sl->cmd_take, 0, NULL
+  };
+  VkResult res;
+
+  if (d->gpu) {
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &sl->vk_sem;
+    si.pWaitDstStageMask = &stage;
+  }
+  gst_vulkan_queue_submit_lock (d->queue);
+  res = vkQueueSubmit (d->queue->queue, 1, &si, VK_NULL_HANDLE);
   gst_vulkan_queue_submit_unlock (d->queue);
   return res;
 }
@@ -467,6 +497,9 @@ d_slot_setup (DCtx * d, DSlot * sl, gchar ** error)
   };
   guint p;
 
+  if (d->split && !d_vk (vkAllocateCommandBuffers (d->dev, &cai,
+              &sl->cmd_take), "vkAllocateCommandBuffers", error))
+    return FALSE;
   if (!d_cu (CuMemAlloc (&sl->src, GST_VIDEO_INFO_SIZE (info)),
           "cuMemAlloc", error))
     return FALSE;
@@ -532,9 +565,16 @@ d_record (DCtx * d, DSlot * sl, gboolean layout, gchar ** error)
     VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, sl->host, 0,
     VK_WHOLE_SIZE
   };
+  /* d_split: the per-frame acquire barrier is cmd_take's, recorded with
+   * the source stage of cudatovulkan's take-over */
+  gboolean take = d->split && !layout;
+  VkCommandBuffer acq = take ? sl->cmd_take : sl->cmd;
   guint p;
 
   if (!d_vk (vkBeginCommandBuffer (sl->cmd, &bi), "vkBeginCommandBuffer",
+          error))
+    return FALSE;
+  if (take && !d_vk (vkBeginCommandBuffer (acq, &bi), "vkBeginCommandBuffer",
           error))
     return FALSE;
   for (p = 0; p < d->n_planes; p++) {
@@ -552,8 +592,12 @@ d_record (DCtx * d, DSlot * sl, gboolean layout, gchar ** error)
     ib[p].subresourceRange.levelCount = 1;
     ib[p].subresourceRange.layerCount = 1;
   }
-  vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-      VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, d->n_planes, ib);
+  vkCmdPipelineBarrier (acq, take ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT :
+      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, take ?
+      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+      0, NULL, 0, NULL, d->n_planes, ib);
+  if (take && !d_vk (vkEndCommandBuffer (acq), "vkEndCommandBuffer", error))
+    return FALSE;
   for (p = 0; !layout && p < d->n_planes; p++) {
     VkBufferImageCopy rg = { 0, };
 
@@ -690,7 +734,12 @@ d_produce (DCtx * d, guint n)
     run_error (run, cu_error (what, r));
     return FALSE;
   }
-  /* d_stall: the consumer submits (vulkandownload's shape) */
+  /* d_stall: the consumer submits (vulkandownload's shape); d_split: the
+   * producer submits the semaphore wait first */
+  if (d->split && (res = d_submit_take (d, sl)) != VK_SUCCESS) {
+    run_error (run, g_strdup_printf ("d: vkQueueSubmit (take): %d", res));
+    return FALSE;
+  }
   if (!d->stall && (res = d_submit (d, sl)) != VK_SUCCESS) {
     run_error (run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
     return FALSE;
@@ -855,7 +904,8 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   d.free_slots = g_async_queue_new ();
   d.n_planes = GST_VIDEO_INFO_N_PLANES (&run.spec.info);
   d.verify_kernel = in->writer == WRITER_KERNEL;
-  d.stall = mode == MODE_CV_D2;
+  d.stall = mode == MODE_CV_D2 || mode == MODE_CV_D3;
+  d.split = mode == MODE_CV_D3;
 
   ok = d_open (&d, b, error) && d_slots_setup (&d, error) &&
       d_record_all (&d, error);

@@ -57,7 +57,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
       "carries, which cudatovulkan then works on; mode d: N instances of scenario 3's raw-API mode "
       "d at once (the N-stream raw limit), each with its own CUDA stream, "
       "producer and consumer thread, all submitting to the bench device's "
-      "queue");
+      "queue; modes d_stall and d_split: as many instances of those modes");
   jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames / "
       "(last pipeline's end - first pipeline's start); "
       "process_cpu_us_per_frame: process CPU over the same window / those "
@@ -100,7 +100,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
     jb_num (jb, "process_cpu_per_frame_over_1_pipeline_median", one ?
         ratio (series_median (c->proc_cpu_us),
             series_median (one->proc_cpu_us)) : NAN);
-    if (c->mode != MODE_CV_D)
+    if (c->mode == MODE_S6_A || c->mode == MODE_S6_AM)
       jb_num (jb, "aggregate_fps_over_raw_median", raw ?
           ratio (series_median (c->agg_fps), series_median (raw->agg_fps)) :
           NAN);
@@ -118,8 +118,9 @@ s6_worker (gpointer data)
 {
   S6Job *j = data;
 
-  if (j->mode == MODE_CV_D)
-    j->ok = s3d_run_once (j->b, j->cfg, MODE_CV_D, &j->in, &j->error);
+  if (j->mode == MODE_CV_D || j->mode == MODE_CV_D2 ||
+      j->mode == MODE_CV_D3)
+    j->ok = s3d_run_once (j->b, j->cfg, j->mode, &j->in, &j->error);
 #if GST_CHECK_VERSION(1, 24, 0)
   else if (j->mode == MODE_S6_AM)
     j->ok = s2_run_once (j->b, j->cfg, MODE_S6_AM, &j->in_mem, &j->error);
@@ -303,7 +304,8 @@ s6_config_new (Bench * b, guint n, guint gpu_us, gint mode)
       mode_result_init (&pc->m[k]);
     pc->m[mode].frames = s34_frames (b, c->gpu_us, 1920);
     pc->m[mode].warmup = b->opt.quick ? 3 : 8;
-    pc->m[mode].stats_name[0] = mode != MODE_CV_D ? "cudatovulkan" : NULL;
+    pc->m[mode].stats_name[0] = mode == MODE_S6_A || mode == MODE_S6_AM ?
+        "cudatovulkan" : NULL;
     pc->m[mode].stats_name[1] = NULL;
   }
   return c;
@@ -432,7 +434,7 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
 #if GST_CHECK_VERSION(1, 24, 0)
     MODE_S6_AM,
 #endif
-    MODE_CV_D
+    MODE_CV_D, MODE_CV_D2, MODE_CV_D3
   };
   S6Result *S = &b->r.s6;
   const guint *work = b->opt.quick ? work_quick : work_full;

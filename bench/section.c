@@ -99,6 +99,7 @@ s2_print_config (S2Config * c)
       s2_print_ratio (c, MODE_CV_A, MODE_CV_AB);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D2);
+      s2_print_ratio (c, MODE_CV_A, MODE_CV_D3);
     }
   }
 }
