@@ -144,27 +144,35 @@ d_check_frame (DCtx * d, DSlot * sl)
   return TRUE;
 }
 
-/* Submits the slot's pre-recorded copy, waiting on its semaphore on the GPU
- * path, with the slot's fence. */
+/* Submits @cmd, waiting at @stage for the slot's semaphore when @wait (and
+ * the GPU path), with @fence (nullable) */
 static VkResult
-d_submit (DCtx * d, DSlot * sl)
+d_submit_cmd (DCtx * d, DSlot * sl, VkCommandBuffer * cmd, gboolean wait,
+    VkPipelineStageFlags stage, VkFence fence)
 {
-  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
   VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
-    1, &sl->cmd, 0, NULL
+    1, cmd, 0, NULL
   };
   VkResult res;
 
-  /* d_split: the take-over submission waited */
-  if (d->gpu && !d->split) {
+  if (wait && d->gpu) {
     si.waitSemaphoreCount = 1;
     si.pWaitSemaphores = &sl->vk_sem;
     si.pWaitDstStageMask = &stage;
   }
   gst_vulkan_queue_submit_lock (d->queue);
-  res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
+  res = vkQueueSubmit (d->queue->queue, 1, &si, fence);
   gst_vulkan_queue_submit_unlock (d->queue);
   return res;
+}
+
+/* The slot's pre-recorded copy, with its fence; it waits for the slot's
+ * semaphore itself except in d_split, whose take-over waited */
+static VkResult
+d_submit (DCtx * d, DSlot * sl)
+{
+  return d_submit_cmd (d, sl, &sl->cmd, !d->split,
+      VK_PIPELINE_STAGE_TRANSFER_BIT, sl->fence);
 }
 
 /* d_split, on the producer thread: the wait for CUDA's signal and the
@@ -173,21 +181,8 @@ d_submit (DCtx * d, DSlot * sl)
 static VkResult
 d_submit_take (DCtx * d, DSlot * sl)
 {
-  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL,
-    1, &sl->cmd_take, 0, NULL
-  };
-  VkResult res;
-
-  if (d->gpu) {
-    si.waitSemaphoreCount = 1;
-    si.pWaitSemaphores = &sl->vk_sem;
-    si.pWaitDstStageMask = &stage;
-  }
-  gst_vulkan_queue_submit_lock (d->queue);
-  res = vkQueueSubmit (d->queue->queue, 1, &si, VK_NULL_HANDLE);
-  gst_vulkan_queue_submit_unlock (d->queue);
-  return res;
+  return d_submit_cmd (d, sl, &sl->cmd_take, TRUE,
+      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_NULL_HANDLE);
 }
 
 /* the consumer's measurements of a completed slot */
