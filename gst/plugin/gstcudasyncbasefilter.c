@@ -271,6 +271,25 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
 
   if (sem) {
     GstCudaContext *sem_ctx = gst_cuda_semaphore_get_context (sem);
+    guint sem_dev = 0;
+    gint want_dev;
+
+    g_mutex_lock (&priv->lock);
+    want_dev = priv->device_id;
+    g_mutex_unlock (&priv->lock);
+    g_object_get (sem_ctx, "cuda-device-id", &sem_dev, NULL);
+    /* a semaphore is valid in one context only: it cannot serve another
+     * device the element was told to use */
+    if (want_dev >= 0 && (guint) want_dev != sem_dev) {
+      gst_object_unref (sem);
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("The semaphore was imported into CUDA device %u, but "
+              "cuda-device-id is %d", sem_dev, want_dev),
+          ("a semaphore is valid only in the context it was imported into; "
+              "leave cuda-device-id at -1 or import it on device %d",
+              want_dev));
+      return FALSE;
+    }
 
     /* The semaphore is only valid in the context it was imported into, so
      * that context is the element's (and is offered to its neighbours). */
@@ -452,12 +471,15 @@ gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
       return FALSE;
     }
     if (GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
-      guint dev = 0;
+      guint dev = 0, own = 0;
       g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id",
           &dev, NULL);
+      g_object_get (priv->context, "cuda-device-id", &own, NULL);
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("Buffer memory belongs to another CUDA context (device %u) than "
-              "the element's", dev), (NULL));
+              "the element's (device %u)", dev, own),
+          ("share one GstCudaContext per device in the pipeline, or make "
+              "the upstream element use device %u", own));
       return FALSE;
     }
   }

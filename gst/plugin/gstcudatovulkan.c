@@ -279,9 +279,15 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
   }
   *cmem = GST_CUDA_MEMORY_CAST (mem);
   if ((*cmem)->context != BRIDGE (self)->cuda) {
+    guint dev = 0, own = 0;
+
+    g_object_get ((*cmem)->context, "cuda-device-id", &dev, NULL);
+    g_object_get (BRIDGE (self)->cuda, "cuda-device-id", &own, NULL);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Buffer memory belongs to another CUDA context than the element's"),
-        (NULL));
+        ("Buffer memory belongs to another CUDA context (device %u) than the "
+            "element's (device %u)", dev, own),
+        ("share one GstCudaContext per device in the pipeline, or make the "
+            "upstream element use device %u", own));
     return FALSE;
   }
   if (GST_VIDEO_INFO_FORMAT (&(*cmem)->info) !=

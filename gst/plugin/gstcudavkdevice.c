@@ -207,6 +207,16 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
     goto fail;
   }
 
+  /* which devices were matched: both UUIDs (they are equal) */
+  {
+    guint8 vu[VK_UUID_SIZE];
+    gchar *vs = vk_device_uuid (b->instance, b->device->physical_device, vu)
+        ? uuid_to_string (vu) : g_strdup ("?");
+
+    GST_INFO_OBJECT (self, "CUDA device UUID %s, Vulkan device %s UUID %s",
+        cuda_str, b->device->physical_device->properties.deviceName, vs);
+    g_free (vs);
+  }
   g_free (cuda_str);
   return TRUE;
 

@@ -574,3 +574,64 @@ cs_read_unordered (GstBuffer * buf, const GstVideoInfo * info)
   cs_free_stream (stream);
   return bytes;
 }
+
+gchar *
+cs_play_to_end (GstElement * pipeline)
+{
+  GError *err = NULL;
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  gchar *what = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "timed out");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    what = g_strdup_printf ("%s: %s (%s)", GST_OBJECT_NAME (msg->src),
+        err->message, dbg ? dbg : "");
+    g_clear_error (&err);
+    g_free (dbg);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  return what;
+}
+
+gchar *
+cs_run_to_end (const gchar * desc, GstElement ** pipeline_out)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  *pipeline_out = pipeline;
+  return cs_play_to_end (pipeline);
+}
+
+void
+cs_setup_two_devices (void)
+{
+  /* read when libcuda.so.1 loads, which cs_setup() does in this (forked)
+   * process */
+  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0)
+    g_setenv ("CUDASIM_DEVICE_COUNT", "2", TRUE);
+  cs_setup ();
+}
+
+GstCudaContext *
+cs_second_device (const gchar * test)
+{
+  gint count = 0;
+
+  if (CuDeviceGetCount (&count) != CUDA_SUCCESS || count < 2) {
+    g_print ("SKIP: %s: one CUDA device (the simulator has two)\n", test);
+    return NULL;
+  }
+  return gst_cuda_context_new (1);
+}

@@ -45,6 +45,18 @@ GBytes *cs_pattern_bytes (const GstVideoInfo * info, guint8 seed);
 
 void cs_set_cuda_context (GstElement * element, GstCudaContext * ctx);
 guint64 cs_stat (GstElement * element, const gchar * field);
+/* Plays @pipeline (a sink at its end) to EOS or ERROR and sets it to
+ * NULL; returns "element: message (debug)" of the error, NULL at EOS */
+gchar *cs_play_to_end (GstElement * pipeline);
+/* the same for gst_parse_launch (@desc), the pipeline in *@pipeline_out
+ * (caller unrefs) */
+gchar *cs_run_to_end (const gchar * desc, GstElement ** pipeline_out);
+/* cs_setup() with a second CUDA device on the simulator
+ * (CUDASIM_DEVICE_COUNT=2): a checked fixture */
+void cs_setup_two_devices (void);
+/* A context on CUDA device 1 (caller unrefs), or NULL with a SKIP line
+ * when there is one device only */
+GstCudaContext *cs_second_device (const gchar * test);
 /* A string field of "stats" (caller frees) */
 gchar *cs_stat_string (GstElement * element, const gchar * field);
 /* First ERROR message on @bus as "message (debug details)", or NULL.

@@ -970,6 +970,119 @@ GST_START_TEST (test_buffer_without_meta_unchanged)
 
 GST_END_TEST;
 
+/* ---- two CUDA devices (the simulator has two, with different UUIDs) ---- */
+
+/* A semaphore imported into device 0's context, on an element told to use
+ * device 1: an element error naming both, never a silent switch */
+GST_START_TEST (test_device_semaphore_mismatch)
+{
+  static const gchar *const elements[] = { "cudasemsignal", "cudasemwait" };
+  GstCudaContext *ctx1 = cs_second_device ("test_device_semaphore_mismatch");
+  guint i;
+
+  if (!ctx1)
+    return;
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    TestSem *ts = NULL;
+    GstCudaSemaphore *sem = cs_new_semaphore (cs_ctx, TRUE, &ts);
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+        "video/x-raw,format=NV12,width=64,height=48 ! cudaupload "
+        "cuda-device-id=1 ! %s name=e cuda-device-id=1 ! fakesink",
+        elements[i]);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), "e");
+    gchar *error;
+
+    g_object_set (e, "semaphore", sem, NULL);
+    error = cs_play_to_end (pipeline);
+    fail_unless (error != NULL, "%s: no error", elements[i]);
+    fail_unless (g_str_has_prefix (error, "e: ") && strstr (error,
+            "imported into CUDA device 0") && strstr (error,
+            "cuda-device-id is 1"), "%s", error);
+    g_free (error);
+    gst_object_unref (e);
+    gst_object_unref (pipeline);
+    gst_object_unref (sem);
+    test_sem_free (ts);
+    g_free (desc);
+  }
+  gst_object_unref (ctx1);
+}
+
+GST_END_TEST;
+
+/* Buffers of device 0 reaching an element bound to device 1 (it refuses
+ * the pipeline's device-0 context, as upstream elements do): an element
+ * error naming both devices */
+GST_START_TEST (test_device_buffers_mismatch)
+{
+  GstCudaContext *ctx1 = cs_second_device ("test_device_buffers_mismatch");
+  GstElement *pipeline;
+  gchar *error;
+
+  if (!ctx1)
+    return;
+  error = cs_run_to_end ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! cudaupload "
+      "cuda-device-id=0 ! cudasemsignal name=e cuda-device-id=1 "
+      "fallback=sync ! fakesink", &pipeline);
+  fail_unless (error != NULL, "no error");
+  fail_unless (g_str_has_prefix (error, "e: ") && strstr (error,
+          "(device 0) than the element's (device 1)"), "%s", error);
+  g_free (error);
+  gst_object_unref (pipeline);
+  gst_object_unref (ctx1);
+}
+
+GST_END_TEST;
+
+/* On device 1 alone, with a semaphore imported there, the elements work as
+ * on device 0: a signal and a GPU wait per buffer, no CPU wait, the value
+ * read back on the exporter's side */
+GST_START_TEST (test_device1_signal_wait)
+{
+  GstCudaContext *ctx1 = cs_second_device ("test_device1_signal_wait");
+  GstElement *pipeline, *sig, *wait;
+  GstCudaSemaphore *sem;
+  TestSem *ts = NULL;
+  gchar *error;
+
+  if (!ctx1)
+    return;
+  if (!cs_is_sim) {
+    /* the test semaphores of a real driver come from the Vulkan device of
+     * CUDA device 0 (tools/common/testsem.c) */
+    g_print ("SKIP: test_device1_signal_wait: simulated driver only\n");
+    gst_object_unref (ctx1);
+    return;
+  }
+  sem = cs_new_semaphore (ctx1, TRUE, &ts);
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=5 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! cudaupload "
+      "cuda-device-id=1 ! cudasemsignal name=sig cuda-device-id=1 ! "
+      "cudasemwait name=wait cuda-device-id=1 ! fakesink", NULL);
+  sig = gst_bin_get_by_name (GST_BIN (pipeline), "sig");
+  wait = gst_bin_get_by_name (GST_BIN (pipeline), "wait");
+  /* cudasemwait offers it to cudasemsignal in the ALLOCATION query */
+  g_object_set (wait, "semaphore", sem, NULL);
+  error = cs_play_to_end (pipeline);
+  fail_unless (error == NULL, "%s", error);
+  fail_unless_equals_uint64 (cs_stat (sig, "signals"), 5);
+  fail_unless_equals_uint64 (cs_stat (sig, "cpu-syncs"), 0);
+  fail_unless_equals_uint64 (cs_stat (wait, "waits"), 5);
+  fail_unless_equals_uint64 (cs_stat (wait, "cpu-syncs"), 0);
+  gst_cuda_sync_wait_idle ();
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 5);
+  gst_object_unref (sig);
+  gst_object_unref (wait);
+  gst_object_unref (pipeline);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+  gst_object_unref (ctx1);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasemsignal_suite (void)
 {
@@ -1000,6 +1113,13 @@ cudasemsignal_suite (void)
   tcase_add_test (tc, test_buffer_without_meta_unchanged);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_stop_without_context);
+
+  tc = tcase_create ("devices");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_setup_two_devices, cs_teardown);
+  tcase_add_test (tc, test_device_semaphore_mismatch);
+  tcase_add_test (tc, test_device_buffers_mismatch);
+  tcase_add_test (tc, test_device1_signal_wait);
   return s;
 }
 

@@ -2316,40 +2316,8 @@ GST_START_TEST (test_pending_producer_stream)
 GST_END_TEST;
 #endif
 
-/* Runs @desc (a fakesink or appsink at its end) to EOS or ERROR; returns
- * the error message's text (NULL at EOS) and leaves the pipeline in
- * *@pipeline_out (NULL state, caller unrefs). */
-static gchar *
-run_to_end (const gchar * desc, GstElement ** pipeline_out)
-{
-  GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &err);
-  GstBus *bus;
-  GstMessage *msg;
-  gchar *what = NULL;
-
-  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
-  bus = gst_element_get_bus (pipeline);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "%s: timed out", desc);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    gchar *dbg = NULL;
-
-    gst_message_parse_error (msg, &err, &dbg);
-    what = g_strdup_printf ("%s: %s (%s)", GST_OBJECT_NAME (msg->src),
-        err->message, dbg ? dbg : "");
-    g_clear_error (&err);
-    g_free (dbg);
-  }
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  *pipeline_out = pipeline;
-  return what;
-}
+/* cs_run_to_end() (common.c) */
+#define run_to_end cs_run_to_end
 
 /* A process in which no upstream CUDA element loaded libgstcuda's driver
  * entry points (no cudaupload/cudadownload): the bridge loads them itself
@@ -2371,6 +2339,110 @@ GST_START_TEST (test_without_nvcodec)
       "nvcodec was loaded: the test proves nothing");
   gst_clear_object (&nvcodec);
   gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* cuda-device-id=1 on both bridge elements: each opens CUDA device 1 and
+ * the Vulkan device with device 1's UUID. On the simulator no Vulkan
+ * device has it (lavapipe is given device 0's): an element error naming
+ * device 1's UUID and the Vulkan devices'. With a second GPU: the frames
+ * go through on the GPU path. */
+GST_START_TEST (test_device1_bridge)
+{
+  static const gchar *const descs[] = {
+    "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 "
+        "! cudaupload cuda-device-id=1 ! cudatovulkan name=e cuda-device-id=1 "
+        "! vulkandownload ! fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 "
+        "! vulkanupload ! vulkantocuda name=e cuda-device-id=1 ! fakesink",
+  };
+  GstCudaContext *ctx1 = cs_second_device ("test_device1_bridge");
+  guint8 uuid[16];
+  gchar *want;
+  guint i;
+
+  if (!ctx1)
+    return;
+  fail_unless (gst_cuda_sync_context_get_uuid (ctx1, uuid, NULL));
+  want = g_strdup_printf ("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+      "%02x%02x%02x%02x%02x%02x", uuid[0], uuid[1], uuid[2], uuid[3], uuid[4],
+      uuid[5], uuid[6], uuid[7], uuid[8], uuid[9], uuid[10], uuid[11],
+      uuid[12], uuid[13], uuid[14], uuid[15]);
+  for (i = 0; i < G_N_ELEMENTS (descs); i++) {
+    GstElement *pipeline;
+    gchar *error = run_to_end (descs[i], &pipeline);
+
+    if (cs_is_sim) {
+      fail_unless (error != NULL, "%s: no error", descs[i]);
+      fail_unless (g_str_has_prefix (error, "e: ") && strstr (error,
+              "No Vulkan device has the UUID of the CUDA device") &&
+          strstr (error, want), "%s (want UUID %s)", error, want);
+    } else {
+      /* a second GPU whose Vulkan device the element found */
+      fail_unless (error == NULL, "%s", error);
+      fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "e"),
+              "cpu-syncs"), 0);
+    }
+    g_free (error);
+    gst_object_unref (pipeline);
+  }
+  g_free (want);
+  gst_object_unref (ctx1);
+}
+
+GST_END_TEST;
+
+/* The Vulkan device of CUDA device 0 given (GstContext) to a bridge
+ * element on CUDA device 1: an element error naming both UUIDs, on the
+ * simulator and on two GPUs alike */
+GST_START_TEST (test_device0_vulkan_on_device1)
+{
+  GstCudaContext *ctx1 = cs_second_device ("test_device0_vulkan_on_device1");
+  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE], *hex0, *vk_uuid = NULL;
+  GstVulkanInstance *instance;
+  GstVulkanDevice *device;
+  GstElement *pipeline, *e;
+  GstContext *context;
+  guint8 uuid[16];
+  gchar *error;
+  gint idx;
+
+  if (!ctx1)
+    return;
+  fail_unless (gst_cuda_sync_context_get_uuid (cs_ctx, uuid, NULL));
+  hex0 = vk_util_hex_uuid (uuid);
+  instance = gst_vulkan_instance_new ();
+  fail_unless (gst_vulkan_instance_open (instance, NULL));
+  idx = vk_util_find_device (instance, hex0, name, &vk_uuid, NULL);
+  fail_unless (idx >= 0, "no Vulkan device of CUDA device 0 (%s)", hex0);
+  device = gst_vulkan_device_new_with_index (instance, idx);
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload "
+      "cuda-device-id=1 ! cudatovulkan name=e cuda-device-id=1 ! "
+      "fakesink", NULL);
+  e = by_name (pipeline, "e");
+  context = gst_context_new (GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
+  gst_context_set_vulkan_instance (context, instance);
+  gst_element_set_context (e, context);
+  gst_context_unref (context);
+  context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
+  gst_context_set_vulkan_device (context, device);
+  gst_element_set_context (e, context);
+  gst_context_unref (context);
+  error = cs_play_to_end (pipeline);
+  fail_unless (error != NULL, "no error");
+  fail_unless (g_str_has_prefix (error, "e: ") && strstr (error,
+          "is not the CUDA device"), "%s", error);
+  GST_INFO ("%s", error);
+  g_free (error);
+  gst_object_unref (pipeline);
+  gst_object_unref (device);
+  gst_object_unref (instance);
+  g_free (vk_uuid);
+  g_free (hex0);
+  gst_object_unref (ctx1);
 }
 
 GST_END_TEST;
@@ -2491,6 +2563,12 @@ cudavulkan_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_without_nvcodec);
   tcase_add_test (tc, test_no_cuda_device);
+
+  tc = tcase_create ("devices");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_setup_two_devices, cs_teardown);
+  tcase_add_test (tc, test_device1_bridge);
+  tcase_add_test (tc, test_device0_vulkan_on_device1);
   return s;
 }
 
