@@ -332,7 +332,7 @@ json_ratios (JsonBuilder * jb, const gchar * key, ModeResult * m,
             series_median (ref->lat_p50_us)));
 }
 
-/* scenario 3: a against the raw-API limit (the target: a >= 0.9 d) */
+/* scenario 3: a against the raw-API limit (the target: a >= 0.9 d) */
 static void
 json_s3_raw_ratios (JsonBuilder * jb, S2Config * c)
 {
