@@ -461,27 +461,9 @@ gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
     return FALSE;
   }
   for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-
-    if (!gst_is_cuda_memory (mem)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Buffer memory is not CUDA memory (allocator %s); caps promise "
-              "memory:CUDAMemory", mem->allocator ?
-              mem->allocator->mem_type : "none"), (NULL));
+    if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self),
+            gst_buffer_peek_memory (buffer, i), priv->context))
       return FALSE;
-    }
-    if (GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
-      guint dev = 0, own = 0;
-      g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id",
-          &dev, NULL);
-      g_object_get (priv->context, "cuda-device-id", &own, NULL);
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Buffer memory belongs to another CUDA context (device %u) than "
-              "the element's (device %u)", dev, own),
-          ("share one GstCudaContext per device in the pipeline, or make "
-              "the upstream element use device %u", own));
-      return FALSE;
-    }
   }
   return TRUE;
 }

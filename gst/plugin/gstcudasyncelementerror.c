@@ -8,6 +8,7 @@
 
 #include "gstcudasyncelementerror.h"
 #include <gst/cudasync/cudasync.h>
+#include <gst/cuda/gstcudamemory.h>
 
 /* GstCudaSyncError code -> GStreamer error domain and code:
  * no driver or device: the resource is not found; a handle that is not a
@@ -52,4 +53,30 @@ gst_cuda_sync_element_post_error (GstElement * element, GError * error,
       g_strdup (what), g_strdup (error ? error->message : "unknown error"),
       file, function, line);
   g_clear_error (&error);
+}
+
+gboolean
+gst_cuda_sync_element_check_memory (GstElement * element, GstMemory * mem,
+    GstCudaContext * context)
+{
+  guint dev = 0, own = 0;
+
+  if (!gst_is_cuda_memory (mem)) {
+    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+        ("Buffer memory is not CUDA memory (allocator %s); caps promise "
+            "memory:CUDAMemory", mem->allocator ?
+            mem->allocator->mem_type : "none"), (NULL));
+    return FALSE;
+  }
+  if (GST_CUDA_MEMORY_CAST (mem)->context == context)
+    return TRUE;
+  g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id", &dev,
+      NULL);
+  g_object_get (context, "cuda-device-id", &own, NULL);
+  GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      ("Buffer memory belongs to another CUDA context (device %u) than the "
+          "element's (device %u)", dev, own),
+      ("share one GstCudaContext per device in the pipeline, or make the "
+          "upstream element use device %u", own));
+  return FALSE;
 }

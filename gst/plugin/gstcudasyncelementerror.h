@@ -8,6 +8,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/cuda/gstcudacontext.h>
 
 G_BEGIN_DECLS
 
@@ -20,5 +21,10 @@ void gst_cuda_sync_element_post_error (GstElement * element, GError * error,
 #define GST_CUDA_SYNC_ELEMENT_ERROR(element, error, what) \
   gst_cuda_sync_element_post_error (GST_ELEMENT (element), error, what, \
       __FILE__, GST_FUNCTION, __LINE__)
+
+/* TRUE when @mem is CUDA memory of @context; otherwise posts the element
+ * error (not CUDA memory, or another context, naming both devices) */
+gboolean gst_cuda_sync_element_check_memory (GstElement * element,
+    GstMemory * mem, GstCudaContext * context);
 
 G_END_DECLS

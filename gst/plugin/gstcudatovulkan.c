@@ -270,26 +270,10 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
     return FALSE;
   }
   mem = gst_buffer_peek_memory (inbuf, 0);
-  if (!gst_is_cuda_memory (mem)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Buffer memory is not CUDA memory (allocator %s); caps promise "
-            "memory:CUDAMemory", mem->allocator ?
-            mem->allocator->mem_type : "none"), (NULL));
+  if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self), mem,
+          BRIDGE (self)->cuda))
     return FALSE;
-  }
   *cmem = GST_CUDA_MEMORY_CAST (mem);
-  if ((*cmem)->context != BRIDGE (self)->cuda) {
-    guint dev = 0, own = 0;
-
-    g_object_get ((*cmem)->context, "cuda-device-id", &dev, NULL);
-    g_object_get (BRIDGE (self)->cuda, "cuda-device-id", &own, NULL);
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Buffer memory belongs to another CUDA context (device %u) than the "
-            "element's (device %u)", dev, own),
-        ("share one GstCudaContext per device in the pipeline, or make the "
-            "upstream element use device %u", own));
-    return FALSE;
-  }
   if (GST_VIDEO_INFO_FORMAT (&(*cmem)->info) !=
       GST_VIDEO_INFO_FORMAT (IN_INFO (self)) ||
       GST_VIDEO_INFO_WIDTH (&(*cmem)->info) < GST_VIDEO_INFO_WIDTH
@@ -515,11 +499,13 @@ image_take_over (GstCudaVkBridge * b, GstVulkanImageMemory * mem,
   gst_cuda_vk_sync_add_memory (sync, &mem->barrier.parent);
 }
 
-/* The Vulkan half: a submission that waits for CUDA's signal (GPU path)
- * and takes @outbuf's memories over from CUDA */
+/* The Vulkan half: a submission that waits for CUDA's signal of @value on
+ * @sem (GPU path; NULL: the fallback) and takes @outbuf's memories over
+ * from CUDA */
 static gboolean
 submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
-    GstCudaVkFrame * f, gboolean gpu, guint64 value, GError ** error)
+    GstCudaVkFrame * f, GstCudaVkSemaphore * sem, guint64 value,
+    GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
@@ -550,39 +536,37 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
       self->out_buffers ? f->n_planes : 0, bb,
       self->out_buffers ? 0 : f->n_planes, ib);
-  if (gpu && b->timeline)
-    gst_cuda_vk_sync_add_wait (&sync, b->timeline->vk_sem, value);
-  else if (gpu)
-    gst_cuda_vk_sync_add_wait (&sync, f->sem->vk_sem, 0);
+  if (sem)
+    gst_cuda_vk_sync_add_wait (&sync, sem->vk_sem, value);
   fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
       GST_MINI_OBJECT_CAST (outbuf), error);
   if (!fence)
     return FALSE;
-  /* a binary signal counts as consumed once this fence has signalled */
-  if (gpu && !b->timeline)
-    gst_cuda_vk_semaphore_wait_submitted (f->sem, fence);
+  if (sem)
+    gst_cuda_vk_semaphore_wait_submitted (sem, fence);
   gst_vulkan_fence_unref (fence);
   f->used = TRUE;
   return TRUE;
 }
 
 /* The CUDA side of a frame: acquire points, the copy, then either a
- * semaphore signal (GPU path: the element's timeline, *@value set to the
- * value signalled, or the frame's binary semaphore; the input held until
- * the copy has run) or a CPU wait for the copy (fallback) */
+ * signal of @sem (GPU path: the element's timeline, or the frame's binary
+ * semaphore; *@value is the value signalled; the input held until the copy
+ * has run) or, when @sem is NULL, a CPU wait for the copy (fallback) */
 static gboolean
 cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
-    GstCudaVkFrame * f, gboolean gpu, guint64 * value, GError ** error)
+    GstCudaVkFrame * f, GstCudaVkSemaphore * sem, guint64 * value,
+    GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
-  CUstream stream = work_stream (self, cmem, gpu, meta);
+  CUstream stream = work_stream (self, cmem, sem != NULL, meta);
 
   if (meta && !wait_acquire_points (self, meta, stream, error))
     return FALSE;
   if (!copy_into_frame (self, cmem, f, stream, error))
     return FALSE;
-  if (!gpu) {
+  if (!sem) {
     /* Vulkan cannot wait on the GPU: make the copy complete first (a host
      * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
     return gst_cuda_vk_bridge_cpu_sync (b, stream, error);
@@ -594,13 +578,8 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   /* the timeline's next value; or the frame's own binary semaphore, which
    * the pool handed out only once the Vulkan wait on its previous signal
    * had completed */
-  if (b->timeline) {
-    if (!gst_cuda_semaphore_signal (b->timeline->sem, stream, value,
-            error))
-      return FALSE;
-  } else if (!gst_cuda_vk_semaphore_signal (f->sem, stream, error)) {
+  if (!gst_cuda_vk_semaphore_signal (sem, stream, value, error))
     return FALSE;
-  }
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
   return TRUE;
 }
@@ -612,7 +591,7 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (outbuf);
-  gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
+  GstCudaVkSemaphore *sem = NULL;
   GstCudaMemory *cmem;
   GError *err = NULL;
   guint64 value = 0;
@@ -621,15 +600,14 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  /* binary semaphores: the slot's own one, made on first use */
-  gpu = gpu && (b->timeline || gst_cuda_vk_semaphore_ensure (b, &f->sem));
+  sem = gst_cuda_vk_semaphore_for_slot (b, &f->sem);
 
-  if (!cuda_side (self, inbuf, cmem, f, gpu, &value, &err)) {
+  if (!cuda_side (self, inbuf, cmem, f, sem, &value, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not copy the CUDA frame "
         "into shareable Vulkan memory");
     return GST_FLOW_ERROR;
   }
-  if (!submit_take_over (self, outbuf, f, gpu, value, &err)) {
+  if (!submit_take_over (self, outbuf, f, sem, value, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not hand the frame over to Vulkan"), ("%s",
             err ? err->message : "unknown error"));

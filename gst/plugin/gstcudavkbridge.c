@@ -93,12 +93,6 @@ gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id)
   g_mutex_unlock (&b->lock);
 }
 
-gboolean
-gst_cuda_vk_bridge_has_gpu_sync (GstCudaVkBridge * b)
-{
-  return b->gpu_sync;
-}
-
 void
 gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
 {
@@ -496,7 +490,7 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   b->stream = NULL;
   b->gpu_sync = FALSE;
   /* after the fences and the stream: nothing uses it any more */
-  g_clear_pointer (&b->timeline, gst_cuda_vk_timeline_free);
+  g_clear_pointer (&b->timeline, gst_cuda_vk_semaphore_free);
   gst_clear_object (&b->offer_sem);
   if (b->device && b->device->device && b->offer_vk_sem)
     vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);

@@ -6,7 +6,8 @@
  * stream, the Vulkan device and queue, properties, statistics, state
  * changes, caps and start/stop. Its parts: gstcudavkdevice.h (device,
  * queue, fences), gstcudavkmemory.h (exportable memory), gstcudavksemaphore.h
- * (binary semaphores), gstcudavksubmit.h (submissions). Not installed.
+ * (semaphores), gstcudavkstaging.h (vulkantocuda's staging slots),
+ * gstcudavksubmit.h (submissions). Not installed.
  */
 #pragma once
 
@@ -70,8 +71,9 @@ struct _GstCudaVkBridge
   gboolean gpu_sync;
   /* GPU path on 1.24+ (property "timeline", the device's timeline
    * semaphores): the element's one timeline semaphore. NULL: one binary
-   * semaphore per pooled frame / staging slot (gst_cuda_vk_semaphore_new()) */
-  struct _GstCudaVkTimeline *timeline;
+   * semaphore per pooled frame / staging slot
+   * (gst_cuda_vk_semaphore_for_slot()) */
+  struct _GstCudaVkSemaphore *timeline;
   /* for an upstream cudasemsignal (cudatovulkan only): CUDA-only use */
   VkSemaphore offer_vk_sem;
   GstCudaSemaphore *offer_sem;
@@ -128,7 +130,6 @@ GstStructure * gst_cuda_vk_bridge_stats  (GstCudaVkBridge * b);
 gint     gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b);
 void     gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id);
 
-gboolean gst_cuda_vk_bridge_has_gpu_sync (GstCudaVkBridge * b);
 
 
 

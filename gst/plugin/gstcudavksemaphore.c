@@ -156,69 +156,58 @@ fail:
   *vk_sem = VK_NULL_HANDLE;
 }
 
-GstCudaVkTimeline *
-gst_cuda_vk_timeline_new (GstCudaVkBridge * b)
-{
-  GstCudaVkTimeline *t;
-  VkSemaphore vk_sem;
-  GstCudaSemaphore *sem;
-
-  gst_cuda_vk_export_semaphore (b, TRUE, &vk_sem, &sem);
-  if (!sem)
-    return NULL;
-  t = g_new0 (GstCudaVkTimeline, 1);
-  t->vk_sem = vk_sem;
-  t->sem = sem;
-  t->device = gst_object_ref (b->device);
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SEMAPHORES, 1);
-  return t;
-}
-
-void
-gst_cuda_vk_timeline_free (GstCudaVkTimeline * t)
-{
-  if (!t)
-    return;
-  /* CUDA's operations on it: the library destroys the handle once they
-   * are done, from its releaser thread. Vulkan's: complete (stop waited
-   * for the element's fences). */
-  gst_clear_object (&t->sem);
-  if (t->vk_sem && t->device->device)
-    vkDestroySemaphore (t->device->device, t->vk_sem, NULL);
-  gst_clear_object (&t->device);
-  g_free (t);
-}
-
-GstCudaVkSemaphore *
-gst_cuda_vk_semaphore_new (GstCudaVkBridge * b)
+static GstCudaVkSemaphore *
+semaphore_new (GstCudaVkBridge * b, gboolean timeline)
 {
   GstCudaVkSemaphore *s;
   VkSemaphore vk_sem;
   GstCudaSemaphore *sem;
 
-  if (!b->gpu_sync)
-    return NULL;
-  gst_cuda_vk_export_semaphore (b, FALSE, &vk_sem, &sem);
+  gst_cuda_vk_export_semaphore (b, timeline, &vk_sem, &sem);
   if (!sem)
     return NULL;
   s = g_new0 (GstCudaVkSemaphore, 1);
   s->vk_sem = vk_sem;
   s->sem = sem;
   s->device = gst_object_ref (b->device);
+  s->timeline = timeline;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SEMAPHORES, 1);
   return s;
 }
 
+GstCudaVkSemaphore *
+gst_cuda_vk_timeline_new (GstCudaVkBridge * b)
+{
+  return semaphore_new (b, TRUE);
+}
+
+GstCudaVkSemaphore *
+gst_cuda_vk_semaphore_for_slot (GstCudaVkBridge * b,
+    GstCudaVkSemaphore ** slot_sem)
+{
+  if (!b->gpu_sync)
+    return NULL;
+  if (b->timeline)
+    return b->timeline;
+  if (!*slot_sem)
+    *slot_sem = semaphore_new (b, FALSE);
+  if (!*slot_sem)
+    GST_WARNING_OBJECT (b->element, "could not create a semaphore for a new "
+        "frame slot: CPU synchronisation for it");
+  return *slot_sem;
+}
+
 gboolean
 gst_cuda_vk_semaphore_signal (GstCudaVkSemaphore * s, CUstream stream,
-    GError ** error)
+    guint64 * value, GError ** error)
 {
-  /* a wait recorded by gst_cuda_vk_semaphore_waited() lets the library
-   * accept the signal; otherwise it refuses it (GST_CUDA_SYNC_ERROR_PROTOCOL):
-   * this object's previous signal may not have been consumed yet */
-  if (!gst_cuda_semaphore_signal (s->sem, stream, NULL, error))
+  /* binary: a wait recorded by gst_cuda_vk_semaphore_waited() lets the
+   * library accept the signal; otherwise it refuses it
+   * (GST_CUDA_SYNC_ERROR_PROTOCOL): this object's previous signal may not
+   * have been consumed yet. Timeline: the library reserves last + 1. */
+  if (!gst_cuda_semaphore_signal (s->sem, stream, value, error))
     return FALSE;
-  s->signalled = TRUE;
+  s->signalled = !s->timeline;
   return TRUE;
 }
 
@@ -226,10 +215,26 @@ void
 gst_cuda_vk_semaphore_wait_submitted (GstCudaVkSemaphore * s,
     GstVulkanFence * fence)
 {
+  /* a timeline semaphore is never consumed */
+  if (s->timeline)
+    return;
   g_return_if_fail (s->signalled);
   if (s->wait_fence)
     gst_vulkan_fence_unref (s->wait_fence);
   s->wait_fence = gst_vulkan_fence_ref (fence);
+}
+
+guint64
+gst_cuda_vk_semaphore_next_value (GstCudaVkSemaphore * s)
+{
+  return s->timeline ? s->vk_value + 1 : 0;
+}
+
+void
+gst_cuda_vk_semaphore_vk_signalled (GstCudaVkSemaphore * s)
+{
+  if (s->timeline)
+    s->vk_value++;
 }
 
 gboolean
@@ -267,15 +272,4 @@ gst_cuda_vk_semaphore_free (GstCudaVkSemaphore * s)
     vkDestroySemaphore (s->device->device, s->vk_sem, NULL);
   gst_clear_object (&s->device);
   g_free (s);
-}
-
-gboolean
-gst_cuda_vk_semaphore_ensure (GstCudaVkBridge * b, GstCudaVkSemaphore ** sem)
-{
-  if (!*sem && !(*sem = gst_cuda_vk_semaphore_new (b))) {
-    GST_WARNING_OBJECT (b->element, "could not create a semaphore for a new "
-        "frame slot: CPU synchronisation for it");
-    return FALSE;
-  }
-  return TRUE;
 }

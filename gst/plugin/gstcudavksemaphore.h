@@ -27,72 +27,74 @@ void     gst_cuda_vk_export_semaphore    (GstCudaVkBridge * b, gboolean timeline
  * (never on GStreamer 1.22) */
 gboolean gst_cuda_vk_timeline_supported  (GstCudaVkBridge * b);
 
-/* GStreamer 1.24+: one timeline semaphore per element (and so per
- * direction), exported by Vulkan as an opaque fd and imported into CUDA
- * as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD. A timeline
- * semaphore keeps every value it reached, so a signal can never be lost
- * however far one side runs ahead of the other: one object replaces the
- * binary semaphores of every slot, and slots are reused only for the
- * memory's sake (fences, events), no longer for the semaphore's.
+/* A semaphore created by Vulkan (exportable as an opaque fd) and imported
+ * into the bridge's CUDA context, of one of two kinds.
  *
- * Values strictly increase. cudatovulkan: CUDA signals, through
+ * Timeline (GStreamer 1.24+, @timeline): one per element, so per
+ * direction, imported as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD.
+ * A timeline semaphore keeps every value it reached, so a signal can never
+ * be lost however far one side runs ahead of the other: one object serves
+ * every slot, and slots are reused only for the memory's sake (fences,
+ * events). Values strictly increase. cudatovulkan: CUDA signals, through
  * gst_cuda_semaphore_signal(), which reserves last + 1 under the library's
- * lock, and the Vulkan take-over waits for that value. vulkantocuda:
- * the Vulkan copy signals @vk_value + 1, @vk_value is advanced only once
- * the submission succeeded, and CUDA waits for it; the element's
- * submissions go to one queue in streaming order, so they execute in
- * value order. Freed after the element's Vulkan submissions and CUDA
- * stream are idle (stop). */
-typedef struct _GstCudaVkTimeline
-{
-  VkSemaphore vk_sem;
-  GstCudaSemaphore *sem;
-  GstVulkanDevice *device;
-  guint64 vk_value;             /* vulkantocuda: last value submitted */
-} GstCudaVkTimeline;
-
-/* NULL (the reason logged) when Vulkan cannot export one or CUDA cannot
- * import it; counted in the "semaphores" statistic */
-GstCudaVkTimeline * gst_cuda_vk_timeline_new (GstCudaVkBridge * b);
-void     gst_cuda_vk_timeline_free       (GstCudaVkTimeline * t);
-
-/* A binary semaphore created by Vulkan (exportable as an opaque fd) and
- * imported into the bridge's CUDA context.
+ * lock, and the Vulkan take-over waits for that value. vulkantocuda: the
+ * Vulkan copy signals gst_cuda_vk_semaphore_next_value(), @vk_value is
+ * advanced (gst_cuda_vk_semaphore_vk_signalled()) only once the submission
+ * succeeded, and CUDA waits for @vk_value; the element's submissions go to
+ * one queue in streaming order, so they execute in value order.
  *
- * A binary semaphore holds one signal: signalling it again before the wait
- * that consumes the previous signal has *executed* on the GPU loses a signal
- * (and the waiter for it may hang). Enqueue order is not enough: CUDA may
- * run frame N+1's signal before the Vulkan queue has run frame N's wait. So
- * each pooled frame (cudatovulkan) or staging slot (vulkantocuda) owns its
- * semaphore, and a slot is reused only when the GPU work that consumed its
- * previous signal is known to be complete (its fence signalled, its CUDA
- * event completed), which never blocks the streaming thread.
- *
- * CUDA signals, Vulkan waits (cudatovulkan): gst_cuda_vk_semaphore_signal()
- * goes through gst_cuda_semaphore_signal(), which refuses a second signal
- * before a wait was recorded; the Vulkan wait is recorded
+ * Binary (1.22, or the "timeline" property off): one per pooled frame
+ * (cudatovulkan) or staging slot (vulkantocuda). A binary semaphore holds
+ * one signal: signalling it again before the wait that consumes the
+ * previous signal has *executed* on the GPU loses a signal (and the waiter
+ * for it may hang). Enqueue order is not enough: CUDA may run frame N+1's
+ * signal before the Vulkan queue has run frame N's wait. So a slot is
+ * reused only when the GPU work that consumed its previous signal is known
+ * to be complete (its fence signalled, its CUDA event completed), which
+ * never blocks the streaming thread. When CUDA signals and Vulkan waits
+ * (cudatovulkan), gst_cuda_vk_semaphore_signal() goes through
+ * gst_cuda_semaphore_signal(), which refuses a second signal before a wait
+ * was recorded; the Vulkan wait is recorded
  * (gst_cuda_semaphore_mark_waited()) only by
  * gst_cuda_vk_semaphore_waited(), once the fence of the submission that
- * waited has signalled, i.e. in GPU execution order, not at submission. */
-typedef struct
+ * waited has signalled, i.e. in GPU execution order, not at submission.
+ *
+ * Freed after the element's Vulkan submissions and CUDA stream are idle
+ * (stop), or with its slot. */
+typedef struct _GstCudaVkSemaphore
 {
   VkSemaphore vk_sem;
   GstCudaSemaphore *sem;
   GstVulkanDevice *device;
-  gboolean signalled;           /* by CUDA, wait not known executed yet */
-  GstVulkanFence *wait_fence;   /* the Vulkan submission that waits on it */
+  gboolean timeline;
+  guint64 vk_value;             /* timeline: last value Vulkan was given to
+                                 * signal (vulkantocuda); binary: 0 */
+  gboolean signalled;           /* binary: by CUDA, wait not known executed */
+  GstVulkanFence *wait_fence;   /* binary: the Vulkan submission waiting */
 } GstCudaVkSemaphore;
 
-/* NULL in the CPU fallback (or when creating one failed); counted in the
- * "semaphores" statistic */
-GstCudaVkSemaphore * gst_cuda_vk_semaphore_new (GstCudaVkBridge * b);
-/* *@sem, created on first use; FALSE (and a warning) when it cannot be:
- * then that slot takes the CPU fallback */
-gboolean gst_cuda_vk_semaphore_ensure    (GstCudaVkBridge * b, GstCudaVkSemaphore ** sem);
+/* The element's timeline semaphore; NULL (the reason logged) when Vulkan
+ * cannot export one or CUDA cannot import it. Counted in the "semaphores"
+ * statistic, as binary ones are. */
+GstCudaVkSemaphore * gst_cuda_vk_timeline_new (GstCudaVkBridge * b);
+/* The semaphore a slot's frame synchronises with: the element's timeline
+ * semaphore if it has one, else the slot's own binary one in *@slot_sem,
+ * created on first use. NULL on the CPU fallback, and (with a warning)
+ * when it cannot be created: that slot then takes the CPU fallback. */
+GstCudaVkSemaphore * gst_cuda_vk_semaphore_for_slot (GstCudaVkBridge * b,
+                                          GstCudaVkSemaphore ** slot_sem);
+/* CUDA signals @s on @stream; *@value (nullable) is the value signalled
+ * (0 for a binary semaphore) */
 gboolean gst_cuda_vk_semaphore_signal    (GstCudaVkSemaphore * s, CUstream stream,
-                                          GError ** error);
+                                          guint64 * value, GError ** error);
+/* a Vulkan submission waiting for CUDA's signal was made with @fence (a
+ * binary semaphore's signal counts as consumed once it has signalled) */
 void     gst_cuda_vk_semaphore_wait_submitted (GstCudaVkSemaphore * s,
                                           GstVulkanFence * fence);
+/* the value a Vulkan submission signals (0: binary), and its commit once
+ * the submission succeeded */
+guint64  gst_cuda_vk_semaphore_next_value (GstCudaVkSemaphore * s);
+void     gst_cuda_vk_semaphore_vk_signalled (GstCudaVkSemaphore * s);
 /* TRUE when @s may be signalled again (records the Vulkan wait with the
  * library then); never blocks */
 gboolean gst_cuda_vk_semaphore_waited    (GstCudaVkSemaphore * s);

@@ -538,10 +538,10 @@ update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
 }
 
 /* The Vulkan half: copy @inbuf into the staging buffer of @s and hand it
- * to CUDA (signalling its semaphore on the GPU path) */
+ * to CUDA, signalling @sem (the GPU path; NULL: the fallback) */
 static gboolean
 submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    gboolean gpu, GError ** error)
+    GstCudaVkSemaphore * sem, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkSubmitSync sync = { 0, };
@@ -569,20 +569,17 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
 
-  /* the timeline's next value, committed once submitted; or the slot's
-   * binary semaphore */
-  if (gpu && b->timeline)
-    gst_cuda_vk_sync_add_signal (&sync, b->timeline->vk_sem,
-        b->timeline->vk_value + 1);
-  else if (gpu)
-    gst_cuda_vk_sync_add_signal (&sync, s->sem->vk_sem, 0);
+  /* a timeline's next value, committed once submitted */
+  if (sem)
+    gst_cuda_vk_sync_add_signal (&sync, sem->vk_sem,
+        gst_cuda_vk_semaphore_next_value (sem));
   s->fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
       GST_MINI_OBJECT_CAST (inbuf), error);
   if (!s->fence)
     return FALSE;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
-  if (gpu && b->timeline)
-    b->timeline->vk_value++;
+  if (sem)
+    gst_cuda_vk_semaphore_vk_signalled (sem);
   update_input_barriers (self, inbuf);
   s->released = TRUE;
   return TRUE;
@@ -651,7 +648,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstCudaVkBridge *b = BRIDGE (self);
-  gboolean gpu = gst_cuda_vk_bridge_has_gpu_sync (b);
+  GstCudaVkSemaphore *sem = NULL;
   GstMemory *omem;
   GError *err = NULL;
   gboolean ok;
@@ -673,26 +670,20 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   s = self->wrap ? g_steal_pointer (&self->cur) : acquire_slot (self);
   if (!s)
     return GST_FLOW_ERROR;
-  /* binary semaphores: the slot's own one, made on first use */
-  gpu = gpu && (b->timeline || gst_cuda_vk_semaphore_ensure (b, &s->sem));
+  sem = gst_cuda_vk_semaphore_for_slot (b, &s->sem);
 
-  if (!submit_vulkan_copy (self, inbuf, s, gpu, &err))
+  if (!submit_vulkan_copy (self, inbuf, s, sem, &err))
     goto vk_error;
 
-  if (gpu && b->timeline) {
-    /* the value this copy signals: a timeline wait consumes nothing, so
-     * an error before it leaves nothing to repair */
+  if (sem) {
+    /* the value this copy signalled (a binary semaphore's is 0). Binary:
+     * cleared once the event behind the wait is recorded, as the slot (and
+     * this semaphore) is reused only after that event completed; a
+     * timeline wait consumes nothing, so an error before it leaves nothing
+     * to repair */
+    s->sem_unwaited = !sem->timeline;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!gst_cuda_semaphore_wait (b->timeline->sem, b->stream,
-            b->timeline->vk_value, &err))
-      goto cuda_error;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
-  } else if (gpu) {
-    /* cleared once the event behind the wait is recorded: the slot (and
-     * this semaphore) is reused only after that event completed */
-    s->sem_unwaited = TRUE;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!gst_cuda_semaphore_wait (s->sem->sem, b->stream, 0, &err))
+    if (!gst_cuda_semaphore_wait (sem->sem, b->stream, sem->vk_value, &err))
       goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
   } else {
@@ -711,7 +702,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
      * on the memory's stream. */
     s->sem_unwaited = FALSE;
 #if GST_CHECK_VERSION(1, 24, 0)
-    if (gpu)
+    if (sem)
       GST_MINI_OBJECT_FLAG_SET (omem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
 #endif
     return GST_FLOW_OK;
