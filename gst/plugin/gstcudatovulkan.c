@@ -74,6 +74,7 @@
 #include "gstcudavkbasetransform.h"
 #include "gstcudasyncelementerror.h"
 #include "gstcudavkframepool.h"
+#include "gstcudavkupstreampool.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
@@ -96,6 +97,11 @@ struct _GstCudaToVulkan
   GstCudaVkBaseTransform parent;
 
   gboolean out_buffers;         /* memory:VulkanBuffer negotiated */
+  gboolean in_place;            /* property (object lock) */
+  /* streaming thread: an upstream pool was proposed; the buffer being
+   * transformed was written in place (prepare_output_buffer()) */
+  gboolean proposed;
+  gboolean written_in_place;
 
   /* inputs kept until the copy out of them ran (hold_input()): this
    * element's own releaser gives them back, in order */
@@ -114,6 +120,13 @@ typedef struct
 } HeldInput;
 
 static void releaser_stop (GstCudaToVulkan * self);
+
+/* after the base class's (gstcudavkbridge.h) */
+enum
+{
+  PROP_IN_PLACE = 100,
+};
+#define DEFAULT_IN_PLACE TRUE
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -147,6 +160,36 @@ gst_cuda_to_vulkan_finalize (GObject * object)
 
 
 
+
+static void
+gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+
+  if (prop_id == PROP_IN_PLACE) {
+    GST_OBJECT_LOCK (self);
+    self->in_place = g_value_get_boolean (value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value, pspec);
+}
+
+static void
+gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+
+  if (prop_id == PROP_IN_PLACE) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_boolean (value, self->in_place);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
+}
 
 static gboolean
 gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
@@ -187,6 +230,12 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
     return FALSE;
   }
   gst_cuda_vk_base_transform_set_pool (base, pool);
+  /* a pool proposed upstream hands out frames of the old pool no more
+   * (plain CUDA memory, copied): have upstream ask for a new one */
+  if (self->proposed) {
+    self->proposed = FALSE;
+    gst_base_transform_reconfigure_sink (GST_BASE_TRANSFORM (self));
+  }
   return TRUE;
 }
 
@@ -230,6 +279,58 @@ propose_cuda_pool (GstCudaToVulkan * self, GstQuery * query)
   gst_query_add_allocation_pool (query, pool, size, 0, 0);
   gst_object_unref (pool);
 }
+
+/* One-plane formats: a pool whose memory is the output frames' own, so
+ * that upstream writes in place (gstcudavkupstreampool.c). FALSE when it
+ * does not apply; then propose_cuda_pool(). */
+static gboolean
+propose_upstream_pool (GstCudaToVulkan * self, GstQuery * query)
+{
+  GstBufferPool *frames, *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean enabled;
+  guint size;
+
+  GST_OBJECT_LOCK (self);
+  enabled = self->in_place;
+  GST_OBJECT_UNLOCK (self);
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!enabled || !caps || !BRIDGE (self)->cuda_stream ||
+      gst_query_get_n_allocation_pools (query) > 0 ||
+      !gst_video_info_from_caps (&info, caps) ||
+      !gst_cuda_vk_upstream_pool_supported (&info))
+    return FALSE;
+  frames = gst_cuda_vk_base_transform_get_pool (GST_CUDA_VK_BASE_TRANSFORM
+      (self));
+  if (!frames)
+    return FALSE;
+  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self), frames);
+  gst_object_unref (frames);
+  if (!pool) {
+    GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
+    return FALSE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT " are not the output's: "
+        "copying", caps);
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  /* the frames' size, at their pitch */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  self->proposed = TRUE;
+  GST_DEBUG_OBJECT (self, "proposed a pool of the output's frames");
+  return TRUE;
+}
 #endif
 
 static gboolean
@@ -239,7 +340,8 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
 #if GST_CHECK_VERSION(1, 24, 0)
-  propose_cuda_pool (self, query);
+  if (!propose_upstream_pool (self, query))
+    propose_cuda_pool (self, query);
 #endif
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
@@ -549,10 +651,11 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
   return TRUE;
 }
 
-/* The CUDA side of a frame: acquire points, the copy, then either a
- * signal of @sem (GPU path: the element's timeline, or the frame's binary
- * semaphore; *@value is the value signalled; the input held until the copy
- * has run) or, when @sem is NULL, a CPU wait for the copy (fallback) */
+/* The CUDA side of a frame: acquire points, the copy (unless upstream
+ * wrote the frame in place), then either a signal of @sem (GPU path: the
+ * element's timeline, or the frame's binary semaphore; *@value is the
+ * value signalled; a copied input held until the copy has run) or, when
+ * @sem is NULL, a CPU wait for the copy or upstream's writing (fallback) */
 static gboolean
 cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
     GstCudaVkFrame * f, GstCudaVkSemaphore * sem, guint64 * value,
@@ -561,11 +664,20 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
   CUstream stream = work_stream (self, cmem, sem != NULL, meta);
+  gboolean in_place = self->written_in_place;
 
   if (meta && !wait_acquire_points (self, meta, stream, error))
     return FALSE;
-  if (!copy_into_frame (self, cmem, f, stream, error))
+  if (in_place) {
+    /* the output frame is the input's memory: the frame pool keeps it
+     * from upstream until Vulkan is done with it, nothing to hold */
+    if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), stream,
+            error))
+      return FALSE;
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
+  } else if (!copy_into_frame (self, cmem, f, stream, error)) {
     return FALSE;
+  }
   if (!sem) {
     /* Vulkan cannot wait on the GPU: make the copy complete first (a host
      * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
@@ -573,7 +685,7 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   }
   /* before the signal: a failure here leaves the frame's semaphore
    * unsignalled, so the frame stays reusable */
-  if (!hold_input (self, inbuf, meta, stream, error))
+  if (!in_place && !hold_input (self, inbuf, meta, stream, error))
     return FALSE;
   /* the timeline's next value; or the frame's own binary semaphore, which
    * the pool handed out only once the Vulkan wait on its previous signal
@@ -582,6 +694,56 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
     return FALSE;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
   return TRUE;
+}
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* The output frame that @inbuf is, when upstream wrote it in place (a
+ * buffer of the pool propose_upstream_pool() proposed, for the current
+ * output pool) and nothing asks for it to be copied: a release point
+ * would be signalled when the input goes, before Vulkan has read it. */
+static GstBuffer *
+in_place_output (GstCudaToVulkan * self, GstBuffer * inbuf)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
+  GstBufferPool *frames;
+  GstBuffer *frame, *outbuf;
+
+  if (gst_buffer_n_memory (inbuf) != 1 ||
+      (meta && gst_cuda_sync_meta_get_release (meta, NULL)))
+    return NULL;
+  frames = gst_cuda_vk_base_transform_get_pool (GST_CUDA_VK_BASE_TRANSFORM
+      (self));
+  if (!frames)
+    return NULL;
+  frame = gst_cuda_vk_upstream_pool_get_frame (gst_buffer_peek_memory (inbuf,
+          0), frames);
+  gst_object_unref (frames);
+  if (!frame)
+    return NULL;
+  outbuf = gst_cuda_vk_frame_share (frame);
+  gst_buffer_unref (frame);
+  return outbuf;
+}
+#endif
+
+static GstFlowReturn
+gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
+
+  self->written_in_place = FALSE;
+#if GST_CHECK_VERSION(1, 24, 0)
+  *outbuf = in_place_output (self, inbuf);
+  if (*outbuf) {
+    self->written_in_place = TRUE;
+    gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+        GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+    return GST_FLOW_OK;
+  }
+#endif
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+      (trans, inbuf, outbuf);
 }
 
 static GstFlowReturn
@@ -627,6 +789,26 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
       GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_to_vulkan_finalize;
+  gobject_class->set_property = gst_cuda_to_vulkan_set_property;
+  gobject_class->get_property = gst_cuda_to_vulkan_get_property;
+
+  /**
+   * GstCudaToVulkan:in-place:
+   *
+   * On GStreamer 1.24 and newer, for one-plane formats (RGBA, BGRA, RGBx,
+   * BGRx), propose upstream a CUDA pool whose memory is the output frames'
+   * own Vulkan memory: upstream CUDA elements that use it (cudaupload,
+   * cudaconvertscale) write the frames in place, and the element copies
+   * nothing (the `in-place` counter of `stats`). Frames from elsewhere are
+   * copied as always. Two-plane formats (NV12, I420) are always copied.
+   */
+  g_object_class_install_property (gobject_class, PROP_IN_PLACE,
+      g_param_spec_boolean ("in-place", "In place",
+          "Propose upstream a pool of the output's frames, so that upstream "
+          "writes them in place (GStreamer 1.24+, one-plane formats); "
+          "otherwise every frame is copied", DEFAULT_IN_PLACE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA to Vulkan", "Filter/Video/Hardware",
@@ -641,6 +823,8 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_decide_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_transform);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_prepare_output_buffer);
 
   base_class->to_vulkan = TRUE;
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_set_info);
@@ -652,6 +836,7 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
 static void
 gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
 {
+  self->in_place = DEFAULT_IN_PLACE;
   self->unreleased = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
 }

@@ -88,7 +88,8 @@ gst_cuda_vk_base_transform_stop (GstBaseTransform * trans)
    * before what it uses goes away */
   if (priv->bridge.cuda && priv->bridge.stream)
     gst_cuda_vk_bridge_cpu_sync (&priv->bridge, priv->bridge.stream, NULL);
-  gst_cuda_vk_clear_pool (&priv->pool);
+  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (trans),
+      NULL);
   return TRUE;
 }
 
@@ -195,12 +196,29 @@ gst_cuda_vk_base_transform_get_out_info (GstCudaVkBaseTransform * self)
   return &PRIV (self)->out_info;
 }
 
+/* priv->pool: replaced under the object lock, read on the streaming
+ * thread (prepare_output_buffer()) or with the lock */
+GstBufferPool *
+gst_cuda_vk_base_transform_get_pool (GstCudaVkBaseTransform * self)
+{
+  GstBufferPool *pool;
+
+  GST_OBJECT_LOCK (self);
+  pool = PRIV (self)->pool ? gst_object_ref (PRIV (self)->pool) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  return pool;
+}
+
 void
 gst_cuda_vk_base_transform_set_pool (GstCudaVkBaseTransform * self,
     GstBufferPool * pool)
 {
   GstCudaVkBaseTransformPrivate *priv = PRIV (self);
+  GstBufferPool *old;
 
-  gst_cuda_vk_clear_pool (&priv->pool);
+  GST_OBJECT_LOCK (self);
+  old = priv->pool;
   priv->pool = pool;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_vk_clear_pool (&old);
 }

@@ -41,6 +41,8 @@ struct _GstCudaVkBaseTransformClass
 GstCudaVkBridge * gst_cuda_vk_base_transform_get_bridge (GstCudaVkBaseTransform * self);
 GstVideoInfo * gst_cuda_vk_base_transform_get_in_info (GstCudaVkBaseTransform * self);
 GstVideoInfo * gst_cuda_vk_base_transform_get_out_info (GstCudaVkBaseTransform * self);
+/* the output pool (transfer full), or NULL before caps */
+GstBufferPool * gst_cuda_vk_base_transform_get_pool (GstCudaVkBaseTransform * self);
 /* replaces the output pool (transfer full, nullable); the old one is
  * deactivated */
 void     gst_cuda_vk_base_transform_set_pool (GstCudaVkBaseTransform * self,

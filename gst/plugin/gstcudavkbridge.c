@@ -20,7 +20,7 @@ GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
 
 static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores",
-  "gpu-copies"
+  "gpu-copies", "in-place"
 };
 
 void
@@ -39,6 +39,7 @@ gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
   b->use_timeline = TRUE;
   b->sem_type = "none";
   g_mutex_init (&b->lock);
+  g_mutex_init (&b->trash_lock);
 }
 
 void
@@ -50,6 +51,7 @@ gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
   gst_clear_object (&b->device);
   gst_clear_object (&b->queue);
   g_mutex_clear (&b->lock);
+  g_mutex_clear (&b->trash_lock);
 }
 
 void
@@ -159,7 +161,9 @@ gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
           "Counters since the element was created: buffers, signals, waits, "
           "cpu-syncs, copies (frames the element copied on the CUDA side), "
           "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
-          "and CUDA's); and semaphore-type, the "
+          "and CUDA's), in-place (frames upstream wrote straight into the "
+          "output's memory, cudatovulkan on GStreamer 1.24+); and "
+          "semaphore-type, the "
           "synchronisation of the last start: \"timeline\" (one timeline "
           "semaphore), \"binary\" (one binary semaphore per frame slot) or "
           "\"none\" (CPU fallback)", GST_TYPE_STRUCTURE,
@@ -461,8 +465,10 @@ void
 gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
 {
   if (b->trash) {
+    g_mutex_lock (&b->trash_lock);
     gst_vulkan_trash_list_wait (b->trash, G_MAXUINT64);
     gst_clear_object (&b->trash);
+    g_mutex_unlock (&b->trash_lock);
   }
   gst_cuda_vk_fence_pool_free (b->fences);
   b->fences = NULL;

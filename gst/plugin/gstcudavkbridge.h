@@ -31,6 +31,7 @@ typedef enum
   GST_CUDA_VK_COUNTER_COPIES,
   GST_CUDA_VK_COUNTER_SEMAPHORES,
   GST_CUDA_VK_COUNTER_GPU_COPIES,
+  GST_CUDA_VK_COUNTER_IN_PLACE,
   GST_CUDA_VK_N_COUNTERS,
 } GstCudaVkCounter;
 
@@ -59,6 +60,11 @@ struct _GstCudaVkBridge
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
   GstVulkanCommandPool *cmd_pool;
+  /* trash_lock guards trash: cudatovulkan's frame pool submits from
+   * upstream's thread too when it allocates for the upstream pool. Freeing
+   * what the list held may release frames to their pool (the pool's lock,
+   * a queue's submit lock), never the other way round. */
+  GMutex trash_lock;
   GstVulkanTrashList *trash;
   struct _GstCudaVkFencePool *fences;
 

@@ -70,6 +70,25 @@ gst_cuda_vk_frame_get (GstBuffer * buf)
   return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark);
 }
 
+GstBuffer *
+gst_cuda_vk_frame_share (GstBuffer * frame)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (frame); i++)
+    gst_buffer_append_memory (buf,
+        gst_memory_ref (gst_buffer_peek_memory (frame, i)));
+  /* the GstVideoMeta of memory:VulkanBuffer frames */
+  gst_buffer_copy_into (buf, frame, GST_BUFFER_COPY_META, 0, -1);
+  /* copied along with the buffer, so a copy sharing the memories keeps
+   * the frame out of its pool too */
+  gst_buffer_add_parent_buffer_meta (buf, frame);
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark,
+      gst_cuda_vk_frame_get (frame), NULL);
+  return buf;
+}
+
 static void
 plane_holder_free (gpointer data)
 {

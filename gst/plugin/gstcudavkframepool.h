@@ -32,6 +32,12 @@ typedef struct
 /* The frame of a buffer of the pool */
 GstCudaVkFrame * gst_cuda_vk_frame_get     (GstBuffer * buf);
 
+/* A new buffer with @frame's memories (a buffer of the pool, transfer
+ * none), whose frame is @frame's, and which keeps @frame out of its pool
+ * until it is freed: the output for a frame upstream wrote in place, which
+ * the upstream pool's memory holds too (gstcudavkupstreampool.c) */
+GstBuffer *      gst_cuda_vk_frame_share    (GstBuffer * frame);
+
 /* A pool of frames of @info for @b (images, or buffers with @buffers) */
 GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b,
                                              GstVideoInfo * info,

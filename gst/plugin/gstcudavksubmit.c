@@ -179,6 +179,7 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
   if (sync)
     gst_cuda_vk_sync_submitted (sync);
 
+  g_mutex_lock (&b->trash_lock);
   gst_vulkan_trash_list_add (b->trash,
       gst_vulkan_trash_list_acquire (b->trash, fence,
           gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
@@ -187,5 +188,6 @@ gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
         gst_vulkan_trash_list_acquire (b->trash, fence,
             gst_vulkan_trash_mini_object_unref, gst_mini_object_ref (keep)));
   gst_vulkan_trash_list_gc (b->trash);
+  g_mutex_unlock (&b->trash_lock);
   return fence;
 }

@@ -294,6 +294,65 @@ expect_wrapped_output (GstElement * v2c)
   return info_wrappable (&info);
 }
 
+/* Whether cudatovulkan's frames of @info are written in place by an
+ * upstream that uses the pool it proposes (gstcudavkupstreampool.c):
+ * GStreamer 1.24+, one-plane formats, the "in-place" property */
+static gboolean
+info_in_place (GstElement * c2v, const GstVideoInfo * info)
+{
+  gboolean in_place;
+
+  g_object_get (c2v, "in-place", &in_place, NULL);
+  return in_place && GST_CHECK_VERSION (1, 24, 0) &&
+      GST_VIDEO_INFO_N_PLANES (info) == 1;
+}
+
+static gboolean
+c2v_in_caps (GstElement * c2v, GstVideoInfo * info)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean ret = caps && gst_video_info_from_caps (info, caps);
+
+  gst_clear_caps (&caps);
+  gst_object_unref (pad);
+  return ret;
+}
+
+/* How many of @n frames cudatovulkan @c2v received written in place: @n
+ * behind cudaupload or cudaconvertscale (through queues, which pass the
+ * ALLOCATION query on) when the current caps allow it, 0 behind anything
+ * that does not ask for a pool (appsrc, a decoder of two-plane frames);
+ * -1 where the test cannot tell (a tee decides by its branches) */
+static gint64
+expect_in_place (GstElement * c2v, guint64 n)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstVideoInfo info;
+  gint64 ret = 0;
+
+  fail_unless (c2v_in_caps (c2v, &info));
+  while (pad) {
+    GstPad *peer = gst_pad_get_peer (pad);
+    GstElement *up = peer ? gst_pad_get_parent_element (peer) : NULL;
+    const gchar *factory = up && gst_element_get_factory (up) ?
+        GST_OBJECT_NAME (gst_element_get_factory (up)) : "";
+
+    gst_object_unref (pad);
+    pad = NULL;
+    if (!strcmp (factory, "queue"))
+      pad = gst_element_get_static_pad (up, "sink");
+    else if (!strcmp (factory, "cudaupload") ||
+        !strcmp (factory, "cudaconvertscale"))
+      ret = info_in_place (c2v, &info) ? (gint64) n : 0;
+    else if (!strcmp (factory, "tee") || !strcmp (factory, "cudasemsignal"))
+      ret = info_in_place (c2v, &info) ? -1 : 0;
+    gst_clear_object (&peer);
+    gst_clear_object (&up);
+  }
+  return ret;
+}
+
 static void assert_stats_full (GstElement * e, guint64 n, guint64 copies);
 
 /* buffers/copies/cpu-syncs of one bridge element after @n buffers of the
@@ -302,13 +361,25 @@ static void
 assert_stats (GstElement * e, guint64 n)
 {
   gboolean v2c = g_str_equal (G_OBJECT_TYPE_NAME (e), "GstVulkanToCuda");
+  gint64 in_place;
 
-  /* vulkantocuda: a Vulkan copy, then a CUDA copy unless the output
-   * wraps the staging buffer */
-  assert_stats_full (e, n, v2c && expect_wrapped_output (e) ? 0 : n);
+  if (v2c) {
+    /* a Vulkan copy, then a CUDA copy unless the output wraps the staging
+     * buffer */
+    assert_stats_full (e, n, expect_wrapped_output (e) ? 0 : n);
+    return;
+  }
+  /* cudatovulkan: a copy of every frame not written in place */
+  in_place = expect_in_place (e, n);
+  if (in_place < 0) {
+    in_place = (gint64) cs_stat (e, "in-place");
+    fail_unless (in_place <= (gint64) n);
+  }
+  assert_stats_full (e, n, n - (guint64) in_place);
 }
 
-/* the same, with @copies of them copied on the CUDA side */
+/* the same, with @copies of them copied on the CUDA side (cudatovulkan:
+ * the others written in place by upstream) */
 static void
 assert_stats_full (GstElement * e, guint64 n, guint64 copies)
 {
@@ -320,8 +391,12 @@ assert_stats_full (GstElement * e, guint64 n, guint64 copies)
   fail_unless (cs_stat (e, "copies") == copies, "%s: copies %"
       G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, name, cs_stat (e, "copies"),
       copies);
+  fail_unless (cs_stat (e, "in-place") == (v2c ? 0 : n - copies),
+      "%s: in-place %" G_GUINT64_FORMAT " for %" G_GUINT64_FORMAT
+      " buffers, %" G_GUINT64_FORMAT " copies", name,
+      cs_stat (e, "in-place"), n, copies);
   fail_unless_equals_uint64 (cs_stat (e, "gpu-copies"), v2c ? n + copies :
-      n);
+      copies);
   if (cs_is_sim) {
     /* lavapipe exports no semaphores: the CPU fallback, once a buffer */
     fail_unless (cs_stat (e, "cpu-syncs") == n, "%s: cpu-syncs %"
@@ -823,6 +898,297 @@ GST_START_TEST (test_to_vulkandownload)
 
 GST_END_TEST;
 
+static void fill_cuda_buffer (GstBuffer * buf, const GstVideoInfo * info,
+    guint8 value, CUstream stream);
+
+/* The pool cudatovulkan @c2v proposes upstream for @caps (transfer full),
+ * or NULL; its size in @size */
+static GstBufferPool *
+c2v_proposed_pool (GstElement * c2v, GstCaps * caps, guint * size)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+
+  fail_unless (gst_pad_query (pad, query), "cudatovulkan refused ALLOCATION");
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, size, NULL, NULL);
+  gst_query_unref (query);
+  gst_object_unref (pad);
+  return pool;
+}
+
+/* Checks what cudatovulkan proposes for its current input caps: on 1.24+
+ * a GstCudaBufferPool, for frames written in place a subclass of it whose
+ * buffers are one CUDA memory per frame at least the caps' size; nothing
+ * on 1.22 */
+static void
+assert_proposed_pool (GstElement * c2v, gboolean in_place)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  guint size = 0;
+
+  fail_unless (caps && gst_video_info_from_caps (&info, caps));
+  pool = c2v_proposed_pool (c2v, caps, &size);
+  if (!GST_CHECK_VERSION (1, 24, 0)) {
+    fail_unless (pool == NULL, "a pool proposed on 1.22");
+  } else {
+    fail_unless (pool && GST_IS_CUDA_BUFFER_POOL (pool));
+    fail_unless (GST_CUDA_BUFFER_POOL (pool)->context != NULL);
+    fail_unless_equals_int (G_OBJECT_TYPE (pool) != GST_TYPE_CUDA_BUFFER_POOL,
+        in_place);
+    fail_unless (size >= info.size, "pool size %u < %" G_GSIZE_FORMAT, size,
+        info.size);
+  }
+  if (pool && in_place) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    GstBuffer *buf = NULL;
+    GstCudaMemory *cmem;
+
+    gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)));
+    cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf, 0));
+    fail_unless (GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, 0) >=
+        GST_VIDEO_INFO_PLANE_STRIDE (&info, 0));
+    fail_unless (gst_buffer_get_video_meta (buf) != NULL);
+    gst_buffer_unref (buf);
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  }
+  gst_clear_object (&pool);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+}
+
+/* cudaupload ! cudatovulkan: on 1.24+ cudaupload writes one-plane frames
+ * straight into cudatovulkan's Vulkan memory (the pool it proposes):
+ * copies 0, in-place = buffers; with in-place=false, or for two-plane
+ * formats, one copy a frame. Byte-exact either way. */
+GST_START_TEST (test_in_place)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+  } cases[] = { {"RGBA", 64, 48}, {"BGRx", 33, 17}, {"RGBx", 321, 241},
+  {"BGRA", 320, 240}, {"NV12", 64, 48}
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    for (k = 0; k < 2; k++) {
+      gboolean enabled = k == 0;
+      gchar *src = src_desc (cases[i].format, cases[i].w, cases[i].h);
+      gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan "
+          "name=c2v in-place=%s ! vulkandownload ! video/x-raw ! "
+          "appsink name=sink sync=false", src, enabled ? "true" : "false");
+      gchar *what = g_strdup_printf ("in place %s %dx%d, in-place=%d",
+          cases[i].format, cases[i].w, cases[i].h, enabled);
+      GstElement *pipeline, *c2v;
+      GPtrArray *got, *want;
+      GstVideoInfo info;
+      gboolean expect;
+
+      GST_INFO ("%s", what);
+      got = run_frames (&pipeline, desc);
+      c2v = by_name (pipeline, "c2v");
+      fail_unless (c2v_in_caps (c2v, &info));
+      expect = info_in_place (c2v, &info);
+      fail_unless_equals_int (expect, enabled && GST_CHECK_VERSION (1, 24,
+              0) && strcmp (cases[i].format, "NV12") != 0);
+      fail_unless_equals_uint64 (cs_stat (c2v, "in-place"),
+          expect ? N_BUFFERS : 0);
+      assert_stats (c2v, N_BUFFERS);
+      assert_proposed_pool (c2v, expect);
+      stop_pipeline (pipeline);
+      want = reference_frames (cases[i].format, cases[i].w, cases[i].h);
+      assert_same_frames (got, want, what);
+      g_ptr_array_unref (got);
+      g_ptr_array_unref (want);
+      g_free (what);
+      g_free (desc);
+      g_free (src);
+    }
+  }
+}
+
+GST_END_TEST;
+
+#define N_HELD_IN_PLACE 20
+
+/* Frames written in place stay with downstream for as long as it holds
+ * them: all 20 of a run are held at once (a queue blocked until
+ * cudatovulkan has pushed the last one) while cudaupload goes on writing,
+ * then read; every one is byte-exact. A frame handed to cudaupload again
+ * while held would show the next frame's bytes. */
+GST_START_TEST (test_in_place_held)
+{
+  const gchar *src = "videotestsrc num-buffers=20 pattern=ball ! "
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
+      "queue name=q max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
+      "vulkandownload ! video/x-raw ! appsink name=sink sync=false", src);
+  gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *c2v, *q;
+  GPtrArray *got, *want;
+  GstPad *qsrc;
+  GstBus *bus;
+  GstMessage *msg;
+  gulong probe;
+  guint level = 0;
+  gint64 until;
+
+  fail_unless (pipeline != NULL);
+  c2v = by_name (pipeline, "c2v");
+  q = by_name (pipeline, "q");
+  qsrc = gst_element_get_static_pad (q, "src");
+  /* buffers only: events and the serialised ALLOCATION query pass */
+  probe = gst_pad_add_probe (qsrc, GST_PAD_PROBE_TYPE_BLOCK |
+      GST_PAD_PROBE_TYPE_BUFFER, NULL, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  until = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  while (cs_stat (c2v, "buffers") < N_HELD_IN_PLACE &&
+      g_get_monotonic_time () < until)
+    g_usleep (2000);
+  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), N_HELD_IN_PLACE);
+  /* the queue holds all but the one its blocked thread has */
+  while (level + 1 < N_HELD_IN_PLACE && g_get_monotonic_time () < until) {
+    g_object_get (q, "current-level-buffers", &level, NULL);
+    g_usleep (2000);
+  }
+  fail_unless_equals_int (level + 1, N_HELD_IN_PLACE);
+  gst_pad_remove_probe (qsrc, probe);
+  gst_object_unref (qsrc);
+
+  got = pull_all (pipeline, by_name (pipeline, "sink"));
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  assert_stats (c2v, N_HELD_IN_PLACE);
+  stop_pipeline (pipeline);
+
+  want = run_frames (NULL, ref);
+  assert_same_frames (got, want, "frames written in place, held");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  }
+  g_free (desc);
+  g_free (ref);
+}
+
+GST_END_TEST;
+
+/* An upstream that does not use the proposed pool (its own CUDA pool) gets
+ * its frames copied, and one that uses it for some buffers only gets those
+ * written in place: frames 0, 2 and 3 from the test's own pool, frame 1
+ * from the pool cudatovulkan proposed (on 1.24+; 1.22 proposes none) */
+GST_START_TEST (test_in_place_refused)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=64,height=48,framerate=30/1");
+  GstBufferPool *own = gst_cuda_buffer_pool_new (cs_ctx), *proposed = NULL;
+  GstStructure *config = gst_buffer_pool_get_config (own);
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  CUstream stream = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GstElement *pipeline, *src, *c2v;
+  GstVideoInfo info;
+  GstBus *bus;
+  GstMessage *msg;
+  guint i, size = 0;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (own, config));
+  fail_unless (gst_buffer_pool_set_active (own, TRUE));
+  pipeline = gst_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+      "name=c2v ! vulkandownload ! video/x-raw ! appsink name=sink "
+      "sync=false emit-signals=true", NULL);
+  fail_unless (pipeline != NULL);
+  src = by_name (pipeline, "src");
+  c2v = by_name (pipeline, "c2v");
+  g_object_set (src, "caps", caps, NULL);
+  g_signal_connect (by_name (pipeline, "sink"), "new-sample",
+      G_CALLBACK (cs_collect_sample), frames);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+
+  for (i = 0; i < 4; i++) {
+    GstBufferPool *from = own;
+    GstBuffer *buf = NULL;
+
+    if (i == 1) {
+      /* cudatovulkan has caps now (frame 0): what it proposes for them */
+      gint64 until = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+
+      while (cs_stat (c2v, "buffers") < 1 && g_get_monotonic_time () < until)
+        g_usleep (1000);
+      proposed = c2v_proposed_pool (c2v, caps, &size);
+      fail_unless_equals_int (proposed != NULL, GST_CHECK_VERSION (1, 24, 0));
+      if (proposed) {
+        config = gst_buffer_pool_get_config (proposed);
+        gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+        fail_unless (gst_buffer_pool_set_config (proposed, config));
+        fail_unless (gst_buffer_pool_set_active (proposed, TRUE));
+        from = proposed;
+      }
+    }
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (from, &buf, NULL),
+        GST_FLOW_OK);
+    fill_cuda_buffer (buf, &info, 0x20 + i, stream);
+    GST_BUFFER_PTS (buf) = i * (GST_SECOND / 30);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+
+  fail_unless_equals_int (frames->len, 4);
+  for (i = 0; i < 4; i++) {
+    GBytes *want = cs_value_bytes (&info, 0x20 + i);
+
+    fail_unless (g_bytes_equal (g_ptr_array_index (frames, i), want),
+        "frame %u differs", i);
+    g_bytes_unref (want);
+  }
+  fail_unless_equals_uint64 (cs_stat (c2v, "in-place"),
+      GST_CHECK_VERSION (1, 24, 0) ? 1 : 0);
+  assert_stats_full (c2v, 4, GST_CHECK_VERSION (1, 24, 0) ? 3 : 4);
+  stop_pipeline (pipeline);
+  if (proposed) {
+    fail_unless (gst_buffer_pool_set_active (proposed, FALSE));
+    gst_object_unref (proposed);
+  }
+  fail_unless (gst_buffer_pool_set_active (own, FALSE));
+  gst_object_unref (own);
+  gst_object_unref (bus);
+  cs_free_stream (stream);
+  g_ptr_array_unref (frames);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* A system-memory frame holding the pattern seeded with @seed. */
 static GstBuffer *
 system_frame (const GstVideoInfo * info, guint8 seed, GstClockTime pts)
@@ -874,7 +1240,7 @@ GST_START_TEST (test_renegotiation)
   GPtrArray *got;
   GstBus *bus;
   GstMessage *msg;
-  guint i, k, n = 0;
+  guint i, k, c, n = 0;
 
   fail_unless (pipeline != NULL, "%s", err ? err->message : "?");
   src = by_name (pipeline, "src");
@@ -912,16 +1278,18 @@ GST_START_TEST (test_renegotiation)
   gst_object_unref (bus);
 
   assert_same_frames (got, want, "renegotiation");
-  assert_stats (by_name (pipeline, "c2v"), n);
-  /* vulkantocuda wraps its staging buffers for some of the caps only */
-  for (i = 0, k = 0; i < G_N_ELEMENTS (steps); i++) {
+  /* vulkantocuda wraps its staging buffers for some of the caps only, and
+   * cudaupload writes cudatovulkan's frames in place for some */
+  for (i = 0, k = 0, c = 0; i < G_N_ELEMENTS (steps); i++) {
     GstVideoInfo info;
 
     fail_unless (gst_video_info_set_format (&info,
             gst_video_format_from_string (steps[i].format), steps[i].w,
             steps[i].h));
     k += info_wrappable (&info) ? 0 : N_BUFFERS;
+    c += info_in_place (by_name (pipeline, "c2v"), &info) ? 0 : N_BUFFERS;
   }
+  assert_stats_full (by_name (pipeline, "c2v"), n, c);
   assert_stats_full (by_name (pipeline, "v2c"), n, k);
   stop_pipeline (pipeline);
   g_ptr_array_unref (got);
@@ -2538,6 +2906,9 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_image_timeline);
   tcase_add_test (tc, test_held_outputs);
   tcase_add_test (tc, test_to_vulkandownload);
+  tcase_add_test (tc, test_in_place);
+  tcase_add_test (tc, test_in_place_held);
+  tcase_add_test (tc, test_in_place_refused);
   tcase_add_test (tc, test_semsignal_offer);
   tcase_add_test (tc, test_vulkan_buffer);
   tcase_add_test (tc, test_renegotiation);

@@ -1,0 +1,32 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The pool cudatovulkan proposes upstream on GStreamer 1.24+ (see the .c
+ * file). Not installed.
+ */
+#pragma once
+
+#include "gstcudavkbridge.h"
+
+G_BEGIN_DECLS
+
+/* Whether frames of @info can be written in place by upstream: one plane
+ * (a GstCudaMemory is one base pointer, and every plane of a frame is its
+ * own Vulkan allocation) */
+gboolean        gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info);
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* A GstCudaBufferPool whose every buffer is a frame of @frames (a pool of
+ * gst_cuda_vk_frame_pool_new(), active) wrapped in one GstCudaMemory. NULL
+ * when @frames cannot hand out a frame. */
+GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkBridge * b,
+                                                 GstBufferPool * frames);
+
+/* The frame of @frames that @mem wraps (transfer full), or NULL when @mem is
+ * not memory of a pool of gst_cuda_vk_upstream_pool_new() for @frames */
+GstBuffer *     gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem,
+                                                     GstBufferPool * frames);
+#endif
+
+G_END_DECLS
