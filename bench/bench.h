@@ -78,6 +78,9 @@ enum
   MODE_S6_A,
   /* scenario 6: a with the producer's memory carrying its stream (1.24+) */
   MODE_S6_AM,
+  /* scenario 3: a with the producer writing into the pool cudatovulkan
+   * proposes (frames written in place, 1.24+, one-plane formats) */
+  MODE_CV_AI,
   N_ALL_MODES
 };
 
@@ -85,7 +88,7 @@ extern const gchar *const mode_key[N_ALL_MODES];
 extern const gchar *const mode_desc[N_ALL_MODES];
 extern const gint s2_modes[2];
 extern const gint s2d_modes[7];
-extern const gint s3_modes[7];
+extern const gint s3_modes[8];
 extern const gint s4_modes[2];
 extern const gint s5_modes[2];
 

@@ -49,6 +49,7 @@ typedef struct
   FrameSpec spec;               /* info, writer, grid, producer stream */
   guint total, warmup;
   GstBufferPool *pool;          /* CUDA frames (not scenario 4) */
+  GstBufferPool *proposed;      /* mode a_in_place: cudatovulkan's pool */
   GstBuffer *sysframe;          /* scenario 4: the system-memory frame */
   CUstream cstream;             /* a1: the consumer's non-blocking stream */
   GstCudaSemaphore *sem_c;      /* a, a1: the elements' semaphore */

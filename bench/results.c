@@ -17,7 +17,7 @@
 
 const gchar *const mode_key[N_ALL_MODES] = { "a", "c", "a1", "a2",
   "a3_in_flight_1", "a3_in_flight_8", "a4_poll", "a", "b", "c", "a_binary", "a", "b", "d", "d_stall", "d_split", "a", "c",
-  "a", "a_memory_stream"
+  "a", "a_memory_stream", "a_in_place"
 };
 
 const gchar *const mode_desc[N_ALL_MODES] = {
@@ -90,13 +90,20 @@ const gchar *const mode_desc[N_ALL_MODES] = {
       "the memory (GStreamer 1.24+, as upstream CUDA producers do): "
       "cudatovulkan then works on that stream, one CUDA stream per pipeline "
       "instead of two",
+  "as a, but from its second frame on the producer writes into the pool "
+      "that cudatovulkan proposes in the ALLOCATION query: on GStreamer "
+      "1.24+ and one-plane formats its buffers are the element's output "
+      "frames (Vulkan memory imported into CUDA), so the element copies "
+      "nothing (stats in-place); otherwise an ordinary CUDA pool and one "
+      "copy a frame, as a",
 };
 
 const gint s2_modes[2] = { MODE_A, MODE_C };
 const gint s2d_modes[7] = { MODE_A, MODE_C, MODE_A1, MODE_A2,
   MODE_A_IF1, MODE_A_IF8, MODE_A4
 };
-const gint s3_modes[7] = { MODE_CV_A, MODE_CV_AB, MODE_CV_B, MODE_CV_C,
+const gint s3_modes[8] = { MODE_CV_A, MODE_CV_AB, MODE_CV_AI, MODE_CV_B,
+  MODE_CV_C,
   MODE_CV_D, MODE_CV_D2, MODE_CV_D3
 };
 const gint s5_modes[2] = { MODE_S5_A, MODE_S5_C };

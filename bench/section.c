@@ -97,6 +97,8 @@ s2_print_config (S2Config * c)
     /* scenario 3: the bridge against the raw-API limit */
     if (c->modes == s3_modes) {
       s2_print_ratio (c, MODE_CV_A, MODE_CV_AB);
+      s2_print_ratio (c, MODE_CV_AI, MODE_CV_A);
+      s2_print_ratio (c, MODE_CV_AI, MODE_CV_D);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D2);
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D3);
@@ -224,7 +226,7 @@ mode_stats_names (ModeResult * m, gint j)
   else if (j == MODE_A2)
     m->stats_name[0] = NULL;
   else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_CV_AB ||
-      j == MODE_S6_A || j == MODE_S6_AM) {
+      j == MODE_CV_AI || j == MODE_S6_A || j == MODE_S6_AM) {
     m->stats_name[0] = "cudatovulkan";
     m->stats_name[1] = NULL;
   } else if (j == MODE_S5_A || j == MODE_S5_C) {
