@@ -487,8 +487,10 @@ adopt_proposed_pool (Run * run)
     gst_clear_caps (&caps);
     return;
   }
+  /* as many frames in flight as the bench's own pool allows */
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  gst_buffer_pool_config_set_params (config, caps, size, 0,
+      run->b->opt.in_flight);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (gst_buffer_pool_set_config (pool, config) &&
       gst_buffer_pool_set_active (pool, TRUE)) {

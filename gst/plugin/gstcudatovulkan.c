@@ -391,6 +391,21 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
   return TRUE;
 }
 
+/* 1.24+: the producer's writes into @mem are complete, or ordered before
+ * everything that will touch the memory again: clears
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, as upstream's gst_cuda_buffer_copy()
+ * does once it has ordered its reading after them. Otherwise the memory's
+ * free synchronises its whole stream on the CPU (cuStreamSynchronize in
+ * gst_cuda_allocator_free()), waiting for the work of later frames too:
+ * seen on the H200 as a CPU stall a frame with frames written in place. */
+static void
+writes_done (GstMemory * mem)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
+}
+
 /* A GstCudaSyncReleaseFunc, on the element's releaser thread once the
  * copy out of the held input has run (the events are blocking-sync, so the
  * thread sleeps), in order. One releaser per element, so a pipeline whose
@@ -402,6 +417,8 @@ release_input (gpointer data, const GError * error)
   GstCudaToVulkan *self = h->self;
 
   if (!error) {
+    /* the producer's writes are complete (the copy after them is) */
+    writes_done (gst_buffer_peek_memory (h->buf, 0));
     gst_buffer_unref (h->buf);
   } else {
     /* the copy out of it may still run: upstream must not reuse it.
@@ -681,7 +698,11 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   if (!sem) {
     /* Vulkan cannot wait on the GPU: make the copy complete first (a host
      * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
-    return gst_cuda_vk_bridge_cpu_sync (b, stream, error);
+    if (!gst_cuda_vk_bridge_cpu_sync (b, stream, error))
+      return FALSE;
+    if (in_place)
+      writes_done (GST_MEMORY_CAST (cmem));
+    return TRUE;
   }
   /* before the signal: a failure here leaves the frame's semaphore
    * unsignalled, so the frame stays reusable */
@@ -693,6 +714,12 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   if (!gst_cuda_vk_semaphore_signal (sem, stream, value, error))
     return FALSE;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+  /* in place: the signal is on the memory's own stream, after upstream's
+   * writes, and the frame pool hands the memory out again only after the
+   * Vulkan work that waited for it; nobody else reads it (a tee passes no
+   * pool on) */
+  if (in_place)
+    writes_done (GST_MEMORY_CAST (cmem));
   return TRUE;
 }
 

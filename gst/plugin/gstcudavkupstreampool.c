@@ -28,8 +28,12 @@
  * stopped while upstream still uses this pool) the pool hands out ordinary
  * CUDA memory, which cudatovulkan copies as it does any other input.
  *
- * Locks: none of its own. The frame pool's lock is taken inside its
- * acquire (never with a lock of this file held).
+ * The config's max-buffers is honoured: acquire waits while that many of
+ * its buffers are out (or returns GST_FLOW_EOS with DONTWAIT).
+ *
+ * Locks: self->lock guards the count of buffers out and the flushing flag;
+ * it is never held while acquiring from the frame pool, whose lock is taken
+ * inside its acquire.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -72,6 +76,12 @@ struct _GstCudaVkUpstreamPool
   GstCudaStream *stream;        /* the config's, else own_stream */
   GstVideoInfo info;            /* the frames' video info */
   GstVideoInfo winfo;           /* and their layout (plane 0's pitch) */
+
+  GMutex lock;
+  GCond cond;
+  guint max_buffers;            /* 0: no limit */
+  guint outstanding;
+  gboolean flushing;
 };
 
 G_DEFINE_TYPE (GstCudaVkUpstreamPool, gst_cuda_vk_upstream_pool,
@@ -113,6 +123,9 @@ pool_set_config (GstBufferPool * bpool, GstStructure * config)
   self->stream = stream ? stream : gst_cuda_stream_ref (self->own_stream);
   gst_buffer_pool_config_set_params (config, caps,
       GST_VIDEO_INFO_SIZE (&self->winfo), min, max);
+  g_mutex_lock (&self->lock);
+  self->max_buffers = max;
+  g_mutex_unlock (&self->lock);
   return base_class->set_config (bpool, config);
 }
 
@@ -145,6 +158,38 @@ wrap_frame (GstCudaVkUpstreamPool * self, GstBuffer * frame)
   return mem;
 }
 
+/* Counts a buffer out, waiting while max-buffers are */
+static GstFlowReturn
+take_slot (GstCudaVkUpstreamPool * self, GstBufferPoolAcquireParams * params)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  g_mutex_lock (&self->lock);
+  while (self->max_buffers && self->outstanding >= self->max_buffers &&
+      !self->flushing) {
+    if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT)) {
+      ret = GST_FLOW_EOS;
+      break;
+    }
+    g_cond_wait (&self->cond, &self->lock);
+  }
+  if (self->flushing)
+    ret = GST_FLOW_FLUSHING;
+  if (ret == GST_FLOW_OK)
+    self->outstanding++;
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
+static void
+give_slot (GstCudaVkUpstreamPool * self)
+{
+  g_mutex_lock (&self->lock);
+  self->outstanding--;
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
 static GstFlowReturn
 pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -155,6 +200,9 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   GstMemory *mem;
   GstFlowReturn ret;
 
+  ret = take_slot (self, params);
+  if (ret != GST_FLOW_OK)
+    return ret;
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL);
   if (ret == GST_FLOW_OK) {
     mem = wrap_frame (self, frame);
@@ -165,10 +213,13 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     mem = gst_cuda_allocator_alloc (NULL,
         GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &self->info);
   } else {
+    give_slot (self);
     return ret;
   }
-  if (!mem)
+  if (!mem) {
+    give_slot (self);
     return GST_FLOW_ERROR;
+  }
 
   cmem = GST_CUDA_MEMORY_CAST (mem);
   *buffer = gst_buffer_new ();
@@ -187,6 +238,28 @@ static void
 pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
 {
   gst_buffer_unref (buffer);
+  give_slot (GST_CUDA_VK_UPSTREAM_POOL (bpool));
+}
+
+static void
+pool_flush_start (GstBufferPool * bpool)
+{
+  GstCudaVkUpstreamPool *self = GST_CUDA_VK_UPSTREAM_POOL (bpool);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+pool_flush_stop (GstBufferPool * bpool)
+{
+  GstCudaVkUpstreamPool *self = GST_CUDA_VK_UPSTREAM_POOL (bpool);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->lock);
 }
 
 static void
@@ -197,6 +270,8 @@ pool_finalize (GObject * object)
   gst_clear_object (&self->frames);
   gst_clear_cuda_stream (&self->stream);
   gst_clear_cuda_stream (&self->own_stream);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
   G_OBJECT_CLASS (gst_cuda_vk_upstream_pool_parent_class)->finalize (object);
 }
 
@@ -210,6 +285,8 @@ gst_cuda_vk_upstream_pool_class_init (GstCudaVkUpstreamPoolClass * klass)
   pool_class->start = pool_start;
   pool_class->acquire_buffer = pool_acquire_buffer;
   pool_class->release_buffer = pool_release_buffer;
+  pool_class->flush_start = pool_flush_start;
+  pool_class->flush_stop = pool_flush_stop;
   frame_quark = g_quark_from_static_string ("GstCudaVkUpstreamFrame");
   GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_upstream_pool_debug,
       "cudavkupstreampool", 0, "the pool cudatovulkan proposes upstream");
@@ -218,6 +295,8 @@ gst_cuda_vk_upstream_pool_class_init (GstCudaVkUpstreamPoolClass * klass)
 static void
 gst_cuda_vk_upstream_pool_init (GstCudaVkUpstreamPool * self)
 {
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
 }
 
 /* The layout upstream writes at: the frame's plane 0 at its pitch */

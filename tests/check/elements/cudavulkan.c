@@ -948,11 +948,18 @@ assert_proposed_pool (GstElement * c2v, gboolean in_place)
     GstBuffer *buf = NULL;
     GstCudaMemory *cmem;
 
-    gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+    GstBufferPoolAcquireParams dontwait = {.flags =
+          GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT };
+    GstBuffer *more = NULL;
+
+    /* max-buffers 1: a second buffer only once the first is back */
+    gst_buffer_pool_config_set_params (config, caps, size, 0, 1);
     fail_unless (gst_buffer_pool_set_config (pool, config));
     fail_unless (gst_buffer_pool_set_active (pool, TRUE));
     fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
         GST_FLOW_OK);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &more,
+            &dontwait), GST_FLOW_EOS);
     fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
     fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)));
     cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf, 0));
@@ -960,6 +967,9 @@ assert_proposed_pool (GstElement * c2v, gboolean in_place)
         GST_VIDEO_INFO_PLANE_STRIDE (&info, 0));
     fail_unless (gst_buffer_get_video_meta (buf) != NULL);
     gst_buffer_unref (buf);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &more,
+            &dontwait), GST_FLOW_OK);
+    gst_buffer_unref (more);
     fail_unless (gst_buffer_pool_set_active (pool, FALSE));
   }
   gst_clear_object (&pool);
