@@ -609,10 +609,13 @@ GST_END_TEST;
  * use-after-destroy (the simulator would report it). */
 #define N_HELD 20
 
+/* 20 moving frames: a frame overwritten by a later one shows */
+#define HELD_SRC "videotestsrc num-buffers=20 pattern=ball ! " \
+    "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
+
 GST_START_TEST (test_held_outputs)
 {
-  const gchar *src = "videotestsrc num-buffers=20 pattern=ball ! "
-      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+  const gchar *src = HELD_SRC;
   gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
       "! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", src);
   gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
@@ -1040,8 +1043,7 @@ GST_END_TEST;
  * while held would show the next frame's bytes. */
 GST_START_TEST (test_in_place_held)
 {
-  const gchar *src = "videotestsrc num-buffers=20 pattern=ball ! "
-      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+  const gchar *src = HELD_SRC;
   gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
       "queue name=q max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
       "vulkandownload ! video/x-raw ! appsink name=sink sync=false", src);
