@@ -241,20 +241,73 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
 
 
 #if GST_CHECK_VERSION(1, 24, 0)
+/* Configures @pool (transfer full) for @caps with the element's stream and
+ * adds it to @query at the size it settled on (a CUDA pool may round the
+ * pitch up; the pool of the output's frames has their pitch). FALSE when
+ * it refuses the configuration. */
+static gboolean
+offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
+    GstCaps * caps, const GstVideoInfo * info)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  guint size;
+
+  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_cuda_stream (config, BRIDGE (self)->cuda_stream);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT " refused caps %"
+        GST_PTR_FORMAT, pool, caps);
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* One-plane formats, property in-place: a pool whose memory is the output
+ * frames' own, so that upstream writes in place (gstcudavkupstreampool.c);
+ * NULL when that does not apply */
+static GstBufferPool *
+in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
+{
+  GstBufferPool *frames, *pool;
+  gboolean enabled;
+
+  GST_OBJECT_LOCK (self);
+  enabled = self->in_place;
+  GST_OBJECT_UNLOCK (self);
+  if (!enabled || !gst_cuda_vk_upstream_pool_supported (info))
+    return NULL;
+  frames = gst_cuda_vk_base_transform_get_pool (GST_CUDA_VK_BASE_TRANSFORM
+      (self));
+  if (!frames)
+    return NULL;
+  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self), frames);
+  gst_object_unref (frames);
+  if (!pool)
+    GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
+  return pool;
+}
+
 /* A CUDA pool whose memory carries the element's stream: upstream elements
  * that adopt a proposed stream (nvh264dec, cudaconvertscale) then write on
- * the stream the copy out of their frames runs on, with no event between
- * the two. Others write on their own stream, and the copy orders itself
- * after it (gst_cuda_sync_memory_wait_pending()). */
+ * the stream the element's work on their frames runs on, with no event
+ * between the two. Others write on their own stream, and the copy orders
+ * itself after it (gst_cuda_sync_memory_wait_pending()). For one-plane
+ * formats that pool hands out the output's own frames (in_place_pool());
+ * otherwise, or when it refuses the caps, a GstCudaBufferPool. */
 static void
-propose_cuda_pool (GstCudaToVulkan * self, GstQuery * query)
+propose_pool (GstCudaToVulkan * self, GstQuery * query)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstBufferPool *pool;
-  GstStructure *config;
   GstVideoInfo info;
   GstCaps *caps;
-  guint size;
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !b->cuda || !b->cuda_stream ||
@@ -262,74 +315,15 @@ propose_cuda_pool (GstCudaToVulkan * self, GstQuery * query)
       !gst_video_info_from_caps (&info, caps))
     return;
 
-  pool = gst_cuda_buffer_pool_new (b->cuda);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_cuda_stream (config, b->cuda_stream);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_WARNING_OBJECT (self, "the CUDA pool refused its configuration");
-    gst_object_unref (pool);
+  pool = in_place_pool (self, &info);
+  if (pool && offer_pool (self, query, pool, caps, &info)) {
+    self->proposed = TRUE;
+    GST_DEBUG_OBJECT (self, "proposed a pool of the output's frames");
     return;
   }
-  /* the pool may have changed the size (pitch alignment) */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-  gst_structure_free (config);
-  gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  gst_object_unref (pool);
-}
-
-/* One-plane formats: a pool whose memory is the output frames' own, so
- * that upstream writes in place (gstcudavkupstreampool.c). FALSE when it
- * does not apply; then propose_cuda_pool(). */
-static gboolean
-propose_upstream_pool (GstCudaToVulkan * self, GstQuery * query)
-{
-  GstBufferPool *frames, *pool;
-  GstStructure *config;
-  GstVideoInfo info;
-  GstCaps *caps;
-  gboolean enabled;
-  guint size;
-
-  GST_OBJECT_LOCK (self);
-  enabled = self->in_place;
-  GST_OBJECT_UNLOCK (self);
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!enabled || !caps || !BRIDGE (self)->cuda_stream ||
-      gst_query_get_n_allocation_pools (query) > 0 ||
-      !gst_video_info_from_caps (&info, caps) ||
-      !gst_cuda_vk_upstream_pool_supported (&info))
-    return FALSE;
-  frames = gst_cuda_vk_base_transform_get_pool (GST_CUDA_VK_BASE_TRANSFORM
-      (self));
-  if (!frames)
-    return FALSE;
-  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self), frames);
-  gst_object_unref (frames);
-  if (!pool) {
-    GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
-    return FALSE;
-  }
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT " are not the output's: "
-        "copying", caps);
-    gst_object_unref (pool);
-    return FALSE;
-  }
-  /* the frames' size, at their pitch */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-  gst_structure_free (config);
-  gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  gst_object_unref (pool);
-  self->proposed = TRUE;
-  GST_DEBUG_OBJECT (self, "proposed a pool of the output's frames");
-  return TRUE;
+  if (!offer_pool (self, query, gst_cuda_buffer_pool_new (b->cuda), caps,
+          &info))
+    GST_WARNING_OBJECT (self, "the CUDA pool refused its configuration");
 }
 #endif
 
@@ -340,8 +334,7 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
 #if GST_CHECK_VERSION(1, 24, 0)
-  if (!propose_upstream_pool (self, query))
-    propose_cuda_pool (self, query);
+  propose_pool (self, query);
 #endif
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
@@ -725,7 +718,7 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
 
 #if GST_CHECK_VERSION(1, 24, 0)
 /* The output frame that @inbuf is, when upstream wrote it in place (a
- * buffer of the pool propose_upstream_pool() proposed, for the current
+ * buffer of the pool in_place_pool() made, for the current
  * output pool) and nothing asks for it to be copied: a release point
  * would be signalled when the input goes, before Vulkan has read it. */
 static GstBuffer *

@@ -281,16 +281,25 @@ info_wrappable (const GstVideoInfo * info)
   return ret;
 }
 
+/* The video info of the caps negotiated on @e's pad @pad_name */
+static gboolean
+pad_info (GstElement * e, const gchar * pad_name, GstVideoInfo * info)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean ret = caps && gst_video_info_from_caps (info, caps);
+
+  gst_clear_caps (&caps);
+  gst_object_unref (pad);
+  return ret;
+}
+
 static gboolean
 expect_wrapped_output (GstElement * v2c)
 {
-  GstPad *pad = gst_element_get_static_pad (v2c, "src");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
   GstVideoInfo info;
 
-  fail_unless (caps && gst_video_info_from_caps (&info, caps));
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
+  fail_unless (pad_info (v2c, "src", &info));
   return info_wrappable (&info);
 }
 
@@ -307,18 +316,6 @@ info_in_place (GstElement * c2v, const GstVideoInfo * info)
       GST_VIDEO_INFO_N_PLANES (info) == 1;
 }
 
-static gboolean
-c2v_in_caps (GstElement * c2v, GstVideoInfo * info)
-{
-  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  gboolean ret = caps && gst_video_info_from_caps (info, caps);
-
-  gst_clear_caps (&caps);
-  gst_object_unref (pad);
-  return ret;
-}
-
 /* How many of @n frames cudatovulkan @c2v received written in place: @n
  * behind cudaupload or cudaconvertscale (through queues and capsfilters,
  * which pass the ALLOCATION query on) when the current caps allow it, 0 behind anything
@@ -331,7 +328,7 @@ expect_in_place (GstElement * c2v, guint64 n)
   GstVideoInfo info;
   gint64 ret = 0;
 
-  fail_unless (c2v_in_caps (c2v, &info));
+  fail_unless (pad_info (c2v, "sink", &info));
   while (pad) {
     GstPad *peer = gst_pad_get_peer (pad);
     GstElement *up = peer ? gst_pad_get_parent_element (peer) : NULL;
@@ -693,19 +690,29 @@ vulkan_has_i420 (void)
   return gst_vulkan_format_from_video_info (&info, 1) != VK_FORMAT_UNDEFINED;
 }
 
+/* cudatovulkan's answer to an ALLOCATION query for @caps (transfer full) */
+static GstQuery *
+c2v_allocation (GstElement * c2v, GstCaps * caps, gboolean need_pool)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstQuery *query = gst_query_new_allocation (caps, need_pool);
+
+  fail_unless (gst_pad_query (pad, query), "cudatovulkan refused ALLOCATION");
+  gst_object_unref (pad);
+  return query;
+}
+
 /* What cudatovulkan offers upstream in the ALLOCATION query for @caps:
  * TRUE and the semaphore's handle types when it offers one. */
 static gboolean
 c2v_offers_semaphore (GstElement * c2v, GstCaps * caps,
     GstCudaSemaphoreHandleTypeFlags * types)
 {
-  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
-  GstQuery *query = gst_query_new_allocation (caps, FALSE);
+  GstQuery *query = c2v_allocation (c2v, caps, FALSE);
   GstCudaSemaphore *sem = NULL;
   gboolean ret = FALSE;
 
   *types = GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE;
-  fail_unless (gst_pad_query (pad, query), "cudatovulkan refused ALLOCATION");
   fail_unless (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
           NULL));
   if (gst_query_parse_cuda_sync_meta (query, types, &sem) && sem) {
@@ -716,7 +723,6 @@ c2v_offers_semaphore (GstElement * c2v, GstCaps * caps,
     ret = TRUE;
   }
   gst_query_unref (query);
-  gst_object_unref (pad);
   return ret;
 }
 
@@ -909,15 +915,12 @@ static void fill_cuda_buffer (GstBuffer * buf, const GstVideoInfo * info,
 static GstBufferPool *
 c2v_proposed_pool (GstElement * c2v, GstCaps * caps, guint * size)
 {
-  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
-  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstQuery *query = c2v_allocation (c2v, caps, TRUE);
   GstBufferPool *pool = NULL;
 
-  fail_unless (gst_pad_query (pad, query), "cudatovulkan refused ALLOCATION");
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, size, NULL, NULL);
   gst_query_unref (query);
-  gst_object_unref (pad);
   return pool;
 }
 
@@ -1012,7 +1015,7 @@ GST_START_TEST (test_in_place)
       GST_INFO ("%s", what);
       got = run_frames (&pipeline, desc);
       c2v = by_name (pipeline, "c2v");
-      fail_unless (c2v_in_caps (c2v, &info));
+      fail_unless (pad_info (c2v, "sink", &info));
       expect = info_in_place (c2v, &info);
       fail_unless_equals_int (expect, enabled && GST_CHECK_VERSION (1, 24,
               0) && strcmp (cases[i].format, "NV12") != 0);
