@@ -344,11 +344,20 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* Output frames come from the element's own pool of shareable images
+ * (set_info()), as many as downstream allows */
 static gboolean
 gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
-  /* output frames come from the element's own pool of shareable images */
+  GstBufferPool *pool =
+      gst_cuda_vk_base_transform_get_pool (GST_CUDA_VK_BASE_TRANSFORM (trans));
+
+  if (pool) {
+    gst_cuda_vk_frame_pool_set_max (pool, gst_cuda_vk_allocation_bound (query,
+            GST_CUDA_VK_DEFAULT_MAX_FRAMES));
+    gst_object_unref (pool);
+  }
   return TRUE;
 }
 

@@ -61,6 +61,38 @@ gst_cuda_vk_base_transform_set_context (GstElement * element,
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+/* Wakes (or lets wait again) a streaming thread that waits for downstream
+ * to give an output back: in the output pool's acquire, or in the
+ * subclass's own wait. GstBaseTransform does neither on a flush or before
+ * deactivating its pads, which wait for the streaming thread. */
+static void
+set_flushing (GstCudaVkBaseTransform * self, gboolean flushing)
+{
+  GstCudaVkBaseTransformClass *klass =
+      GST_CUDA_VK_BASE_TRANSFORM_GET_CLASS (self);
+  GstBufferPool *pool = gst_cuda_vk_base_transform_get_pool (self);
+
+  GST_DEBUG_OBJECT (self, "flushing: %d", flushing);
+  if (pool) {
+    if (gst_buffer_pool_is_active (pool))
+      gst_buffer_pool_set_flushing (pool, flushing);
+    gst_object_unref (pool);
+  }
+  if (klass->set_flushing)
+    klass->set_flushing (self, flushing);
+}
+
+static gboolean
+gst_cuda_vk_base_transform_sink_event (GstBaseTransform * trans,
+    GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START)
+    set_flushing (GST_CUDA_VK_BASE_TRANSFORM (trans), TRUE);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    set_flushing (GST_CUDA_VK_BASE_TRANSFORM (trans), FALSE);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
 static GstStateChangeReturn
 gst_cuda_vk_base_transform_change_state (GstElement * element,
     GstStateChange transition)
@@ -68,6 +100,9 @@ gst_cuda_vk_base_transform_change_state (GstElement * element,
   GstCudaVkBaseTransformClass *klass =
       GST_CUDA_VK_BASE_TRANSFORM_GET_CLASS (element);
 
+  /* deactivating the pads waits for the streaming thread */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    set_flushing (GST_CUDA_VK_BASE_TRANSFORM (element), TRUE);
   return gst_cuda_vk_bridge_change_state (&PRIV (element)->bridge,
       GST_ELEMENT_CLASS (parent_class), transition, klass->to_vulkan);
 }
@@ -164,6 +199,8 @@ gst_cuda_vk_base_transform_class_init (GstCudaVkBaseTransformClass * klass)
   trans_class->set_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_set_caps);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_query);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_sink_event);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_prepare_output_buffer);
 

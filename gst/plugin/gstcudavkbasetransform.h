@@ -19,6 +19,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVkBaseTransform, gst_cuda_vk_base_transform,
  * @to_vulkan: the element's output is the Vulkan side (cudatovulkan), else
  *   the CUDA side (vulkantocuda); also: it offers upstream a semaphore
  * @set_info: called by set_caps once in_info and out_info are parsed
+ * @set_flushing: wake (TRUE) a streaming thread waiting for downstream to
+ *   give an output back, until called with FALSE: on FLUSH_START and
+ *   FLUSH_STOP, and before PAUSED->READY (the output pool is set flushing
+ *   by the base class)
  *
  * The abstract base of cudatovulkan and vulkantocuda, on the model of
  * upstream's GstCudaBaseTransform: the `cuda-device-id` and `stats`
@@ -34,6 +38,7 @@ struct _GstCudaVkBaseTransformClass
 
   gboolean (*set_info) (GstCudaVkBaseTransform * self, GstCaps * incaps,
       GstCaps * outcaps);
+  void (*set_flushing) (GstCudaVkBaseTransform * self, gboolean flushing);
 };
 
 /* What the subclasses use: the bridge state (the streaming thread, and

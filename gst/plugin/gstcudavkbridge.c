@@ -304,6 +304,19 @@ gst_cuda_vk_clear_pool (GstBufferPool ** pool)
   }
 }
 
+guint
+gst_cuda_vk_allocation_bound (GstQuery * query, guint default_max)
+{
+  guint min = 0, max = 0, bound = default_max;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
+  if (max > 0)
+    bound = max;
+  /* downstream holds @min buffers: one more to fill meanwhile */
+  return MAX (bound, min + 1);
+}
+
 GstFlowReturn
 gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
     GstBuffer * inbuf, GstBuffer ** outbuf)

@@ -37,6 +37,21 @@ typedef enum
 
 typedef struct _GstCudaVkBridge GstCudaVkBridge;
 
+/* Names Vulkan objects "gst-cudasync <element> <what>" when the instance
+ * has VK_EXT_debug_utils enabled (a validation run: validation messages
+ * then say which objects are the project's); else does nothing. Copied by
+ * value into what outlives the streaming thread (the frame pool). */
+typedef struct
+{
+  PFN_vkSetDebugUtilsObjectNameEXT fn;
+  VkDevice device;
+  gchar prefix[64];
+} GstCudaVkNamer;
+
+void     gst_cuda_vk_namer_name          (const GstCudaVkNamer * namer,
+                                          VkObjectType type, guint64 handle,
+                                          const gchar * what);
+
 struct _GstCudaVkBridge
 {
   GstElement *element;
@@ -70,6 +85,7 @@ struct _GstCudaVkBridge
 
   PFN_vkGetMemoryFdKHR get_memory_fd;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
+  GstCudaVkNamer namer;
 
   /* GPU path: Vulkan exports semaphores (opaque fd) that CUDA imports.
    * FALSE when Vulkan cannot export semaphores or CUDA cannot import them:
@@ -119,6 +135,10 @@ gboolean gst_cuda_vk_parse_caps          (GstElement * element, GstCaps * incaps
                                           GstVideoInfo * out_info);
 /* deactivates and drops *@pool, if any */
 void     gst_cuda_vk_clear_pool          (GstBufferPool ** pool);
+/* decide_allocation: how many output buffers the element has at most.
+ * Downstream's max-buffers (the first pool of @query) when it gives one,
+ * else @default_max; in any case more than downstream's min-buffers. */
+guint    gst_cuda_vk_allocation_bound    (GstQuery * query, guint default_max);
 /* prepare_output_buffer: a buffer from @pool with @inbuf's flags and
  * timestamps */
 GstFlowReturn gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,

@@ -196,6 +196,15 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
         (GST_OBJECT (self), context));
   }
 
+  memset (&b->namer, 0, sizeof (b->namer));
+  if (gst_vulkan_instance_is_extension_enabled (b->device->instance,
+          VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
+    b->namer.fn = gst_vulkan_instance_get_proc_address (b->device->instance,
+        "vkSetDebugUtilsObjectNameEXT");
+    b->namer.device = b->device->device;
+    g_snprintf (b->namer.prefix, sizeof (b->namer.prefix), "gst-cudasync %s",
+        GST_OBJECT_NAME (self));
+  }
   b->get_memory_fd = gst_vulkan_device_get_proc_address (b->device,
       "vkGetMemoryFdKHR");
   if (gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD))
@@ -223,6 +232,24 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
 fail:
   g_free (cuda_str);
   return FALSE;
+}
+
+void
+gst_cuda_vk_namer_name (const GstCudaVkNamer * namer, VkObjectType type,
+    guint64 handle, const gchar * what)
+{
+  VkDebugUtilsObjectNameInfoEXT info = { 0, };
+  gchar *name;
+
+  if (!namer->fn || !handle)
+    return;
+  name = g_strdup_printf ("%s %s", namer->prefix, what);
+  info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT;
+  info.objectType = type;
+  info.objectHandle = handle;
+  info.pObjectName = name;
+  namer->fn (namer->device, &info);
+  g_free (name);
 }
 
 static gboolean

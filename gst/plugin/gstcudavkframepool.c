@@ -8,9 +8,16 @@
  * barrier state (image_add_timeline()), handed out again only once
  * downstream's GPU work on them has completed.
  *
- * Locks: pool->lock guards the released frames, the frame count and the
- * trash list; it is held only briefly and never while waiting for a fence
- * (downstream threads take it to release frames). Order: pool->lock, then
+ * At most max_frames frames exist (gst_cuda_vk_frame_pool_set_max(),
+ * default GST_CUDA_VK_DEFAULT_MAX_FRAMES): with all of them out
+ * downstream, acquire waits on pool->cond until one comes back or the pool
+ * flushes (gst_buffer_pool_set_flushing(), deactivation), as
+ * GstBufferPool's own acquire does.
+ *
+ * Locks: pool->lock guards the released frames, the frame count, the bound
+ * and the trash list; it is held only briefly and never while waiting for
+ * a fence (downstream threads take it to release frames); acquire waits on
+ * pool->cond with it. Order: pool->lock, then
  * a frame semaphore's GstCudaSemaphore op_lock (frame_ready() ->
  * gst_cuda_vk_semaphore_waited() -> gst_cuda_semaphore_mark_waited());
  * nothing takes them the other way round. A Vulkan queue's submit lock is
@@ -26,8 +33,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_frame_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_frame_pool_debug
 
-/* beyond this many frames in flight, reuse waits for the oldest */
-#define MAX_FRAMES 32
 
 /* memory:VulkanBuffer output: what downstream may do with the buffers */
 #define BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | \
@@ -51,12 +56,15 @@ struct _GstCudaVkImagePool
   GstVulkanCommandPool *cmd_pool;
   GstVulkanTrashList *trash;
   GstCudaVkFencePool *fences;
+  GstCudaVkNamer namer;
   GstVideoInfo info;
   gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
 
   GMutex lock;
+  GCond cond;                   /* a frame came back, or flushing */
   GQueue released;              /* buffers whose fence may be pending */
-  guint n_frames;
+  guint n_frames;               /* alive, or being allocated */
+  guint max_frames;
 };
 
 G_DEFINE_TYPE (GstCudaVkImagePool, gst_cuda_vk_image_pool,
@@ -183,6 +191,8 @@ image_add_timeline (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
     mem->barrier.parent.semaphore = VK_NULL_HANDLE;
     return FALSE;
   }
+  gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_SEMAPHORE,
+      (guint64) mem->barrier.parent.semaphore, "image timeline");
   mem->barrier.parent.semaphore_value = 0;
 #endif
   return TRUE;
@@ -293,10 +303,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   }
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
       frame_free);
-  g_mutex_lock (&pool->lock);
-  pool->n_frames++;
-  g_mutex_unlock (&pool->lock);
-  GST_DEBUG_OBJECT (pool, "allocated frame %u", pool->n_frames);
+  GST_DEBUG_OBJECT (pool, "allocated a frame");
   *buffer = buf;
   return GST_FLOW_OK;
 }
@@ -329,42 +336,81 @@ frame_wait (GstCudaVkImagePool * pool, GstBuffer * buf)
     gst_cuda_vk_semaphore_waited (f->sem);
 }
 
+/* A frame of the pool is freed instead of coming back */
+static void
+frame_gone (GstCudaVkImagePool * pool)
+{
+  g_mutex_lock (&pool->lock);
+  pool->n_frames--;
+  g_cond_signal (&pool->cond);
+  g_mutex_unlock (&pool->lock);
+}
+
+/* What acquire does next, pool->lock held: take a released frame that is
+ * ready, allocate (counted in n_frames now), wait on the CPU for the oldest
+ * released frame's GPU work, or wait for a frame to come back */
+static GstFlowReturn
+pick_frame_locked (GstCudaVkImagePool * pool, GstBufferPoolAcquireParams *
+    params, GstBuffer ** buf, gboolean * allocate)
+{
+  GList *l;
+
+  for (;;) {
+    if (GST_BUFFER_POOL_IS_FLUSHING (GST_BUFFER_POOL_CAST (pool)))
+      return GST_FLOW_FLUSHING;
+    for (l = pool->released.head; l; l = l->next) {
+      if (frame_ready (l->data)) {
+        *buf = l->data;
+        g_queue_delete_link (&pool->released, l);
+        return GST_FLOW_OK;
+      }
+    }
+    if (pool->n_frames < pool->max_frames) {
+      pool->n_frames++;
+      *allocate = TRUE;
+      return GST_FLOW_OK;
+    }
+    if (pool->released.length > 0) {
+      /* every frame allocated: wait (below, outside the lock, which
+       * downstream's threads need to release frames) for the GPU work on
+       * the oldest released one */
+      *buf = g_queue_pop_head (&pool->released);
+      GST_LOG_OBJECT (pool, "%u frames: waiting for the oldest",
+          pool->n_frames);
+      return GST_FLOW_OK;
+    }
+    /* all of them out downstream: back-pressure */
+    if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT))
+      return GST_FLOW_EOS;
+    GST_DEBUG_OBJECT (pool, "all %u frames are out: waiting for one to come "
+        "back", pool->n_frames);
+    g_cond_wait (&pool->cond, &pool->lock);
+  }
+}
+
 static GstFlowReturn
 pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   GstBuffer *buf = NULL;
-  gboolean oldest = FALSE;
-  GList *l;
+  gboolean allocate = FALSE;
+  GstFlowReturn ret;
 
   g_mutex_lock (&pool->lock);
-  for (l = pool->released.head; l; l = l->next) {
-    if (frame_ready (l->data)) {
-      buf = l->data;
-      g_queue_delete_link (&pool->released, l);
-      break;
-    }
-  }
-  if (!buf && pool->n_frames >= MAX_FRAMES && pool->released.length > 0) {
-    /* downstream keeps many frames in flight: wait for the oldest rather
-     * than allocating without bound (below, outside the lock, which
-     * downstream's threads need to release frames) */
-    buf = g_queue_pop_head (&pool->released);
-    oldest = TRUE;
-  }
+  ret = pick_frame_locked (pool, params, &buf, &allocate);
   g_mutex_unlock (&pool->lock);
-  if (oldest) {
-    GST_WARNING_OBJECT (pool, "%u frames in flight: waiting for the oldest",
-        pool->n_frames);
-    frame_wait (pool, buf);
-  }
-
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (buf) {
+    frame_wait (pool, buf);
     *buffer = buf;
     return GST_FLOW_OK;
   }
-  return pool_alloc_buffer (bpool, buffer, params);
+  ret = pool_alloc_buffer (bpool, buffer, params);
+  if (ret != GST_FLOW_OK)
+    frame_gone (pool);
+  return ret;
 }
 
 /* Barriers that give a frame's memory back to CUDA (the external queue
@@ -373,11 +419,14 @@ static VkPipelineStageFlags
 buffer_give_back (GstCudaVkImagePool * pool, GstVulkanBufferMemory * mem,
     VkBufferMemoryBarrier * bb)
 {
-  VkPipelineStageFlags stages = mem->barrier.parent.pipeline_stages;
+  VkPipelineStageFlags stages;
+  VkAccessFlags access;
 
+  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, pool->queue, &stages,
+      &access);
   *bb = (VkBufferMemoryBarrier) {
     .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = mem->barrier.parent.access_flags,
+    .srcAccessMask = access,
     .dstAccessMask = 0,
     .srcQueueFamilyIndex = pool->queue->family,
     .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
@@ -392,11 +441,14 @@ static VkPipelineStageFlags
 image_give_back (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
     VkImageMemoryBarrier * ib)
 {
-  VkPipelineStageFlags stages = mem->barrier.parent.pipeline_stages;
+  VkPipelineStageFlags stages;
+  VkAccessFlags access;
 
+  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, pool->queue, &stages,
+      &access);
   *ib = (VkImageMemoryBarrier) {
     .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = mem->barrier.parent.access_flags,
+    .srcAccessMask = access,
     .dstAccessMask = 0,
     .oldLayout = mem->barrier.image_layout,
     .newLayout = VK_IMAGE_LAYOUT_GENERAL,
@@ -435,7 +487,10 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   guint i;
 
   if (!f || gst_buffer_n_memory (buf) != f->n_planes) {
+    /* not a frame as the pool made it (memories removed downstream) */
     gst_buffer_unref (buf);
+    if (f)
+      frame_gone (pool);
     return;
   }
   if (f->fence) {
@@ -467,6 +522,8 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     cmd = gst_vulkan_command_pool_create (pool->cmd_pool, &err);
     if (!cmd)
       goto error;
+    gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
+        (guint64) (guintptr) cmd->cmd, "release commands");
     bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     gst_vulkan_command_buffer_lock (cmd);
@@ -505,6 +562,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 
   g_mutex_lock (&pool->lock);
   g_queue_push_tail (&pool->released, buf);
+  g_cond_signal (&pool->cond);
   g_mutex_unlock (&pool->lock);
   return;
 
@@ -523,10 +581,8 @@ error:
   gst_vulkan_queue_submit_lock (pool->queue);
   vkQueueWaitIdle (pool->queue->queue);
   gst_vulkan_queue_submit_unlock (pool->queue);
-  g_mutex_lock (&pool->lock);
-  pool->n_frames--;
-  g_mutex_unlock (&pool->lock);
   gst_buffer_unref (buf);
+  frame_gone (pool);
 }
 
 static gboolean
@@ -550,12 +606,25 @@ pool_stop (GstBufferPool * bpool)
       (bpool);
 }
 
+/* wakes an acquire waiting for a frame to come back (the flushing flag is
+ * set before this is called) */
+static void
+pool_flush_start (GstBufferPool * bpool)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+
+  g_mutex_lock (&pool->lock);
+  g_cond_broadcast (&pool->cond);
+  g_mutex_unlock (&pool->lock);
+}
+
 static void
 pool_finalize (GObject * object)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (object);
 
   g_assert (pool->released.length == 0);
+  g_cond_clear (&pool->cond);
   gst_clear_object (&pool->trash);
   gst_cuda_vk_fence_pool_free (pool->fences);
   gst_clear_object (&pool->cmd_pool);
@@ -575,6 +644,7 @@ gst_cuda_vk_image_pool_class_init (GstCudaVkImagePoolClass * klass)
   pool_class->acquire_buffer = pool_acquire_buffer;
   pool_class->release_buffer = pool_release_buffer;
   pool_class->stop = pool_stop;
+  pool_class->flush_start = pool_flush_start;
   frame_quark = g_quark_from_static_string ("GstCudaVkFrame");
   GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_frame_pool_debug, "cudavkframepool", 0,
       "cudatovulkan's pool of exportable frames");
@@ -584,7 +654,9 @@ static void
 gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 {
   g_mutex_init (&pool->lock);
+  g_cond_init (&pool->cond);
   g_queue_init (&pool->released);
+  pool->max_frames = GST_CUDA_VK_DEFAULT_MAX_FRAMES;
 }
 
 GstBufferPool *
@@ -601,6 +673,7 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean b
   pool->cmd_pool = gst_object_ref (b->cmd_pool);
   pool->trash = gst_vulkan_trash_fence_list_new ();
   pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
+  pool->namer = b->namer;
   pool->info = *info;
   pool->buffers = buffers;
 
@@ -609,4 +682,18 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean b
   gst_caps_unref (caps);
   gst_buffer_pool_set_config (GST_BUFFER_POOL (pool), config);
   return GST_BUFFER_POOL (pool);
+}
+
+void
+gst_cuda_vk_frame_pool_set_max (GstBufferPool * bpool, guint max_frames)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+
+  g_return_if_fail (max_frames > 0);
+  g_mutex_lock (&pool->lock);
+  GST_DEBUG_OBJECT (pool, "at most %u frames", max_frames);
+  pool->max_frames = max_frames;
+  /* a larger bound lets a waiting acquire allocate */
+  g_cond_broadcast (&pool->cond);
+  g_mutex_unlock (&pool->lock);
 }

@@ -38,9 +38,18 @@ GstCudaVkFrame * gst_cuda_vk_frame_get     (GstBuffer * buf);
  * the upstream pool's memory holds too (gstcudavkupstreampool.c) */
 GstBuffer *      gst_cuda_vk_frame_share    (GstBuffer * frame);
 
-/* A pool of frames of @info for @b (images, or buffers with @buffers) */
+/* How many frames a pool has at most, unless downstream asks otherwise */
+#define GST_CUDA_VK_DEFAULT_MAX_FRAMES 32
+
+/* A pool of frames of @info for @b (images, or buffers with @buffers),
+ * with at most GST_CUDA_VK_DEFAULT_MAX_FRAMES frames: acquire waits while
+ * all of them are out, until one comes back or the pool flushes */
 GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b,
                                              GstVideoInfo * info,
                                              gboolean buffers);
+
+/* Changes how many frames the pool has at most (> 0) */
+void             gst_cuda_vk_frame_pool_set_max (GstBufferPool * pool,
+                                                 guint max_frames);
 
 G_END_DECLS

@@ -247,6 +247,9 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
    * the user moves it to GENERAL before CUDA writes into it */
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   res = vkCreateImage (b->device->device, &ci, NULL, &plane->image);
+  if (res == VK_SUCCESS)
+    gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_IMAGE,
+        (guint64) plane->image, "image");
   if (res != VK_SUCCESS) {
     plane->image = VK_NULL_HANDLE;
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -291,6 +294,9 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   res = vkCreateBuffer (b->device->device, &ci, NULL, &plane->buffer);
+  if (res == VK_SUCCESS)
+    gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_BUFFER,
+        (guint64) plane->buffer, "buffer");
   if (res != VK_SUCCESS) {
     plane->buffer = VK_NULL_HANDLE;
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,

@@ -125,6 +125,9 @@ gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, gboolean timeline,
   }
 
   res = vkCreateSemaphore (b->device->device, &ci, NULL, vk_sem);
+  if (res == VK_SUCCESS)
+    gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_SEMAPHORE,
+        (guint64) * vk_sem, "exported semaphore");
   if (res != VK_SUCCESS) {
     GST_WARNING_OBJECT (b->element, "vkCreateSemaphore (%s) failed: %d",
         what, res);

@@ -87,9 +87,79 @@ layout (GstCudaVkStaging * s, const GstVideoInfo * info)
   return total;
 }
 
+GstCudaVkStagingWaiter *
+gst_cuda_vk_staging_waiter_new (void)
+{
+  GstCudaVkStagingWaiter *w = g_new0 (GstCudaVkStagingWaiter, 1);
+
+  w->refcount = 1;
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  return w;
+}
+
+static GstCudaVkStagingWaiter *
+waiter_ref (GstCudaVkStagingWaiter * w)
+{
+  g_atomic_int_inc (&w->refcount);
+  return w;
+}
+
+void
+gst_cuda_vk_staging_waiter_unref (GstCudaVkStagingWaiter * w)
+{
+  if (!w || !g_atomic_int_dec_and_test (&w->refcount))
+    return;
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+  g_free (w);
+}
+
+void
+gst_cuda_vk_staging_waiter_set_flushing (GstCudaVkStagingWaiter * w,
+    gboolean flushing)
+{
+  g_mutex_lock (&w->lock);
+  w->flushing = flushing;
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+/* in_use is cleared before the waiter's lock is taken to signal, and read
+ * here with the lock held: no wake-up is lost */
+gboolean
+gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
+    GPtrArray * slots)
+{
+  gboolean ret;
+
+  g_mutex_lock (&w->lock);
+  for (;;) {
+    guint i;
+
+    if (w->flushing) {
+      ret = FALSE;
+      break;
+    }
+    for (i = 0; i < slots->len; i++) {
+      GstCudaVkStaging *s = g_ptr_array_index (slots, i);
+
+      if (!g_atomic_int_get (&s->in_use))
+        break;
+    }
+    if (i < slots->len) {
+      ret = TRUE;
+      break;
+    }
+    g_cond_wait (&w->cond, &w->lock);
+  }
+  g_mutex_unlock (&w->lock);
+  return ret;
+}
+
 GstCudaVkStaging *
 gst_cuda_vk_staging_new (GstCudaVkBridge * b, const GstVideoInfo * info,
-    gboolean wrap, GError ** error)
+    gboolean wrap, GstCudaVkStagingWaiter * waiter, GError ** error)
 {
   GstCudaVkStaging *s = g_new0 (GstCudaVkStaging, 1);
   gsize total;
@@ -110,6 +180,7 @@ gst_cuda_vk_staging_new (GstCudaVkBridge * b, const GstVideoInfo * info,
   }
   s->cuda = gst_object_ref (b->cuda);
   s->device = gst_object_ref (b->device);
+  s->waiter = waiter_ref (waiter);
   GST_DEBUG_OBJECT (b->element, "allocated a staging buffer of %"
       G_GSIZE_FORMAT " bytes%s", total, wrap ? " (output memory)" : "");
   return s;
@@ -139,6 +210,7 @@ staging_free (GstCudaVkStaging * s)
     gst_cuda_vk_plane_free (s->cuda, s->device, &s->staging);
   gst_object_unref (s->cuda);
   gst_object_unref (s->device);
+  gst_cuda_vk_staging_waiter_unref (s->waiter);
   g_free (s);
 }
 
@@ -261,6 +333,9 @@ wrapped_memory_freed (gpointer data)
     }
   }
   g_atomic_int_set (&s->in_use, 0);
+  g_mutex_lock (&s->waiter->lock);
+  g_cond_broadcast (&s->waiter->cond);
+  g_mutex_unlock (&s->waiter->lock);
   gst_cuda_vk_staging_unref (s);
 }
 #endif

@@ -16,6 +16,18 @@
 
 G_BEGIN_DECLS
 
+/* What a streaming thread waits on while downstream holds every wrapped
+ * slot: a wrapped memory's free signals it, and so does a flush. Shared by
+ * an element and its slots (atomic refcount), since a slot can outlive the
+ * element. */
+typedef struct
+{
+  gint refcount;
+  GMutex lock;
+  GCond cond;
+  gboolean flushing;            /* lock */
+} GstCudaVkStagingWaiter;
+
 /* One staging buffer and what still uses it.
  *
  * Copy mode (GStreamer 1.22, and layouts that cannot be wrapped): CUDA
@@ -37,12 +49,14 @@ G_BEGIN_DECLS
  *
  * Threads: the streaming thread owns every field but @in_use (atomic),
  * which the thread freeing a wrapped memory clears after recording the
- * event; the streaming thread reads @event only when @in_use is 0. */
+ * event, then signals the waiter; the streaming thread reads @event only
+ * when @in_use is 0. */
 typedef struct
 {
   gint refcount;                /* atomic: the element's, a wrapped memory's */
   GstCudaContext *cuda;
   GstVulkanDevice *device;
+  GstCudaVkStagingWaiter *waiter;
   GstCudaVkPlane staging;
   gsize offset[GST_VIDEO_MAX_PLANES];
   gsize pitch[GST_VIDEO_MAX_PLANES];
@@ -76,9 +90,23 @@ typedef enum
  * of plane 0's width at plane 0's pitch, and every plane gets that
  * pitch) */
 gboolean gst_cuda_vk_staging_wrappable   (const GstVideoInfo * info);
+GstCudaVkStagingWaiter * gst_cuda_vk_staging_waiter_new (void);
+void     gst_cuda_vk_staging_waiter_unref (GstCudaVkStagingWaiter * w);
+/* Wakes gst_cuda_vk_staging_wait_returned() (TRUE) until set FALSE */
+void     gst_cuda_vk_staging_waiter_set_flushing (GstCudaVkStagingWaiter * w,
+                                          gboolean flushing);
+/* Waits until one of @slots is no longer held by a wrapped memory:
+ * TRUE, or FALSE when flushing */
+gboolean gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
+                                          GPtrArray * slots);
+
+/* A slot of @info; @waiter (a reference is taken) is signalled when a
+ * wrapped memory of it is freed */
 GstCudaVkStaging * gst_cuda_vk_staging_new (GstCudaVkBridge * b,
                                           const GstVideoInfo * info,
-                                          gboolean wrap, GError ** error);
+                                          gboolean wrap,
+                                          GstCudaVkStagingWaiter * waiter,
+                                          GError ** error);
 void     gst_cuda_vk_staging_unref       (GstCudaVkStaging * s);
 /* Never blocks, except when a failed event query falls back to a CPU wait
  * (counted in cpu-syncs) */

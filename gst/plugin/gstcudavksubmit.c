@@ -41,6 +41,8 @@ gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error)
   cmd = gst_vulkan_command_pool_create (b->cmd_pool, error);
   if (!cmd)
     return NULL;
+  gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
+      (guint64) (guintptr) cmd->cmd, "commands");
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   gst_vulkan_command_buffer_lock (cmd);
@@ -106,6 +108,41 @@ gst_cuda_vk_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
 #else
   barrier->queue = queue;
 #endif
+}
+
+/* The core synchronization1 bits: VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT to
+ * VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_INDIRECT_COMMAND_READ_BIT
+ * to VK_ACCESS_MEMORY_WRITE_BIT. synchronization2's flags have the same
+ * values there; its others (64 bits wide, video decode and encode among
+ * them even below bit 32) mean nothing to vkCmdPipelineBarrier. */
+#define SYNC1_STAGES ((guint64) 0x1ffff)
+#define SYNC1_ACCESS ((guint64) 0x1ffff)
+
+/* GStreamer 1.24+ keeps synchronization2 flags in the barrier state, as
+ * GstVulkanOperation records them (vkCmdPipelineBarrier2); 1.22 keeps
+ * synchronization1 flags. A last use on another queue family (a video
+ * decode queue) makes the barrier a queue family acquire: its source masks
+ * are then ignored, and what orders it after that use is the semaphore the
+ * submission waits on; the stages of that family may not even exist on
+ * this one. ALL_COMMANDS with no access is valid on every queue. */
+guint32
+gst_cuda_vk_barrier_src_masks (GstVulkanBarrierMemoryInfo * barrier,
+    GstVulkanQueue * queue, VkPipelineStageFlags * stages,
+    VkAccessFlags * access)
+{
+  guint64 st = barrier->pipeline_stages, ac = barrier->access_flags;
+
+  if (barrier->queue && barrier->queue->family != queue->family) {
+    *stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    *access = 0;
+    return barrier->queue->family;
+  }
+  *stages = (st & ~SYNC1_STAGES) ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT :
+      (VkPipelineStageFlags) st;
+  *access = (VkAccessFlags) (ac & SYNC1_ACCESS);
+  if (ac & ~SYNC1_ACCESS)
+    *access |= VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+  return VK_QUEUE_FAMILY_IGNORED;
 }
 
 void

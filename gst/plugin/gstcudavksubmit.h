@@ -75,5 +75,16 @@ GstVulkanFence * gst_cuda_vk_bridge_submit (GstCudaVkBridge * b,
 void     gst_cuda_vk_barrier_set_queue   (GstVulkanBarrierMemoryInfo * barrier,
                                           GstVulkanQueue * queue);
 
+/* The source masks of a barrier recorded with vkCmdPipelineBarrier on
+ * @queue after @barrier's last use: synchronization1 stages and accesses
+ * valid on @queue's family. Returns the queue family to name as the
+ * barrier's source: the one of the last use when that is another family
+ * (the barrier is then a queue family acquire), else
+ * VK_QUEUE_FAMILY_IGNORED. */
+guint32  gst_cuda_vk_barrier_src_masks   (GstVulkanBarrierMemoryInfo * barrier,
+                                          GstVulkanQueue * queue,
+                                          VkPipelineStageFlags * stages,
+                                          VkAccessFlags * access);
+
 GstVulkanCommandBuffer * gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error);
 G_END_DECLS

@@ -203,9 +203,15 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   ret = take_slot (self, params);
   if (ret != GST_FLOW_OK)
     return ret;
-  ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL);
+  /* waits while all the frames are out (the frame pool's bound) */
+  ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
   if (ret == GST_FLOW_OK) {
     mem = wrap_frame (self, frame);
+  } else if (ret == GST_FLOW_FLUSHING &&
+      gst_buffer_pool_is_active (self->frames)) {
+    /* cudatovulkan flushes (a flushing seek, a stop) */
+    give_slot (self);
+    return ret;
   } else if (ret == GST_FLOW_FLUSHING) {
     /* the element let go of the frame pool (renegotiation, stop) while
      * upstream still uses this pool: ordinary memory, which it copies */

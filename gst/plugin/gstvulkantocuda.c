@@ -68,9 +68,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
     (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define GST_CAT_DEFAULT gst_vulkan_to_cuda_debug
 
+/* copy mode: staging buffers in flight, beyond which the oldest is
+ * waited for on the CPU */
 #define MAX_SLOTS 16
-/* wrap mode: downstream may hold more of them, up to this many */
-#define MAX_WRAPPED_SLOTS 64
+/* output buffers downstream may hold, unless it asks otherwise in the
+ * ALLOCATION query: wrapped staging buffers (wrap mode) or CUDA copies */
+#define DEFAULT_MAX_OUTPUTS 64
 
 typedef GstCudaVkStaging Slot;
 
@@ -86,6 +89,8 @@ struct _GstVulkanToCuda
                                  * prepare_output_buffer made */
   GPtrArray *slots;
   guint next_slot;
+  guint max_outputs;            /* wrap mode: slots at most */
+  GstCudaVkStagingWaiter *waiter;       /* wrap mode: a slot came back */
   /* slots of earlier caps, freed once both sides are done with them */
   GPtrArray *retired;
 };
@@ -165,6 +170,10 @@ gst_vulkan_to_cuda_start (GstBaseTransform * trans)
 
   self->slots = g_ptr_array_new ();
   self->retired = g_ptr_array_new ();
+  GST_OBJECT_LOCK (self);
+  self->waiter = gst_cuda_vk_staging_waiter_new ();
+  GST_OBJECT_UNLOCK (self);
+  self->max_outputs = DEFAULT_MAX_OUTPUTS;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
 }
 
@@ -179,10 +188,27 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
     free_slots (self);
   g_clear_pointer (&self->slots, g_ptr_array_unref);
   g_clear_pointer (&self->retired, g_ptr_array_unref);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->waiter, gst_cuda_vk_staging_waiter_unref);
+  GST_OBJECT_UNLOCK (self);
   return ret;
 }
 
 
+
+/* wakes a streaming thread waiting for downstream to free an output */
+static void
+gst_vulkan_to_cuda_set_flushing (GstCudaVkBaseTransform * base,
+    gboolean flushing)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (base);
+
+  /* the object lock: stop() frees the waiter */
+  GST_OBJECT_LOCK (self);
+  if (self->waiter)
+    gst_cuda_vk_staging_waiter_set_flushing (self->waiter, flushing);
+  GST_OBJECT_UNLOCK (self);
+}
 
 static gboolean
 gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
@@ -219,19 +245,25 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   GstStructure *config;
   GstCaps *caps;
 
+  guint max;
+
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps)
     return FALSE;
 
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self),
       NULL);
+  max = gst_cuda_vk_allocation_bound (query, DEFAULT_MAX_OUTPUTS);
+  GST_DEBUG_OBJECT (self, "at most %u output buffers", max);
   /* wrap mode: the output buffers are the staging slots */
-  if (self->wrap)
+  if (self->wrap) {
+    self->max_outputs = max;
     return TRUE;
+  }
   pool = gst_cuda_buffer_pool_new (BRIDGE (self)->cuda);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps,
-      GST_VIDEO_INFO_SIZE (OUT_INFO (self)), 0, 0);
+      GST_VIDEO_INFO_SIZE (OUT_INFO (self)), 0, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
 #if GST_CHECK_VERSION(1, 24, 0)
   /* the output memory carries the stream the copy into it runs on */
@@ -250,71 +282,96 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
 }
 
 
-/* A staging slot both sides are done with (never blocking, except at the
- * limit of slots in flight), or a new one */
+/* At the limit of slots: one whose wrapped memory is gone, waited for on
+ * the CPU (its GPU work: the copy into it, downstream's reads), starting
+ * with the oldest; NULL when downstream holds every one */
 static Slot *
-get_slot (GstVulkanToCuda * self, GError ** error)
+wait_returned_slot (GstVulkanToCuda * self, GError ** error)
 {
-  GstCudaVkBridge *b = BRIDGE (self);
-  Slot *s;
   guint i, n = self->slots->len;
 
-  /* round robin: the oldest first */
   for (i = 0; i < n; i++) {
-    GstCudaVkStagingState st;
+    guint k = (self->next_slot + i) % n;
+    Slot *s = g_ptr_array_index (self->slots, k);
 
-    s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-    st = gst_cuda_vk_staging_state (b, s, error);
-    if (st == GST_CUDA_VK_STAGING_ERROR)
+    if (g_atomic_int_get (&s->in_use) || s->broken)
+      continue;
+    GST_LOG_OBJECT (self, "%u staging buffers in flight: waiting", n);
+    if (!gst_cuda_vk_staging_wait (BRIDGE (self), s, error))
       return NULL;
-    if (st == GST_CUDA_VK_STAGING_READY) {
-      self->next_slot = (self->next_slot + i + 1) % n;
-      goto found;
-    }
+    self->next_slot = (k + 1) % n;
+    return s;
   }
-  if (n >= MAX_SLOTS) {
-    s = g_ptr_array_index (self->slots, self->next_slot);
-    GST_WARNING_OBJECT (self, "%u staging buffers in flight: waiting", n);
-    /* a wrapped one downstream still holds: allocate instead, up to a
-     * limit (the output memory is downstream's to give back) */
-    if (gst_cuda_vk_staging_wait (b, s, error)) {
-      self->next_slot = (self->next_slot + 1) % n;
+  return NULL;
+}
+
+/* A staging slot both sides are done with (never blocking, except at the
+ * limit of slots), or a new one. At the limit in wrap mode, with every
+ * slot held downstream, waits for downstream to free one (back-pressure),
+ * until a flush: GST_FLOW_FLUSHING. */
+static GstFlowReturn
+get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
+{
+  GstCudaVkBridge *b = BRIDGE (self);
+  guint limit = self->wrap ? self->max_outputs : MAX_SLOTS;
+  Slot *s;
+
+  for (;;) {
+    guint i, n = self->slots->len;
+
+    /* round robin: the oldest first */
+    for (i = 0; i < n; i++) {
+      GstCudaVkStagingState st;
+
+      s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
+      st = gst_cuda_vk_staging_state (b, s, error);
+      if (st == GST_CUDA_VK_STAGING_ERROR)
+        return GST_FLOW_ERROR;
+      if (st == GST_CUDA_VK_STAGING_READY) {
+        self->next_slot = (self->next_slot + i + 1) % n;
+        goto found;
+      }
+    }
+    if (n < limit)
+      break;
+    if ((s = wait_returned_slot (self, error)))
       goto found;
-    }
-    if ((error && *error) || !self->wrap || n >= MAX_WRAPPED_SLOTS) {
-      if (error && !*error)
-        g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-            "downstream holds %u output buffers", n);
-      return NULL;
-    }
+    if (*error)
+      return GST_FLOW_ERROR;
+    GST_DEBUG_OBJECT (self, "downstream holds all %u output buffers: "
+        "waiting for one", n);
+    if (!gst_cuda_vk_staging_wait_returned (self->waiter, self->slots))
+      return GST_FLOW_FLUSHING;
   }
 
-  s = gst_cuda_vk_staging_new (b, IN_INFO (self), self->wrap, error);
+  s = gst_cuda_vk_staging_new (b, IN_INFO (self), self->wrap, self->waiter,
+      error);
   if (!s)
-    return NULL;
+    return GST_FLOW_ERROR;
   g_ptr_array_add (self->slots, s);
 
 found:
   gst_cuda_vk_staging_reuse (s);
-  return s;
+  *out = s;
+  return GST_FLOW_OK;
 }
 
 /* get_slot() for a frame, with the element error when there is none */
-static Slot *
-acquire_slot (GstVulkanToCuda * self)
+static GstFlowReturn
+acquire_slot (GstVulkanToCuda * self, Slot ** s)
 {
   GError *err = NULL;
-  Slot *s;
+  GstFlowReturn ret;
 
   gc_retired (self);
-  s = get_slot (self, &err);
-  if (!s) {
+  ret = get_slot (self, s, &err);
+  if (ret == GST_FLOW_ERROR) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not get a shareable staging buffer whose previous copies "
             "are known complete"), ("%s", err ? err->message : "none"));
     g_clear_error (&err);
   }
-  return s;
+  return ret;
 }
 
 /* Wrap mode: the output buffer is a GstCudaMemory of the slot the frame
@@ -325,14 +382,15 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstVideoInfo *info = OUT_INFO (self);
+  GstFlowReturn ret;
   GstMemory *mem;
   Slot *s;
 
   if (!self->wrap)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
         (trans, inbuf, outbuf);
-  if (!(s = acquire_slot (self)))
-    return GST_FLOW_ERROR;
+  if ((ret = acquire_slot (self, &s)) != GST_FLOW_OK)
+    return ret;
   if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self), s))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not wrap a staging buffer into CUDA memory"),
@@ -349,18 +407,6 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
       GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   self->cur = s;
   return GST_FLOW_OK;
-}
-
-/* The queue family to acquire @barrier's memory from: the one it was last
- * used on when that is another family (a video decode queue), as
- * GstVulkanOperation does; else none. */
-static guint32
-input_queue_family (GstVulkanToCuda * self,
-    GstVulkanBarrierMemoryInfo * barrier)
-{
-  if (barrier->queue && barrier->queue->family != BRIDGE (self)->queue->family)
-    return barrier->queue->family;
-  return VK_QUEUE_FAMILY_IGNORED;
 }
 
 /* Barriers that make the input readable by the transfer and, on 1.24+,
@@ -380,17 +426,22 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
 
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstVulkanBarrierMemoryInfo *barrier;
-    guint32 family;
+    GstVulkanBarrierMemoryInfo *barrier = self->in_buffers ?
+        &((GstVulkanBufferMemory *) mem)->barrier.parent :
+        &((GstVulkanImageMemory *) mem)->barrier.parent;
+    VkPipelineStageFlags stages;
+    VkAccessFlags access;
+    /* acquired from the family of its last use when that is another one
+     * (a video decode queue), as GstVulkanOperation does */
+    guint32 family = gst_cuda_vk_barrier_src_masks (barrier, b->queue,
+        &stages, &access);
 
     if (self->in_buffers) {
       GstVulkanBufferMemory *bm = (GstVulkanBufferMemory *) mem;
 
-      barrier = &bm->barrier.parent;
-      family = input_queue_family (self, barrier);
       bb[n_bb++] = (VkBufferMemoryBarrier) {
         .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-        .srcAccessMask = barrier->access_flags,
+        .srcAccessMask = access,
         .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
         .srcQueueFamilyIndex = family,
         .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
@@ -400,11 +451,9 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     } else {
       GstVulkanImageMemory *im = (GstVulkanImageMemory *) mem;
 
-      barrier = &im->barrier.parent;
-      family = input_queue_family (self, barrier);
       ib[n_ib++] = (VkImageMemoryBarrier) {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = barrier->access_flags,
+        .srcAccessMask = access,
         .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
         .oldLayout = im->barrier.image_layout,
         .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -422,7 +471,7 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
         },
       };
     }
-    src_stages |= barrier->pipeline_stages;
+    src_stages |= stages;
     gst_cuda_vk_sync_add_memory (sync, barrier);
   }
   /* a reused staging buffer comes back from CUDA (its copy out of it is
@@ -651,8 +700,9 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstCudaVkSemaphore *sem = NULL;
   GstMemory *omem;
   GError *err = NULL;
+  GstFlowReturn ret;
   gboolean ok;
-  Slot *s;
+  Slot *s = NULL;
 
   if (!gst_cuda_vk_input_check (GST_ELEMENT (self), BRIDGE (self)->device,
           IN_INFO (self), self->in_buffers, inbuf))
@@ -667,7 +717,10 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
   /* wrap mode: the slot the output buffer wraps */
-  s = self->wrap ? g_steal_pointer (&self->cur) : acquire_slot (self);
+  if (self->wrap)
+    s = g_steal_pointer (&self->cur);
+  else if ((ret = acquire_slot (self, &s)) != GST_FLOW_OK)
+    return ret;
   if (!s)
     return GST_FLOW_ERROR;
   sem = gst_cuda_vk_semaphore_for_slot (b, &s->sem);
@@ -756,6 +809,8 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
 
   base_class->to_vulkan = FALSE;
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_info);
+  base_class->set_flushing =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_set_flushing);
 
   GST_DEBUG_CATEGORY_INIT (gst_vulkan_to_cuda_debug, "vulkantocuda", 0,
       "vulkantocuda");

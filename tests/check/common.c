@@ -39,6 +39,8 @@ cs_setup (void)
   }
 }
 
+void (*cs_pipeline_hook) (GstElement * element);
+
 void
 cs_teardown (void)
 {
@@ -330,6 +332,8 @@ cs_fixture_start (CsFixture * f, GstElement * element, const gchar * format,
   f->bus = gst_bus_new ();
   gst_element_set_bus (element, f->bus);
   cs_set_cuda_context (element, cs_ctx);
+  if (cs_pipeline_hook)
+    cs_pipeline_hook (element);
   f->h = gst_harness_new_with_element (element, "sink", "src");
   f->caps = cs_caps (format, w, h);
   fail_unless (gst_video_info_from_caps (&f->info, f->caps));
@@ -610,6 +614,8 @@ cs_run_to_end (const gchar * desc, GstElement ** pipeline_out)
   GstElement *pipeline = gst_parse_launch (desc, &err);
 
   fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  if (cs_pipeline_hook)
+    cs_pipeline_hook (pipeline);
   *pipeline_out = pipeline;
   return cs_play_to_end (pipeline);
 }

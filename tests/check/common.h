@@ -30,6 +30,11 @@ extern gboolean cs_is_sim;
 void cs_setup (void);
 void cs_teardown (void);
 
+/* Called (when set) with every pipeline cs_run_to_end() makes and every
+ * element cs_fixture_start() puts in a harness, before they start: the
+ * bridge tests give them their Vulkan instance (vkcommon.h) */
+extern void (*cs_pipeline_hook) (GstElement * element);
+
 /* A semaphore created by the test backend (Vulkan or simulator), exported and
  * imported into @ctx (cs_ctx when NULL). */
 GstCudaSemaphore *cs_new_semaphore (GstCudaContext * ctx, gboolean timeline,

@@ -13,6 +13,7 @@
  */
 #include "config.h"             /* HAVE_VK_BARRIER_SEMAPHORE */
 #include "common.h"
+#include "vkcommon.h"
 #include "vkutil.h"
 #if GST_CHECK_VERSION(1, 24, 0)
 #include <gst/cuda/gstcudastream.h>
@@ -124,7 +125,7 @@ static GPtrArray *
 run_frames (GstElement ** pipeline_out, const gchar * desc)
 {
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstElement *pipeline = cs_vk_parse_launch (desc, &err);
   GstElement *sink;
   GstBus *bus;
   GstMessage *msg;
@@ -550,7 +551,7 @@ GST_START_TEST (test_image_timeline)
     TlTrack t = { g_hash_table_new (NULL, NULL),
       g_array_new (FALSE, FALSE, sizeof (guint64)), 0
     };
-    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *pipeline = cs_vk_parse_launch (desc, NULL);
     GstElement *c2v;
     GstPad *pad;
     GstBus *bus;
@@ -618,7 +619,7 @@ GST_START_TEST (test_held_outputs)
   gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
   GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *pipeline = cs_vk_parse_launch (desc, NULL);
   GPtrArray *want;
   GstSample *sample;
   GstVideoInfo info;
@@ -1051,7 +1052,7 @@ GST_START_TEST (test_in_place_held)
       "queue name=q max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
       "vulkandownload ! video/x-raw ! appsink name=sink sync=false", src);
   gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *pipeline = cs_vk_parse_launch (desc, NULL);
   GstElement *c2v, *q;
   GPtrArray *got, *want;
   GstPad *qsrc;
@@ -1131,7 +1132,7 @@ GST_START_TEST (test_in_place_refused)
   gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
   fail_unless (gst_buffer_pool_set_config (own, config));
   fail_unless (gst_buffer_pool_set_active (own, TRUE));
-  pipeline = gst_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+  pipeline = cs_vk_parse_launch ("appsrc name=src format=time ! cudatovulkan "
       "name=c2v ! vulkandownload ! video/x-raw ! appsink name=sink "
       "sync=false emit-signals=true", NULL);
   fail_unless (pipeline != NULL);
@@ -1246,7 +1247,7 @@ GST_START_TEST (test_renegotiation)
     gint w, h;
   } steps[] = { {"RGBA", 64, 48}, {"NV12", 33, 17}, {"I420", 321, 241} };
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time ! "
+  GstElement *pipeline = cs_vk_parse_launch ("appsrc name=src format=time ! "
       "cudaupload ! cudatovulkan name=c2v ! vulkantocuda name=v2c ! "
       "cudadownload ! video/x-raw ! appsink name=sink sync=false", &err);
   GstElement *src, *sink;
@@ -1317,7 +1318,7 @@ GST_END_TEST;
 GST_START_TEST (test_bad_input)
 {
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time "
+  GstElement *pipeline = cs_vk_parse_launch ("appsrc name=src format=time "
       "caps=video/x-raw(memory:CUDAMemory),format=RGBA,width=64,height=48,"
       "framerate=30/1 ! cudatovulkan name=c2v ! fakesink", &err);
   GstElement *src;
@@ -1374,7 +1375,7 @@ GST_START_TEST (test_uuid_mismatch)
   }
   saved = g_strdup (g_getenv ("CUDASIM_DEVICE_UUID"));
   g_setenv ("CUDASIM_DEVICE_UUID", "0123456789abcdef0123456789abcdef", TRUE);
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+  pipeline = cs_vk_parse_launch ("videotestsrc num-buffers=1 ! "
       "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload ! "
       "cudatovulkan name=c2v ! vulkandownload ! fakesink", &err);
   fail_unless (pipeline != NULL, "%s", err ? err->message : "?");
@@ -1986,7 +1987,7 @@ make_clip (const gchar * profile, gboolean bframes)
       "video/x-h264,profile=%s ! h264parse ! "
       "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
       CLIP_FRAMES, CLIP_W, CLIP_H, bframes ? 2 : 0, profile, path);
-  pipeline = gst_parse_launch (desc, &err);
+  pipeline = cs_vk_parse_launch (desc, &err);
   fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
   cs_run_pipeline (pipeline);
   gst_object_unref (pipeline);
@@ -2336,7 +2337,7 @@ GST_START_TEST (test_concurrent_branches)
     g_free (consumer);
     g_free (src);
   }
-  pipeline = gst_parse_launch (desc->str, NULL);
+  pipeline = cs_vk_parse_launch (desc->str, NULL);
   fail_unless (pipeline != NULL, "%s", desc->str);
   for (i = 0; i < N_BRANCHES; i++) {
     gchar *name = g_strdup_printf ("sink%u", i);
@@ -2517,7 +2518,7 @@ GST_START_TEST (test_input_held_until_copied)
   fail_unless (gst_buffer_pool_set_config (pool, config));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
 
-  pipeline = gst_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+  pipeline = cs_vk_parse_launch ("appsrc name=src format=time ! cudatovulkan "
       "name=c2v ! queue ! vulkandownload ! video/x-raw ! appsink name=sink "
       "sync=false emit-signals=true", NULL);
   fail_unless (pipeline != NULL);
@@ -2649,7 +2650,7 @@ GST_START_TEST (test_pending_producer_stream)
   guint i;
 
   fail_unless (gst_video_info_from_caps (&info, caps));
-  pipeline = gst_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+  pipeline = cs_vk_parse_launch ("appsrc name=src format=time ! cudatovulkan "
       "name=c2v ! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
       "appsink name=sink sync=false emit-signals=true", NULL);
   fail_unless (pipeline != NULL);
@@ -2818,7 +2819,7 @@ GST_START_TEST (test_device0_vulkan_on_device1)
   fail_unless (idx >= 0, "no Vulkan device of CUDA device 0 (%s)", hex0);
   device = gst_vulkan_device_new_with_index (instance, idx);
 
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+  pipeline = cs_vk_parse_launch ("videotestsrc num-buffers=2 ! "
       "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload "
       "cuda-device-id=1 ! cudatovulkan name=e cuda-device-id=1 ! "
       "fakesink", NULL);
@@ -2932,7 +2933,7 @@ cudavulkan_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
-  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_checked_fixture (tc, cs_vk_setup, cs_vk_teardown);
   tcase_add_test (tc, test_roundtrip_bytes);
   tcase_add_test (tc, test_roundtrip_binary);
   tcase_add_test (tc, test_image_timeline);
@@ -2969,73 +2970,15 @@ cudavulkan_suite (void)
 
   tc = tcase_create ("devices");
   suite_add_tcase (s, tc);
-  tcase_add_checked_fixture (tc, cs_setup_two_devices, cs_teardown);
+  tcase_add_checked_fixture (tc, cs_vk_setup_two_devices, cs_vk_teardown);
   tcase_add_test (tc, test_device1_bridge);
   tcase_add_test (tc, test_device0_vulkan_on_device1);
   return s;
 }
 
-/* The deviceUUID of the first Vulkan device with VK_KHR_external_memory_fd
- * as 32 hex digits, or NULL. */
-static gchar *
-vulkan_interop_uuid (void)
-{
-  GstVulkanInstance *instance = gst_vulkan_instance_new ();
-  PFN_vkGetPhysicalDeviceProperties2 get_props2;
-  gchar *ret = NULL;
-  guint i;
-
-  if (!gst_vulkan_instance_open (instance, NULL))
-    goto out;
-  get_props2 = gst_vulkan_instance_get_proc_address (instance,
-      "vkGetPhysicalDeviceProperties2");
-  for (i = 0; get_props2 && !ret && i < instance->n_physical_devices; i++) {
-    GstVulkanPhysicalDevice *pd =
-        gst_vulkan_physical_device_new (instance, i);
-    VkPhysicalDeviceIDProperties id = { 0, };
-    VkPhysicalDeviceProperties2 p2 = { 0, };
-    GString *hex;
-    guint k;
-
-    if (!pd)
-      continue;
-    if (gst_vulkan_physical_device_get_extension_info (pd,
-            "VK_KHR_external_memory_fd", NULL)) {
-      id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-      p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-      p2.pNext = &id;
-      get_props2 (pd->device, &p2);
-      hex = g_string_new (NULL);
-      for (k = 0; k < VK_UUID_SIZE; k++)
-        g_string_append_printf (hex, "%02x", id.deviceUUID[k]);
-      ret = g_string_free (hex, FALSE);
-    }
-    gst_object_unref (pd);
-  }
-out:
-  gst_object_unref (instance);
-  return ret;
-}
-
 int
 main (int argc, char **argv)
 {
-  gchar *uuid;
-
   gst_check_init (&argc, &argv);
-  /* Only for the simulated driver, whose device must look like the Vulkan
-   * one (lavapipe). Not with a real driver: the NVIDIA Vulkan driver must not
-   * be initialised before check forks the tests (vkCreateDevice then fails
-   * in the children with VK_ERROR_INITIALIZATION_FAILED, seen on the H200). */
-  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0) {
-    uuid = vulkan_interop_uuid ();
-    if (!uuid) {
-      g_print ("no Vulkan device with VK_KHR_external_memory_fd: skipping\n");
-      return 77;
-    }
-    if (!g_getenv ("CUDASIM_DEVICE_UUID"))
-      g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
-    g_free (uuid);
-  }
-  return gst_check_run_suite (cudavulkan_suite (), "cudavulkan", __FILE__);
+  return cs_vk_run_suite (cudavulkan_suite (), "cudavulkan", __FILE__);
 }
