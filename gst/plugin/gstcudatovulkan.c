@@ -585,7 +585,8 @@ buffer_take_over (GstCudaVkBridge * b, GstVulkanBufferMemory * mem,
   mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
   mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
+  /* no queue: see image_take_over() */
+  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, NULL);
   mem->barrier.offset = 0;
   mem->barrier.size = VK_WHOLE_SIZE;
 }
@@ -612,7 +613,15 @@ image_take_over (GstCudaVkBridge * b, GstVulkanImageMemory * mem,
   mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
   mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, b->queue);
+  /* No queue, as upstream's own images carry after their last operation:
+   * GstVulkanOperation (1.24+) names the memory's queue as a barrier's
+   * source family and the consumer's new queue (none for vulkandownload,
+   * vulkancolorconvert ...) as its destination, so a queue here made
+   * their barriers half an ownership transfer, which skips the layout
+   * transition (seen under the validation layer with 1.26.2:
+   * VUID-vkCmdCopyImageToBuffer-srcImageLayout-00189 in vulkandownload).
+   * The frame is the queue family's of the element's queue either way. */
+  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, NULL);
   mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
   mem->barrier.subresource_range = ib->subresourceRange;
   /* 1.24+: GstVulkanOperation users (vulkandownload ...) order themselves

@@ -55,8 +55,14 @@ on_message (VkDebugUtilsMessageSeverityFlagBitsEXT severity,
   for (i = 0; i < data->objectCount; i++)
     project |= data->pObjects[i].pObjectName &&
         g_str_has_prefix (data->pObjects[i].pObjectName, OUR_PREFIX);
-  g_printerr ("validation (%s): %s\n", project ? "the project's objects" :
-      "other objects", data->pMessage);
+  g_printerr ("validation (%s): [%s]", project ? "the project's objects" :
+      "other objects", data->pMessageIdName ? data->pMessageIdName : "");
+  for (i = 0; i < data->objectCount; i++)
+    g_printerr (" %s %" G_GINT64_MODIFIER "x%s%s",
+        i ? "," : " objects:", (guint64) data->pObjects[i].objectHandle,
+        data->pObjects[i].pObjectName ? " " : "",
+        data->pObjects[i].pObjectName ? data->pObjects[i].pObjectName : "");
+  g_printerr ("\n  %s\n", data->pMessage);
   g_mutex_lock (&msg_lock);
   g_ptr_array_add (project ? ours : others, g_strdup (data->pMessage));
   g_mutex_unlock (&msg_lock);
