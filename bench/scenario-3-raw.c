@@ -63,6 +63,8 @@ typedef struct
   VkDevice dev;
   guint family;
   VkCommandPool cpool;
+  VkFence drain_fence;          /* d_drain () */
+  gboolean submitted;           /* a vkQueueSubmit succeeded */
   PFN_vkGetMemoryFdKHR get_mem_fd;
   PFN_vkGetSemaphoreFdKHR get_sem_fd;
   DSlot *slots;
@@ -163,6 +165,8 @@ d_submit_cmd (DCtx * d, DSlot * sl, VkCommandBuffer * cmd, gboolean wait,
   gst_vulkan_queue_submit_lock (d->queue);
   res = vkQueueSubmit (d->queue->queue, 1, &si, fence);
   gst_vulkan_queue_submit_unlock (d->queue);
+  if (res == VK_SUCCESS)
+    d->submitted = TRUE;
   return res;
 }
 
@@ -307,8 +311,12 @@ d_open (DCtx * d, Bench * b, gchar ** error)
     VkCommandPoolCreateInfo ci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
       NULL, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, d->family
     };
+    VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
+
     return d_vk (vkCreateCommandPool (d->dev, &ci, NULL, &d->cpool),
-        "vkCreateCommandPool", error);
+        "vkCreateCommandPool", error) &&
+        d_vk (vkCreateFence (d->dev, &fi, NULL, &d->drain_fence),
+        "vkCreateFence", error);
   }
 }
 
@@ -625,6 +633,8 @@ d_layout (DCtx * d, DSlot * sl, gchar ** error)
   res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
   gst_vulkan_queue_submit_unlock (d->queue);
   if (res == VK_SUCCESS)
+    d->submitted = TRUE;
+  if (res == VK_SUCCESS)
     res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
         (guint64) RUN_WAIT_US * 1000);
   if (!d_vk (res, "vkQueueSubmit (layout)", error))
@@ -843,33 +853,69 @@ d_slot_free_vulkan (VkDevice dev, DSlot * sl)
     vkDestroyFence (dev, sl->fence, NULL);
 }
 
+/* Waits until the queue has finished everything this instance submitted
+ * (and what others submitted before): an empty submission with a fence of
+ * its own, under the queue's submit lock, then a bounded wait for that
+ * fence. Not vkDeviceWaitIdle () (nor vkQueueWaitIdle () without the
+ * lock): those need every queue of the device externally synchronised,
+ * and in scenario 6 the other instances (and, in general, pipelines) keep
+ * calling vkQueueSubmit () on the same VkQueue meanwhile. TRUE when the
+ * instance's Vulkan objects may be destroyed: the fence signalled, nothing
+ * was submitted, or the device is lost (VK_ERROR_DEVICE_LOST counts as
+ * completion when deciding whether objects are in use). FALSE: some
+ * submission may still be pending (e.g. waiting on a semaphore that CUDA
+ * never signals): its objects must not be destroyed. */
+static gboolean
+d_drain (DCtx * d)
+{
+  VkResult res;
+
+  if (!d->submitted)
+    return TRUE;
+  gst_vulkan_queue_submit_lock (d->queue);
+  res = vkQueueSubmit (d->queue->queue, 0, NULL, d->drain_fence);
+  gst_vulkan_queue_submit_unlock (d->queue);
+  if (res == VK_SUCCESS)
+    res = vkWaitForFences (d->dev, 1, &d->drain_fence, VK_TRUE,
+        (guint64) RUN_WAIT_US * 1000);
+  if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST)
+    return TRUE;
+  g_printerr ("bench: d: the Vulkan queue did not finish this instance's "
+      "work (VkResult %d): its Vulkan and CUDA objects are left alive\n",
+      (gint) res);
+  return FALSE;
+}
+
 static void
 d_teardown (DCtx * d)
 {
   Run *run = d->run;
   gboolean pushed = gst_cuda_context_push (run->b->ctx);
+  gboolean cuda_idle = FALSE, vk_idle;
   guint i;
 
-  if (pushed) {
-    CuStreamSynchronize (run->spec.stream);
-    drv.cuCtxSynchronize ();
-  }
-  if (d->device && d->device->device)
-    vkDeviceWaitIdle (d->device->device);
+  /* this instance's CUDA work (the other instances' is theirs) */
+  if (pushed)
+    cuda_idle = CuStreamSynchronize (run->spec.stream) == CUDA_SUCCESS;
+  vk_idle = d_drain (d);
   for (i = 0; i < d->n_slots; i++) {
     DSlot *sl = &d->slots[i];
 
-    if (pushed)
+    /* a slot's semaphore and images are shared by both sides: freed only
+     * once neither can still be using them */
+    if (cuda_idle && vk_idle) {
       d_slot_free_cuda (sl);
-    if (d->device)
-      d_slot_free_vulkan (d->device->device, sl);
+      d_slot_free_vulkan (d->dev, sl);
+    }
     if (sl->pair)
       g_async_queue_push (run->free_pairs, sl->pair);
   }
   if (pushed)
     gst_cuda_context_pop (NULL);
-  if (d->cpool)
-    vkDestroyCommandPool (d->device->device, d->cpool, NULL);
+  if (vk_idle && d->cpool)
+    vkDestroyCommandPool (d->dev, d->cpool, NULL);
+  if (vk_idle && d->drain_fence)
+    vkDestroyFence (d->dev, d->drain_fence, NULL);
   g_free (d->slots);
   g_async_queue_unref (d->done);
   g_async_queue_unref (d->free_slots);
