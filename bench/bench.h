@@ -261,10 +261,10 @@ typedef struct
    * every element of every pipeline by the bus handler */
   GMutex vk_lock;
   GstContext *vk_ctx[2];
-  /* mode d's queue, one object for every instance: its submit lock
-   * serialises their vkQueueSubmit calls (scenario 6 runs several at once;
-   * gst_vulkan_device_get_queue() returns a new object, with a lock of its
-   * own, on every call) */
+  /* mode d's queue (bench_vulkan_queue ()): the bridge elements' queue
+   * object, one for every raw instance and pipeline, so that its submit
+   * lock serialises all their vkQueueSubmit calls on that VkQueue */
+  GMutex raw_queue_lock;
   struct _GstVulkanQueue *raw_queue;
 } Bench;
 

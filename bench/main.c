@@ -155,6 +155,7 @@ main (int argc, char **argv)
   b->wd.t_start = g_get_monotonic_time ();
   g_mutex_init (&b->lock);
   g_mutex_init (&b->vk_lock);
+  g_mutex_init (&b->raw_queue_lock);
   status = bench_options_parse (&b->opt, &argc, &argv);
   if (status != 0)
     return status;

@@ -415,10 +415,102 @@ vulkan_device (Bench * b, gchar ** why)
 }
 #endif
 
+#ifdef HAVE_CUDA_VULKAN
+/* a GstVulkanDeviceForEachQueueFunc: the first graphics or compute queue
+ * (the one the bridge elements pick) */
+static gboolean
+pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
+{
+  GstVulkanQueue **out = data;
+  VkQueueFlags flags =
+      device->physical_device->queue_family_props[queue->family].queueFlags;
+
+  if (flags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
+    *out = gst_object_ref (queue);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* the queue a bridge element answers a queue context query with, given the
+ * bench's device: the one object every bridge element of the process
+ * submits through (kept weakly on the device; the caller's reference keeps
+ * it) */
+static GstVulkanQueue *
+bridge_queue (Bench * b)
+{
+  GstElement *el = gst_element_factory_make ("cudatovulkan", NULL);
+  GstVulkanQueue *queue = NULL;
+  GstContext *ctx[2] = { NULL, NULL };
+  GstQuery *query;
+  GstPad *pad;
+  guint i;
+
+  if (!el)
+    return NULL;
+  g_mutex_lock (&b->vk_lock);
+  for (i = 0; i < 2; i++)
+    ctx[i] = b->vk_ctx[i] ? gst_context_ref (b->vk_ctx[i]) : NULL;
+  g_mutex_unlock (&b->vk_lock);
+  for (i = 0; i < 2; i++) {
+    if (ctx[i]) {
+      gst_element_set_context (el, ctx[i]);
+      gst_context_unref (ctx[i]);
+    }
+  }
+  pad = gst_element_get_static_pad (el, "src");
+  query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  if (pad && gst_pad_query (pad, query)) {
+    GstContext *c = NULL;
+
+    gst_query_parse_context (query, &c);
+    if (c)
+      gst_context_get_vulkan_queue (c, &queue);
+  }
+  gst_query_unref (query);
+  gst_clear_object (&pad);
+  gst_object_unref (el);
+  return queue;
+}
+#endif
+
+GstVulkanQueue *
+bench_vulkan_queue (Bench * b)
+{
+#ifdef HAVE_CUDA_VULKAN
+  GstVulkanQueue *queue;
+
+  g_mutex_lock (&b->raw_queue_lock);
+  if (!b->raw_queue) {
+    b->raw_queue = bridge_queue (b);
+    if (!b->raw_queue) {
+      GstVulkanDevice *device = NULL;
+
+      g_mutex_lock (&b->vk_lock);
+      if (b->vk_ctx[1])
+        gst_context_get_vulkan_device (b->vk_ctx[1], &device);
+      g_mutex_unlock (&b->vk_lock);
+      if (device) {
+        g_printerr ("bench: no bridge element answered with its Vulkan "
+            "queue: the raw modes use a queue object of their own\n");
+        gst_vulkan_device_foreach_queue (device, pick_queue, &b->raw_queue);
+        gst_object_unref (device);
+      }
+    }
+  }
+  queue = b->raw_queue ? gst_object_ref (b->raw_queue) : NULL;
+  g_mutex_unlock (&b->raw_queue_lock);
+  return queue;
+#else
+  return NULL;
+#endif
+}
+
 gboolean
 ensure_vulkan_device (Bench * b, gchar ** why)
 {
 #ifdef HAVE_CUDA_VULKAN
+  GstVulkanQueue *queue;
   gchar *dev;
 
   if (b->r.vulkan)
@@ -428,6 +520,10 @@ ensure_vulkan_device (Bench * b, gchar ** why)
     return FALSE;
   set_str (b, &b->r.vulkan, dev);
   g_free (dev);
+  /* the queue object every bridge element and raw instance shares from
+   * now on (kept in b->raw_queue) */
+  queue = bench_vulkan_queue (b);
+  gst_clear_object (&queue);
   return TRUE;
 #else
   *why = g_strdup ("built without Vulkan (gstreamer-vulkan-1.0 or vulkan "

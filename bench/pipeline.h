@@ -60,4 +60,13 @@ gchar *         missing_elements       (const gchar * const *names, guint n);
  * FALSE (and *why) when there is none or the build has no Vulkan. */
 gboolean        ensure_vulkan_device   (Bench * b, gchar ** why);
 
+/* The Vulkan queue object the raw modes submit through: the one the bridge
+ * elements use (a context query on a cudatovulkan given the bench's
+ * device), kept for the bench's lifetime, so that its submit lock
+ * serialises every user of that VkQueue, raw instances and pipelines
+ * alike (GStreamer 1.22's gst_vulkan_device_get_queue () makes a new
+ * object, with a lock of its own, on every call). New reference, or NULL
+ * (no device). */
+struct _GstVulkanQueue * bench_vulkan_queue (Bench * b);
+
 G_END_DECLS

@@ -261,7 +261,6 @@ d_open (DCtx * d, Bench * b, gchar ** error)
 {
   PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props;
   GstVulkanPhysicalDevice *pd;
-  guint i;
 
   g_mutex_lock (&b->vk_lock);
   if (b->vk_ctx[1])
@@ -274,17 +273,13 @@ d_open (DCtx * d, Bench * b, gchar ** error)
   }
   pd = d->device->physical_device;
   d->dev = d->device->device;
-  for (i = 0; i < pd->n_queue_families; i++)
-    if (pd->queue_family_props[i].queueFlags &
-        (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
-      d->family = i;
-      break;
-    }
-  g_mutex_lock (&b->vk_lock);
-  if (!b->raw_queue)
-    b->raw_queue = gst_vulkan_device_get_queue (d->device, d->family, 0);
-  d->queue = b->raw_queue ? gst_object_ref (b->raw_queue) : NULL;
-  g_mutex_unlock (&b->vk_lock);
+  /* the bridge elements' queue object: one submit lock for every user of
+   * the VkQueue (the other instances, pipelines) */
+  d->queue = bench_vulkan_queue (b);
+  if (d->queue && d->queue->device != d->device)
+    gst_clear_object (&d->queue);
+  if (d->queue)
+    d->family = d->queue->family;
   d->get_mem_fd = (PFN_vkGetMemoryFdKHR) vkGetDeviceProcAddr (d->dev,
       "vkGetMemoryFdKHR");
   d->get_sem_fd = (PFN_vkGetSemaphoreFdKHR) vkGetDeviceProcAddr (d->dev,
