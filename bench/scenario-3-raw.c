@@ -546,11 +546,39 @@ d_slots_setup (DCtx * d, gchar ** error)
   return ok;
 }
 
+/* the slot's image barriers (one per plane): @old_layout -> GENERAL, queue
+ * family @src -> @dst */
+static void
+d_image_barriers (DCtx * d, DSlot * sl, VkImageMemoryBarrier * ib,
+    VkImageLayout old_layout, guint32 src, guint32 dst, VkAccessFlags access)
+{
+  guint p;
+
+  for (p = 0; p < d->n_planes; p++) {
+    memset (&ib[p], 0, sizeof (ib[p]));
+    ib[p].sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+    ib[p].dstAccessMask = access;
+    ib[p].oldLayout = old_layout;
+    ib[p].newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ib[p].srcQueueFamilyIndex = src;
+    ib[p].dstQueueFamilyIndex = dst;
+    ib[p].image = sl->p[p].image;
+    ib[p].subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    ib[p].subresourceRange.levelCount = 1;
+    ib[p].subresourceRange.layerCount = 1;
+  }
+}
+
 /* Records the slot's command buffer. @layout: the first one, that takes
- * every image from UNDEFINED to GENERAL (submitted and waited for outside
- * the measurement); else the per-frame one: acquire the images from the
- * external (CUDA) queue family, copy them into the host-visible buffer,
- * make the copy visible to the host. */
+ * every image from UNDEFINED to GENERAL and gives it to
+ * VK_QUEUE_FAMILY_EXTERNAL before CUDA first writes it (submitted and
+ * waited for outside the measurement; as cudatovulkan's frame pool);
+ * else the per-frame one: acquire the images from the external (CUDA)
+ * queue family, copy them into the host-visible buffer, release them to
+ * the external family again (CUDA rewrites them once the slot's fence has
+ * signalled), make the copy visible to the host. A queue family transfer
+ * from EXTERNAL needs the matching release: without it CUDA wrote images
+ * that Vulkan still owned. */
 static gboolean
 d_record (DCtx * d, DSlot * sl, gboolean layout, gchar ** error)
 {
@@ -567,36 +595,36 @@ d_record (DCtx * d, DSlot * sl, gboolean layout, gchar ** error)
    * the source stage of cudatovulkan's take-over */
   gboolean take = d->split && !layout;
   VkCommandBuffer acq = take ? sl->cmd_take : sl->cmd;
+  /* the stage the semaphore wait of the acquire's submission blocks
+   * (d_submit (), d_submit_take ()): the acquire's first scope must
+   * include it, so that it is ordered after CUDA's signal (TOP_OF_PIPE did
+   * not chain to the wait) */
+  VkPipelineStageFlags wait_stage = take ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT :
+      VK_PIPELINE_STAGE_TRANSFER_BIT;
   guint p;
 
   if (!d_vk (vkBeginCommandBuffer (sl->cmd, &bi), "vkBeginCommandBuffer",
           error))
     return FALSE;
+  if (layout) {
+    d_image_barriers (d, sl, ib, VK_IMAGE_LAYOUT_UNDEFINED, d->family,
+        VK_QUEUE_FAMILY_EXTERNAL, 0);
+    vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL,
+        d->n_planes, ib);
+    return d_vk (vkEndCommandBuffer (sl->cmd), "vkEndCommandBuffer", error);
+  }
   if (take && !d_vk (vkBeginCommandBuffer (acq, &bi), "vkBeginCommandBuffer",
           error))
     return FALSE;
-  for (p = 0; p < d->n_planes; p++) {
-    memset (&ib[p], 0, sizeof (ib[p]));
-    ib[p].sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-    ib[p].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-    ib[p].oldLayout = layout ? VK_IMAGE_LAYOUT_UNDEFINED :
-        VK_IMAGE_LAYOUT_GENERAL;
-    ib[p].newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    ib[p].srcQueueFamilyIndex = layout ? VK_QUEUE_FAMILY_IGNORED :
-        VK_QUEUE_FAMILY_EXTERNAL;
-    ib[p].dstQueueFamilyIndex = layout ? VK_QUEUE_FAMILY_IGNORED : d->family;
-    ib[p].image = sl->p[p].image;
-    ib[p].subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    ib[p].subresourceRange.levelCount = 1;
-    ib[p].subresourceRange.layerCount = 1;
-  }
-  vkCmdPipelineBarrier (acq, take ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT :
-      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, take ?
+  d_image_barriers (d, sl, ib, VK_IMAGE_LAYOUT_GENERAL,
+      VK_QUEUE_FAMILY_EXTERNAL, d->family, VK_ACCESS_TRANSFER_READ_BIT);
+  vkCmdPipelineBarrier (acq, wait_stage, take ?
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
       0, NULL, 0, NULL, d->n_planes, ib);
   if (take && !d_vk (vkEndCommandBuffer (acq), "vkEndCommandBuffer", error))
     return FALSE;
-  for (p = 0; !layout && p < d->n_planes; p++) {
+  for (p = 0; p < d->n_planes; p++) {
     VkBufferImageCopy rg = { 0, };
 
     rg.bufferOffset = sl->p[p].host_off;
@@ -609,9 +637,15 @@ d_record (DCtx * d, DSlot * sl, gboolean layout, gchar ** error)
     vkCmdCopyImageToBuffer (sl->cmd, sl->p[p].image,
         VK_IMAGE_LAYOUT_GENERAL, sl->host, 1, &rg);
   }
-  if (!layout)
-    vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-        VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &hb, 0, NULL);
+  /* back to CUDA after the copy's reads (no layout change; the release's
+   * destination scope is ignored) */
+  d_image_barriers (d, sl, ib, VK_IMAGE_LAYOUT_GENERAL, d->family,
+      VK_QUEUE_FAMILY_EXTERNAL, 0);
+  vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, d->n_planes,
+      ib);
+  vkCmdPipelineBarrier (sl->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &hb, 0, NULL);
   return d_vk (vkEndCommandBuffer (sl->cmd), "vkEndCommandBuffer", error);
 }
 
