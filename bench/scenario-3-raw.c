@@ -79,13 +79,47 @@ typedef struct
   gboolean stall, split, gpu;
 } DCtx;
 
-/* FALSE and *error ("d: what failed: res") unless @res is VK_SUCCESS */
+/* the name of the results the raw program can get */
+static const gchar *
+d_vk_name (VkResult res)
+{
+  switch (res) {
+    case VK_SUCCESS:
+      return "VK_SUCCESS";
+    case VK_TIMEOUT:
+      return "VK_TIMEOUT";
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST:
+      return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_TOO_MANY_OBJECTS:
+      return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_INVALID_EXTERNAL_HANDLE:
+      return "VK_ERROR_INVALID_EXTERNAL_HANDLE";
+    default:
+      return "VkResult";
+  }
+}
+
+/* "d: @what failed: VK_ERROR_... (n)" */
+static gchar *
+d_vk_error (const gchar * what, VkResult res)
+{
+  return g_strdup_printf ("d: %s failed: %s (%d)", what, d_vk_name (res),
+      (gint) res);
+}
+
+/* FALSE and *error (d_vk_error ()) unless @res is VK_SUCCESS */
 static gboolean
 d_vk (VkResult res, const gchar * what, gchar ** error)
 {
   if (res == VK_SUCCESS)
     return TRUE;
-  *error = g_strdup_printf ("d: %s failed: %d", what, res);
+  *error = d_vk_error (what, res);
   return FALSE;
 }
 
@@ -233,14 +267,14 @@ d_consumer (gpointer data)
       break;
     /* d_stall: the consumer submits (vulkandownload's shape) */
     if (d->stall && (res = d_submit (d, sl)) != VK_SUCCESS) {
-      run_error (run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
+      run_error (run, d_vk_error ("vkQueueSubmit", res));
       break;
     }
     res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
         (guint64) RUN_WAIT_US * 1000);
     sl->t0 = mono_s () - sl->t0;      /* latency */
     if (res != VK_SUCCESS) {
-      run_error (run, g_strdup_printf ("d: vkWaitForFences: %d", res));
+      run_error (run, d_vk_error ("vkWaitForFences", res));
       break;
     }
     vkResetFences (d->dev, 1, &sl->fence);
@@ -524,7 +558,12 @@ d_slot_setup (DCtx * d, DSlot * sl, gchar ** error)
           error) || !d_vk (vkAllocateCommandBuffers (d->dev, &cai, &sl->cmd),
           "vkAllocateCommandBuffers", error))
     return FALSE;
-  sl->pair = g_async_queue_pop (d->run->free_pairs);
+  /* bounded: a pair a failed run did not give back must not hang here */
+  sl->pair = g_async_queue_timeout_pop (d->run->free_pairs, RUN_WAIT_US);
+  if (!sl->pair) {
+    *error = g_strdup ("d: no free event pair for 10 s");
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -661,12 +700,12 @@ d_layout (DCtx * d, DSlot * sl, gchar ** error)
   gst_vulkan_queue_submit_lock (d->queue);
   res = vkQueueSubmit (d->queue->queue, 1, &si, sl->fence);
   gst_vulkan_queue_submit_unlock (d->queue);
-  if (res == VK_SUCCESS)
-    d->submitted = TRUE;
-  if (res == VK_SUCCESS)
-    res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
-        (guint64) RUN_WAIT_US * 1000);
   if (!d_vk (res, "vkQueueSubmit (layout)", error))
+    return FALSE;
+  d->submitted = TRUE;
+  if (!d_vk (vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
+              (guint64) RUN_WAIT_US * 1000), "vkWaitForFences (layout)",
+          error))
     return FALSE;
   vkResetFences (d->dev, 1, &sl->fence);
   vkResetCommandBuffer (sl->cmd, 0);
@@ -771,11 +810,11 @@ d_produce (DCtx * d, guint n)
   /* d_stall: the consumer submits (vulkandownload's shape); d_split: the
    * producer submits the semaphore wait first */
   if (d->split && (res = d_submit_take (d, sl)) != VK_SUCCESS) {
-    run_error (run, g_strdup_printf ("d: vkQueueSubmit (take): %d", res));
+    run_error (run, d_vk_error ("vkQueueSubmit (take)", res));
     return FALSE;
   }
   if (!d->stall && (res = d_submit (d, sl)) != VK_SUCCESS) {
-    run_error (run, g_strdup_printf ("d: vkQueueSubmit: %d", res));
+    run_error (run, d_vk_error ("vkQueueSubmit", res));
     return FALSE;
   }
   g_async_queue_push (d->done, sl);
