@@ -266,6 +266,8 @@ typedef struct
    * lock serialises all their vkQueueSubmit calls on that VkQueue */
   GMutex raw_queue_lock;
   struct _GstVulkanQueue *raw_queue;
+  /* bench_abort () was called: start nothing more that needs the GPU */
+  gint stopped;
 } Bench;
 
 /* results.c: the results' set-up and their JSON document */
@@ -278,6 +280,27 @@ void     sec_set               (Bench * b, S2Result * S, const gchar * status,
                                 const gchar * reason);
 void     write_json            (Bench * b);
 gboolean write_json_aborted    (gpointer bench, const gchar * why, gchar ** error);
+
+/* Stops the run after a failure that leaves the GPU or its Vulkan device
+ * in doubt: the raw reference (scenario 3 and 6 modes d, d_stall,
+ * d_split) failed, or something reported VK_ERROR_DEVICE_LOST. @why goes
+ * to the JSON's "aborted" (the first one is kept) and "complete" stays
+ * false; runs in flight stop (BENCH_STOPPED), later configurations and
+ * scenarios are skipped with the reason, and the exit status is 4. Any
+ * thread. */
+void     bench_abort           (Bench * b, const gchar * why);
+gboolean bench_stopped         (Bench * b);
+/* "aborted: <why>", for the failed scenario */
+gchar *  bench_abort_reason    (Bench * b);
+/* "not run: the run was aborted (<why>)", for what it skipped */
+gchar *  bench_skip_reason     (Bench * b);
+/* bench_abort () when @error says that the Vulkan device is lost; @where:
+ * which run. TRUE when it did. */
+gboolean bench_check_device_lost (Bench * b, const gchar * where,
+                                const gchar * error);
+/* how a run stopped by bench_abort () ends its error message */
+#define BENCH_STOPPED "stopped: the run was aborted"
+#define BENCH_EXIT_ABORTED 4
 
 /* the scenarios */
 gboolean run_scenario1         (Bench * b);

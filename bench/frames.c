@@ -525,6 +525,11 @@ s2_producer (gpointer data)
       if (b->sim_thread_cpu_syncs)
         syncs0 = b->sim_thread_cpu_syncs ();
     }
+    if (bench_stopped (b)) {
+      /* a failure elsewhere left the GPU in doubt */
+      run_error (run, g_strdup (BENCH_STOPPED));
+      break;
+    }
     if (n == 1 && run->mode == MODE_CV_AI)
       adopt_proposed_pool (run);
     buf = producer_next (run, n, &pair, &t0);

@@ -99,47 +99,52 @@ bench_setup (Bench * b)
   return TRUE;
 }
 
+/* whether to run a scenario --only asks for (@bit); else its status (and
+ * reason) says why not: not asked for, or the run was aborted before it */
+static gboolean
+want (Bench * b, guint bit, const gchar * name, gchar ** status,
+    gchar ** reason)
+{
+  gchar *why;
+
+  if (!bench_options_want (&b->opt, bit)) {
+    set_str (b, status, "skipped");
+    return FALSE;
+  }
+  if (!bench_stopped (b))
+    return TRUE;
+  g_print ("\nScenario %s: skipped, the run was aborted\n", name);
+  why = bench_skip_reason (b);
+  set_str (b, status, "skipped");
+  set_str (b, reason, why);
+  g_free (why);
+  return FALSE;
+}
+
 /* every scenario --only asks for; FALSE when one failed */
 static gboolean
 run_scenarios (Bench * b)
 {
-  const BenchOptions *opt = &b->opt;
   Results *R = &b->r;
   gboolean ok = TRUE;
 
-  if (bench_options_want (opt, 1 << 1))
+  if (want (b, 1 << 1, "1", &R->s1.status, &R->s1.reason))
     ok &= run_scenario1 (b);
-  else
-    set_str (b, &R->s1.status, "skipped");
-  if (bench_options_want (opt, 1 << 2))
+  if (want (b, 1 << 2, "2", &R->s2.status, &R->s2.reason))
     ok &= run_gpu_section (b, &R->s2, SEC_2);
-  else
-    set_str (b, &R->s2.status, "skipped");
-  if (bench_options_want (opt, ONLY_2D))
+  if (want (b, ONLY_2D, "2d", &R->s2d.status, &R->s2d.reason))
     ok &= run_gpu_section (b, &R->s2d, SEC_2D);
-  else
-    set_str (b, &R->s2d.status, "skipped");
-  if (bench_options_want (opt, ONLY_2G))
+  if (want (b, ONLY_2G, "2g", &R->s2g.status, &R->s2g.reason))
     ok &= run_scenario2g (b);
-  else
-    set_str (b, &R->s2g.status, "skipped");
-  if (bench_options_want (opt, 1 << 3))
+  if (want (b, 1 << 3, "3", &R->s3.status, &R->s3.reason))
     ok &= run_gpu_section (b, &R->s3, SEC_3);
-  else
-    set_str (b, &R->s3.status, "skipped");
-  if (bench_options_want (opt, 1 << 4))
+  if (want (b, 1 << 4, "4", &R->s4.status, &R->s4.reason))
     ok &= run_gpu_section (b, &R->s4, SEC_4);
-  else
-    set_str (b, &R->s4.status, "skipped");
-  if (bench_options_want (opt, 1 << 5))
+  if (want (b, 1 << 5, "5", &R->s5.status, &R->s5.reason))
     ok &= run_gpu_section (b, &R->s5, SEC_5);
-  else
-    set_str (b, &R->s5.status, "skipped");
-  if (bench_options_want (opt, 1 << 6))
+  if (want (b, 1 << 6, "6", &R->s6.status, &R->s6.reason))
     ok &= run_scenario6 (b);
-  else
-    set_str (b, &R->s6.status, "skipped");
-  return ok;
+  return ok && !bench_stopped (b);
 }
 
 int
@@ -182,14 +187,23 @@ main (int argc, char **argv)
   ok = run_scenarios (b);
   kernel_unload (b);
 
+  /* after bench_abort () the results are not complete: "aborted" says
+   * why */
   g_mutex_lock (&b->lock);
-  b->r.complete = TRUE;
+  b->r.complete = !bench_stopped (b);
   g_mutex_unlock (&b->lock);
   write_json (b);
   bench_watchdog_stop (&b->wd);
 
-  g_print ("\n%s (results in %s, %.1f s)\n", ok ? "DONE" : "DONE WITH "
-      "FAILURES", b->opt.json_path, bench_elapsed_s (&b->wd));
+  if (bench_stopped (b)) {
+    g_print ("\nABORTED: %s (results in %s, %.1f s)\n", b->r.aborted,
+        b->opt.json_path, bench_elapsed_s (&b->wd));
+    status = BENCH_EXIT_ABORTED;
+  } else {
+    g_print ("\n%s (results in %s, %.1f s)\n", ok ? "DONE" : "DONE WITH "
+        "FAILURES", b->opt.json_path, bench_elapsed_s (&b->wd));
+    status = ok ? 0 : 1;
+  }
   gst_object_unref (b->ctx);
-  return ok ? 0 : 1;
+  return status;
 }

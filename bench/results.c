@@ -9,6 +9,7 @@
 #include "config.h"
 #endif
 
+#include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -149,6 +150,69 @@ set_str (Bench * b, gchar ** field, const gchar * value)
   g_free (*field);
   *field = g_strdup (value);
   g_mutex_unlock (&b->lock);
+}
+
+void
+bench_abort (Bench * b, const gchar * why)
+{
+  gboolean first;
+
+  g_mutex_lock (&b->lock);
+  first = b->r.aborted == NULL;
+  if (first)
+    b->r.aborted = g_strdup (why);
+  b->r.complete = FALSE;
+  g_mutex_unlock (&b->lock);
+  g_atomic_int_set (&b->stopped, 1);
+  if (first) {
+    g_print ("  ABORTED: %s\n", why);
+    write_json (b);
+  }
+}
+
+gboolean
+bench_stopped (Bench * b)
+{
+  return g_atomic_int_get (&b->stopped) != 0;
+}
+
+gchar *
+bench_abort_reason (Bench * b)
+{
+  gchar *why;
+
+  g_mutex_lock (&b->lock);
+  why = g_strdup_printf ("aborted: %s", b->r.aborted ? b->r.aborted : "?");
+  g_mutex_unlock (&b->lock);
+  return why;
+}
+
+gchar *
+bench_skip_reason (Bench * b)
+{
+  gchar *why;
+
+  g_mutex_lock (&b->lock);
+  why = g_strdup_printf ("not run: the run was aborted (%s)", b->r.aborted ?
+      b->r.aborted : "?");
+  g_mutex_unlock (&b->lock);
+  return why;
+}
+
+gboolean
+bench_check_device_lost (Bench * b, const gchar * where, const gchar * error)
+{
+  gchar *why;
+
+  /* the raw program names the result; GStreamer's vulkan library writes
+   * "Device lost (0xfffffffc, -4): <call>" */
+  if (!error || (!strstr (error, "VK_ERROR_DEVICE_LOST") &&
+          !strstr (error, "Device lost (")))
+    return FALSE;
+  why = g_strdup_printf ("%s: %s", where, error);
+  bench_abort (b, why);
+  g_free (why);
+  return TRUE;
 }
 
 void
@@ -583,9 +647,12 @@ gboolean
 write_json_aborted (gpointer bench, const gchar * why, gchar ** error)
 {
   Bench *b = bench;
+  gchar *was = b->r.aborted;
 
-  g_free (b->r.aborted);
-  b->r.aborted = g_strdup (why);
+  /* a bench_abort () before keeps its reason first */
+  b->r.aborted = was ? g_strdup_printf ("%s; then: %s", was, why) :
+      g_strdup (why);
+  g_free (was);
   b->r.complete = FALSE;
   return write_json_locked (b, error);
 }

@@ -836,6 +836,11 @@ d_frames (DCtx * d)
   bench_progress (&b->wd);
   consumer = g_thread_new ("bench-d-consumer", d_consumer, d);
   for (n = 0; n < run->total && !run_failed (run); n++) {
+    if (bench_stopped (b)) {
+      /* another instance failed: its device is ours */
+      run_error (run, g_strdup ("d: " BENCH_STOPPED));
+      break;
+    }
     if (n == run->warmup) {
       /* window opened by the consumer at the last warm-up frame */
       tcpu0 = thread_cpu_s ();
@@ -1027,6 +1032,17 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   }
   d_teardown (&d);
   run_clear (&run);
+  /* the reference every ratio is measured against failed: the GPU or the
+   * Vulkan device is in doubt (VK_ERROR_DEVICE_LOST, a CUDA error), so
+   * nothing later that needs them runs */
+  if (!ok && !(*error && g_str_has_suffix (*error, BENCH_STOPPED))) {
+    gchar *why = g_strdup_printf ("raw mode %s (%dx%d %s, %g ms of GPU "
+        "work) failed: %s", mode_key[mode], cfg->width, cfg->height,
+        cfg->format, cfg->gpu_us / 1000.0, *error ? *error : "?");
+
+    bench_abort (b, why);
+    g_free (why);
+  }
   return ok;
 }
 #else

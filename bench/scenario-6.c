@@ -338,11 +338,25 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
     gdouble f;
 
     if (!jobs[i].ok) {
-      gchar *e = g_strdup_printf ("pipeline %u: %s", i, jobs[i].error);
+      const gchar *err = jobs[i].error ? jobs[i].error : "?";
+      gchar *e = g_strdup_printf ("pipeline %u: %s", i, err);
+      /* the reason is the first failure that was not a stop */
+      gboolean stop = g_str_has_suffix (err, BENCH_STOPPED);
+
       g_print ("    %u pipelines: FAILED: %s\n", c->n, e);
-      set_str (b, &c->reason, e);
+      if (!c->reason || (!stop && g_str_has_suffix (c->reason,
+                  BENCH_STOPPED)))
+        set_str (b, &c->reason, e);
+      if (!stop) {
+        gchar *where = g_strdup_printf ("Scenario 6, mode %s, %u pipelines, "
+            "%g ms, pipeline %u", mode_key[c->mode], c->n, c->gpu_us / 1000.0,
+            i);
+
+        bench_check_device_lost (b, where, err);
+        g_free (where);
+      }
       set_str (b, &m->status, "failed");
-      set_str (b, &m->error, jobs[i].error);
+      set_str (b, &m->error, err);
       g_free (e);
       ok = FALSE;
       continue;
@@ -403,7 +417,7 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
   for (rep = 0; rep < b->r.s6.repetitions && cfg_ok; rep++)
-    cfg_ok = s6_repetition (b, c, jobs, &gate);
+    cfg_ok = s6_repetition (b, c, jobs, &gate) && !bench_stopped (b);
   bench_run_idle (&b->wd);
   g_mutex_clear (&gate.lock);
   g_cond_clear (&gate.cond);
@@ -472,8 +486,21 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
     S6Config *one = g_ptr_array_index (S->configs, (ci / n_counts) *
         n_counts);
 
+    if (bench_stopped (b)) {
+      gchar *why = bench_skip_reason (b);
+
+      set_str (b, &c->status, "skipped");
+      set_str (b, &c->reason, why);
+      g_print ("  %4s %9u %4.0f skipped, the run was aborted\n",
+          mode_key[c->mode], c->n, c->gpu_us / 1000.0);
+      g_free (why);
+      all_ok = FALSE;
+      continue;
+    }
     all_ok &= s6_config_run (b, c, one, jobs, writer, any_run);
   }
+  if (bench_stopped (b))
+    write_json (b);
   return all_ok;
 }
 
@@ -503,9 +530,17 @@ run_scenario6 (Bench * b)
     all_ok = FALSE;
   } else {
     all_ok = s6_run_configs (b, jobs, writer, &any_run);
-    set_str (b, &S->status, all_ok ? (any_run ? "ok" : "skipped") :
-        "failed");
-    set_str (b, &S->reason, any_run ? NULL : "no configuration ran");
+    if (bench_stopped (b)) {
+      gchar *why = bench_abort_reason (b);
+
+      set_str (b, &S->status, "failed");
+      set_str (b, &S->reason, why);
+      g_free (why);
+    } else {
+      set_str (b, &S->status, all_ok ? (any_run ? "ok" : "skipped") :
+          "failed");
+      set_str (b, &S->reason, any_run ? NULL : "no configuration ran");
+    }
   }
   s6_jobs_clear (b, jobs);
   write_json (b);

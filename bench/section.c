@@ -10,6 +10,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "frames.h"
 
 static void
@@ -104,6 +106,16 @@ s2_print_config (S2Config * c)
       s2_print_ratio (c, MODE_CV_A, MODE_CV_D3);
     }
   }
+}
+
+/* "Scenario 3" (the title up to its colon) */
+static gchar *
+sec_name (const S2Result * S)
+{
+  const gchar *colon = strchr (S->title, ':');
+
+  return g_strndup (S->title, colon ? (gsize) (colon - S->title) :
+      strlen (S->title));
 }
 
 static void
@@ -389,8 +401,8 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
   gint rep;
   guint j;
 
-  for (rep = 0; rep < S->repetitions; rep++) {
-    for (j = 0; j < c->n_modes; j++) {
+  for (rep = 0; rep < S->repetitions && !bench_stopped (b); rep++) {
+    for (j = 0; j < c->n_modes && !bench_stopped (b); j++) {
       gint k = c->modes[j];
 
       in->pool = k == MODE_A_IF1 ? pools[1] : k == MODE_A_IF8 ? pools[2] :
@@ -398,6 +410,14 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
       if (g_strcmp0 (c->m[k].status, "failed") == 0)
         continue;
       if (!s2_run_once (b, c, k, in, &error)) {
+        gchar *name = sec_name (S);
+        gchar *where = g_strdup_printf ("%s, %dx%d %s, %g ms, mode %s",
+            name, c->width, c->height, c->format, c->gpu_us / 1000.0,
+            mode_key[k]);
+
+        bench_check_device_lost (b, where, error);
+        g_free (where);
+        g_free (name);
         g_mutex_lock (&b->lock);
         g_free (c->m[k].status);
         c->m[k].status = g_strdup ("failed");
@@ -411,10 +431,34 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
     }
   }
   bench_run_idle (&b->wd);
-  for (j = 0; j < c->n_modes; j++)
-    if (g_strcmp0 (c->m[c->modes[j]].status, "not run") == 0)
-      set_str (b, &c->m[c->modes[j]].status, "ok");
+  for (j = 0; j < c->n_modes; j++) {
+    ModeResult *m = &c->m[c->modes[j]];
+
+    if (g_strcmp0 (m->status, "not run") != 0)
+      continue;
+    if (m->fps->len < (guint) S->repetitions) {
+      /* stopped by bench_abort () before its repetitions were done (what
+       * it measured stays in the series) */
+      gchar *why = bench_abort_reason (b);
+      gchar *e = g_strdup_printf ("%u of %d repetitions, then %s",
+          m->fps->len, S->repetitions, why);
+
+      set_str (b, &m->status, "skipped");
+      set_str (b, &m->error, m->fps->len ? e : why);
+      g_free (e);
+      g_free (why);
+      cfg_ok = FALSE;
+    } else {
+      set_str (b, &m->status, "ok");
+    }
+  }
   set_str (b, &c->status, cfg_ok ? "ok" : "failed");
+  if (bench_stopped (b)) {
+    gchar *why = bench_abort_reason (b);
+
+    set_str (b, &c->reason, why);
+    g_free (why);
+  }
   return cfg_ok;
 }
 
@@ -434,6 +478,15 @@ section_run_configs (Bench * b, S2Result * S, Section sec, RunInputs * in,
     if (c->gpu_us > 0 && in->writer != WRITER_KERNEL) {
       s2_skip_config (b, c, "no spin kernel: frames are written with "
           "cuMemsetD32Async, which cannot busy-wait");
+      continue;
+    }
+    if (bench_stopped (b)) {
+      gchar *why = bench_skip_reason (b);
+
+      s2_skip_config (b, c, why);
+      g_print ("  %dx%d %s %.0f ms: skipped, the run was aborted\n",
+          c->width, c->height, c->format, c->gpu_us / 1000.0);
+      g_free (why);
       continue;
     }
     if (bench_time_is_up (&b->wd)) {
@@ -498,8 +551,16 @@ run_gpu_section (Bench * b, S2Result * S, Section sec)
     sec_set (b, S, "running", NULL);
     s2_print_header ();
     all_ok = section_run_configs (b, S, sec, &sh.in, &any_run);
-    sec_set (b, S, all_ok ? (any_run ? "ok" : "skipped") : "failed",
-        any_run ? NULL : "no configuration ran");
+    if (bench_stopped (b)) {
+      gchar *why = bench_abort_reason (b);
+
+      all_ok = FALSE;
+      sec_set (b, S, "failed", why);
+      g_free (why);
+    } else {
+      sec_set (b, S, all_ok ? (any_run ? "ok" : "skipped") : "failed",
+          any_run ? NULL : "no configuration ran");
+    }
   }
   shared_clear (b, &sh);
   write_json (b);
