@@ -19,6 +19,16 @@
 #    scenario 5 (CUDA -> Vulkan -> CUDA stages, 0 ms only) and scenario 6
 #    (1 and 2 pipelines at once). Scenario 4 (Vulkan -> CUDA) needs no
 #    kernel and runs in 1.
+# 3. On the simulated driver only: the raw reference fails on purpose
+#    (CUDASIM_FAIL makes a cuMemAlloc of mode d's set-up fail; only the raw
+#    program calls cuMemAlloc), as a lost Vulkan device makes it fail on a
+#    GPU. The bench must abort cleanly: exit status 4 (no signal),
+#    "complete": false, "aborted" naming the failure, the later
+#    configurations and scenarios skipped with the reason. Once in
+#    scenario 3 (--only 3,6: scenario 3's NV12 configuration and scenario
+#    6 are skipped) and once in scenario 6 with 2 instances at once (the
+#    other instance stops; the configuration's reason is the failure, not
+#    the stop).
 
 import json
 import math
@@ -63,6 +73,86 @@ def run(bench, json_path, args):
     except Exception as e:  # noqa: BLE001
         check(False, 'cannot read %s as JSON: %s' % (json_path, e))
         return None
+
+
+def run_aborted(bench, json_path, args, fail):
+    """Runs the bench with CUDASIM_FAIL=@fail; it must abort cleanly."""
+    if os.path.exists(json_path):
+        os.unlink(json_path)
+    cmd = [bench] + args + ['--json', json_path]
+    env = dict(os.environ, CUDASIM_FAIL=fail, CUDASIM_VERBOSE='1')
+    print('$ CUDASIM_FAIL=%s %s' % (fail, ' '.join(cmd)), flush=True)
+    p = subprocess.run(cmd, timeout=240, env=env)
+    name = 'aborted (%s)' % fail
+    check(p.returncode == 4, '%s: %s exited with %d, expected 4 (aborted)%s'
+          % (name, ' '.join(args), p.returncode,
+             ': killed by a signal' if p.returncode < 0 else ''))
+    try:
+        with open(json_path, encoding='utf-8') as f:
+            doc = json.load(f)
+    except Exception as e:  # noqa: BLE001
+        check(False, 'cannot read %s as JSON: %s' % (json_path, e))
+        return None
+    check(doc.get('complete') is False, name + ': complete is not false')
+    aborted = doc.get('aborted') or ''
+    check('raw mode d ' in aborted and 'cuMemAlloc' in aborted,
+          name + ': aborted: %r' % aborted)
+    return doc
+
+
+def skipped_for_abort(x):
+    return x.get('status') == 'skipped' and \
+        (x.get('reason') or '').startswith('not run: the run was aborted')
+
+
+def check_aborted(bench, outdir):
+    # scenario 3, first configuration (1080p RGBA), first repetition: the
+    # second cuMemAlloc is mode d's second slot
+    doc = run_aborted(bench, os.path.join(outdir, 'bench-smoke-aborted-3.json'),
+                      ['--quick', '--only', '3,6', '--frame-writer=memset'],
+                      'cuMemAlloc_v2:2')
+    if doc:
+        s3 = doc['scenario3_cuda_to_vulkan']
+        check(s3['status'] == 'failed' and
+              (s3.get('reason') or '').startswith('aborted: raw mode d '),
+              'aborted 3: scenario 3 %s (%s)' % (s3['status'], s3.get('reason')))
+        cfgs = s3.get('configs', [])
+        check(len(cfgs) == 2, 'aborted 3: %d scenario 3 configurations' % len(cfgs))
+        if len(cfgs) == 2:
+            d = cfgs[0]['modes']['d']
+            check(d['status'] == 'failed' and 'cuMemAlloc' in (d.get('error') or ''),
+                  'aborted 3: mode d %s (%s)' % (d['status'], d.get('error')))
+            for key in ('d_stall', 'd_split'):
+                m = cfgs[0]['modes'][key]
+                check(m['status'] == 'skipped' and 'aborted' in (m.get('error') or ''),
+                      'aborted 3: mode %s %s (%s)' % (key, m['status'], m.get('error')))
+            check(skipped_for_abort(cfgs[1]), 'aborted 3: NV12 configuration %s (%s)'
+                  % (cfgs[1]['status'], cfgs[1].get('reason')))
+        s6 = doc['scenario6_scaling']
+        check(skipped_for_abort(s6), 'aborted 3: scenario 6 %s (%s)'
+              % (s6['status'], s6.get('reason')))
+
+    # scenario 6 (--quick: a, then d with 1 and 2 instances; 4 slots, 2
+    # repetitions each): the 10th cuMemAlloc is in the set-up of one of
+    # the 2 instances of d's first repetition
+    doc = run_aborted(bench, os.path.join(outdir, 'bench-smoke-aborted-6.json'),
+                      ['--quick', '--only', '6', '--frame-writer=memset'],
+                      'cuMemAlloc_v2:10')
+    if doc:
+        s6 = doc['scenario6_scaling']
+        check(s6['status'] == 'failed' and
+              (s6.get('reason') or '').startswith('aborted: raw mode d '),
+              'aborted 6: scenario 6 %s (%s)' % (s6['status'], s6.get('reason')))
+        for c in s6.get('configs', []):
+            where = 'aborted 6: mode %s, %d pipelines' % (c['mode'], c['pipelines'])
+            if c['mode'] == 'd' and c['pipelines'] == 2:
+                reason = c.get('reason') or ''
+                check(c['status'] == 'failed' and 'cuMemAlloc' in reason and
+                      not reason.endswith('stopped: the run was aborted'),
+                      where + ': %s (%s)' % (c['status'], reason))
+            elif c['mode'] in ('a', 'd') and c['pipelines'] <= 2:
+                check(c['status'] == 'ok', where + ': %s (%s)'
+                      % (c['status'], c.get('reason')))
 
 
 def check_common(doc, name):
@@ -212,6 +302,7 @@ def check_section(doc, key, modes, ref, n_configs, sim, name, syncs=None):
 
 def main():
     bench, outdir = sys.argv[1], sys.argv[2]
+    sim = None
 
     # 1. default writer
     doc = run(bench, os.path.join(outdir, 'bench-smoke.json'), ['--quick'])
@@ -280,6 +371,13 @@ def main():
         check_s6(doc, 2, 'memset')
         check(doc['scenario4_vulkan_to_cuda']['status'] == 'skipped',
               'memset: scenario 4 not skipped by --only')
+
+    # 3. an injected failure of the raw reference aborts the run cleanly
+    if sim:
+        check_aborted(bench, outdir)
+    else:
+        print('the aborted runs need the simulated driver (CUDASIM_FAIL): '
+              'not run here')
 
     if failures:
         print('%d check(s) failed' % len(failures))
