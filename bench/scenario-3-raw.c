@@ -64,7 +64,8 @@ typedef struct
   guint family;
   VkCommandPool cpool;
   VkFence drain_fence;          /* d_drain () */
-  gboolean submitted;           /* a vkQueueSubmit succeeded */
+  gboolean submitted;           /* a vkQueueSubmit succeeded (set under
+                                 * the queue's submit lock) */
   PFN_vkGetMemoryFdKHR get_mem_fd;
   PFN_vkGetSemaphoreFdKHR get_sem_fd;
   DSlot *slots;
@@ -198,9 +199,10 @@ d_submit_cmd (DCtx * d, DSlot * sl, VkCommandBuffer * cmd, gboolean wait,
   }
   gst_vulkan_queue_submit_lock (d->queue);
   res = vkQueueSubmit (d->queue->queue, 1, &si, fence);
-  gst_vulkan_queue_submit_unlock (d->queue);
+  /* under the lock: the producer and the consumer both submit */
   if (res == VK_SUCCESS)
     d->submitted = TRUE;
+  gst_vulkan_queue_submit_unlock (d->queue);
   return res;
 }
 
