@@ -244,7 +244,6 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   GstBufferPool *pool;
   GstStructure *config;
   GstCaps *caps;
-
   guint max;
 
   gst_query_parse_allocation (query, &caps, NULL);
