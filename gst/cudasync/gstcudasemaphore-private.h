@@ -59,6 +59,11 @@ G_GNUC_INTERNAL
 GstCudaSemaphore * _gst_cuda_semaphore_new (GstCudaContext * context,
     GstCudaSemaphoreHandleType type, CUexternalSemaphore handle);
 
+/* Drops @self from the fd imports (gstcudasemaphore-import.c), in its
+ * finalize */
+G_GNUC_INTERNAL
+void _gst_cuda_semaphore_forget_fd (GstCudaSemaphore * self);
+
 /* Enqueues one signal or wait. Call with op_lock held (gstcudasemaphore.c). */
 G_GNUC_INTERNAL
 gboolean _gst_cuda_semaphore_enqueue_locked (GstCudaSemaphore * self,

@@ -14,6 +14,9 @@
  *
  * - after a successful fd import the driver owns the fd; on failure the fd
  *   stays the caller's to close;
+ * - a semaphore imported from fds has one object at a time: importing
+ *   another fd of it (a dup()) while that object is alive returns it
+ *   (gst_cuda_semaphore_import_fd()), so that its values keep increasing;
  * - timeline values strictly increase: gst_cuda_semaphore_signal() reserves
  *   the next value under a lock and, when consecutive signals are enqueued on
  *   different streams, orders the new signal after the previous one on the
@@ -272,6 +275,10 @@ static void
 gst_cuda_semaphore_finalize (GObject * object)
 {
   GstCudaSemaphore *self = GST_CUDA_SEMAPHORE (object);
+
+  /* first: the semaphore may be imported again (a new object) from now on */
+  if (self->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
+    _gst_cuda_semaphore_forget_fd (self);
 
   if (self->handle) {
     GArray *events = g_array_new (FALSE, FALSE, sizeof (CUevent));

@@ -1,10 +1,19 @@
 /* gst-cudasync: library tests (GstCudaSemaphore, GstCudaSyncMeta)
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+/* memfd_create() */
+#define _GNU_SOURCE
 #include "common.h"
+#include "gstcudasemaphore-fd.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <string.h>
+#include <linux/kcmp.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 GST_START_TEST (test_import_bad_handles)
 {
@@ -82,6 +91,185 @@ GST_START_TEST (test_import_wrong_type)
     close (fd);
   }
   test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* kcmp(KCMP_FILE), which tells dup()ed fds of a device or anonymous inode
+ * apart from other files on the same inode, may be refused (seccomp) */
+static gboolean
+kcmp_works (void)
+{
+  gint a = eventfd (0, EFD_CLOEXEC), b = dup (a);
+  pid_t pid = getpid ();
+  gboolean ok = syscall (SYS_kcmp, pid, pid, KCMP_FILE, a, b) == 0;
+
+  close (a);
+  close (b);
+  return ok;
+}
+
+/* The identity gst_cuda_semaphore_import_fd() compares, on files of both
+ * kinds: memfds (regular: the inode is the object) and eventfds (every one
+ * on the same anonymous inode, as the NVIDIA driver's opaque fds are all
+ * files of /dev/nvidiactl: only a dup() is the same) */
+static gboolean
+fd_same (gint kept_fd, gint fd)
+{
+  GstCudaFdId kept, id;
+  gboolean same;
+
+  fail_unless (_gst_cuda_fd_id_init (&kept, kept_fd));
+  _gst_cuda_fd_id_keep (&kept, kept_fd);
+  fail_unless (_gst_cuda_fd_id_init (&id, fd));
+  same = _gst_cuda_fd_id_same (&kept, &id, fd);
+  _gst_cuda_fd_id_clear (&kept);
+  _gst_cuda_fd_id_clear (&id);
+  return same;
+}
+
+GST_START_TEST (test_fd_identity)
+{
+  gint m1 = memfd_create ("a", MFD_CLOEXEC), m2 = memfd_create ("b",
+      MFD_CLOEXEC), m1_dup = dup (m1), m1_open, e1 = eventfd (0, EFD_CLOEXEC),
+      e2 = eventfd (0, EFD_CLOEXEC), e1_dup = dup (e1);
+  gchar *path = g_strdup_printf ("/proc/self/fd/%d", m1);
+  GstCudaFdId id;
+
+  /* a regular file is one object, however it was opened */
+  m1_open = open (path, O_RDWR | O_CLOEXEC);
+  fail_unless (m1_open >= 0);
+  fail_unless (fd_same (m1, m1_dup));
+  fail_unless (fd_same (m1, m1_open));
+  fail_if (fd_same (m1, m2));
+  /* files on one shared inode: never taken for one another */
+  fail_if (fd_same (e1, e2), "two eventfds taken for one file");
+  if (kcmp_works ())
+    fail_unless (fd_same (e1, e1_dup));
+  else
+    g_print ("SKIP: test_fd_identity: kcmp() is not permitted here, a dup() "
+        "of an anonymous-inode fd is not recognised\n");
+  fail_if (fd_same (e1, m1));
+  fail_if (_gst_cuda_fd_id_init (&id, -1));
+
+  close (m1);
+  close (m2);
+  close (m1_dup);
+  close (m1_open);
+  close (e1);
+  close (e2);
+  close (e1_dup);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* Two fds of one semaphore (dup()) give one object: a second object would
+ * signal value 1 again (the simulator's "non-increasing value"; on a GPU
+ * the order breaks silently). Imports of another type or into another
+ * context are refused and leave the fd to the caller. Once the object is
+ * gone, the semaphore can be imported again. */
+GST_START_TEST (test_import_same_semaphore_twice)
+{
+  GstCudaContext *other = gst_cuda_context_new (0);
+  TestSem *ts = test_sem_new (TRUE, 0);
+  gint fd = test_sem_export_fd (ts), fd_again = dup (fd), fd_binary = dup (fd),
+      fd_other = dup (fd), fd_later = dup (fd);
+  GstCudaSemaphore *sem, *again;
+  struct stat st;
+  GError *err = NULL;
+  guint64 v = 0;
+
+  fail_unless (fstat (fd, &st) == 0);
+  if (!S_ISREG (st.st_mode) && !kcmp_works ()) {
+    g_print ("SKIP: test_import_same_semaphore_twice: the semaphore fd is "
+        "not a regular file and kcmp() is not permitted here\n");
+    close (fd);
+    close (fd_again);
+    close (fd_binary);
+    close (fd_other);
+    close (fd_later);
+    gst_object_unref (other);
+    test_sem_free (ts);
+    return;
+  }
+  sem = gst_cuda_semaphore_import_fd (cs_ctx,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err);
+  fail_unless (sem != NULL, "%s", err ? err->message : "");
+  again = gst_cuda_semaphore_import_fd (cs_ctx,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd_again, &err);
+  fail_unless (again != NULL, "%s", err ? err->message : "");
+  fail_unless (again == sem, "a second import of one semaphore made a "
+      "second GstCudaSemaphore");
+  /* success: the fd is no longer the caller's (the library closed it) */
+  fail_unless (fcntl (fd_again, F_GETFD) == -1 && errno == EBADF);
+  /* one object, one timeline: the values go on */
+  fail_unless (gst_cuda_semaphore_signal (sem, NULL, &v, &err));
+  fail_unless_equals_uint64 (v, 1);
+  fail_unless (gst_cuda_semaphore_signal (again, NULL, &v, &err));
+  fail_unless_equals_uint64 (v, 2);
+  fail_unless (test_sem_host_wait (ts, 2, 10 * GST_SECOND));
+
+  /* the same semaphore as a binary one, or in another context: refused */
+  fail_if (gst_cuda_semaphore_import_fd (cs_ctx,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, fd_binary, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_INVALID_HANDLE), "%s", err->message);
+  fail_unless (strstr (err->message, "already imported") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_unless (fcntl (fd_binary, F_GETFD) != -1, "refused fd was closed");
+  close (fd_binary);
+  fail_if (gst_cuda_semaphore_import_fd (other,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd_other, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_WRONG_DEVICE), "%s", err->message);
+  fail_unless (strstr (err->message, "already imported") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_unless (fcntl (fd_other, F_GETFD) != -1, "refused fd was closed");
+  close (fd_other);
+
+  gst_object_unref (again);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+
+  /* the object is gone: a new import is a new object, which knows nothing
+   * of the values signalled before (advance_to()) */
+  sem = gst_cuda_semaphore_import_fd (cs_ctx,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd_later, &err);
+  fail_unless (sem != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_uint64 (gst_cuda_semaphore_get_last_value (sem), 0);
+  gst_cuda_semaphore_advance_to (sem, 2);
+  fail_unless (gst_cuda_semaphore_signal (sem, NULL, &v, &err));
+  fail_unless_equals_uint64 (v, 3);
+  fail_unless (test_sem_host_wait (ts, 3, 10 * GST_SECOND));
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  gst_object_unref (other);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
+/* Two semaphores are never taken for one: each has its own object */
+GST_START_TEST (test_import_two_semaphores)
+{
+  TestSem *ts1, *ts2;
+  GstCudaSemaphore *a = cs_new_semaphore (NULL, TRUE, &ts1);
+  GstCudaSemaphore *b = cs_new_semaphore (NULL, TRUE, &ts2);
+  guint64 v = 0;
+
+  fail_unless (a != b);
+  fail_unless (gst_cuda_semaphore_signal (a, NULL, &v, NULL));
+  fail_unless (gst_cuda_semaphore_signal (b, NULL, &v, NULL));
+  fail_unless_equals_uint64 (v, 1);
+  fail_unless (test_sem_host_wait (ts1, 1, 10 * GST_SECOND));
+  fail_unless (test_sem_host_wait (ts2, 1, 10 * GST_SECOND));
+  gst_object_unref (a);
+  gst_object_unref (b);
+  test_sem_free (ts1);
+  test_sem_free (ts2);
 }
 
 GST_END_TEST;
@@ -766,6 +954,9 @@ cudasync_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_import_bad_handles);
   tcase_add_test (tc, test_import_wrong_type);
+  tcase_add_test (tc, test_fd_identity);
+  tcase_add_test (tc, test_import_same_semaphore_twice);
+  tcase_add_test (tc, test_import_two_semaphores);
   tcase_add_test (tc, test_timeline_values);
   tcase_add_test (tc, test_timeline_cross_stream_order);
   tcase_add_test (tc, test_binary_one_signal_in_flight);
