@@ -37,6 +37,10 @@ typedef struct
   GMutex lock;
   gint device_id;
   GstCudaSemaphore *semaphore;  /* property */
+  /* between start() and stop(): the semaphore property is in use (the
+   * element's CUDA context comes from it, the ALLOCATION query offers it)
+   * and cannot change */
+  gboolean started;
   gboolean skip_nvscibuf_memsync;
   GstCudaContext *context;
   CUstream stream;
@@ -85,7 +89,9 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_SEMAPHORE,
       g_param_spec_object ("semaphore", "Semaphore",
           "External semaphore (GstCudaSemaphore) set by the application; its "
-          "CUDA context becomes the element's", GST_TYPE_CUDA_SEMAPHORE,
+          "CUDA context becomes the element's. Can be set in NULL and READY "
+          "only: in PAUSED and PLAYING a change is refused with a warning",
+          GST_TYPE_CUDA_SEMAPHORE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
@@ -158,6 +164,29 @@ make_stats (GstCudaSyncBaseFilter * self)
   return s;
 }
 
+/* The property: refused while the element runs, whose CUDA context and
+ * negotiation with its neighbours come from the semaphore of its start */
+static void
+set_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemaphore *old;
+
+  g_mutex_lock (&priv->lock);
+  if (priv->started) {
+    g_mutex_unlock (&priv->lock);
+    g_warning ("%s: the semaphore property cannot change in PAUSED or "
+        "PLAYING (the element's CUDA context and what it negotiated with "
+        "its neighbours come from it): set it in NULL or READY; the "
+        "semaphore in use stays", GST_OBJECT_NAME (self));
+    return;
+  }
+  old = priv->semaphore;
+  priv->semaphore = sem ? gst_object_ref (sem) : NULL;
+  g_mutex_unlock (&priv->lock);
+  gst_clear_object (&old);
+}
+
 static void
 gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -175,15 +204,10 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
       priv->skip_nvscibuf_memsync = g_value_get_boolean (value);
       g_mutex_unlock (&priv->lock);
       break;
-    case PROP_SEMAPHORE:{
-      GstCudaSemaphore *old;
-      g_mutex_lock (&priv->lock);
-      old = priv->semaphore;
-      priv->semaphore = g_value_dup_object (value);
-      g_mutex_unlock (&priv->lock);
-      gst_clear_object (&old);
+    case PROP_SEMAPHORE:
+      set_semaphore (GST_CUDA_SYNC_BASE_FILTER (object),
+          g_value_get_object (value));
       break;
-    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -259,9 +283,15 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
 {
   GstCudaSyncBaseFilter *self = GST_CUDA_SYNC_BASE_FILTER (trans);
   GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-  GstCudaSemaphore *sem = gst_cuda_sync_base_filter_dup_semaphore (self);
+  GstCudaSemaphore *sem;
   GError *err = NULL;
   CUresult r;
+
+  /* the semaphore read here is the element's until stop() */
+  g_mutex_lock (&priv->lock);
+  priv->started = TRUE;
+  sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
+  g_mutex_unlock (&priv->lock);
 
   if (!gst_cuda_sync_init (&err)) {
     gst_clear_object (&sem);
@@ -358,6 +388,7 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
   priv->stream = NULL;
   g_mutex_lock (&priv->lock);
   gst_clear_object (&priv->context);
+  priv->started = FALSE;
   g_mutex_unlock (&priv->lock);
   return TRUE;
 }

@@ -948,6 +948,84 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
+/* The plugin's g_warning()s (log domain GStreamer-CudaSync) */
+static void
+count_warning (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user_data)
+{
+  GPtrArray *warnings = user_data;
+
+  g_ptr_array_add (warnings, g_strdup (message));
+}
+
+/* The semaphore property can change up to READY only: in PAUSED or PLAYING
+ * a change is refused with a warning and the old value stays (it used to
+ * be stored, returned by "get" and never used). After the element stopped
+ * the change applies. */
+static void
+check_semaphore_refused_while_running (const gchar * factory)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts), *got = NULL;
+  GstElement *e = make (factory, NULL);
+  gboolean signaller = g_str_equal (factory, "cudasemsignal");
+  GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
+  guint handler;
+  CsFixture f;
+  gint i;
+
+  handler = g_log_set_handler ("GStreamer-CudaSync", G_LOG_LEVEL_WARNING,
+      count_warning, warnings);
+  cs_fixture_start (&f, e, "NV12", 64, 48);
+  fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, 0)),
+      GST_FLOW_OK);
+  g_object_set (e, "semaphore", sem, NULL);
+  fail_unless_equals_int (warnings->len, 1);
+  fail_unless (strstr (g_ptr_array_index (warnings, 0), "NULL or READY"),
+      "%s", (gchar *) g_ptr_array_index (warnings, 0));
+  g_object_get (e, "semaphore", &got, NULL);
+  fail_unless (got == NULL, "%s: semaphore set while PLAYING", factory);
+  for (i = 1; i < 4; i++)
+    fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool, i)),
+        GST_FLOW_OK);
+  if (signaller) {
+    /* what "get" says is what runs: no semaphore, the fallback */
+    fail_unless_equals_uint64 (cs_stat (e, "signals"), 0);
+    fail_unless_equals_uint64 (cs_stat (e, "cpu-syncs"), 4);
+  }
+  cs_fixture_stop (&f);
+
+  /* stopped: the change applies */
+  g_object_set (e, "semaphore", sem, NULL);
+  g_object_get (e, "semaphore", &got, NULL);
+  fail_unless (got == sem);
+  fail_unless_equals_int (warnings->len, 1);
+  gst_object_unref (got);
+  if (signaller) {
+    cs_fixture_start (&f, e, "NV12", 64, 48);
+    for (i = 0; i < 3; i++)
+      fail_unless_equals_int (gst_harness_push (f.h, cs_new_buffer (f.pool,
+                  i)), GST_FLOW_OK);
+    fail_unless_equals_uint64 (cs_stat (e, "signals"), 3);
+    fail_unless_equals_uint64 (cs_stat (e, "cpu-syncs"), 4);
+    fail_unless (test_sem_host_wait (ts, 3, 10 * GST_SECOND));
+    cs_fixture_stop (&f);
+  }
+  g_log_remove_handler ("GStreamer-CudaSync", handler);
+  g_ptr_array_unref (warnings);
+  gst_object_unref (e);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+}
+
+GST_START_TEST (test_semaphore_set_while_running)
+{
+  check_semaphore_refused_while_running ("cudasemsignal");
+  check_semaphore_refused_while_running ("cudasemwait");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_buffer_without_meta_unchanged)
 {
   GstElement *wait = make ("cudasemwait", NULL);
@@ -1113,6 +1191,7 @@ cudasemsignal_suite (void)
   tcase_add_test (tc, test_buffer_without_meta_unchanged);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_stop_without_context);
+  tcase_add_test (tc, test_semaphore_set_while_running);
 
   tc = tcase_create ("devices");
   suite_add_tcase (s, tc);
