@@ -137,8 +137,38 @@ gst_cuda_vk_base_transform_transform_caps (GstBaseTransform * trans,
   /* caps of the sink pad give the src pad's, and the other way round */
   gboolean to_vulkan_side = klass->to_vulkan ? direction == GST_PAD_SINK :
       direction == GST_PAD_SRC;
+  GstVulkanDevice *device = PRIV (trans)->bridge.device;
+  guint max_image = 0;
 
-  return gst_cuda_vk_transform_caps (caps, filter, to_vulkan_side);
+  /* the device is set up from READY on; stop clears it under the lock */
+  GST_OBJECT_LOCK (trans);
+  if (device)
+    max_image = device->physical_device->properties.limits.maxImageDimension2D;
+  GST_OBJECT_UNLOCK (trans);
+  return gst_cuda_vk_transform_caps (caps, filter, to_vulkan_side, max_image);
+}
+
+/* cudatovulkan's images: no larger than the device makes them (at the
+ * allocation, vkCreateImage would be given an extent beyond its limits) */
+static gboolean
+check_output_size (GstCudaVkBaseTransform * self, GstCaps * outcaps)
+{
+  GstCudaVkBaseTransformPrivate *priv = PRIV (self);
+  GstVulkanDevice *device = priv->bridge.device;
+  GError *err = NULL;
+
+  if (!gst_caps_features_contains (gst_caps_get_features (outcaps, 0),
+          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE) ||
+      gst_cuda_vk_check_image_size (device, &priv->out_info,
+          GST_CUDA_VK_IMAGE_USAGE, &err))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err->message),
+      ("Vulkan device \"%s\", output caps %" GST_PTR_FORMAT "; frames of "
+          "this size can go as video/x-raw(memory:VulkanBuffer), which "
+          "downstream does not accept here, or be scaled down upstream",
+          device->physical_device->properties.deviceName, outcaps));
+  g_error_free (err);
+  return FALSE;
 }
 
 static gboolean
@@ -152,6 +182,8 @@ gst_cuda_vk_base_transform_set_caps (GstBaseTransform * trans,
 
   if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
           &priv->in_info, &priv->out_info))
+    return FALSE;
+  if (klass->to_vulkan && !check_output_size (self, outcaps))
     return FALSE;
   return klass->set_info ? klass->set_info (self, incaps, outcaps) : TRUE;
 }

@@ -126,9 +126,11 @@ GstStateChangeReturn gst_cuda_vk_bridge_change_state (GstCudaVkBridge * b,
 
 /* transform_caps: the same video caps with the other side's memory
  * features; @to_vulkan: the result is the Vulkan side (images preferred,
- * then buffers), else the CUDA side */
+ * then buffers; images no larger than @max_image, the device's
+ * maxImageDimension2D, where it is known (not 0), and larger ones last),
+ * else the CUDA side */
 GstCaps * gst_cuda_vk_transform_caps     (GstCaps * caps, GstCaps * filter,
-                                          gboolean to_vulkan);
+                                          gboolean to_vulkan, guint max_image);
 /* set_caps: parses both caps, checks the format (element error otherwise) */
 gboolean gst_cuda_vk_parse_caps          (GstElement * element, GstCaps * incaps,
                                           GstCaps * outcaps, GstVideoInfo * in_info,

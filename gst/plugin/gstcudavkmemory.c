@@ -181,6 +181,95 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   return TRUE;
 }
 
+/* The largest linear, exportable @format image of @usage @device makes:
+ * maxImageDimension2D, less where the format's maxExtent is less (then
+ * *@format_limited) */
+static void
+image_max_extent (GstVulkanDevice * device, VkFormat format,
+    VkImageUsageFlags usage, guint * max_w, guint * max_h,
+    gboolean * format_limited)
+{
+  GstVulkanPhysicalDevice *pd = device->physical_device;
+  PFN_vkGetPhysicalDeviceImageFormatProperties2 get_fmt_props =
+      gst_vulkan_instance_get_proc_address (device->instance,
+      "vkGetPhysicalDeviceImageFormatProperties2");
+  VkPhysicalDeviceExternalImageFormatInfo ext_fmt = { 0, };
+  VkPhysicalDeviceImageFormatInfo2 fmt_info = { 0, };
+  VkExternalImageFormatProperties ext_props = { 0, };
+  VkImageFormatProperties2 props = { 0, };
+  guint dim = pd->properties.limits.maxImageDimension2D;
+
+  *max_w = *max_h = dim;
+  *format_limited = FALSE;
+  if (!get_fmt_props)
+    return;
+  ext_fmt.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+  ext_fmt.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  fmt_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+  fmt_info.pNext = &ext_fmt;
+  fmt_info.format = format;
+  fmt_info.type = VK_IMAGE_TYPE_2D;
+  fmt_info.tiling = VK_IMAGE_TILING_LINEAR;
+  fmt_info.usage = usage;
+  ext_props.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+  props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+  props.pNext = &ext_props;
+  /* not supported at all: gst_cuda_vk_plane_alloc_image() says so */
+  if (get_fmt_props (pd->device, &fmt_info, &props) != VK_SUCCESS)
+    return;
+  if (props.imageFormatProperties.maxExtent.width < dim ||
+      props.imageFormatProperties.maxExtent.height < dim)
+    *format_limited = TRUE;
+  *max_w = MIN (dim, props.imageFormatProperties.maxExtent.width);
+  *max_h = MIN (dim, props.imageFormatProperties.maxExtent.height);
+}
+
+/* Whether @device makes a @format image of @width x @height; else @error
+ * names the limit. @what: what the image is for (the message's start). */
+static gboolean
+check_image_extent (GstVulkanDevice * device, VkFormat format, guint width,
+    guint height, VkImageUsageFlags usage, const gchar * what, GError ** error)
+{
+  guint max_w, max_h;
+  gboolean format_limited;
+
+  image_max_extent (device, format, usage, &max_w, &max_h, &format_limited);
+  if (width <= max_w && height <= max_h)
+    return TRUE;
+  if (format_limited)
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "%s larger than the Vulkan device's linear images of format %d can "
+        "be (maxExtent %ux%u)", what, format, max_w, max_h);
+  else
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "%s larger than the Vulkan device's images can be "
+        "(maxImageDimension2D %u)", what,
+        device->physical_device->properties.limits.maxImageDimension2D);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_vk_check_image_size (GstVulkanDevice * device,
+    const GstVideoInfo * info, VkImageUsageFlags usage, GError ** error)
+{
+  guint i;
+
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    guint w = GST_VIDEO_INFO_COMP_WIDTH (info, i);
+    guint h = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    gchar *what = g_strdup_printf ("%ux%u frames are", GST_VIDEO_INFO_WIDTH
+        (info), GST_VIDEO_INFO_HEIGHT (info));
+    gboolean ok = check_image_extent (device,
+        gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info), i), w, h,
+        usage, what, error);
+
+    g_free (what);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     VkFormat format, guint width, guint height, VkImageUsageFlags usage,
@@ -201,6 +290,18 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   plane->format = format;
   plane->width = width;
   plane->height = height;
+
+  /* never an image beyond the device's limits (the caps were checked:
+   * gst_cuda_vk_check_image_size()) */
+  {
+    gchar *what = g_strdup_printf ("A %ux%u plane is", width, height);
+    gboolean ok = check_image_extent (b->device, format, width, height, usage,
+        what, error);
+
+    g_free (what);
+    if (!ok)
+      return FALSE;
+  }
 
   get_fmt_props = gst_vulkan_instance_get_proc_address (b->instance,
       "vkGetPhysicalDeviceImageFormatProperties2");

@@ -33,6 +33,18 @@ typedef struct
   guint width, height;
 } GstCudaVkPlane;
 
+/* The usage of the frames' images (gstcudavkframepool.c) */
+#define GST_CUDA_VK_IMAGE_USAGE (VK_IMAGE_USAGE_SAMPLED_BIT | \
+    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+
+/* Whether @device makes the linear, exportable images of @usage (one per
+ * plane) that frames of @info need: FALSE with @error (NOT_SUPPORTED) that
+ * names the size and the limit (maxImageDimension2D, or the format's
+ * maxExtent where it is less) when one is larger */
+gboolean gst_cuda_vk_check_image_size    (GstVulkanDevice * device,
+                                          const GstVideoInfo * info,
+                                          VkImageUsageFlags usage,
+                                          GError ** error);
 gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkBridge * b, GstCudaVkPlane * plane,
                                           VkFormat format, guint width, guint height,
                                           VkImageUsageFlags usage, GError ** error);

@@ -1356,6 +1356,122 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* maxImageDimension2D of the Vulkan device the bridge shares with CUDA
+ * device 0 (lavapipe: 16384) */
+static guint
+image_limit (void)
+{
+  GstVulkanInstance *instance = gst_vulkan_instance_new ();
+  GstVulkanPhysicalDevice *pd;
+  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE], *hex, *uuid = NULL;
+  guint8 cuda_uuid[16];
+  guint limit;
+  gint idx;
+
+  fail_unless (gst_cuda_sync_context_get_uuid (cs_ctx, cuda_uuid, NULL));
+  hex = vk_util_hex_uuid (cuda_uuid);
+  fail_unless (gst_vulkan_instance_open (instance, NULL));
+  idx = vk_util_find_device (instance, hex, name, &uuid, NULL);
+  fail_unless (idx >= 0, "no Vulkan device of CUDA device 0 (%s)", hex);
+  pd = gst_vulkan_physical_device_new (instance, idx);
+  limit = pd->properties.limits.maxImageDimension2D;
+  gst_object_unref (pd);
+  gst_object_unref (instance);
+  g_free (uuid);
+  g_free (hex);
+  return limit;
+}
+
+/* Frames larger than the device's images can be: cudatovulkan refuses
+ * image output with a negotiation error naming the limit and the size (it
+ * used to create the images anyway: VUID-VkImageCreateInfo-extent-02252,
+ * and the pipeline ran on) */
+GST_START_TEST (test_image_over_limit)
+{
+  static const struct
+  {
+    const gchar *format;
+    gboolean tall;
+  } cases[] = { {"RGBA", FALSE}, {"NV12", FALSE}, {"RGBA", TRUE} };
+  guint limit = image_limit (), i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint w = cases[i].tall ? 16 : (gint) limit + 1;
+    gint h = cases[i].tall ? (gint) limit + 1 : 16;
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,format=%s,width=%d,height=%d ! cudaupload ! "
+        "cudatovulkan name=c2v ! vulkandownload ! fakesink", cases[i].format,
+        w, h);
+    gchar *size = g_strdup_printf ("%dx%d", w, h);
+    gchar *max = g_strdup_printf ("maxImageDimension2D %u", limit);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "%s: timed out", desc);
+    fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+        "%s: no error", desc);
+    gst_message_parse_error (msg, &err, &dbg);
+    fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (by_name (pipeline,
+                "c2v")), "%s: error from %s: %s", desc,
+        GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message);
+    fail_unless (g_error_matches (err, GST_CORE_ERROR,
+            GST_CORE_ERROR_NEGOTIATION), "%s: %s", desc, err->message);
+    fail_unless (strstr (err->message, size) && strstr (err->message, max),
+        "%s: %s", desc, err->message);
+    GST_INFO ("%s (%s)", err->message, dbg);
+    g_clear_error (&err);
+    g_free (dbg);
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+    stop_pipeline_full (pipeline, FALSE);
+    g_free (desc);
+    g_free (size);
+    g_free (max);
+  }
+}
+
+GST_END_TEST;
+
+/* Frames over the image limit go as memory:VulkanBuffer where downstream
+ * takes buffers: cudatovulkan ! vulkantocuda byte for byte, vulkantocuda's
+ * staging buffers included */
+GST_START_TEST (test_buffers_over_image_limit)
+{
+  gint w = (gint) image_limit () + 1;
+  gchar *src = src_desc ("RGBA", w, 16);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
+      "vulkantocuda name=v2c ! cudadownload ! video/x-raw ! appsink "
+      "name=sink sync=false", src);
+  GstElement *pipeline;
+  GPtrArray *got = run_frames (&pipeline, desc), *want;
+  GstPad *pad = gst_element_get_static_pad (by_name (pipeline, "c2v"), "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gchar *str = gst_caps_to_string (caps);
+
+  fail_unless (caps && gst_caps_features_contains (gst_caps_get_features
+          (caps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER), "%s", str);
+  g_free (str);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  fail_unless_equals_uint64 (cs_stat (by_name (pipeline, "v2c"), "buffers"),
+      N_BUFFERS);
+  stop_pipeline (pipeline);
+  want = reference_frames ("RGBA", w, 16);
+  assert_same_frames (got, want, "frames over the image limit as buffers");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
+}
+
+GST_END_TEST;
+
 /* A Vulkan device that is not the CUDA device is refused with a clear error
  * (simulator only: its device UUID is what CUDASIM_DEVICE_UUID says, read at
  * each cuDeviceGetUuid call). */
@@ -2946,6 +3062,8 @@ cudavulkan_suite (void)
   tcase_add_test (tc, test_vulkan_buffer);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_image_over_limit);
+  tcase_add_test (tc, test_buffers_over_image_limit);
   tcase_add_test (tc, test_uuid_mismatch);
   tcase_add_test (tc, test_handover_cuda_to_vulkan);
   tcase_add_test (tc, test_handover_vulkan_to_cuda);
