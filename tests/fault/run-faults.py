@@ -142,7 +142,8 @@ UPSTREAM = [
     ("gstcuda-once-deadlock",
      "libgstcuda 1.22: a failed cuInit in gst_cuda_context_new() leaves its "
      "g_once_init with 0 (GLib-CRITICAL g_once_init_leave), the next context "
-     "creation blocks for ever",
+     "creation blocks for ever (docs/upstream-issues.md; 1.24+ give an "
+     "error)",
      lambda c, r: r.kind == "hang" and "g_once_init_leave: assertion" in
      r.output),
     ("cudadownload-stale-fallback",
