@@ -21,6 +21,7 @@ PKGS=(
   libgl-dev   # gst/cuda/cuda-gst.h includes cudaGL.h, which includes GL/gl.h
   libjson-glib-dev   # the bench writes its JSON with json-glib
   gi-docgen   # the API reference (meson option doc, docs/reference)
+  vulkan-validationlayers   # meson test --setup vkvalidation (CI)
 )
 
 missing=()
