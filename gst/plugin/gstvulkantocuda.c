@@ -578,7 +578,13 @@ update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
 
     barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
     barrier->access_flags = VK_ACCESS_TRANSFER_READ_BIT;
-    gst_cuda_vk_barrier_set_queue (barrier, BRIDGE (self)->queue);
+    /* No queue, as after upstream's vulkandownload: GstVulkanOperation
+     * (1.24 to 1.28) overwrites the memory's queue without dropping the
+     * reference it holds, so the element's queue left on a decoder's
+     * image leaked when the decoder used the image again, and with it the
+     * queue's GstVulkanDevice and GstVulkanInstance (seen with the leaks
+     * tracer on the H200 with 1.26.2, vulkanh264dec ! vulkantocuda). */
+    gst_cuda_vk_barrier_set_queue (barrier, NULL);
     if (!self->in_buffers)
       ((GstVulkanImageMemory *) mem)->barrier.image_layout =
           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;

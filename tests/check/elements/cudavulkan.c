@@ -2295,6 +2295,39 @@ GST_END_TEST;
  * semaphore. Conforming decoders are bit-exact: the frames are
  * nvh264dec ! cudadownload's, on baseline, main and high profile clips
  * (the last two with B-frames). */
+/* a weak reference to the Vulkan device @e uses */
+static void
+weak_ref_device (GstElement * e, GWeakRef * ref)
+{
+  GstQuery *q = gst_query_new_context (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+  GstVulkanDevice *device = NULL;
+  GstContext *ctx = NULL;
+
+  fail_unless (gst_element_query (e, q), "no Vulkan device context");
+  gst_query_parse_context (q, &ctx);
+  fail_unless (ctx && gst_context_get_vulkan_device (ctx, &device) && device);
+  g_weak_ref_init (ref, device);
+  gst_object_unref (device);
+  gst_query_unref (q);
+}
+
+/* @ref's object is finalized (within a second: the last GPU work's fences
+ * may hold it briefly) */
+static void
+assert_finalized (GWeakRef * ref, const gchar * what)
+{
+  GObject *obj = NULL;
+  guint i;
+
+  for (i = 0; i < 100 && (obj = g_weak_ref_get (ref)); i++) {
+    g_object_unref (obj);
+    g_usleep (10 * 1000);
+  }
+  fail_unless (obj == NULL, "%s: the Vulkan device outlives the pipeline",
+      what);
+  g_weak_ref_clear (ref);
+}
+
 GST_START_TEST (test_vulkanh264dec)
 {
   static const gchar *const need[] = { "vulkanh264dec", "nvh264dec",
@@ -2325,9 +2358,15 @@ GST_START_TEST (test_vulkanh264dec)
     GstElement *pipeline;
     GPtrArray *got, *want;
 
+    GWeakRef device;
+
     got = run_frames (&pipeline, desc);
     assert_stats (by_name (pipeline, "v2c"), CLIP_FRAMES);
+    weak_ref_device (by_name (pipeline, "v2c"), &device);
     stop_pipeline (pipeline);
+    /* nothing keeps the Vulkan device once the pipeline is gone (the
+     * element's queue left on the decoder's images leaked it) */
+    assert_finalized (&device, what);
     want = run_frames (NULL, ref);
     fail_unless_equals_int (want->len, CLIP_FRAMES);
     assert_same_frames (got, want, what);
