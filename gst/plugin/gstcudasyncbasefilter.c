@@ -278,20 +278,13 @@ ensure_context (GstCudaSyncBaseFilter * self)
       &priv->context);
 }
 
+/* start() with the semaphore property's value @sem (transfer full) */
 static gboolean
-gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
+start_with_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
 {
-  GstCudaSyncBaseFilter *self = GST_CUDA_SYNC_BASE_FILTER (trans);
   GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-  GstCudaSemaphore *sem;
   GError *err = NULL;
   CUresult r;
-
-  /* the semaphore read here is the element's until stop() */
-  g_mutex_lock (&priv->lock);
-  priv->started = TRUE;
-  sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
-  g_mutex_unlock (&priv->lock);
 
   if (!gst_cuda_sync_init (&err)) {
     gst_clear_object (&sem);
@@ -361,6 +354,29 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
   }
 
   return TRUE;
+}
+
+static gboolean
+gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
+{
+  GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
+  GstCudaSemaphore *sem;
+  gboolean ok;
+
+  /* the semaphore read here is the element's until stop() */
+  g_mutex_lock (&priv->lock);
+  priv->started = TRUE;
+  sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
+  g_mutex_unlock (&priv->lock);
+
+  ok = start_with_semaphore (GST_CUDA_SYNC_BASE_FILTER (trans), sem);
+  /* GstBaseTransform calls no stop() after a failed start() */
+  if (!ok) {
+    g_mutex_lock (&priv->lock);
+    priv->started = FALSE;
+    g_mutex_unlock (&priv->lock);
+  }
+  return ok;
 }
 
 static gboolean

@@ -137,11 +137,13 @@ gst_cuda_vk_base_transform_transform_caps (GstBaseTransform * trans,
   /* caps of the sink pad give the src pad's, and the other way round */
   gboolean to_vulkan_side = klass->to_vulkan ? direction == GST_PAD_SINK :
       direction == GST_PAD_SRC;
-  GstVulkanDevice *device = PRIV (trans)->bridge.device;
+  GstVulkanDevice *device;
   guint max_image = 0;
 
-  /* the device is set up from READY on; stop clears it under the lock */
+  /* the device is set up from READY on; stop and set_context replace it
+   * under the lock, and drop the old one after */
   GST_OBJECT_LOCK (trans);
+  device = PRIV (trans)->bridge.device;
   if (device)
     max_image = device->physical_device->properties.limits.maxImageDimension2D;
   GST_OBJECT_UNLOCK (trans);
