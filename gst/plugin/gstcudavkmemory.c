@@ -181,15 +181,16 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   return TRUE;
 }
 
-/* The largest linear, exportable @format image of @usage @device makes:
- * maxImageDimension2D, less where the format's maxExtent is less (then
- * *@format_limited) */
-static void
-image_max_extent (GstVulkanDevice * device, VkFormat format,
-    VkImageUsageFlags usage, guint * max_w, guint * max_h,
-    gboolean * format_limited)
+/* What @device says of linear @format images of @usage exported as
+ * opaque fds: VK_SUCCESS with their limits in @limits and their external
+ * memory features (VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT ...) in
+ * @features (0 on failure); VK_ERROR_EXTENSION_NOT_PRESENT without
+ * vkGetPhysicalDeviceImageFormatProperties2 (nothing to ask) */
+static VkResult
+export_format_props (GstVulkanDevice * device, VkFormat format,
+    VkImageUsageFlags usage, VkImageFormatProperties * limits,
+    VkExternalMemoryFeatureFlags * features)
 {
-  GstVulkanPhysicalDevice *pd = device->physical_device;
   PFN_vkGetPhysicalDeviceImageFormatProperties2 get_fmt_props =
       gst_vulkan_instance_get_proc_address (device->instance,
       "vkGetPhysicalDeviceImageFormatProperties2");
@@ -197,12 +198,11 @@ image_max_extent (GstVulkanDevice * device, VkFormat format,
   VkPhysicalDeviceImageFormatInfo2 fmt_info = { 0, };
   VkExternalImageFormatProperties ext_props = { 0, };
   VkImageFormatProperties2 props = { 0, };
-  guint dim = pd->properties.limits.maxImageDimension2D;
+  VkResult res;
 
-  *max_w = *max_h = dim;
-  *format_limited = FALSE;
+  *features = 0;
   if (!get_fmt_props)
-    return;
+    return VK_ERROR_EXTENSION_NOT_PRESENT;
   ext_fmt.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
   ext_fmt.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   fmt_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
@@ -214,14 +214,35 @@ image_max_extent (GstVulkanDevice * device, VkFormat format,
   ext_props.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
   props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
   props.pNext = &ext_props;
+  res = get_fmt_props (device->physical_device->device, &fmt_info, &props);
+  *limits = props.imageFormatProperties;
+  if (res == VK_SUCCESS)
+    *features = ext_props.externalMemoryProperties.externalMemoryFeatures;
+  return res;
+}
+
+/* The largest linear, exportable @format image of @usage @device makes:
+ * maxImageDimension2D, less where the format's maxExtent is less (then
+ * *@format_limited) */
+static void
+image_max_extent (GstVulkanDevice * device, VkFormat format,
+    VkImageUsageFlags usage, guint * max_w, guint * max_h,
+    gboolean * format_limited)
+{
+  guint dim = device->physical_device->properties.limits.maxImageDimension2D;
+  VkImageFormatProperties limits;
+  VkExternalMemoryFeatureFlags features;
+
+  *max_w = *max_h = dim;
+  *format_limited = FALSE;
   /* not supported at all: gst_cuda_vk_plane_alloc_image() says so */
-  if (get_fmt_props (pd->device, &fmt_info, &props) != VK_SUCCESS)
+  if (export_format_props (device, format, usage, &limits,
+          &features) != VK_SUCCESS)
     return;
-  if (props.imageFormatProperties.maxExtent.width < dim ||
-      props.imageFormatProperties.maxExtent.height < dim)
+  if (limits.maxExtent.width < dim || limits.maxExtent.height < dim)
     *format_limited = TRUE;
-  *max_w = MIN (dim, props.imageFormatProperties.maxExtent.width);
-  *max_h = MIN (dim, props.imageFormatProperties.maxExtent.height);
+  *max_w = MIN (dim, limits.maxExtent.width);
+  *max_h = MIN (dim, limits.maxExtent.height);
 }
 
 /* Whether @device makes a @format image of @width x @height; else @error
@@ -275,15 +296,12 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     VkFormat format, guint width, guint height, VkImageUsageFlags usage,
     GError ** error)
 {
-  VkPhysicalDeviceExternalImageFormatInfo ext_fmt = { 0, };
-  VkPhysicalDeviceImageFormatInfo2 fmt_info = { 0, };
-  VkExternalImageFormatProperties ext_props = { 0, };
-  VkImageFormatProperties2 props = { 0, };
   VkExternalMemoryImageCreateInfo ext_ci = { 0, };
   VkImageCreateInfo ci = { 0, };
   VkImageSubresource sub = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0 };
   VkSubresourceLayout layout;
-  PFN_vkGetPhysicalDeviceImageFormatProperties2 get_fmt_props;
+  VkImageFormatProperties limits;
+  VkExternalMemoryFeatureFlags features;
   VkResult res;
 
   memset (plane, 0, sizeof (*plane));
@@ -303,30 +321,14 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
       return FALSE;
   }
 
-  get_fmt_props = gst_vulkan_instance_get_proc_address (b->instance,
-      "vkGetPhysicalDeviceImageFormatProperties2");
-  if (get_fmt_props) {
-    ext_fmt.sType =
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
-    ext_fmt.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    fmt_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
-    fmt_info.pNext = &ext_fmt;
-    fmt_info.format = format;
-    fmt_info.type = VK_IMAGE_TYPE_2D;
-    fmt_info.tiling = VK_IMAGE_TILING_LINEAR;
-    fmt_info.usage = usage;
-    ext_props.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
-    props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
-    props.pNext = &ext_props;
-    res = get_fmt_props (b->device->physical_device->device, &fmt_info, &props);
-    if (res != VK_SUCCESS || !(ext_props.externalMemoryProperties.
-            externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
-      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
-          "Vulkan cannot export linear %ux%u images of format %d as opaque "
-          "fds (%d): memory cannot be shared with CUDA", width, height,
-          format, res);
-      return FALSE;
-    }
+  res = export_format_props (b->device, format, usage, &limits, &features);
+  if (res != VK_ERROR_EXTENSION_NOT_PRESENT &&
+      !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "Vulkan cannot export linear %ux%u images of format %d as opaque "
+        "fds (%d): memory cannot be shared with CUDA", width, height,
+        format, res);
+    return FALSE;
   }
 
   ext_ci.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
@@ -367,8 +369,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
       G_GUINT64_FORMAT ", row pitch %" G_GUINT64_FORMAT ", size %"
       G_GUINT64_FORMAT ", external memory features 0x%x", width, height,
       format, (guint64) layout.offset, (guint64) layout.rowPitch,
-      (guint64) layout.size,
-      ext_props.externalMemoryProperties.externalMemoryFeatures);
+      (guint64) layout.size, features);
 
   if (!alloc_and_import (b, plane, error)) {
     gst_cuda_vk_plane_free (b->cuda, b->device, plane);
