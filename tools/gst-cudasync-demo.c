@@ -535,7 +535,7 @@ print_bridge_stats (const gchar * label, const GstStructure * s)
 typedef struct
 {
   gint frames, width, height;
-  gboolean no_semaphore, bridge;
+  gboolean no_semaphore, bridge, vulkan_uuid;
 } DemoOptions;
 
 /* Everything a run creates; demo_clear() releases what is set, so every exit
@@ -1020,6 +1020,11 @@ parse_options (int *argc, char ***argv, DemoOptions * o)
     {"bridge", 0, 0, G_OPTION_ARG_NONE, &o->bridge,
         "Run cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload instead "
           "(the CUDA<->Vulkan bridge elements)", NULL},
+    {"vulkan-uuid", 0, 0, G_OPTION_ARG_NONE, &o->vulkan_uuid,
+        "Print the deviceUUID of the first Vulkan device that shares memory "
+          "(VK_KHR_external_memory_fd), the value CUDASIM_DEVICE_UUID gives "
+          "the simulated CUDA device for the bridge elements, and exit",
+        NULL},
     {NULL}
   };
   GOptionContext *octx = g_option_context_new ("- hand CUDA frames over with "
@@ -1044,14 +1049,40 @@ parse_options (int *argc, char ***argv, DemoOptions * o)
   return 0;
 }
 
+/* --vulkan-uuid: 0, or 1 when there is no such device */
+static int
+print_vulkan_uuid (void)
+{
+#ifdef HAVE_CUDA_VULKAN
+  GstVulkanInstance *instance = gst_vulkan_instance_new ();
+  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+  gchar *uuid = NULL;
+
+  if (gst_vulkan_instance_open (instance, NULL))
+    vk_util_find_device (instance, NULL, name, &uuid, NULL);
+  gst_object_unref (instance);
+  if (uuid) {
+    g_print ("%s\n", uuid);
+    g_free (uuid);
+    return 0;
+  }
+  g_printerr ("no Vulkan device with VK_KHR_external_memory_fd\n");
+#else
+  g_printerr ("built without the CUDA<->Vulkan bridge\n");
+#endif
+  return 1;
+}
+
 static int
 run_demo (int argc, char **argv)
 {
-  DemoOptions o = { 300, 1280, 720, FALSE, FALSE };
+  DemoOptions o = { 300, 1280, 720, FALSE, FALSE, FALSE };
   int status = parse_options (&argc, &argv, &o);
 
   if (status != 0)
     return status;
+  if (o.vulkan_uuid)
+    return print_vulkan_uuid ();
   if (o.bridge) {
     if (o.no_semaphore)
       g_print ("note: --no-semaphore does not apply to --bridge\n");

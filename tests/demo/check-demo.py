@@ -12,6 +12,9 @@ Cases (320x240 NV12, 6 frames):
                     the demo says PASS (CPU fallback) and names the extra
                     wait (it used to say FAIL: "neither every frame on the
                     GPU path nor every frame on the CPU fallback")
+  vulkan-uuid       --vulkan-uuid prints 32 hex digits, the deviceUUID the
+                    bridge run gave the simulated device (the README's
+                    examples set CUDASIM_DEVICE_UUID with it)
   no-device         CUDASIM_DEVICE_COUNT=0, both pipelines: the demo calls
                     gst_cuda_sync_init() before creating its context, so it
                     fails with the library's "no usable device" error and no
@@ -75,6 +78,12 @@ def main():
         check("bridge-baseline", rc == 0 and
               "PASS (bridge, CPU fallback)" in out, "exit %d" % rc, out,
               failures)
+        urc, uuid = run(args, env, ["--vulkan-uuid"])
+        uuid = uuid.strip()
+        check("vulkan-uuid", urc == 0 and len(uuid) == 32 and
+              all(c in "0123456789abcdef" for c in uuid) and
+              "(deviceUUID %s, given to the simulated CUDA device 0)" % uuid
+              in out, "exit %d, printed %r" % (urc, uuid), out, failures)
         # from now on the registry is the baseline's: no rescan under a fault
         env["GST_REGISTRY_UPDATE"] = "no"
         rc, out = run(args, env, ["--bridge"],
