@@ -1054,13 +1054,8 @@ static int
 print_vulkan_uuid (void)
 {
 #ifdef HAVE_CUDA_VULKAN
-  GstVulkanInstance *instance = gst_vulkan_instance_new ();
-  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
-  gchar *uuid = NULL;
+  gchar *uuid = vk_util_interop_uuid ();
 
-  if (gst_vulkan_instance_open (instance, NULL))
-    vk_util_find_device (instance, NULL, name, &uuid, NULL);
-  gst_object_unref (instance);
   if (uuid) {
     g_print ("%s\n", uuid);
     g_free (uuid);

@@ -123,3 +123,16 @@ vk_util_drain_pipeline (GstElement * pipeline)
 #endif
   return n;
 }
+
+gchar *
+vk_util_interop_uuid (void)
+{
+  GstVulkanInstance *instance = gst_vulkan_instance_new ();
+  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+  gchar *uuid = NULL;
+
+  if (gst_vulkan_instance_open (instance, NULL))
+    vk_util_find_device (instance, NULL, name, &uuid, NULL);
+  gst_object_unref (instance);
+  return uuid;
+}

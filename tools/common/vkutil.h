@@ -25,6 +25,12 @@ gint     vk_util_find_device     (GstVulkanInstance * instance,
                                   gchar ** uuid_out,
                                   gboolean * sem_fd);
 
+/* The deviceUUID (32 hex digits, g_free()) of the first Vulkan device
+ * that has VK_KHR_external_memory_fd, from an instance of its own, or NULL:
+ * the device the simulated CUDA device pretends to be
+ * (CUDASIM_DEVICE_UUID) */
+gchar *  vk_util_interop_uuid    (void);
+
 /* Waits until the Vulkan queues that @pipeline's elements answer a queue
  * context query with are idle, and returns how many queues it waited for
  * (an element that submits to a queue it does not answer with, a video
