@@ -19,7 +19,9 @@ G_BEGIN_DECLS
 /* What a streaming thread waits on while downstream holds every wrapped
  * slot: a wrapped memory's free signals it, and so does a flush. Shared by
  * an element and its slots (atomic refcount), since a slot can outlive the
- * element. */
+ * element. Locks: @lock is the innermost lock; vulkantocuda takes it under
+ * its object lock (set_flushing), the thread freeing a wrapped memory and
+ * the waiting streaming thread with no other lock held. */
 typedef struct
 {
   gint refcount;
