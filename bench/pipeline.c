@@ -474,7 +474,7 @@ bridge_queue (Bench * b)
 }
 #endif
 
-GstVulkanQueue *
+struct _GstVulkanQueue *
 bench_vulkan_queue (Bench * b)
 {
 #ifdef HAVE_CUDA_VULKAN
