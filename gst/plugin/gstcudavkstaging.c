@@ -125,8 +125,9 @@ gst_cuda_vk_staging_waiter_set_flushing (GstCudaVkStagingWaiter * w,
   g_mutex_unlock (&w->lock);
 }
 
-/* in_use is cleared before the waiter's lock is taken to signal, and read
- * here with the lock held: no wake-up is lost */
+/* in_use is cleared (and broken set before it) before the waiter's lock
+ * is taken to signal, and read here with the lock held: no wake-up is
+ * lost */
 gboolean
 gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
     GPtrArray * slots)
@@ -144,7 +145,8 @@ gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
     for (i = 0; i < slots->len; i++) {
       GstCudaVkStaging *s = g_ptr_array_index (slots, i);
 
-      if (!g_atomic_int_get (&s->in_use))
+      /* a broken slot never comes back (its readers are unknown) */
+      if (!g_atomic_int_get (&s->in_use) && !s->broken)
         break;
     }
     if (i < slots->len) {

@@ -97,8 +97,8 @@ void     gst_cuda_vk_staging_waiter_unref (GstCudaVkStagingWaiter * w);
 /* Wakes gst_cuda_vk_staging_wait_returned() (TRUE) until set FALSE */
 void     gst_cuda_vk_staging_waiter_set_flushing (GstCudaVkStagingWaiter * w,
                                           gboolean flushing);
-/* Waits until one of @slots is no longer held by a wrapped memory:
- * TRUE, or FALSE when flushing */
+/* Waits until one of @slots is no longer held by a wrapped memory and
+ * not broken: TRUE, or FALSE when flushing */
 gboolean gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
                                           GPtrArray * slots);
 

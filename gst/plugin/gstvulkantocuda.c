@@ -304,6 +304,17 @@ wait_returned_slot (GstVulkanToCuda * self, GError ** error)
   return NULL;
 }
 
+static gboolean
+all_broken (GPtrArray * slots)
+{
+  guint i;
+
+  for (i = 0; i < slots->len; i++)
+    if (!((Slot *) g_ptr_array_index (slots, i))->broken)
+      return FALSE;
+  return TRUE;
+}
+
 /* A staging slot both sides are done with (never blocking, except at the
  * limit of slots), or a new one. At the limit in wrap mode, with every
  * slot held downstream, waits for downstream to free one (back-pressure),
@@ -337,6 +348,12 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       goto found;
     if (*error)
       return GST_FLOW_ERROR;
+    if (all_broken (self->slots)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+          "none of the %u staging buffers can be used again: their readers "
+          "could not be tracked", n);
+      return GST_FLOW_ERROR;
+    }
     GST_DEBUG_OBJECT (self, "downstream holds all %u output buffers: "
         "waiting for one", n);
     if (!gst_cuda_vk_staging_wait_returned (self->waiter, self->slots))
