@@ -1,0 +1,440 @@
+/* gst-cudasync: helpers shared by the cudatovulkan / vulkantocuda tests
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "bridgecommon.h"
+#include "vkutil.h"
+#include <stdio.h>
+#include <string.h>
+
+const gchar *const bc_formats[BC_N_FORMATS] = { "RGBA", "BGRA", "RGBx", "NV12", "I420" };
+const gint bc_sizes[BC_N_SIZES][2] = { {64, 48}, {33, 17}, {321, 241} };
+
+gboolean bc_tight_rows;
+/* bc_pull_all() keeps a SHA-1 of each frame instead of its bytes (long runs) */
+gboolean bc_store_checksums;
+/* bc_run_frames() calls it on the pipeline before starting it */
+void (*bc_pipeline_hook) (GstElement * pipeline);
+
+/* GStreamer 1.22 to 1.26's vulkandownload copies each plane with bufferRowLength =
+ * the plane's width, i.e. rows packed, into one memory per plane, while
+ * its buffers' video meta / caps promise GstVideoInfo strides (rounded up
+ * to 4): wrong for NV12/I420 widths that are not multiples of 4, even for
+ * videotestsrc ! vulkanupload ! vulkandownload. With bc_tight_rows set, read
+ * the frame the way it was written: plane p = memory p, rows packed. */
+static GBytes *
+tight_bytes (GstBuffer * buf, const GstVideoInfo * info)
+{
+  GByteArray *arr = g_byte_array_new ();
+  guint p, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  fail_unless_equals_int (gst_buffer_n_memory (buf), n);
+  for (p = 0; p < n; p++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, p);
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    GstMapInfo map;
+    gsize rb, rows;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    rb = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+    fail_unless (map.size >= rb * rows);
+    g_byte_array_append (arr, map.data, rb * rows);
+    gst_memory_unmap (mem, &map);
+  }
+  return g_byte_array_free_to_bytes (arr);
+}
+
+/* The visible bytes of every buffer an appsink received until EOS. */
+GPtrArray *
+bc_pull_all (GstElement * pipeline, GstElement * sink)
+{
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstSample *sample;
+
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstVideoInfo info;
+    GstCaps *caps = gst_sample_get_caps (sample);
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+
+    fail_unless (caps && gst_video_info_from_caps (&info, caps));
+    fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY), "appsink caps %"
+        GST_PTR_FORMAT, caps);
+    {
+      GBytes *bytes = bc_tight_rows ? tight_bytes (buf, &info) :
+          cs_buffer_bytes (buf, &info);
+      if (bc_store_checksums) {
+        gchar *hex = g_compute_checksum_for_bytes (G_CHECKSUM_SHA1, bytes);
+        g_bytes_unref (bytes);
+        bytes = g_bytes_new_take (hex, strlen (hex));
+      }
+      g_ptr_array_add (frames, bytes);
+    }
+    gst_sample_unref (sample);
+  }
+  return frames;
+}
+
+/* Plays @desc (with an appsink named "sink") to EOS; returns the frames.
+ * The pipeline stays PAUSED->PLAYING (not stopped) so that statistics can be
+ * read before the elements shut down; the caller sets it to NULL. */
+GPtrArray *
+bc_run_frames (GstElement ** pipeline_out, const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipeline = cs_vk_parse_launch (desc, &err);
+  GstElement *sink;
+  GstBus *bus;
+  GstMessage *msg;
+  GPtrArray *frames;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (sink != NULL);
+  if (bc_pipeline_hook)
+    bc_pipeline_hook (pipeline);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE, "%s: could not start", desc);
+  frames = bc_pull_all (pipeline, sink);
+
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: timed out", desc);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *dbg = NULL;
+    gst_message_parse_error (msg, &err, &dbg);
+    fail ("%s: error from %s: %s (%s)", desc, GST_OBJECT_NAME (msg->src),
+        err->message, dbg ? dbg : "");
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+
+  if (pipeline_out)
+    *pipeline_out = pipeline;
+  else
+    bc_stop_pipeline (pipeline);
+  return frames;
+}
+
+/* Sets @pipeline to NULL and drops it. @drain: the pipeline has
+ * processed its last frame (EOS), so nothing submits Vulkan work any more:
+ * wait for its Vulkan queues to be idle first (vk_util_drain_pipeline(): a
+ * Mesa lavapipe race with the image memories' timeline semaphores of
+ * GStreamer 1.24+ at teardown). */
+void
+bc_stop_pipeline_full (GstElement * pipeline, gboolean drain)
+{
+  if (drain)
+    vk_util_drain_pipeline (pipeline);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+}
+
+/* after EOS */
+void
+bc_stop_pipeline (GstElement * pipeline)
+{
+  bc_stop_pipeline_full (pipeline, TRUE);
+}
+
+void
+bc_assert_same_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
+{
+  guint i;
+
+  fail_unless_equals_int (got->len, want->len);
+  for (i = 0; i < got->len; i++) {
+    GBytes *a = g_ptr_array_index (got, i), *b = g_ptr_array_index (want, i);
+    gsize na, nb, j;
+    const guint8 *da = g_bytes_get_data (a, &na);
+    const guint8 *db = g_bytes_get_data (b, &nb);
+
+    fail_unless_equals_uint64 (na, nb);
+    if (memcmp (da, db, na) != 0) {
+      for (j = 0; j < na && da[j] == db[j]; j++);
+      fail ("%s: frame %u differs at visible byte %" G_GSIZE_FORMAT
+          " of %" G_GSIZE_FORMAT " (0x%02x, want 0x%02x)", what, i, j, na,
+          da[j], db[j]);
+    }
+  }
+}
+
+gchar *
+bc_src_desc (const gchar * format, gint w, gint h)
+{
+  return g_strdup_printf ("videotestsrc num-buffers=%d pattern=smpte ! "
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", BC_N_BUFFERS,
+      format, w, h);
+}
+
+static GPtrArray *
+reference_frames_via (const gchar * format, gint w, gint h, const gchar * via)
+{
+  gchar *src = bc_src_desc (format, w, h);
+  gchar *desc = g_strdup_printf ("%s ! %s ! appsink name=sink sync=false", src,
+      via);
+  GPtrArray *frames = bc_run_frames (NULL, desc);
+
+  g_free (desc);
+  g_free (src);
+  return frames;
+}
+
+GPtrArray *
+bc_reference_frames (const gchar * format, gint w, gint h)
+{
+  return reference_frames_via (format, w, h, "identity");
+}
+
+GstElement *
+bc_by_name (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+
+  fail_unless (e != NULL, "no element %s", name);
+  gst_object_unref (e);         /* the pipeline keeps it */
+  return e;
+}
+
+static void
+assert_semaphore_type (GstElement * e, const gchar * want)
+{
+  gchar *type = cs_stat_string (e, "semaphore-type");
+
+  fail_unless (g_strcmp0 (type, want) == 0, "%s: semaphore-type %s, want %s",
+      GST_OBJECT_NAME (e), type, want);
+  g_free (type);
+}
+
+/* Whether a bridge element on a real GPU synchronises through a timeline
+ * semaphore: from GStreamer 1.24 on (whose GstVulkanDevice enables the
+ * device's timeline semaphores: the H200's NVIDIA driver has them) unless
+ * its "timeline" property is FALSE. 1.22: binary semaphores. */
+gboolean
+bc_expect_timeline (GstElement * e)
+{
+  gboolean timeline;
+
+  g_object_get (e, "timeline", &timeline, NULL);
+  return timeline && GST_CHECK_VERSION (1, 24, 0);
+}
+
+/* Whether vulkantocuda's output wraps its staging buffers (one GPU copy
+ * per frame): GStreamer 1.24+, and every plane's row fits in plane 0's
+ * (the layout rule of a wrapped GstCudaMemory, see gstcudavkstaging.h) */
+gboolean
+bc_info_wrappable (const GstVideoInfo * info)
+{
+  gboolean ret = GST_CHECK_VERSION (1, 24, 0);
+  guint i;
+
+  for (i = 1; i < GST_VIDEO_INFO_N_PLANES (info); i++)
+    ret &= GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, i) <=
+        GST_VIDEO_INFO_COMP_WIDTH (info, 0) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  return ret;
+}
+
+/* The video info of the caps negotiated on @e's pad @pad_name */
+gboolean
+bc_pad_info (GstElement * e, const gchar * pad_name, GstVideoInfo * info)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean ret = caps && gst_video_info_from_caps (info, caps);
+
+  gst_clear_caps (&caps);
+  gst_object_unref (pad);
+  return ret;
+}
+
+gboolean
+bc_expect_wrapped_output (GstElement * v2c)
+{
+  GstVideoInfo info;
+
+  fail_unless (bc_pad_info (v2c, "src", &info));
+  return bc_info_wrappable (&info);
+}
+
+/* Whether cudatovulkan's frames of @info are written in place by an
+ * upstream that uses the pool it proposes (gstcudavkupstreampool.c):
+ * GStreamer 1.24+, one-plane formats, the "in-place" property */
+gboolean
+bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
+{
+  gboolean in_place;
+
+  g_object_get (c2v, "in-place", &in_place, NULL);
+  return in_place && GST_CHECK_VERSION (1, 24, 0) &&
+      GST_VIDEO_INFO_N_PLANES (info) == 1;
+}
+
+/* How many of @n frames cudatovulkan @c2v received written in place: @n
+ * behind cudaupload or cudaconvertscale (through queues and capsfilters,
+ * which pass the ALLOCATION query on) when the current caps allow it, 0 behind anything
+ * that does not ask for a pool (appsrc, a decoder of two-plane frames);
+ * -1 where the test cannot tell (a tee decides by its branches) */
+static gint64
+expect_in_place (GstElement * c2v, guint64 n)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "sink");
+  GstVideoInfo info;
+  gint64 ret = 0;
+
+  fail_unless (bc_pad_info (c2v, "sink", &info));
+  while (pad) {
+    GstPad *peer = gst_pad_get_peer (pad);
+    GstElement *up = peer ? gst_pad_get_parent_element (peer) : NULL;
+    const gchar *factory = up && gst_element_get_factory (up) ?
+        GST_OBJECT_NAME (gst_element_get_factory (up)) : "";
+
+    gst_object_unref (pad);
+    pad = NULL;
+    if (!strcmp (factory, "queue") || !strcmp (factory, "capsfilter"))
+      pad = gst_element_get_static_pad (up, "sink");
+    else if (!strcmp (factory, "cudaupload") ||
+        !strcmp (factory, "cudaconvertscale"))
+      ret = bc_info_in_place (c2v, &info) ? (gint64) n : 0;
+    else if (!strcmp (factory, "tee") || !strcmp (factory, "cudasemsignal"))
+      ret = bc_info_in_place (c2v, &info) ? -1 : 0;
+    gst_clear_object (&peer);
+    gst_clear_object (&up);
+  }
+  return ret;
+}
+
+/* buffers/copies/cpu-syncs of one bridge element after @n buffers of the
+ * current caps */
+void
+bc_assert_stats (GstElement * e, guint64 n)
+{
+  gboolean v2c = g_str_equal (G_OBJECT_TYPE_NAME (e), "GstVulkanToCuda");
+  gint64 in_place;
+
+  if (v2c) {
+    /* a Vulkan copy, then a CUDA copy unless the output wraps the staging
+     * buffer */
+    bc_assert_stats_full (e, n, bc_expect_wrapped_output (e) ? 0 : n);
+    return;
+  }
+  /* cudatovulkan: a copy of every frame not written in place */
+  in_place = expect_in_place (e, n);
+  if (in_place < 0) {
+    in_place = (gint64) cs_stat (e, "in-place");
+    fail_unless (in_place <= (gint64) n);
+  }
+  bc_assert_stats_full (e, n, n - (guint64) in_place);
+}
+
+/* the same, with @copies of them copied on the CUDA side (cudatovulkan:
+ * the others written in place by upstream) */
+void
+bc_assert_stats_full (GstElement * e, guint64 n, guint64 copies)
+{
+  const gchar *name = GST_OBJECT_NAME (e);
+  gboolean v2c = g_str_equal (G_OBJECT_TYPE_NAME (e), "GstVulkanToCuda");
+
+  fail_unless (cs_stat (e, "buffers") == n, "%s: buffers %" G_GUINT64_FORMAT
+      " != %" G_GUINT64_FORMAT, name, cs_stat (e, "buffers"), n);
+  fail_unless (cs_stat (e, "copies") == copies, "%s: copies %"
+      G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, name, cs_stat (e, "copies"),
+      copies);
+  fail_unless (cs_stat (e, "in-place") == (v2c ? 0 : n - copies),
+      "%s: in-place %" G_GUINT64_FORMAT " for %" G_GUINT64_FORMAT
+      " buffers, %" G_GUINT64_FORMAT " copies", name,
+      cs_stat (e, "in-place"), n, copies);
+  fail_unless_equals_uint64 (cs_stat (e, "gpu-copies"), v2c ? n + copies :
+      copies);
+  if (cs_is_sim) {
+    /* lavapipe exports no semaphores: the CPU fallback, once a buffer */
+    fail_unless (cs_stat (e, "cpu-syncs") == n, "%s: cpu-syncs %"
+        G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT " (lavapipe fallback)",
+        name, cs_stat (e, "cpu-syncs"), n);
+    fail_unless_equals_uint64 (cs_stat (e, "signals"), 0);
+    fail_unless_equals_uint64 (cs_stat (e, "semaphores"), 0);
+    assert_semaphore_type (e, "none");
+    return;
+  }
+  fail_unless (cs_stat (e, "cpu-syncs") == 0, "%s: %" G_GUINT64_FORMAT
+      " CPU syncs on a real GPU", name, cs_stat (e, "cpu-syncs"));
+  fail_unless_equals_uint64 (cs_stat (e, "signals"), n);
+  if (bc_expect_timeline (e)) {
+    /* the element's one timeline semaphore */
+    assert_semaphore_type (e, "timeline");
+    fail_unless_equals_uint64 (cs_stat (e, "semaphores"), 1);
+  } else {
+    /* one binary semaphore per pooled frame / staging slot, made on first
+     * use of the slot: at least one, never more than one per buffer */
+    assert_semaphore_type (e, "binary");
+    fail_unless (cs_stat (e, "semaphores") >= 1 &&
+        cs_stat (e, "semaphores") <= n, "%s: %" G_GUINT64_FORMAT
+        " semaphores for %" G_GUINT64_FORMAT " buffers", name,
+        cs_stat (e, "semaphores"), n);
+  }
+}
+
+/* Whether this GStreamer's vulkanupload and vulkandownload pack rows (see
+ * tight_bytes()): up to 1.26 they copy with bufferRowLength = the plane's
+ * width, 1.28 takes the row length from the frame's stride. */
+gboolean
+bc_vulkandownload_packs_rows (void)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "vulkan");
+  guint major = 0, minor = 0;
+
+  fail_unless (plugin != NULL);
+  sscanf (gst_plugin_get_version (plugin), "%u.%u", &major, &minor);
+  gst_object_unref (plugin);
+  return major == 1 && minor <= 26;
+}
+
+/* Whether this GStreamer's Vulkan library maps every plane of I420 to a
+ * VkFormat (1.22 and 1.28 do; 1.24 to 1.26 only the first one) */
+gboolean
+bc_vulkan_has_i420 (void)
+{
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 16, 16);
+  return gst_vulkan_format_from_video_info (&info, 1) != VK_FORMAT_UNDEFINED;
+}
+
+/* A system-memory frame holding the pattern seeded with @seed. */
+GstBuffer *
+bc_system_frame (const GstVideoInfo * info, guint8 seed, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GBytes *pattern = cs_pattern_bytes (info, seed);
+  const guint8 *src = g_bytes_get_data (pattern, NULL);
+  GstVideoFrame frame;
+  guint p, y;
+
+  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint rb, rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    rb = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    for (y = 0; y < rows; y++) {
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), src, rb);
+      src += rb;
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  g_bytes_unref (pattern);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}

@@ -1,0 +1,73 @@
+/* gst-cudasync: helpers shared by the cudatovulkan / vulkantocuda tests
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * On the simulated driver the Vulkan side is Mesa lavapipe: main()
+ * (cs_vk_run_suite()) gives the simulator's device 0 lavapipe's deviceUUID
+ * (CUDASIM_DEVICE_UUID) before anything loads libcuda, so the elements find
+ * "the same" device. lavapipe cannot export semaphores: there the CPU
+ * fallback runs, one cpu-sync per buffer in each element. On a real GPU the
+ * elements must not synchronise on the CPU at all (bc_assert_stats()).
+ *
+ * Tests that need elements a machine may lack (nvh264dec, x264enc,
+ * openh264dec) print "SKIP: ..." and pass there.
+ */
+#pragma once
+
+#include "common.h"
+#include "vkcommon.h"
+#include <gst/app/app.h>
+#include <gst/vulkan/vulkan.h>
+
+G_BEGIN_DECLS
+
+/* frames of the short test runs */
+#define BC_N_BUFFERS 3
+
+/* 20 moving frames: a frame overwritten by a later one shows */
+#define BC_HELD_SRC "videotestsrc num-buffers=20 pattern=ball ! " \
+    "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
+
+/* the formats and sizes of the byte-exact coverage runs */
+#define BC_N_FORMATS 5
+#define BC_N_SIZES 3
+extern const gchar *const bc_formats[BC_N_FORMATS];
+extern const gint bc_sizes[BC_N_SIZES][2];
+
+/* bc_pull_all() reads each frame with its rows packed, one memory per
+ * plane (vulkandownload up to 1.26, see bridgecommon.c) */
+extern gboolean bc_tight_rows;
+/* bc_pull_all() keeps a SHA-1 of each frame instead of its bytes */
+extern gboolean bc_store_checksums;
+/* bc_run_frames() calls it on the pipeline before starting it */
+extern void (*bc_pipeline_hook) (GstElement * pipeline);
+
+GPtrArray *  bc_pull_all            (GstElement * pipeline, GstElement * sink);
+GPtrArray *  bc_run_frames          (GstElement ** pipeline_out,
+                                     const gchar * desc);
+void         bc_stop_pipeline_full  (GstElement * pipeline, gboolean drain);
+void         bc_stop_pipeline       (GstElement * pipeline);
+void         bc_assert_same_frames  (GPtrArray * got, GPtrArray * want,
+                                     const gchar * what);
+
+gchar *      bc_src_desc            (const gchar * format, gint w, gint h);
+GPtrArray *  bc_reference_frames    (const gchar * format, gint w, gint h);
+GstElement * bc_by_name             (GstElement * pipeline,
+                                     const gchar * name);
+
+gboolean     bc_expect_timeline     (GstElement * e);
+gboolean     bc_info_wrappable      (const GstVideoInfo * info);
+gboolean     bc_pad_info            (GstElement * e, const gchar * pad_name,
+                                     GstVideoInfo * info);
+gboolean     bc_expect_wrapped_output (GstElement * v2c);
+gboolean     bc_info_in_place       (GstElement * c2v,
+                                     const GstVideoInfo * info);
+void         bc_assert_stats        (GstElement * e, guint64 n);
+void         bc_assert_stats_full   (GstElement * e, guint64 n,
+                                     guint64 copies);
+
+gboolean     bc_vulkandownload_packs_rows (void);
+gboolean     bc_vulkan_has_i420     (void);
+GstBuffer *  bc_system_frame        (const GstVideoInfo * info, guint8 seed,
+                                     GstClockTime pts);
+
+G_END_DECLS

@@ -1,0 +1,397 @@
+/* gst-cudasync: the bridge elements behind H.264 decoders
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Helpers and what the simulator runs in place of a GPU: bridgecommon.h.
+ *
+ * Tests:
+ * test_nvh264dec: nvh264dec's frames through the bridge, semaphores, a tee
+ *     and in place: cudadownload's bytes
+ * test_sw_h264dec: the same checks with openh264dec ! cudaupload (runs on
+ *     the simulator)
+ * test_vulkanh264dec: vulkanh264dec ! vulkantocuda is nvh264dec's bytes; the
+ *     Vulkan device is freed after
+ */
+#include "bridgecommon.h"
+#include "vkutil.h"
+#include <glib/gstdio.h>
+#include <string.h>
+
+/* bc_pipeline_hook for check_decode_semaphores(): the semaphore that the
+ * pipeline's cudasemwait (named "wait") offers upstream */
+static GstCudaSemaphore *semaphore_for_wait;
+
+static void
+set_wait_semaphore (GstElement * pipeline)
+{
+  GstElement *wait = gst_bin_get_by_name (GST_BIN (pipeline), "wait");
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  fail_unless (wait != NULL);
+  g_object_set (wait, "semaphore", semaphore_for_wait, NULL);
+  gst_object_unref (wait);
+  /* every CUDA element on the semaphore's context */
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  gst_object_unref (bus);
+}
+
+/* ---- decoded H.264 ---- */
+
+static gboolean
+have_elements (const gchar * test, const gchar * const *names)
+{
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_print ("SKIP: %s: element %s is not available here\n", test,
+          names[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+#define CLIP_FRAMES 30
+#define CLIP_W 640
+#define CLIP_H 360
+
+/* A byte-stream H.264 clip of CLIP_FRAMES frames in a new temporary file */
+static gchar *
+make_clip (const gchar * profile, gboolean bframes)
+{
+  gchar *dir = g_dir_make_tmp ("cudavulkan-XXXXXX", NULL);
+  gchar *path, *desc;
+  GError *err = NULL;
+  GstElement *pipeline;
+
+  fail_unless (dir != NULL);
+  path = g_build_filename (dir, "clip.h264", NULL);
+  desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
+      "x264enc speed-preset=ultrafast key-int-max=15 bframes=%d ! "
+      "video/x-h264,profile=%s ! h264parse ! "
+      "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
+      CLIP_FRAMES, CLIP_W, CLIP_H, bframes ? 2 : 0, profile, path);
+  pipeline = cs_vk_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  cs_run_pipeline (pipeline);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (dir);
+  return path;
+}
+
+static void
+remove_clip (gchar * path)
+{
+  gchar *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (path);
+}
+
+/* Decoded frames through cudasemsignal ! cudasemwait (a timeline semaphore
+ * that cudasemwait offers): the frames cudadownload gives without them, a
+ * GPU signal and wait each, no CPU wait. */
+static void
+check_decode_semaphores (const gchar * src, GPtrArray * want)
+{
+  gchar *desc = g_strdup_printf ("%s ! cudasemsignal name=sig ! cudasemwait "
+      "name=wait ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
+      src);
+  GstCudaSemaphore *sem;
+  GstElement *pipeline;
+  GPtrArray *got;
+  TestSem *ts;
+
+  sem = cs_new_semaphore (NULL, TRUE, &ts);
+  semaphore_for_wait = sem;
+  bc_pipeline_hook = set_wait_semaphore;
+  got = bc_run_frames (&pipeline, desc);
+  bc_pipeline_hook = NULL;
+  semaphore_for_wait = NULL;
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "sig"), "signals"),
+      CLIP_FRAMES);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "sig"), "cpu-syncs"),
+      0);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "wait"), "waits"),
+      CLIP_FRAMES);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "wait"),
+          "cpu-syncs"), 0);
+  bc_stop_pipeline (pipeline);
+  bc_assert_same_frames (got, want, "decoder ! cudasemsignal ! cudasemwait");
+  g_ptr_array_unref (got);
+  gst_object_unref (sem);
+  test_sem_free (ts);
+  g_free (desc);
+}
+
+/* A tee after the decoder: one branch through the bridge (both ways), the
+ * other straight to cudadownload; the bridge's frames are the reference's */
+static void
+check_decode_tee (const gchar * src, GPtrArray * want)
+{
+  gchar *desc = g_strdup_printf ("%s ! tee name=t t. ! queue ! cudatovulkan "
+      "name=c2v ! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false t. ! queue ! cudadownload ! fakesink "
+      "sync=false", src);
+  GstElement *pipeline;
+  GPtrArray *got;
+
+  got = bc_run_frames (&pipeline, desc);
+  bc_assert_stats (bc_by_name (pipeline, "c2v"), CLIP_FRAMES);
+  bc_assert_stats (bc_by_name (pipeline, "v2c"), CLIP_FRAMES);
+  bc_stop_pipeline (pipeline);
+  bc_assert_same_frames (got, want, "decoder ! tee ! cudatovulkan ! vulkantocuda");
+  g_ptr_array_unref (got);
+  g_free (desc);
+}
+
+/* @decoder: a description ending in video/x-raw(memory:CUDAMemory) */
+static void
+check_decode (const gchar * path, const gchar * decoder)
+{
+  gchar *src = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! %s",
+      path, decoder);
+  const gchar *conv;
+  gchar *desc, *ref;
+  GstElement *pipeline;
+  GPtrArray *got, *want;
+
+  /* every decoded frame, through Vulkan, is the frame cudadownload gives */
+  desc = g_strdup_printf ("%s ! cudatovulkan name=c2v ! vulkandownload ! "
+      "video/x-raw ! appsink name=sink sync=false", src);
+  ref = g_strdup_printf ("%s ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false", src);
+  got = bc_run_frames (&pipeline, desc);
+  bc_assert_stats (bc_by_name (pipeline, "c2v"), CLIP_FRAMES);
+  bc_stop_pipeline (pipeline);
+  want = bc_run_frames (NULL, ref);
+  fail_unless_equals_int (want->len, CLIP_FRAMES);
+  bc_assert_same_frames (got, want, decoder);
+  check_decode_semaphores (src, want);
+  check_decode_tee (src, want);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (ref);
+  g_free (desc);
+
+  /* the whole clip into a Vulkan colour conversion: the bytes of the same
+   * conversion of the frames cudadownload ! vulkanupload give */
+  conv = "vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA "
+      "! vulkandownload ! video/x-raw ! appsink name=sink sync=false";
+  desc = g_strdup_printf ("%s ! cudatovulkan name=c2v ! %s", src, conv);
+  ref = g_strdup_printf ("%s ! cudadownload ! vulkanupload ! %s", src, conv);
+  got = bc_run_frames (&pipeline, desc);
+  bc_assert_stats (bc_by_name (pipeline, "c2v"), CLIP_FRAMES);
+  GST_INFO ("%s: c2v signals %" G_GUINT64_FORMAT ", cpu-syncs %"
+      G_GUINT64_FORMAT ", semaphores %" G_GUINT64_FORMAT, decoder,
+      cs_stat (bc_by_name (pipeline, "c2v"), "signals"),
+      cs_stat (bc_by_name (pipeline, "c2v"), "cpu-syncs"),
+      cs_stat (bc_by_name (pipeline, "c2v"), "semaphores"));
+  bc_stop_pipeline (pipeline);
+  want = bc_run_frames (NULL, ref);
+  fail_unless_equals_int (want->len, CLIP_FRAMES);
+  bc_assert_same_frames (got, want, "decoder ! cudatovulkan ! vulkancolorconvert");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (ref);
+  g_free (desc);
+  g_free (src);
+}
+
+/* nvh264dec's NV12 frames are copied by cudatovulkan (two planes, see
+ * gstcudavkupstreampool.c); converted to RGBA by cudaconvertscale, which
+ * writes into the pool cudatovulkan proposes, they are written in place on
+ * 1.24+: no copy behind the decoder's own */
+static void
+check_decode_in_place (const gchar * path)
+{
+  gchar *src = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec ! cudaconvertscale ! video/x-raw(memory:CUDAMemory),"
+      "format=RGBA", path);
+  gchar *desc = g_strdup_printf ("%s ! cudatovulkan name=c2v ! vulkandownload "
+      "! video/x-raw ! appsink name=sink sync=false", src);
+  gchar *ref = g_strdup_printf ("%s ! cudadownload ! video/x-raw ! appsink "
+      "name=sink sync=false", src);
+  GstElement *pipeline;
+  GPtrArray *got, *want;
+
+  got = bc_run_frames (&pipeline, desc);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "c2v"), "in-place"),
+      GST_CHECK_VERSION (1, 24, 0) ? CLIP_FRAMES : 0);
+  bc_assert_stats (bc_by_name (pipeline, "c2v"), CLIP_FRAMES);
+  bc_stop_pipeline (pipeline);
+  want = bc_run_frames (NULL, ref);
+  fail_unless_equals_int (want->len, CLIP_FRAMES);
+  bc_assert_same_frames (got, want, "nvh264dec ! cudaconvertscale ! cudatovulkan");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (ref);
+  g_free (desc);
+  g_free (src);
+}
+
+/* NVDEC: nvh264dec's CUDA frames (high profile with B-frames) */
+GST_START_TEST (test_nvh264dec)
+{
+  static const gchar *const need[] = { "nvh264dec", "x264enc", "h264parse",
+    "cudadownload", "vulkandownload", "vulkancolorconvert", "vulkanupload",
+    NULL
+  };
+  static const gchar *const need_convert[] = { "cudaconvertscale", NULL };
+  gchar *path;
+
+  if (!have_elements ("test_nvh264dec", need))
+    return;
+  path = make_clip ("high", TRUE);
+  check_decode (path, "nvh264dec ! video/x-raw(memory:CUDAMemory),"
+      "format=NV12");
+  /* cudaconvertscale registers only where NVRTC works */
+  if (have_elements ("test_nvh264dec (cudaconvertscale, in place)",
+          need_convert))
+    check_decode_in_place (path);
+  remove_clip (path);
+}
+
+GST_END_TEST;
+
+/* Vulkan video decoding (1.24+, where the device has a video-decode
+ * queue): vulkanh264dec's frames are one multi-planar image each, decoded
+ * on that queue; vulkantocuda orders its copy by the image's timeline
+ * semaphore. Conforming decoders are bit-exact: the frames are
+ * nvh264dec ! cudadownload's, on baseline, main and high profile clips
+ * (the last two with B-frames). */
+/* a weak reference to the Vulkan device @e uses */
+static void
+weak_ref_device (GstElement * e, GWeakRef * ref)
+{
+  GstQuery *q = gst_query_new_context (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+  GstVulkanDevice *device = NULL;
+  GstContext *ctx = NULL;
+
+  fail_unless (gst_element_query (e, q), "no Vulkan device context");
+  gst_query_parse_context (q, &ctx);
+  fail_unless (ctx && gst_context_get_vulkan_device (ctx, &device) && device);
+  g_weak_ref_init (ref, device);
+  gst_object_unref (device);
+  gst_query_unref (q);
+}
+
+/* @ref's object is finalized (within a second: the last GPU work's fences
+ * may hold it briefly) */
+static void
+assert_finalized (GWeakRef * ref, const gchar * what)
+{
+  GObject *obj = NULL;
+  guint i;
+
+  for (i = 0; i < 100 && (obj = g_weak_ref_get (ref)); i++) {
+    g_object_unref (obj);
+    g_usleep (10 * 1000);
+  }
+  fail_unless (obj == NULL, "%s: the Vulkan device outlives the pipeline",
+      what);
+  g_weak_ref_clear (ref);
+}
+
+GST_START_TEST (test_vulkanh264dec)
+{
+  static const gchar *const need[] = { "vulkanh264dec", "nvh264dec",
+    "x264enc", "h264parse", "cudadownload", NULL
+  };
+  static const struct
+  {
+    const gchar *profile;
+    gboolean bframes;
+  } clips[] = {
+    {"constrained-baseline", FALSE}, {"main", TRUE}, {"high", TRUE},
+  };
+  guint c;
+
+  if (!have_elements ("test_vulkanh264dec", need))
+    return;
+  for (c = 0; c < G_N_ELEMENTS (clips); c++) {
+    gchar *path = make_clip (clips[c].profile, clips[c].bframes);
+    gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+        "vulkanh264dec ! video/x-raw(memory:VulkanImage),format=NV12 ! "
+        "vulkantocuda name=v2c ! cudadownload ! video/x-raw ! appsink "
+        "name=sink sync=false", path);
+    gchar *ref = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+        "nvh264dec ! cudadownload ! video/x-raw ! appsink name=sink "
+        "sync=false", path);
+    gchar *what = g_strdup_printf ("vulkanh264dec ! vulkantocuda, %s",
+        clips[c].profile);
+    GstElement *pipeline;
+    GPtrArray *got, *want;
+
+    GWeakRef device;
+
+    got = bc_run_frames (&pipeline, desc);
+    bc_assert_stats (bc_by_name (pipeline, "v2c"), CLIP_FRAMES);
+    weak_ref_device (bc_by_name (pipeline, "v2c"), &device);
+    bc_stop_pipeline (pipeline);
+    /* nothing keeps the Vulkan device once the pipeline is gone (the
+     * element's queue left on the decoder's images leaked it) */
+    assert_finalized (&device, what);
+    want = bc_run_frames (NULL, ref);
+    fail_unless_equals_int (want->len, CLIP_FRAMES);
+    bc_assert_same_frames (got, want, what);
+    GST_INFO ("%s: %u frames identical", what, got->len);
+    g_ptr_array_unref (got);
+    g_ptr_array_unref (want);
+    g_free (what);
+    g_free (ref);
+    g_free (desc);
+    remove_clip (path);
+  }
+}
+
+GST_END_TEST;
+
+/* The same checks with a software decoder whose frames cudaupload puts in
+ * CUDA memory: runs where nvh264dec does not (the simulator) */
+GST_START_TEST (test_sw_h264dec)
+{
+  static const gchar *const need[] = { "openh264dec", "x264enc", "h264parse",
+    "videoconvert", "cudaupload", "cudadownload", "vulkandownload",
+    "vulkancolorconvert", "vulkanupload", NULL
+  };
+  gchar *path;
+
+  if (!have_elements ("test_sw_h264dec", need))
+    return;
+  path = make_clip ("constrained-baseline", FALSE);
+  check_decode (path, "openh264dec ! videoconvert ! "
+      "video/x-raw,format=NV12 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory),format=NV12");
+  remove_clip (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudavkdecode_suite (void)
+{
+  Suite *s = suite_create ("cudavkdecode");
+  TCase *tc;
+
+  tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_vk_setup, cs_vk_teardown);
+  tcase_add_test (tc, test_nvh264dec);
+  tcase_add_test (tc, test_sw_h264dec);
+  tcase_add_test (tc, test_vulkanh264dec);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  return cs_vk_run_suite (cudavkdecode_suite (), "cudavkdecode", __FILE__);
+}

@@ -1,0 +1,297 @@
+/* gst-cudasync: vulkantocuda element tests: its output buffers, its stream,
+ * staging buffer reuse, loading on its own
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Helpers and what the simulator runs in place of a GPU: bridgecommon.h.
+ *
+ * Tests:
+ * test_held_outputs: 20 output buffers held past the stop keep their own
+ *     frames, no use-after-destroy
+ * test_pending_producer_stream: (1.24+) a producer's pending write is copied
+ *     after it; the output carries its stream
+ * test_event_query_failure: a failed cuEventQuery waits on the CPU (byte-
+ *     exact); a failed wait too: element error
+ * test_without_nvcodec: vulkanupload ! vulkantocuda without nvcodec loaded:
+ *     loads the driver entry points itself
+ */
+#include "bridgecommon.h"
+#include "vkutil.h"
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
+
+/* vulkantocuda's output buffers kept by the application past EOS and the
+ * pipeline's stop, more of them than the element keeps in flight
+ * otherwise: each still holds its own frame (on 1.24+ the buffers wrap the
+ * staging buffers, which are not reused while downstream holds them, and
+ * outlive the element), is read after the stop, and is freed without a
+ * use-after-destroy (the simulator would report it). */
+#define N_HELD 20
+
+GST_START_TEST (test_held_outputs)
+{
+  const gchar *src = BC_HELD_SRC;
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", src);
+  gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
+  GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstElement *pipeline = cs_vk_parse_launch (desc, NULL);
+  GPtrArray *want;
+  GstSample *sample;
+  GstVideoInfo info;
+  GstBus *bus;
+  guint i;
+
+  fail_unless (pipeline != NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (bc_by_name (pipeline,
+                  "sink"))))) {
+    g_ptr_array_add (held, gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (held->len, N_HELD);
+  bc_assert_stats (bc_by_name (pipeline, "v2c"), N_HELD);
+  bc_stop_pipeline (pipeline);
+  gst_object_unref (bus);
+
+  want = bc_run_frames (NULL, ref);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  fail_unless_equals_int (want->len, N_HELD);
+  for (i = 0; i < N_HELD; i++) {
+    GstBuffer *buf = g_ptr_array_index (held, i);
+    GBytes *got = cs_buffer_bytes (buf, &info);
+
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)));
+    fail_unless (g_bytes_equal (got, g_ptr_array_index (want, i)),
+        "held frame %u changed after it was pushed", i);
+    g_bytes_unref (got);
+  }
+  g_ptr_array_unref (held);
+  g_ptr_array_unref (want);
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  }
+  g_free (desc);
+  g_free (ref);
+}
+
+GST_END_TEST;
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* vulkantocuda's output carries its stream, with the copy into it pending
+ * there (upstream 1.24+ consumers order themselves after it) */
+static GstPadProbeReturn
+check_output_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+      0);
+
+  /* the element's stream; pending work on it (the CUDA copy, or the wait
+   * for the Vulkan copy) unless the output wraps the staging buffer and
+   * the Vulkan copy was waited for on the CPU (the fallback) */
+  gboolean pending = !(cs_is_sim && bc_expect_wrapped_output
+      (GST_ELEMENT (GST_OBJECT_PARENT (pad))));
+
+  if (gst_cuda_sync_memory_get_stream (mem) &&
+      GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC) ==
+      pending)
+    g_atomic_int_inc ((gint *) data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* The 1.24+ CUDA stream contract through the bridge: an upstream producer
+ * pushes frames whose write is still pending (slowed down on the
+ * simulator) on its memory's stream; cudatovulkan must copy them only after
+ * that write, on the GPU. */
+GST_START_TEST (test_pending_producer_stream)
+{
+  GstCaps *caps = cs_caps ("NV12", 64, 48);
+  GstCudaStream *producer = gst_cuda_stream_new (cs_ctx);
+  GstBufferPool *pool = cs_new_stream_pool (caps, producer);
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstElement *pipeline, *src, *sink;
+  GstVideoInfo info;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *msg;
+  gint with_stream = 0;
+  guint i;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  pipeline = cs_vk_parse_launch ("appsrc name=src format=time ! cudatovulkan "
+      "name=c2v ! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false emit-signals=true", NULL);
+  fail_unless (pipeline != NULL);
+  src = bc_by_name (pipeline, "src");
+  sink = bc_by_name (pipeline, "sink");
+  g_object_set (src, "caps", caps, NULL);
+  pad = gst_element_get_static_pad (bc_by_name (pipeline, "v2c"), "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, check_output_stream,
+      &with_stream, NULL);
+  gst_object_unref (pad);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
+      frames);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+
+  if (cs_is_sim) {
+    cs_sim.set_delay_us ("cuMemsetD2D8Async", 100000);
+    cs_sim.reset_counters ();
+  }
+  for (i = 0; i < BC_N_BUFFERS; i++) {
+    GstBuffer *buf = cs_new_buffer (pool, 0x21);
+
+    cs_write_pending (buf, &info, 0x50 + i);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS");
+  gst_message_unref (msg);
+
+  fail_unless_equals_int (frames->len, BC_N_BUFFERS);
+  for (i = 0; i < BC_N_BUFFERS; i++) {
+    GBytes *want = cs_value_bytes (&info, 0x50 + i);
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (frames, i), NULL);
+
+    fail_unless (g_bytes_equal (g_ptr_array_index (frames, i), want),
+        "frame %u: byte 0 is 0x%02x, want 0x%02x (0x21: copied before the "
+        "producer's write)", i, d[0], 0x50 + i);
+    g_bytes_unref (want);
+  }
+  fail_unless_equals_int (with_stream, BC_N_BUFFERS);
+  bc_assert_stats (bc_by_name (pipeline, "c2v"), BC_N_BUFFERS);
+  /* cudatovulkan copied on the producer's own stream: no event orders a
+   * stream of its own after the producer's work (nor does anything else
+   * here: vulkantocuda's output carries its stream) */
+  if (cs_is_sim)
+    fail_unless_equals_int (cs_sim.call_count ("cuStreamWaitEvent"), 0);
+
+  bc_stop_pipeline (pipeline);
+  gst_object_unref (bus);
+  g_ptr_array_unref (frames);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_cuda_stream_unref (producer);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+#endif
+
+/* A process in which no upstream CUDA element loaded libgstcuda's driver
+ * entry points (no cudaupload/cudadownload): the bridge loads them itself
+ * (it used to abort inside libgstcuda). No cs_setup: it would load them. */
+GST_START_TEST (test_without_nvcodec)
+{
+  GstElement *pipeline;
+  GstPlugin *nvcodec;
+  gchar *error;
+
+  error = cs_run_to_end ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! vulkanupload ! "
+      "vulkantocuda name=v2c ! fakesink", &pipeline);
+  fail_unless (error == NULL, "%s", error);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "v2c"), "buffers"),
+      3);
+  nvcodec = gst_registry_find_plugin (gst_registry_get (), "nvcodec");
+  fail_if (nvcodec && gst_plugin_is_loaded (nvcodec),
+      "nvcodec was loaded: the test proves nothing");
+  gst_clear_object (&nvcodec);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* vulkantocuda reuses a staging buffer only once the CUDA copy out of it is
+ * known complete: a failed cuEventQuery is not "complete" (it used to be:
+ * a frame came out as the next frame's bytes, with no error). It waits on
+ * the CPU for the event instead; if that fails too, an element error. */
+GST_START_TEST (test_event_query_failure)
+{
+  GPtrArray *got, *want;
+  GstElement *pipeline;
+  /* NV12 of an odd width: vulkantocuda copies on the CUDA side on every
+   * version (its output cannot wrap the staging buffer), and that copy is
+   * what the event after it waits for */
+  gchar *src = bc_src_desc ("NV12", 33, 17);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "! queue ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
+      src);
+  gchar *error;
+
+  g_free (src);
+  if (!cs_is_sim) {
+    g_print ("SKIP: test_event_query_failure: needs the simulator's fault "
+        "injection\n");
+    g_free (desc);
+    return;
+  }
+  /* the copy out of the first staging buffer is still running when the
+   * second frame looks for a free one */
+  cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 20000);
+  cs_sim.inject_failure ("cuEventQuery", 1, CUDA_ERROR_UNKNOWN);
+  got = bc_run_frames (&pipeline, desc);
+  fail_unless (cs_stat (bc_by_name (pipeline, "v2c"), "cpu-syncs") >
+      BC_N_BUFFERS, "no CPU wait after the failed query");
+  bc_stop_pipeline (pipeline);
+  want = bc_reference_frames ("NV12", 33, 17);
+  bc_assert_same_frames (got, want, "vulkantocuda after a failed cuEventQuery");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+
+  /* and when the CPU wait fails too */
+  cs_sim.inject_failure ("cuEventQuery", 1, CUDA_ERROR_UNKNOWN);
+  cs_sim.inject_failure ("cuEventSynchronize", 1, CUDA_ERROR_LAUNCH_FAILED);
+  error = cs_run_to_end (desc, &pipeline);
+  fail_unless (error != NULL, "no error after failed query and wait");
+  fail_unless (g_str_has_prefix (error, "v2c: ") &&
+      strstr (error, "cuEventSynchronize") != NULL, "%s", error);
+  g_free (error);
+  gst_object_unref (pipeline);
+  cs_sim.clear_failures ();
+  cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 0);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static Suite *
+vulkantocuda_suite (void)
+{
+  Suite *s = suite_create ("vulkantocuda");
+  TCase *tc;
+
+  tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_vk_setup, cs_vk_teardown);
+  tcase_add_test (tc, test_held_outputs);
+#if GST_CHECK_VERSION(1, 24, 0)
+  tcase_add_test (tc, test_pending_producer_stream);
+#endif
+  tcase_add_test (tc, test_event_query_failure);
+  /* without cs_setup(), which loads libgstcuda's driver entry points */
+  tc = tcase_create ("loading");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_without_nvcodec);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  return cs_vk_run_suite (vulkantocuda_suite (), "vulkantocuda", __FILE__);
+}
