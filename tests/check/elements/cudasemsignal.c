@@ -1,5 +1,61 @@
 /* gst-cudasync: cudasemsignal / cudasemwait element tests
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Tests:
+ * test_pipeline_passthrough_bytes: cudasemsignal ! cudasemwait is byte-
+ *     exact; a signal and a GPU wait per buffer, no CPU sync
+ * test_monotonic_values: acquire values grow by one per buffer across a
+ *     flush and a renegotiation
+ * test_incoming_points_replaced: an incoming acquire point is waited on the
+ *     GPU and replaced; its release point travels on
+ * test_semaphore_from_downstream: a semaphore offered in the ALLOCATION
+ *     query wins over the property
+ * test_two_signallers: two cudasemsignal in a row: the first signals its own
+ *     semaphore, the second downstream's
+ * test_handle_type_mismatch: a semaphore type downstream cannot wait on: a
+ *     negotiation error, no signal
+ * test_zero_cpu_syncs_with_semaphore: 50 buffers with a semaphore: no CPU-
+ *     synchronising call in the streaming thread
+ * test_fallback_sync_counts: no semaphore: fallback=sync synchronises once a
+ *     buffer and attaches no meta
+ * test_fallback_error: no semaphore with fallback=error: an element error,
+ *     no CPU sync
+ * test_non_cuda_memory: system memory under CUDA caps: an element error
+ *     naming it, no signal
+ * test_semaphore_from_other_context: a semaphore of another context: the
+ *     start fails, the property stays settable
+ * test_wait_foreign_acquire_point: cudasemwait given an acquire point of
+ *     another context: an element error
+ * test_injected_driver_failure: (simulator) a failed signal: an error naming
+ *     the call; no value consumed
+ * test_injected_wait_failure: (simulator) a failed wait: an error naming the
+ *     call and the CUDA error
+ * test_wait_orders_consumer_after_producer: cudasemwait pushes at once and
+ *     the consumer's copy runs after the producer's
+ * test_slow_stream_signal_then_wait: (simulator) a signal running 200 ms
+ *     late: pushed at once, downloaded after it
+ * test_binary_through_wait: a binary semaphore through cudasemwait: a signal
+ *     and a GPU wait per buffer
+ * test_binary_held_buffer_falls_back: a binary semaphore whose buffer is
+ *     still held: CPU sync, then signals resume
+ * test_two_pipelines_share_semaphore: two pipelines on one timeline: every
+ *     value used once, in order
+ * test_buffer_without_meta_unchanged: cudasemwait passes a buffer without
+ *     meta unchanged, no wait
+ * test_state_cycles: repeated NULL-PLAYING cycles: the pipeline's context
+ *     reused, no stream leaked
+ * test_stop_without_context: (simulator) stop destroys the stream even when
+ *     the context push fails
+ * test_semaphore_set_while_running: a semaphore change in PAUSED/PLAYING is
+ *     refused with a warning
+ * test_device_semaphore_mismatch: a semaphore of device 0 on an element on
+ *     device 1: an error naming both
+ * test_device_buffers_mismatch: device 0's buffers into an element on device
+ *     1: an error naming both
+ * test_device1_signal_wait: (simulator) on device 1 alone: a signal and a
+ *     GPU wait per buffer
+ * test_cuinit_fails_after_success: (simulator, 1.24+) libgstcuda's cuInit
+ *     failing later: a clean element error
  */
 #include "common.h"
 #include <string.h>

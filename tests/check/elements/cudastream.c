@@ -13,6 +13,18 @@
  * frame held the pattern seeded with SEED before. An element that does not
  * order itself after the producer's stream passes on the pattern. On
  * GStreamer 1.22 CUDA memory has no stream: the tests skip.
+ *
+ * Tests:
+ * test_semsignal_covers_pending_work: cudasemsignal's acquire point covers
+ *     the producer's pending write
+ * test_semsignal_fallback_syncs_memory_stream: the fallback synchronises the
+ *     memory's own stream
+ * test_semwait_leaves_memory_pending: cudasemwait waits on the memory's
+ *     stream and leaves it pending
+ * test_wait_pending_is_a_gpu_wait: the library's pending-work wait is an
+ *     event wait, never a CPU wait
+ * test_no_stream_before_1_24: (1.22) CUDA memory has no stream: the helpers
+ *     do nothing
  */
 #include "../common.h"
 #if GST_CHECK_VERSION(1, 24, 0)

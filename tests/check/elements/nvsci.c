@@ -6,6 +6,32 @@
  * the CUDA driver API documentation (deterministic fences, permissions,
  * fences written at the signal call, leaks and double clears detected). On
  * a real driver the whole program reports itself skipped (exit status 77).
+ *
+ * Tests:
+ * test_library_signal_wait: NvSciSync signal writes a fence, refuses a used
+ *     one and fd-style calls; the wait
+ * test_deterministic_two_streams: signals from two streams get fences 1..n
+ *     in order, each expires
+ * test_library_permissions: a semaphore without signal or wait permission:
+ *     an error naming it, no fence
+ * test_skip_nvscibuf_memsync: the skip-nvscibuf-memsync setting reaches the
+ *     signal and wait flags
+ * test_fence_cleared_once: buffer copies share the acquire fence; it is
+ *     cleared once, by the last copy
+ * test_meta_fence_library: the meta owns the fence: GPU and CPU waits on it,
+ *     cleared with the buffer
+ * test_pipeline_semaphore_on_signal: cudasemsignal ! cudasemwait with
+ *     NvSciSync: byte-exact, fences 1..n
+ * test_pipeline_semaphore_from_consumer: the same with the semaphore offered
+ *     by cudasemwait
+ * test_element_signal_permission_error: cudasemsignal on a semaphore without
+ *     signal permission: an error
+ * test_element_wait_permission_error: cudasemwait on a semaphore without
+ *     wait permission: an error
+ * test_negotiation_mismatch: NvSciSync to a timeline-fd consumer: a
+ *     negotiation error; to NvSciSync: fences
+ * test_consumer_advertises_nvsci: cudasemwait answers the ALLOCATION query
+ *     with the NvSciSync handle type
  */
 #include "common.h"
 #include <string.h>
