@@ -16,7 +16,8 @@ cs_setup (void)
 {
   GError *err = NULL;
 
-  fail_unless (gst_cuda_load_library (), "upstream libgstcuda cannot load libcuda.so.1");
+  fail_unless (gst_cuda_load_library (),
+      "upstream libgstcuda cannot load libcuda.so.1");
   gst_cuda_memory_init_once ();
   fail_unless (gst_cuda_sync_init (&err), "gst_cuda_sync_init: %s",
       err ? err->message : "?");

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-const gchar *const bc_formats[BC_N_FORMATS] = { "RGBA", "BGRA", "RGBx", "NV12", "I420" };
+const gchar *const bc_formats[BC_N_FORMATS] =
+    { "RGBA", "BGRA", "RGBx", "NV12", "I420" };
 const gint bc_sizes[BC_N_SIZES][2] = { {64, 48}, {33, 17}, {321, 241} };
 
 gboolean bc_tight_rows;

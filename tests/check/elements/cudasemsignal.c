@@ -107,7 +107,8 @@ static GPtrArray *
 run_frames (const gchar * desc, GstCudaSemaphore * sem, guint64 * signals,
     guint64 * waits, guint64 * syncs)
 {
-  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  GPtrArray *frames =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &err), *sink, *e;
   GstBus *bus;
@@ -268,7 +269,8 @@ GST_START_TEST (test_monotonic_values)
     if (round == 0) {
       /* flush-seek: the timeline continues */
       fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_stop (TRUE)));
+      fail_unless (gst_harness_push_event (f.h,
+              gst_event_new_flush_stop (TRUE)));
       gst_harness_set_src_caps (f.h, gst_caps_ref (f.caps));
     } else if (round == 1) {
       cs_fixture_renegotiate (&f, "RGBA", 31, 7);
@@ -710,7 +712,8 @@ GST_START_TEST (test_wait_orders_consumer_after_producer)
    * so we see the producer's data, never the stale 0x10 pattern */
   got = cs_buffer_bytes (out, &f.info);
   expect = cs_pattern_bytes (&f.info, 0x40);
-  fail_unless (g_bytes_equal (got, expect), "consumer read before the acquire point");
+  fail_unless (g_bytes_equal (got, expect),
+      "consumer read before the acquire point");
   fail_unless_equals_uint64 (test_sem_get_value (ts), 1);
   g_thread_join (thread);
 

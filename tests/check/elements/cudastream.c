@@ -76,8 +76,7 @@ pending_frame (StreamFixture * sf)
 }
 
 static void
-assert_value_bytes (GBytes * got, const GstVideoInfo * info,
-    const gchar * what)
+assert_value_bytes (GBytes * got, const GstVideoInfo * info, const gchar * what)
 {
   GBytes *want = cs_value_bytes (info, VALUE);
   gsize n;

@@ -367,7 +367,8 @@ assert_proposed_pool (GstElement * c2v, gboolean in_place)
     GstCudaMemory *cmem;
 
     GstBufferPoolAcquireParams dontwait = {.flags =
-          GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT };
+          GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+    };
     GstBuffer *more = NULL;
 
     /* max-buffers 1: a second buffer only once the first is back */
@@ -688,8 +689,7 @@ GST_START_TEST (test_input_held_until_copied)
   gst_pad_add_probe (c2v_src, GST_PAD_PROBE_TYPE_BUFFER, count_pushed,
       &pushed, NULL);
   gst_object_unref (c2v_src);
-  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
-      frames);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
   fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==

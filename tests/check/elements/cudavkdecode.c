@@ -44,8 +44,7 @@ have_elements (const gchar * test, const gchar * const *names)
   for (i = 0; names[i]; i++) {
     GstElementFactory *f = gst_element_factory_find (names[i]);
     if (!f) {
-      g_print ("SKIP: %s: element %s is not available here\n", test,
-          names[i]);
+      g_print ("SKIP: %s: element %s is not available here\n", test, names[i]);
       return FALSE;
     }
     gst_object_unref (f);
@@ -116,8 +115,8 @@ check_decode_semaphores (const gchar * src, GPtrArray * want)
   semaphore_for_wait = NULL;
   fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "sig"), "signals"),
       CLIP_FRAMES);
-  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "sig"), "cpu-syncs"),
-      0);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "sig"),
+          "cpu-syncs"), 0);
   fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "wait"), "waits"),
       CLIP_FRAMES);
   fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "wait"),
@@ -146,7 +145,8 @@ check_decode_tee (const gchar * src, GPtrArray * want)
   bc_assert_stats (bc_by_name (pipeline, "c2v"), CLIP_FRAMES);
   bc_assert_stats (bc_by_name (pipeline, "v2c"), CLIP_FRAMES);
   bc_stop_pipeline (pipeline);
-  bc_assert_same_frames (got, want, "decoder ! tee ! cudatovulkan ! vulkantocuda");
+  bc_assert_same_frames (got, want,
+      "decoder ! tee ! cudatovulkan ! vulkantocuda");
   g_ptr_array_unref (got);
   g_free (desc);
 }
@@ -196,7 +196,8 @@ check_decode (const gchar * path, const gchar * decoder)
   bc_stop_pipeline (pipeline);
   want = bc_run_frames (NULL, ref);
   fail_unless_equals_int (want->len, CLIP_FRAMES);
-  bc_assert_same_frames (got, want, "decoder ! cudatovulkan ! vulkancolorconvert");
+  bc_assert_same_frames (got, want,
+      "decoder ! cudatovulkan ! vulkancolorconvert");
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
   g_free (ref);
@@ -228,7 +229,8 @@ check_decode_in_place (const gchar * path)
   bc_stop_pipeline (pipeline);
   want = bc_run_frames (NULL, ref);
   fail_unless_equals_int (want->len, CLIP_FRAMES);
-  bc_assert_same_frames (got, want, "nvh264dec ! cudaconvertscale ! cudatovulkan");
+  bc_assert_same_frames (got, want,
+      "nvh264dec ! cudaconvertscale ! cudatovulkan");
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
   g_free (ref);

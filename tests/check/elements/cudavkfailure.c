@@ -159,7 +159,8 @@ GST_START_TEST (test_buffers_over_image_limit)
       "name=sink sync=false", src);
   GstElement *pipeline;
   GPtrArray *got = bc_run_frames (&pipeline, desc), *want;
-  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "c2v"), "src");
+  GstPad *pad =
+      gst_element_get_static_pad (bc_by_name (pipeline, "c2v"), "src");
   GstCaps *caps = gst_pad_get_current_caps (pad);
   gchar *str = gst_caps_to_string (caps);
 

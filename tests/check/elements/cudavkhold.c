@@ -256,8 +256,7 @@ reference_frames (const gchar * format, gint w, gint h, guint n)
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   gchar *err;
 
-  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
-      frames);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   gst_object_unref (sink);
   err = cs_play_to_end (pipeline);
   fail_unless (err == NULL, "%s", err);

@@ -34,7 +34,8 @@ GST_START_TEST (test_roundtrip_bytes)
       gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v "
           "! vulkantocuda name=v2c ! cudadownload ! video/x-raw ! "
           "appsink name=sink sync=false", src);
-      gchar *what = g_strdup_printf ("round trip %s %dx%d", bc_formats[f], w, h);
+      gchar *what =
+          g_strdup_printf ("round trip %s %dx%d", bc_formats[f], w, h);
       GstElement *pipeline;
       GPtrArray *got, *want;
 
@@ -216,7 +217,8 @@ GST_START_TEST (test_renegotiation)
             gst_video_format_from_string (steps[i].format), steps[i].w,
             steps[i].h));
     k += bc_info_wrappable (&info) ? 0 : BC_N_BUFFERS;
-    c += bc_info_in_place (bc_by_name (pipeline, "c2v"), &info) ? 0 : BC_N_BUFFERS;
+    c += bc_info_in_place (bc_by_name (pipeline, "c2v"),
+        &info) ? 0 : BC_N_BUFFERS;
   }
   bc_assert_stats_full (bc_by_name (pipeline, "c2v"), n, c);
   bc_assert_stats_full (bc_by_name (pipeline, "v2c"), n, k);
@@ -320,7 +322,8 @@ pack_rows_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 pack_rows_hook (GstElement * pipeline)
 {
-  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "up"), "sink");
+  GstPad *pad =
+      gst_element_get_static_pad (bc_by_name (pipeline, "up"), "sink");
 
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, pack_rows_probe, NULL,
       NULL);
@@ -616,5 +619,6 @@ int
 main (int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
-  return cs_vk_run_suite (cudavkroundtrip_suite (), "cudavkroundtrip", __FILE__);
+  return cs_vk_run_suite (cudavkroundtrip_suite (), "cudavkroundtrip",
+      __FILE__);
 }

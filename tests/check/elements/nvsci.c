@@ -135,8 +135,7 @@ GST_START_TEST (test_library_signal_wait)
   g_clear_error (&err);
 
   fail_unless (gst_cuda_semaphore_wait_nvsci (sem, NULL, fence, &err));
-  fail_unless_equals_int (cs_sim.nvsci_fence_wait (fence,
-          10 * GST_SECOND), 0);
+  fail_unless_equals_int (cs_sim.nvsci_fence_wait (fence, 10 * GST_SECOND), 0);
   fail_unless_equals_uint64 (cs_sim.nvsci_obj_get_value (obj), 1);
   fail_unless_equals_int (cs_sim.nvsci_fence_clear (fence), 0);
   fail_unless_equals_int (hook_calls, 0);

@@ -49,7 +49,7 @@ GST_START_TEST (test_held_outputs)
   fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (bc_by_name (pipeline,
-                  "sink"))))) {
+                      "sink"))))) {
     g_ptr_array_add (held, gst_buffer_ref (gst_sample_get_buffer (sample)));
     gst_sample_unref (sample);
   }
@@ -135,8 +135,7 @@ GST_START_TEST (test_pending_producer_stream)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, check_output_stream,
       &with_stream, NULL);
   gst_object_unref (pad);
-  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample),
-      frames);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, cs_share_context, NULL, NULL);
   fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
