@@ -22,6 +22,7 @@ PKGS=(
   libjson-glib-dev   # the bench writes its JSON with json-glib
   gi-docgen   # the API reference (meson option doc, docs/reference)
   vulkan-validationlayers   # meson test --setup vkvalidation (CI)
+  indent   # .ci/gst-indent, .ci/check-indent (CI)
 )
 
 missing=()
