@@ -16,8 +16,9 @@ gboolean bc_store_checksums;
 /* bc_run_frames() calls it on the pipeline before starting it */
 void (*bc_pipeline_hook) (GstElement * pipeline);
 
-/* GStreamer 1.22 to 1.26's vulkandownload copies each plane with bufferRowLength =
- * the plane's width, i.e. rows packed, into one memory per plane, while
+/* GStreamer 1.22 to 1.26's vulkandownload copies each plane with
+ * bufferRowLength = the plane's width, i.e. rows packed, into one memory
+ * per plane, while
  * its buffers' video meta / caps promise GstVideoInfo strides (rounded up
  * to 4): wrong for NV12/I420 widths that are not multiples of 4, even for
  * videotestsrc ! vulkanupload ! vulkandownload. With bc_tight_rows set, read
@@ -280,8 +281,9 @@ bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
 
 /* How many of @n frames cudatovulkan @c2v received written in place: @n
  * behind cudaupload or cudaconvertscale (through queues and capsfilters,
- * which pass the ALLOCATION query on) when the current caps allow it, 0 behind anything
- * that does not ask for a pool (appsrc, a decoder of two-plane frames);
+ * which pass the ALLOCATION query on) when the current caps allow it, 0
+ * behind anything that does not ask for a pool (appsrc, a decoder of
+ * two-plane frames);
  * -1 where the test cannot tell (a tee decides by its branches) */
 static gint64
 expect_in_place (GstElement * c2v, guint64 n)

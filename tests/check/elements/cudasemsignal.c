@@ -390,7 +390,7 @@ GST_START_TEST (test_handle_type_mismatch)
 
 GST_END_TEST;
 
-/* ---- CPU synchronisation: none with a semaphore, one per buffer without ---- */
+/* ---- CPU synchronisation: none with a semaphore, one a buffer without ---- */
 
 GST_START_TEST (test_zero_cpu_syncs_with_semaphore)
 {

@@ -1,4 +1,4 @@
-/* gst-cudasync: the bridge elements' semaphore hand-over, played at library level
+/* gst-cudasync: the bridge elements' semaphore hand-over, at library level
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Helpers and what the simulator runs in place of a GPU: bridgecommon.h.

@@ -279,14 +279,14 @@ GST_END_TEST;
  * linear images in exported memory (cudatovulkan) or optimal-tiling images
  * of vulkanupload must not change a bit of the output.
  *
- * GStreamer 1.22 to 1.26's vulkanupload has the mirror image of vulkandownload's
- * row bug (see tight_bytes()): it copies each plane from the plane's offset
- * with bufferRowLength = the plane's width, i.e. it reads rows packed, while
- * system-memory frames have GstVideoInfo strides (rounded up to 4). For NV12
- * widths that are not multiples of 4 the reference would be wrong, so there
- * the reference pipeline's vulkanupload is given each frame with its rows
- * packed at the plane offsets (pack_rows_probe()): the frame as it reads
- * it. */
+ * GStreamer 1.22 to 1.26's vulkanupload has the mirror image of
+ * vulkandownload's row bug (see tight_bytes() in bridgecommon.c): it copies
+ * each plane from the plane's offset with bufferRowLength = the plane's width,
+ * i.e. it reads rows packed, while system-memory frames have GstVideoInfo
+ * strides (rounded up to 4). For NV12 widths that are not multiples of 4 the
+ * reference would be wrong, so there the reference pipeline's vulkanupload is
+ * given each frame with its rows packed at the plane offsets
+ * (pack_rows_probe()): the frame as it reads it. */
 
 static GstVideoInfo pack_info;
 
