@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Tests:
- * test_pipeline_passthrough_bytes: cudasemsignal ! cudasemwait is byte-
- *     exact; a signal and a GPU wait per buffer, no CPU sync
+ * test_pipeline_passthrough_bytes: cudasemsignal ! cudasemwait is
+ *     byte-exact; a signal and a GPU wait per buffer, no CPU sync
  * test_monotonic_values: acquire values grow by one per buffer across a
  *     flush and a renegotiation
  * test_incoming_points_replaced: an incoming acquire point is waited on the
@@ -14,8 +14,8 @@
  *     semaphore, the second downstream's
  * test_handle_type_mismatch: a semaphore type downstream cannot wait on: a
  *     negotiation error, no signal
- * test_zero_cpu_syncs_with_semaphore: 50 buffers with a semaphore: no CPU-
- *     synchronising call in the streaming thread
+ * test_zero_cpu_syncs_with_semaphore: 50 buffers with a semaphore: no
+ *     CPU-synchronising call in the streaming thread
  * test_fallback_sync_counts: no semaphore: fallback=sync synchronises once a
  *     buffer and attaches no meta
  * test_fallback_error: no semaphore with fallback=error: an element error,

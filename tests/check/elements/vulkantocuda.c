@@ -9,8 +9,8 @@
  *     frames, no use-after-destroy
  * test_pending_producer_stream: (1.24+) a producer's pending write is copied
  *     after it; the output carries its stream
- * test_event_query_failure: a failed cuEventQuery waits on the CPU (byte-
- *     exact); a failed wait too: element error
+ * test_event_query_failure: a failed cuEventQuery waits on the CPU
+ *     (byte-exact); a failed wait too: element error
  * test_without_nvcodec: vulkanupload ! vulkantocuda without nvcodec loaded:
  *     loads the driver entry points itself
  */
