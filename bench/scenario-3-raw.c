@@ -882,9 +882,9 @@ d_results (DCtx * d, ModeResult * m, gchar ** error)
   g_mutex_lock (&run->b->lock);
   run_record (run, m);
   g_free (m->path);
-  m->path = g_strdup (d->gpu ? "GPU (binary semaphores)" : "CPU fallback (Vulkan "
-      "cannot export semaphores: cuStreamSynchronize before vkQueueSubmit; "
-      "not the raw limit)");
+  m->path = g_strdup (d->gpu ? "GPU (binary semaphores)" :
+      "CPU fallback (Vulkan cannot export semaphores: cuStreamSynchronize "
+      "before vkQueueSubmit; not the raw limit)");
   g_mutex_unlock (&run->b->lock);
   return TRUE;
 }
@@ -1000,7 +1000,7 @@ d_teardown (DCtx * d)
 }
 
 /* One repetition of mode d or d_stall. */
-gboolean
+static gboolean
 s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
     gchar ** error)
 {
@@ -1039,8 +1039,8 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
    * nothing later that needs them runs */
   if (!ok && !(*error && g_str_has_suffix (*error, BENCH_STOPPED))) {
     gchar *why = g_strdup_printf ("raw mode %s (%dx%d %s, %g ms of GPU "
-        "work) failed: %s", mode_key[mode], cfg->width, cfg->height,
-        cfg->format, cfg->gpu_us / 1000.0, *error ? *error : "?");
+        "work) failed: %s", bench_mode_key (b, mode), cfg->width,
+        cfg->height, cfg->format, cfg->gpu_us / 1000.0, *error ? *error : "?");
 
     bench_abort (b, why);
     g_free (why);
@@ -1048,7 +1048,7 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   return ok;
 }
 #else
-gboolean
+static gboolean
 s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
     gchar ** error)
 {
@@ -1056,3 +1056,42 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   return FALSE;
 }
 #endif
+
+/* the modes (of scenario 3, and run several at once by scenario 6) */
+
+const BenchMode bench_mode_cv_d = {
+  .key = "d",
+  .desc = "raw-API limit, no GStreamer: the producer thread writes the frame "
+      "(same kernel, own CUDA allocation), cuMemcpy2DAsync into exportable "
+      "linear Vulkan images (dedicated allocations imported into CUDA) on the "
+      "same stream, cuSignalExternalSemaphoresAsync of the slot's binary "
+      "semaphore exported by Vulkan, vkQueueSubmit of a pre-recorded command "
+      "buffer that waits on it and copies the images into a host-visible "
+      "buffer (what vulkandownload does); a consumer thread waits for the "
+      "slot's VkFence, checks a few words of the frame and frees the slot "
+      "(slots = frames in flight, as a). Without exportable semaphores: "
+      "cuStreamSynchronize before the submission (CPU fallback, not the limit)",
+  .flags = MODE_F_WALL,
+  .run_once = s3d_run_once,
+};
+
+const BenchMode bench_mode_cv_d2 = {
+  .key = "d_stall",
+  .desc = "raw-API limit with the consumer of a: as d, but the consumer thread "
+      "submits each frame's copy (waiting on the semaphore) and waits for its "
+      "fence before taking the next frame, one at a time, as GStreamer 1.22's "
+      "vulkandownload does on its queue thread (\"XXX: STALL!\"): the limit "
+      "of a's pipeline shape, without GStreamer and the bridge",
+  .flags = MODE_F_WALL,
+  .run_once = s3d_run_once,
+};
+
+const BenchMode bench_mode_cv_d3 = {
+  .key = "d_split",
+  .desc = "d_stall with the semaphore wait in a submission of its own, made by "
+      "the producer thread right after the CUDA work (the acquire barrier, as "
+      "cudatovulkan's take-over does), the copy submitted later by the "
+      "consumer: the bridge's submission shape, without GStreamer",
+  .flags = MODE_F_WALL,
+  .run_once = s3d_run_once,
+};
