@@ -27,6 +27,7 @@
 
 #ifdef HAVE_CUDA_VULKAN
 #include <gst/vulkan/vulkan.h>
+#include "vkutil.h"
 
 #define D_MAX_PLANES 2
 
@@ -295,9 +296,6 @@ d_consumer (gpointer data)
 static gboolean
 d_open (DCtx * d, Bench * b, gchar ** error)
 {
-  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props;
-  GstVulkanPhysicalDevice *pd;
-
   g_mutex_lock (&b->vk_lock);
   if (b->vk_ctx[1])
     gst_context_get_vulkan_device (b->vk_ctx[1], &d->device);
@@ -307,7 +305,6 @@ d_open (DCtx * d, Bench * b, gchar ** error)
         "d: no Vulkan device");
     return FALSE;
   }
-  pd = d->device->physical_device;
   d->dev = d->device->device;
   /* the bridge elements' queue object: one submit lock for every user of
    * the VkQueue (the other instances, pipelines) */
@@ -320,24 +317,13 @@ d_open (DCtx * d, Bench * b, gchar ** error)
       "vkGetMemoryFdKHR");
   d->get_sem_fd = (PFN_vkGetSemaphoreFdKHR) vkGetDeviceProcAddr (d->dev,
       "vkGetSemaphoreFdKHR");
-  get_sem_props = gst_vulkan_instance_get_proc_address (d->device->instance,
-      "vkGetPhysicalDeviceExternalSemaphoreProperties");
   if (!d->queue || !d->get_mem_fd) {
     *error = g_strdup_printf ("d: %s", d->queue ? "no vkGetMemoryFdKHR" :
         "no Vulkan queue");
     return FALSE;
   }
-  if (d->get_sem_fd && get_sem_props) {
-    VkPhysicalDeviceExternalSemaphoreInfo si = { 0, };
-    VkExternalSemaphoreProperties sp = { 0, };
-
-    si.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
-    si.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    sp.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
-    get_sem_props (pd->device, &si, &sp);
-    d->gpu = (sp.externalSemaphoreFeatures &
-        VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
-  }
+  d->gpu = d->get_sem_fd &&
+      vk_util_can_export_semaphores (d->device->physical_device);
   {
     VkCommandPoolCreateInfo ci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
       NULL, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, d->family

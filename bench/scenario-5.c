@@ -14,6 +14,8 @@
 #include "frames.h"
 
 #ifdef HAVE_CUDA_VULKAN
+#include "vkutil.h"
+
 /* scenario 5 mode c: the CPU wait for the Vulkan stage, before
  * vulkantocuda: the queue idle. The queue object is the element's (asked
  * with a context query): GStreamer 1.22 gives every
@@ -25,18 +27,9 @@ s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   Run *run = user_data;
   GstElement *v2c = gst_pad_get_parent_element (pad);
   GstPad *src = v2c ? gst_element_get_static_pad (v2c, "src") : NULL;
-  GstQuery *query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
-  GstVulkanQueue *queue = NULL;
+  GstVulkanQueue *queue = src ? vk_util_pad_queue (src) : NULL;
   VkResult res = VK_SUCCESS;
 
-  if (src && gst_pad_query (src, query)) {
-    GstContext *c = NULL;
-
-    gst_query_parse_context (query, &c);
-    if (c)
-      gst_context_get_vulkan_queue (c, &queue);
-  }
-  gst_query_unref (query);
   gst_clear_object (&src);
   gst_clear_object (&v2c);
   if (!queue) {
