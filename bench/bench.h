@@ -92,7 +92,6 @@ enum
   N_ALL_MODES
 };
 
-
 typedef struct
 {
   gchar *status;

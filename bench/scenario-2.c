@@ -258,7 +258,6 @@ json_s2 (Bench * b, JsonBuilder * jb)
   jb_obj_end (jb);
 }
 
-
 static void
 s2_init (Bench * b)
 {

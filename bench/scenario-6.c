@@ -57,7 +57,8 @@ json_s6 (Bench * b, JsonBuilder * jb)
       "carries, which cudatovulkan then works on; mode d: N instances of "
       "scenario 3's raw-API mode d at once (the N-stream raw limit), each "
       "with its own CUDA stream, producer and consumer thread, all "
-      "submitting to the bench device's queue; modes d_stall and d_split: as many instances of those modes");
+      "submitting to the bench device's queue; modes d_stall and d_split: "
+      "as many instances of those modes");
   jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames / "
       "(last pipeline's end - first pipeline's start); "
       "process_cpu_us_per_frame: process CPU over the same window / those "
