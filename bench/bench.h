@@ -8,11 +8,12 @@
  * bench/README.md and main.c.
  *
  * The layers, each calling only into those below it: main.c and
- * scenarios.c (the table); the scenarios; section.c (the sections that
- * share the frame harness); frames.c (the frame harness); results.c (the
- * results and their JSON document), pipeline.c, bench-cuda.c; harness.c.
- * Nothing below the scenarios names one: they reach them through the
- * descriptors in Bench.
+ * scenarios.c (the table); the scenarios (scenario-*.c); section.c (the
+ * sections that share the frame harness); frames.c and run.c (the frame
+ * harness); results.c (the results and their JSON document), pipeline.c,
+ * bench-cuda.c; harness.c. Nothing below the scenarios names one: it
+ * reaches them through the descriptors in Bench. bench/call-edges.py
+ * checks that no file calls back up.
  */
 #pragma once
 
@@ -336,6 +337,7 @@ void     set_str               (Bench * b, gchar ** field, const gchar * value);
 void     sec_set               (Bench * b, S2Result * S, const gchar * status,
                                 const gchar * reason);
 void     write_json            (Bench * b);
+gboolean write_json_aborted    (gpointer bench, const gchar * why, gchar ** error);
 /* parts of the scenarios' JSON objects */
 void     json_structure        (JsonBuilder * jb, const gchar * key,
                                 const GstStructure * st);
@@ -346,7 +348,6 @@ void     json_config_head      (JsonBuilder * jb, S2Config * c);
 void     json_ratios           (JsonBuilder * jb, const gchar * key,
                                 ModeResult * m, ModeResult * ref,
                                 gboolean latency);
-gboolean write_json_aborted    (gpointer bench, const gchar * why, gchar ** error);
 
 /* Stops the run after a failure that leaves the GPU or its Vulkan device
  * in doubt: the raw reference (scenario 3 and 6 modes d, d_stall,
@@ -365,6 +366,7 @@ gchar *  bench_skip_reason     (Bench * b);
  * which run. TRUE when it did. */
 gboolean bench_check_device_lost (Bench * b, const gchar * where,
                                 const gchar * error);
+
 /* scenarios.c: the table, which main.c gives to Bench */
 extern const BenchScenario *const bench_scenarios[];
 extern const BenchMode *const bench_modes[N_ALL_MODES];
