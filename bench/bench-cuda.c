@@ -89,7 +89,6 @@ cu_error (const gchar * call, CUresult r)
   return g_strdup_printf ("%s failed: %s (%d)", call, cu_name (r), (gint) r);
 }
 
-
 gboolean
 ctx_sync (Bench * b, gchar ** error)
 {
@@ -156,8 +155,8 @@ describe_device (Bench * b)
   gst_cuda_context_pop (NULL);
 
   b->r.device = g_strdup_printf ("device %d \"%s\"", id, name[0] ? name : "?");
-  b->r.driver = b->is_sim ? g_strdup ("SIMULATED CUDA driver (tests/cudasim; no "
-      "GPU, no kernels)") : g_strdup_printf ("NVIDIA CUDA driver, API %d.%d",
+  b->r.driver = b->is_sim ? g_strdup ("SIMULATED CUDA driver (tests/cudasim; "
+      "no GPU, no kernels)") : g_strdup_printf ("NVIDIA CUDA driver, API %d.%d",
       v / 1000, (v % 1000) / 10);
 }
 
@@ -214,7 +213,6 @@ import_timeline_raw (TestSem * ts, CUexternalSemaphore * ext)
     close (fd);
   return r;
 }
-
 
 CUresult
 producer_setup (CUstream * stream, EvPair * pairs, guint n,

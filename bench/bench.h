@@ -3,8 +3,17 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * gst-cudasync-bench: the context every part of the bench is given (Bench),
- * the results it fills, and the scenarios' entry points. See
- * docs/benchmarks.md and main.c.
+ * the results it fills, and the descriptors of the scenarios and their
+ * modes (BenchScenario, BenchMode) that bench/scenarios.c lists. See
+ * bench/README.md and main.c.
+ *
+ * The layers, each calling only into those below it: main.c and
+ * scenarios.c (the table); the scenarios (scenario-*.c); section.c (the
+ * sections that share the frame harness); frames.c and run.c (the frame
+ * harness); results.c (the results and their JSON document), pipeline.c,
+ * bench-cuda.c; harness.c. Nothing below the scenarios names one: it
+ * reaches them through the descriptors in Bench. bench/call-edges.py
+ * checks that no file calls back up.
  */
 #pragma once
 
@@ -84,14 +93,6 @@ enum
   N_ALL_MODES
 };
 
-extern const gchar *const mode_key[N_ALL_MODES];
-extern const gchar *const mode_desc[N_ALL_MODES];
-extern const gint s2_modes[2];
-extern const gint s2d_modes[7];
-extern const gint s3_modes[8];
-extern const gint s4_modes[2];
-extern const gint s5_modes[2];
-
 typedef struct
 {
   gchar *status;
@@ -139,16 +140,9 @@ typedef struct
   StartGate *gate;              /* scenario 6 */
 } S2Config;
 
-/* the sections that share the frame harness (run_gpu_section) */
-typedef enum
-{
-  SEC_2,                        /* scenario 2 */
-  SEC_2D,                       /* scenario 2 diagnosis */
-  SEC_3,                        /* CUDA -> Vulkan */
-  SEC_4,                        /* Vulkan -> CUDA */
-  SEC_5                         /* CUDA -> Vulkan -> CUDA stages */
-} Section;
+typedef struct _BenchSection BenchSection;
 
+/* the results of a section that shares the frame harness (section.c) */
 typedef struct
 {
   gchar *status;
@@ -156,13 +150,7 @@ typedef struct
   gchar *frame_writer;
   gchar *kernel_info;
   GPtrArray *configs;
-  /* scenario 2 diagnosis, 3 and 4 */
-  const gchar *key;
-  const gchar *title;
-  const gchar *latency;
-  const gint *modes;
-  guint n_modes;
-  gint ref_mode;
+  const BenchSection *sec;      /* what it runs */
   gint repetitions;
 } S2Result;
 
@@ -238,6 +226,23 @@ typedef struct
 /* ------------------------------------------------------------------ */
 
 typedef unsigned (*SimCountFunc) (void);
+typedef struct _Bench Bench;
+typedef struct _BenchMode BenchMode;
+
+/* A scenario, as main.c and results.c see it. */
+typedef struct
+{
+  const gchar *id;              /* as --only names it: "1", "2d" */
+  guint only_bit;               /* its --only bit (harness.h) */
+  /* its status and reason in Results: BENCH_RESULT_STATE (s1) */
+  gsize status, reason;
+  void (*init) (Bench * b);     /* its results' set-up; NULL: none */
+  gboolean (*run) (Bench * b);  /* FALSE when something failed */
+  void (*json) (Bench * b, JsonBuilder * jb);   /* its JSON object */
+} BenchScenario;
+
+#define BENCH_RESULT_STATE(field) G_STRUCT_OFFSET (Results, field.status), \
+    G_STRUCT_OFFSET (Results, field.reason)
 
 typedef struct
 {
@@ -247,7 +252,7 @@ typedef struct
   gchar *info;                  /* where it came from, or why there is none */
 } BenchKernel;
 
-typedef struct
+struct _Bench
 {
   BenchOptions opt;
   BenchWatchdog wd;
@@ -268,18 +273,81 @@ typedef struct
   struct _GstVulkanQueue *raw_queue;
   /* bench_abort () was called: start nothing more that needs the GPU */
   gint stopped;
-} Bench;
+  /* the table (scenarios.c): the scenarios in the order they run and
+   * appear in the JSON (NULL-terminated), the modes by their index */
+  const BenchScenario *const *scenarios;
+  const BenchMode *const *modes;
+};
+
+/* What the frame harness (frames.c) does in a mode besides building its
+ * pipeline */
+typedef enum
+{
+  /* cuStreamSynchronize before pushing, no acquire point */
+  MODE_F_PRODUCER_SYNC = 1 << 0,
+  /* the recycler polls the end event (cuEventQuery) */
+  MODE_F_POLL = 1 << 1,
+  /* latency by the wall clock, not by CUDA events */
+  MODE_F_WALL = 1 << 2,
+  /* frames end at the sink (after a queue, and vulkandownload unless
+   * MODE_F_SINK_EVENT), not at the consumer probe */
+  MODE_F_PENDING = 1 << 3,
+  /* MODE_F_PENDING whose sink probe records the CUDA end event */
+  MODE_F_SINK_EVENT = 1 << 4,
+  /* from frame 1 on, the producer writes into the pool the bridge element
+   * proposes */
+  MODE_F_IN_PLACE = 1 << 5,
+} BenchModeFlags;
+
+struct _Run;
+struct _RunInputs;
+
+/* A mode of a scenario: the scenario's file defines it, scenarios.c lists
+ * it at its index (MODE_A ...) */
+struct _BenchMode
+{
+  const gchar *key;             /* in the table and the JSON */
+  const gchar *desc;
+  BenchModeFlags flags;
+  /* whose counters the JSON keeps (ModeResult's sig_stats, wait_stats) */
+  const gchar *stats[2];
+  guint pool_size;              /* frames in flight; 0: --in-flight */
+  /* The mode's elements between the producer's pad and the harness's
+   * tail: appended to @chain, run->el filled, probes added */
+  gboolean (*build_chain) (struct _Run * run, GstElement ** chain,
+      guint * n, gchar ** error);
+  /* The element counters it expects; *ss, *ws: the stats kept in the
+   * results, *path: which bridge path ran. FALSE (and @note) when they
+   * differ. NULL: none checked. */
+  gboolean (*check_stats) (struct _Run * run, GstStructure ** ss,
+      GstStructure ** ws, GString * note, const gchar ** path);
+  /* a mode that runs without the frame harness (the raw reference) */
+  gboolean (*run_once) (Bench * b, S2Config * cfg, gint mode,
+      const struct _RunInputs * in, gchar ** error);
+};
+
+/* a mode's key in the table and the JSON ("a", "d_stall") */
+const gchar * bench_mode_key   (Bench * b, gint mode);
 
 /* results.c: the results' set-up and their JSON document */
 void     results_init          (Bench * b);
 void     mode_result_init      (ModeResult * m);
-const gchar * s1_row_label     (guint row);
 /* sets a results string under the lock */
 void     set_str               (Bench * b, gchar ** field, const gchar * value);
 void     sec_set               (Bench * b, S2Result * S, const gchar * status,
                                 const gchar * reason);
 void     write_json            (Bench * b);
 gboolean write_json_aborted    (gpointer bench, const gchar * why, gchar ** error);
+/* parts of the scenarios' JSON objects */
+void     json_structure        (JsonBuilder * jb, const gchar * key,
+                                const GstStructure * st);
+void     json_mode             (Bench * b, JsonBuilder * jb, const gchar * key,
+                                ModeResult * m);
+void     json_config_head      (JsonBuilder * jb, S2Config * c);
+/* {"fps": m/ref, ...} of the medians, left open */
+void     json_ratios           (JsonBuilder * jb, const gchar * key,
+                                ModeResult * m, ModeResult * ref,
+                                gboolean latency);
 
 /* Stops the run after a failure that leaves the GPU or its Vulkan device
  * in doubt: the raw reference (scenario 3 and 6 modes d, d_stall,
@@ -298,16 +366,13 @@ gchar *  bench_skip_reason     (Bench * b);
  * which run. TRUE when it did. */
 gboolean bench_check_device_lost (Bench * b, const gchar * where,
                                 const gchar * error);
+
+/* scenarios.c: the table, which main.c gives to Bench */
+extern const BenchScenario *const bench_scenarios[];
+extern const BenchMode *const bench_modes[N_ALL_MODES];
+
 /* how a run stopped by bench_abort () ends its error message */
 #define BENCH_STOPPED "stopped: the run was aborted"
 #define BENCH_EXIT_ABORTED 4
-
-/* the scenarios */
-gboolean run_scenario1         (Bench * b);
-gboolean run_gpu_section       (Bench * b, S2Result * S, Section sec);
-gboolean run_scenario2g        (Bench * b);
-gboolean run_scenario6         (Bench * b);
-void     json_s2g              (Bench * b, JsonBuilder * jb);
-void     json_s6               (Bench * b, JsonBuilder * jb);
 
 G_END_DECLS

@@ -2,7 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The frame harness of scenarios 2 to 6: see frames.h.
+ * The frame harness of scenarios 2 to 6 (see frames.h): the consumer
+ * probes, the recycler and the producer threads, and one repetition of a
+ * mode. The runs' state and measurements are run.c's.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -10,115 +12,10 @@
 
 #include "frames.h"
 
-#include <math.h>
-#include <string.h>
-
 #include <gst/cuda/gstcudamemory.h>
 #ifdef HAVE_CUDA_VULKAN
 #include "vkutil.h"
 #endif
-
-/* ------------------------------------------------------------------ */
-/* the run                                                              */
-/* ------------------------------------------------------------------ */
-
-void
-run_init (Run * run, Bench * b, S2Config * cfg, gint mode, FrameWriter writer,
-    CUstream pstream, GAsyncQueue * free_pairs)
-{
-  ModeResult *m = &cfg->m[mode];
-
-  memset (run, 0, sizeof (*run));
-  g_mutex_init (&run->lock);
-  run->b = b;
-  run->cfg = cfg;
-  run->mode = mode;
-  run->spec.writer = writer;
-  run->spec.gpu_us = cfg->gpu_us;
-  run->spec.grid = MAX (b->r.sm_count, 1) * 4;
-  run->spec.stream = pstream;
-  run->free_pairs = free_pairs;
-  run->total = m->frames + m->warmup;
-  run->warmup = m->warmup;
-  run->lat_us = series_new ();
-  run->kern_us = series_new ();
-}
-
-void
-run_clear (Run * run)
-{
-  g_array_unref (run->lat_us);
-  g_array_unref (run->kern_us);
-  g_free (run->error);
-  g_mutex_clear (&run->lock);
-}
-
-void
-run_error (Run * run, gchar * error)
-{
-  g_mutex_lock (&run->lock);
-  if (!run->error)
-    run->error = error;
-  else
-    g_free (error);
-  g_mutex_unlock (&run->lock);
-  /* unblock a producer waiting for a pool buffer */
-  if (run->pool)
-    gst_buffer_pool_set_flushing (run->pool, TRUE);
-}
-
-gboolean
-run_failed (Run * run)
-{
-  gboolean f;
-
-  g_mutex_lock (&run->lock);
-  f = run->error != NULL;
-  g_mutex_unlock (&run->lock);
-  return f;
-}
-
-/* the measured window: from the consumer's end of the last warm-up frame to
- * its end of the last frame, so that it holds exactly the measured frames'
- * completions (opening it when the producer starts the first measured frame
- * also counted the warm-up frames still in flight: up to --in-flight - 1
- * frames of GPU work too many) */
-void
-run_window (Run * run, guint frame)
-{
-  if (frame + 1 == run->warmup) {
-    run->t_start = mono_s ();
-    run->cpu_start = process_cpu_s ();
-  }
-  if (frame == run->total - 1) {
-    run->t_end = mono_s ();
-    run->cpu_end = process_cpu_s ();
-  }
-}
-
-void
-run_record (Run * run, ModeResult * m)
-{
-  Bench *b = run->b;
-  guint n_meas = run->total - run->warmup;
-  gdouble dt = run->t_end - run->t_start;
-
-  series_add (m->fps, dt > 0 ? n_meas / dt : NAN);
-  series_add (m->proc_cpu_us, (run->cpu_end - run->cpu_start) * 1e6 / n_meas);
-  series_add (m->prod_cpu_us, run->prod_cpu * 1e6 / n_meas);
-  series_add (m->lat_p50_us, series_percentile (run->lat_us, 0.50));
-  series_add (m->lat_p99_us, series_percentile (run->lat_us, 0.99));
-  if (run->kern_us->len)
-    series_add (m->kernel_us, series_median (run->kern_us));
-  if (b->sim_thread_cpu_syncs)
-    series_add (m->sim_syncs, (gdouble) run->sim_syncs / n_meas);
-  /* scenario 6 aggregates the pipelines' windows */
-  m->last_t[0] = run->t_start;
-  m->last_t[1] = run->t_end;
-  m->last_cpu[0] = run->cpu_start;
-  m->last_cpu[1] = run->cpu_end;
-  m->last_frames = n_meas;
-}
 
 /* ------------------------------------------------------------------ */
 /* probes                                                               */
@@ -141,7 +38,8 @@ consumer_wait_a1 (Run * run, GstBuffer * buf)
   }
 }
 
-/* The consumer end on the streaming thread (scenarios 2 and 4): records the
+/* The consumer end on the streaming thread (without MODE_F_PENDING):
+ * records the
  * frame's end event E1 on the legacy default stream (after cudasemwait's
  * waits, or after vulkantocuda's / cudaupload's work), or for a1 on the
  * consumer's own non-blocking stream after waiting for the buffer's
@@ -178,10 +76,11 @@ s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* scenario 3: a frame came out of vulkandownload (the Vulkan consumer is
- * done with it), on the thread after the queue. Frames come out in order. */
-GstPadProbeReturn
-s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+/* MODE_F_PENDING: a frame reached the sink (after vulkandownload: the
+ * Vulkan consumer is done with it), on the thread after the queue. Frames
+ * come out in order. */
+static GstPadProbeReturn
+sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *run = user_data;
 
@@ -195,8 +94,9 @@ s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     }
     item->t1 = mono_s ();
     if (run->sink_event) {
-      /* scenario 5: the CUDA consumer's end event, after vulkantocuda's
-       * copy (it makes the legacy default stream wait for it) */
+      /* MODE_F_SINK_EVENT: the CUDA consumer's end event, after the last
+       * element's work (vulkantocuda makes the legacy default stream wait
+       * for its copy) */
       CUresult r = CUDA_ERROR_INVALID_CONTEXT;
 
       if (gst_cuda_context_push (run->b->ctx)) {
@@ -218,7 +118,7 @@ s3_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 }
 
 GstPadProbeReturn
-s3_cpu_sync_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+cpu_sync_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *run = user_data;
   gchar *error = NULL;
@@ -347,7 +247,7 @@ enqueue_frame (Run * run, EvPair * pair, GstBuffer * buf, guint8 * data,
   return r;
 }
 
-/* scenarios 2 and 3: a CUDA frame written on the producer stream */
+/* a CUDA frame written on the producer stream */
 static GstBuffer *
 produce_cuda_frame (Run * run, EvPair * pair, guint n)
 {
@@ -406,7 +306,7 @@ producer_next (Run * run, guint n, EvPair ** pair, gdouble * t0)
   GstBuffer *buf;
 
   if (run->sysframe) {
-    /* scenario 4: the free pairs bound the frames in flight */
+    /* system-memory frames: the free pairs bound the frames in flight */
     *pair = g_async_queue_timeout_pop (run->free_pairs, RUN_WAIT_US);
     if (!*pair) {
       run_error (run, g_strdup ("no frame was released for 10 s"));
@@ -430,7 +330,7 @@ producer_push (Run * run, GstBuffer * buf, EvPair * pair, guint n, gdouble t0)
   GstFlowReturn fr;
 
   if (run->pending) {
-    /* scenario 3: the sink probe (another thread) ends the frame */
+    /* MODE_F_PENDING: the sink probe (another thread) ends the frame */
     RecycleItem *item = g_new0 (RecycleItem, 1);
 
     item->buf = gst_buffer_ref (buf);
@@ -461,9 +361,9 @@ producer_push (Run * run, GstBuffer * buf, EvPair * pair, guint n, gdouble t0)
   return fr;
 }
 
-/* mode a_in_place, once frame 0 has negotiated the caps: the producer
- * writes into the pool cudatovulkan proposes for them from now on (kept in
- * run->proposed until the teardown) */
+/* MODE_F_IN_PLACE, once frame 0 has negotiated the caps: the producer
+ * writes into the pool the bridge element proposes for them from now on
+ * (kept in run->proposed until the teardown) */
 static void
 adopt_proposed_pool (Run * run)
 {
@@ -530,7 +430,7 @@ s2_producer (gpointer data)
       run_error (run, g_strdup (BENCH_STOPPED));
       break;
     }
-    if (n == 1 && run->mode == MODE_CV_AI)
+    if (n == 1 && (run->b->modes[run->mode]->flags & MODE_F_IN_PLACE))
       adopt_proposed_pool (run);
     buf = producer_next (run, n, &pair, &t0);
     if (!buf)
@@ -543,116 +443,14 @@ s2_producer (gpointer data)
   if (b->sim_thread_cpu_syncs)
     run->sim_syncs = b->sim_thread_cpu_syncs () - syncs0;
 
-  /* stop the recycler after everything pushed so far: in scenario 3 the
-   * EOS reaching the sink does, after the frames still in the queue */
+  /* stop the recycler after everything pushed so far: with
+   * MODE_F_PENDING the EOS reaching the sink does, after the frames still
+   * in the queue */
   if (run->pending && !run_failed (run))
     eos = gst_pad_push_event (run->srcpad, gst_event_new_eos ());
   if (!eos)
     g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
   return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* frames, counters                                                     */
-/* ------------------------------------------------------------------ */
-
-guint
-s2_frames (Bench * b, guint gpu_us)
-{
-  if (b->opt.frames > 0)
-    return b->opt.frames;
-  if (b->opt.quick)
-    return gpu_us ? 10 : 20;
-  if (gpu_us == 0)
-    return 400;
-  return CLAMP (400000 / gpu_us, 60, 400);
-}
-
-/* scenarios 3 and 4: fewer frames (every frame goes through the CPU in the
- * upstream modes) */
-guint
-s34_frames (Bench * b, guint gpu_us, gint width)
-{
-  if (b->opt.frames > 0)
-    return b->opt.frames;
-  if (b->opt.quick)
-    return 10;
-  if (gpu_us == 0)
-    return width > 1920 ? 40 : 100;
-  return CLAMP (400000 / gpu_us, 60, 400);
-}
-
-gboolean
-expect_stat (const GstStructure * st, const gchar * field, guint64 want,
-    GString * note, const gchar * element)
-{
-  guint64 v = G_MAXUINT64;
-
-  if (st && gst_structure_get_uint64 (st, field, &v) && v == want)
-    return TRUE;
-  g_string_append_printf (note, "%s%s %s=%" G_GINT64_FORMAT " (expected %"
-      G_GUINT64_FORMAT ")", note->len ? "; " : "", element, field,
-      (gint64) v, want);
-  return FALSE;
-}
-
-gboolean
-expect_bridge_stats (const GstStructure * st, const gchar * element,
-    guint total, guint waits, GString * note, const gchar ** path)
-{
-  const gchar *type = st ? gst_structure_get_string (st, "semaphore-type") :
-      NULL;
-  guint64 sems = 0;
-  gboolean ok = TRUE;
-
-  if (st)
-    gst_structure_get_uint64 (st, "semaphores", &sems);
-  if (g_strcmp0 (type, "timeline") == 0)
-    *path = "GPU (timeline semaphore)";
-  else if (g_strcmp0 (type, "binary") == 0)
-    *path = "GPU (binary semaphores)";
-  else
-    *path = "CPU fallback (Vulkan cannot export semaphores)";
-  ok &= expect_stat (st, "buffers", total, note, element);
-  if (g_str_equal (element, "vulkantocuda")) {
-    guint64 copies = 0;
-
-    /* its Vulkan copy into the staging buffer, then (unless the output
-     * wraps the staging buffer: GStreamer 1.24+) a CUDA copy out of it */
-    if (st)
-      gst_structure_get_uint64 (st, "copies", &copies);
-    if (copies != 0)
-      ok &= expect_stat (st, "copies", total, note, element);
-    ok &= expect_stat (st, "gpu-copies", total + copies, note, element);
-  } else {
-    guint64 in_place = 0;
-
-    /* cudatovulkan: a copy of every frame not written in place */
-    if (st)
-      gst_structure_get_uint64 (st, "in-place", &in_place);
-    ok &= expect_stat (st, "copies", total - in_place, note, element);
-    ok &= expect_stat (st, "gpu-copies", total - in_place, note, element);
-  }
-  ok &= expect_stat (st, "cpu-syncs", sems > 0 ? 0 : total, note, element);
-  if (waits != G_MAXUINT)
-    ok &= expect_stat (st, "waits", waits, note, element);
-  return ok;
-}
-
-/* scenario 6: wait until every pipeline is ready to start its producer
- * (a pipeline that failed before arrives too, from its exit path) */
-void
-gate_arrive (StartGate * g, gboolean wait)
-{
-  gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  g_mutex_lock (&g->lock);
-  g->arrived++;
-  g_cond_broadcast (&g->cond);
-  while (wait && g->arrived < g->n)
-    if (!g_cond_wait_until (&g->cond, &g->lock, until))
-      break;
-  g_mutex_unlock (&g->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -663,65 +461,33 @@ gate_arrive (StartGate * g, gboolean wait)
 static void
 run_configure (Run * run, const RunInputs * in)
 {
-  gint mode = run->mode;
+  BenchModeFlags flags = run->b->modes[run->mode]->flags;
 
   run->pool = in->sysframe ? NULL : in->pool;
   run->sysframe = in->sysframe;
   run->sem_c = in->sem_c;
   run->sem_p = in->sem_p;
   run->recycle_q = g_async_queue_new ();
-  run->producer_sync = mode == MODE_C || mode == MODE_CV_B ||
-      mode == MODE_CV_C || mode == MODE_S5_C;
+  run->producer_sync = (flags & MODE_F_PRODUCER_SYNC) != 0;
   run->acquire = !run->producer_sync && !in->sysframe;
-  run->poll = mode == MODE_A4;
-  run->wall = mode >= MODE_CV_A;
-  if ((mode >= MODE_CV_A && mode <= MODE_CV_AB) || mode == MODE_CV_AI ||
-      mode == MODE_S5_A || mode == MODE_S5_C || mode == MODE_S6_A ||
-      mode == MODE_S6_AM)
+  run->poll = (flags & MODE_F_POLL) != 0;
+  run->wall = (flags & MODE_F_WALL) != 0;
+  if (flags & (MODE_F_PENDING | MODE_F_SINK_EVENT))
     run->pending = g_async_queue_new ();
-  run->sink_event = mode == MODE_S5_A || mode == MODE_S5_C;
+  run->sink_event = (flags & MODE_F_SINK_EVENT) != 0;
 }
 
-static gboolean
-build_scenario_chain (Run * run, GstElement ** chain, guint * n,
-    gchar ** error)
-{
-  switch (run->mode) {
-    case MODE_A:
-    case MODE_C:
-    case MODE_A1:
-    case MODE_A2:
-    case MODE_A_IF1:
-    case MODE_A_IF8:
-    case MODE_A4:
-      return s2_build_chain (run, chain, n, error);
-    case MODE_CV_A:
-    case MODE_CV_B:
-    case MODE_CV_C:
-    case MODE_CV_AB:
-    case MODE_CV_AI:
-    case MODE_S6_A:
-    case MODE_S6_AM:
-      return s3_build_chain (run, chain, n, error);
-    case MODE_VC_A:
-    case MODE_VC_B:
-      return s4_build_chain (run, chain, n, error);
-    case MODE_S5_A:
-    case MODE_S5_C:
-      return s5_build_chain (run, chain, n, error);
-  }
-  return FALSE;
-}
-
-/* The mode's elements, then (scenario 3-like modes) queue !
- * vulkandownload, then fakesink, linked, with the bench's Vulkan contexts
- * and the consumer probe. Returns the number of elements, 0 on failure. */
+/* The mode's elements, then (MODE_F_PENDING) queue ! vulkandownload (not
+ * with MODE_F_SINK_EVENT), then fakesink, linked, with the bench's Vulkan
+ * contexts and the consumer probe. Returns the number of elements, 0 on
+ * failure. */
 static guint
 build_pipeline (Run * run, GstElement ** chain, gchar ** error)
 {
   GstElement *sink;
   guint n = 0, i;
-  gboolean ok = build_scenario_chain (run, chain, &n, error);
+  gboolean ok = run->b->modes[run->mode]->build_chain (run, chain, &n,
+      error);
 
   if (run->pending) {
     chain[n++] = make (run->pipeline, "queue", NULL, error);
@@ -761,7 +527,7 @@ add_consumer_probe (Run * run, GstElement * sink)
   if (run->pending) {
     pad = gst_element_get_static_pad (sink, "sink");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
-        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, s3_sink_probe, run, NULL);
+        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, sink_probe, run, NULL);
     gst_object_unref (pad);
   } else {
     add_buffer_probe (run->el.probe_el, "src", s2_consumer_probe, run);
@@ -826,31 +592,6 @@ run_frames (Run * run, gchar ** error)
   return TRUE;
 }
 
-static gboolean
-check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
-    GString * note, const gchar ** path)
-{
-  switch (run->mode) {
-    case MODE_CV_A:
-    case MODE_CV_C:
-    case MODE_CV_AB:
-    case MODE_CV_AI:
-    case MODE_S6_A:
-    case MODE_S6_AM:
-      return s3_check_stats (run, ss, note, path);
-    case MODE_S5_A:
-    case MODE_S5_C:
-      return s5_check_stats (run, ss, ws, note, path);
-    case MODE_VC_A:
-      return s4_check_stats (run, ss, note, path);
-    case MODE_CV_B:
-    case MODE_VC_B:
-      return TRUE;
-    default:
-      return s2_check_stats (run, ss, ws, note);
-  }
-}
-
 /* the run's measurements and counters into the mode's results */
 static void
 run_finish (Run * run, ModeResult * m)
@@ -859,7 +600,9 @@ run_finish (Run * run, ModeResult * m)
   GstStructure *ss = NULL, *ws = NULL;
   GString *note = g_string_new (NULL);
   const gchar *path = NULL;
-  gboolean sok = check_stats (run, &ss, &ws, note, &path);
+  const BenchMode *mode = b->modes[run->mode];
+  gboolean sok = !mode->check_stats ||
+      mode->check_stats (run, &ss, &ws, note, &path);
 
   g_mutex_lock (&b->lock);
   run_record (run, m);
@@ -881,7 +624,7 @@ run_finish (Run * run, ModeResult * m)
   g_mutex_unlock (&b->lock);
   if (!sok)
     g_print ("    WARNING: mode %s: unexpected element stats: %s\n",
-        mode_key[run->mode], note->str);
+        mode->key, note->str);
   g_string_free (note, TRUE);
 }
 
@@ -952,8 +695,8 @@ s2_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   guint n;
   Run run;
 
-  if (mode == MODE_CV_D || mode == MODE_CV_D2 || mode == MODE_CV_D3)
-    return s3d_run_once (b, cfg, mode, in, error);
+  if (b->modes[mode]->run_once)
+    return b->modes[mode]->run_once (b, cfg, mode, in, error);
 
   run_init (&run, b, cfg, mode, in->writer, in->pstream, in->free_pairs);
   run_configure (&run, in);

@@ -6,9 +6,12 @@
  * frames (or pushes a system-memory frame) into a pipeline, a recycler
  * thread waits for each frame's end before its buffer goes back to the pool
  * (which bounds the frames in flight), and the run's window, CPU time and
- * latencies are measured. The scenarios build the pipeline between the
- * producer's pad and the sink (s2_build_chain () ... s5_build_chain ()) and
- * say which element counters they expect.
+ * latencies are measured. Each mode (BenchMode) builds the pipeline
+ * between the producer's pad and the sink and says which element counters
+ * it expects; its flags choose what the harness does around it.
+ *
+ * The sections that share it (section.c) are described by a BenchSection:
+ * their modes, configurations and table.
  */
 #pragma once
 
@@ -23,7 +26,7 @@ G_BEGIN_DECLS
 typedef struct
 {
   GstBuffer *buf;               /* NULL: stop */
-  GstBuffer *out;               /* scenario 5: the consumer's CUDA frame */
+  GstBuffer *out;               /* MODE_F_SINK_EVENT: the sink's frame */
   EvPair *pair;
   guint frame;
   gboolean e1_recorded;         /* the consumer recorded pair->e1 */
@@ -40,7 +43,7 @@ typedef struct
   GstElement *probe_el;         /* the consumer probe's element (src pad) */
 } RunElements;
 
-typedef struct
+typedef struct _Run
 {
   Bench *b;
   /* fixed for the run */
@@ -48,9 +51,10 @@ typedef struct
   gint mode;
   FrameSpec spec;               /* info, writer, grid, producer stream */
   guint total, warmup;
-  GstBufferPool *pool;          /* CUDA frames (not scenario 4) */
-  GstBufferPool *proposed;      /* mode a_in_place: cudatovulkan's pool */
-  GstBuffer *sysframe;          /* scenario 4: the system-memory frame */
+  GstBufferPool *pool;          /* CUDA frames (without sysframe) */
+  GstBufferPool *proposed;      /* MODE_F_IN_PLACE: the bridge's pool */
+  GstBuffer *sysframe;          /* a system-memory frame pushed again and
+                                 * again instead of CUDA frames */
   CUstream cstream;             /* a1: the consumer's non-blocking stream */
   GstCudaSemaphore *sem_c;      /* a, a1: the elements' semaphore */
   GstCudaSemaphore *sem_p;      /* the producer's acquire semaphore (a) */
@@ -59,9 +63,10 @@ typedef struct
   RunElements el;
   GAsyncQueue *free_pairs;
   GAsyncQueue *recycle_q;
-  GAsyncQueue *pending;         /* scenario 3: pushed, not yet at the sink */
+  GAsyncQueue *pending;         /* MODE_F_PENDING: pushed, not yet at the
+                                 * sink */
   gboolean wall;                /* latency by the wall clock */
-  gboolean sink_event;          /* scenario 5: the sink probe records E1 */
+  gboolean sink_event;          /* the sink probe records E1 */
   gboolean producer_sync;       /* cuStreamSynchronize before pushing */
   gboolean poll;                /* recycler polls E1 (cuEventQuery) */
   gboolean acquire;             /* attach the producer's acquire point */
@@ -85,7 +90,7 @@ typedef struct
 } Run;
 
 /* what s2_run_once () needs besides the configuration and the mode */
-typedef struct
+typedef struct _RunInputs
 {
   FrameWriter writer;
   GstBufferPool *pool;
@@ -96,7 +101,8 @@ typedef struct
   GstBuffer *sysframe;
 } RunInputs;
 
-/* One repetition of one mode. Appends to the mode's series. */
+/* One repetition of one mode (through its run_once when it has one).
+ * Appends to the mode's series. */
 gboolean s2_run_once          (Bench * b, S2Config * cfg, gint mode,
                                const RunInputs * in, gchar ** error);
 
@@ -113,8 +119,8 @@ void     run_window           (Run * run, guint frame);
 /* appends a finished run's measurements to @m (under b->lock), and
  * keeps its window in m->last_* */
 void     run_record           (Run * run, ModeResult * m);
-/* scenario 6: arrive at the start gate; @wait: until every pipeline has
- * (30 s at most) */
+/* arrive at the configuration's start gate (several pipelines at once);
+ * @wait: until every pipeline has (30 s at most) */
 void     gate_arrive          (StartGate * g, gboolean wait);
 
 gboolean expect_stat          (const GstStructure * st, const gchar * field,
@@ -124,45 +130,63 @@ gboolean expect_bridge_stats  (const GstStructure * st, const gchar * element,
                                guint total, guint waits, GString * note,
                                const gchar ** path);
 
-/* the consumer probes (scenarios 3 and 5, on the sink's pad) */
-GstPadProbeReturn s3_sink_probe     (GstPad * pad, GstPadProbeInfo * info,
-                                     gpointer user_data);
-/* scenario 3 and 5 mode c: the CPU wait for cudatovulkan's copy */
-GstPadProbeReturn s3_cpu_sync_probe (GstPad * pad, GstPadProbeInfo * info,
-                                     gpointer user_data);
+/* a src pad probe that waits on the CPU for the context's work
+ * (cuCtxSynchronize): the CPU wait of the CPU-synchronised modes */
+GstPadProbeReturn cpu_sync_probe   (GstPad * pad, GstPadProbeInfo * info,
+                                    gpointer user_data);
 /* adds @func as a buffer probe on @element's @pad_name pad */
 void     add_buffer_probe     (GstElement * element, const gchar * pad_name,
                                GstPadProbeCallback func, Run * run);
 
-/* frames per repetition */
+/* frames per repetition: of the sections with the spin kernel, and of
+ * those that push every frame through the CPU in some mode (fewer) */
 guint    s2_frames            (Bench * b, guint gpu_us);
 guint    s34_frames           (Bench * b, guint gpu_us, gint width);
 
-/* The scenarios' pipelines: append the elements between the producer's pad
- * and the common tail (queue ! vulkandownload for the pending modes,
- * fakesink) to @chain, fill run->el, add their own probes. */
-gboolean s2_build_chain       (Run * run, GstElement ** chain, guint * n,
-                               gchar ** error);
+/* A section that shares the frame harness (section.c): what it runs and
+ * how its table reads. The scenario's file defines it. */
+struct _BenchSection
+{
+  const gchar *key;             /* its JSON key (json_section ()) */
+  const gchar *title;           /* "Scenario 3: ..." */
+  const gchar *latency;         /* what its latency measures */
+  const gint *modes;
+  guint n_modes;
+  gint ref_mode;                /* ratios over this mode */
+  /* more ratio lines in the table, after those over ref_mode: {mode, ref} */
+  const gint (*extra_ratios)[2];
+  guint n_extra_ratios;
+  /* configurations: the first n_sizes of 1920x1080, 3840x2160 (one with
+   * --quick), the first n_formats of RGBA, NV12, x the GPU work (--quick:
+   * quick_work_us if set, else those of work_us up to 1 ms) */
+  guint n_sizes, n_formats;
+  const guint *work_us;
+  guint n_work;
+  const guint *quick_work_us;
+  guint n_quick_work;
+  /* needs the bench's Vulkan device and the bridge elements, and this
+   * element besides (NULL: none) */
+  gboolean vulkan;
+  const gchar *vulkan_element;
+  /* s34_frames () and at most 3 repetitions */
+  gboolean few_frames;
+  /* frames from system memory (this frame, pushed again and again), not
+   * written on the GPU; NULL: CUDA frames from a pool */
+  GstBuffer * (*sysframe) (S2Config * c);
+  /* more of a configuration's JSON object, after its ratios */
+  void (*json_config) (JsonBuilder * jb, S2Config * c);
+};
+
+/* scenario 3's pipeline, which scenario 6 runs several of at once */
 gboolean s3_build_chain       (Run * run, GstElement ** chain, guint * n,
                                gchar ** error);
-gboolean s4_build_chain       (Run * run, GstElement ** chain, guint * n,
-                               gchar ** error);
-gboolean s5_build_chain       (Run * run, GstElement ** chain, guint * n,
-                               gchar ** error);
-/* The element counters each mode expects; *ss, *ws: the stats kept in the
- * results. Returns FALSE (and @note) when they differ. */
-gboolean s2_check_stats       (Run * run, GstStructure ** ss, GstStructure ** ws,
-                               GString * note);
-gboolean s3_check_stats       (Run * run, GstStructure ** ss, GString * note,
+gboolean s3_check_stats       (Run * run, GstStructure ** ss,
+                               GstStructure ** ws, GString * note,
                                const gchar ** path);
-gboolean s4_check_stats       (Run * run, GstStructure ** ss, GString * note,
-                               const gchar ** path);
-gboolean s5_check_stats       (Run * run, GstStructure ** ss, GstStructure ** ws,
-                               GString * note, const gchar ** path);
-/* scenario 3 mode d, d_stall: the raw-API limit (no GStreamer) */
-gboolean s3d_run_once         (Bench * b, S2Config * cfg, gint mode,
-                               const RunInputs * in, gchar ** error);
-/* scenario 4's source: one system-memory frame, pushed again and again */
-GstBuffer * new_sysframe      (S2Config * c);
+
+/* section.c: the section's results set-up, run and JSON object */
+void     section_init         (S2Result * S, const BenchSection * sec);
+gboolean run_gpu_section      (Bench * b, S2Result * S);
+void     json_section         (Bench * b, JsonBuilder * jb, S2Result * S);
 
 G_END_DECLS

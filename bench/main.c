@@ -4,13 +4,14 @@
  *
  * gst-cudasync-bench: measures what handing a CUDA frame over with external
  * semaphores costs, against a bare driver call and against the CPU
- * synchronised handoff upstream GStreamer uses. See docs/benchmarks.md.
+ * synchronised handoff upstream GStreamer uses. See bench/README.md.
  *
  * The parts: harness.c (options, timing, series, watchdog, JSON output),
  * results.c (the results and their JSON document), bench-cuda.c (driver entry
  * points, the spin kernel), pipeline.c (pipelines, elements, the Vulkan
  * device), frames.c (the frame harness of scenarios 2 to 6), section.c (the
- * sections that share it) and one file per scenario.
+ * sections that share it), one file per scenario, and scenarios.c (the
+ * table of scenarios and modes that this program runs through).
  *
  * Every scenario repeats R times; min and median over the repetitions are
  * reported, and the ratios are computed from the same run. The results go
@@ -121,29 +122,22 @@ want (Bench * b, guint bit, const gchar * name, gchar ** status,
   return FALSE;
 }
 
-/* every scenario --only asks for; FALSE when one failed */
+/* every scenario --only asks for, in the table's order; FALSE when one
+ * failed */
 static gboolean
 run_scenarios (Bench * b)
 {
-  Results *R = &b->r;
   gboolean ok = TRUE;
+  guint i;
 
-  if (want (b, 1 << 1, "1", &R->s1.status, &R->s1.reason))
-    ok &= run_scenario1 (b);
-  if (want (b, 1 << 2, "2", &R->s2.status, &R->s2.reason))
-    ok &= run_gpu_section (b, &R->s2, SEC_2);
-  if (want (b, ONLY_2D, "2d", &R->s2d.status, &R->s2d.reason))
-    ok &= run_gpu_section (b, &R->s2d, SEC_2D);
-  if (want (b, ONLY_2G, "2g", &R->s2g.status, &R->s2g.reason))
-    ok &= run_scenario2g (b);
-  if (want (b, 1 << 3, "3", &R->s3.status, &R->s3.reason))
-    ok &= run_gpu_section (b, &R->s3, SEC_3);
-  if (want (b, 1 << 4, "4", &R->s4.status, &R->s4.reason))
-    ok &= run_gpu_section (b, &R->s4, SEC_4);
-  if (want (b, 1 << 5, "5", &R->s5.status, &R->s5.reason))
-    ok &= run_gpu_section (b, &R->s5, SEC_5);
-  if (want (b, 1 << 6, "6", &R->s6.status, &R->s6.reason))
-    ok &= run_scenario6 (b);
+  for (i = 0; b->scenarios[i]; i++) {
+    const BenchScenario *sc = b->scenarios[i];
+    gchar **status = G_STRUCT_MEMBER_P (&b->r, sc->status);
+    gchar **reason = G_STRUCT_MEMBER_P (&b->r, sc->reason);
+
+    if (want (b, sc->only_bit, sc->id, status, reason))
+      ok &= sc->run (b);
+  }
   return ok && !bench_stopped (b);
 }
 
@@ -157,6 +151,8 @@ main (int argc, char **argv)
 
   setvbuf (stdout, NULL, _IOLBF, 0);
   memset (b, 0, sizeof (*b));
+  b->scenarios = bench_scenarios;
+  b->modes = bench_modes;
   b->wd.t_start = g_get_monotonic_time ();
   g_mutex_init (&b->lock);
   g_mutex_init (&b->vk_lock);

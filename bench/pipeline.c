@@ -297,27 +297,6 @@ on_create_device (GstVulkanInstance * instance, gpointer device)
 }
 #endif
 
-/* CUDA device 0's UUID as hex, or NULL */
-static gchar *
-cuda_device0_uuid (Bench * b, gchar ** why)
-{
-  CUdevice dev;
-  CUuuid uuid;
-  gchar *want = NULL;
-
-  if (!gst_cuda_context_push (b->ctx)) {
-    *why = g_strdup ("could not push the CUDA context");
-    return NULL;
-  }
-  if (drv.cuDeviceGetUuid && CuDeviceGet (&dev, 0) == CUDA_SUCCESS &&
-      drv.cuDeviceGetUuid (&uuid, dev) == CUDA_SUCCESS)
-    want = vk_util_hex_uuid ((const guint8 *) uuid.bytes);
-  gst_cuda_context_pop (NULL);
-  if (!want)
-    *why = g_strdup ("CUDA device 0's UUID could not be read");
-  return want;
-}
-
 /* Opens physical device @index of @instance with the bridge's extensions
  * and keeps it and the instance in b->vk_ctx. Returns the description, or
  * NULL with *why. */
@@ -385,32 +364,22 @@ open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
 static gchar *
 vulkan_device (Bench * b, gchar ** why)
 {
-  GstVulkanInstance *instance;
+  GstVulkanInstance *instance = gst_vulkan_instance_new ();
   gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = "";
-  gchar *want = NULL, *uuid = NULL, *ret = NULL;
+  gchar *uuid = NULL, *ret = NULL;
   gint index;
 
-  if (!b->is_sim && !(want = cuda_device0_uuid (b, why)))
-    return NULL;
-  instance = gst_vulkan_instance_new ();
   if (!gst_vulkan_instance_open (instance, NULL)) {
     *why = g_strdup ("no Vulkan instance could be opened");
     gst_object_unref (instance);
-    g_free (want);
     return NULL;
   }
-  index = vk_util_find_device (instance, want, name, &uuid, NULL);
-  if (index >= 0) {
-    if (b->is_sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
-      g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+  index = vk_util_find_cuda_device (instance, b->is_sim, name, &uuid, NULL,
+      why);
+  if (index >= 0)
     ret = open_shared_device (b, instance, index, name, uuid, why);
-  }
-  if (!ret && !*why)
-    *why = g_strdup_printf ("no Vulkan device with VK_KHR_external_memory_fd"
-        "%s%s", want ? " and CUDA device 0's UUID " : "", want ? want : "");
   gst_object_unref (instance);
   g_free (uuid);
-  g_free (want);
   return ret;
 }
 #endif
@@ -442,7 +411,6 @@ bridge_queue (Bench * b)
   GstElement *el = gst_element_factory_make ("cudatovulkan", NULL);
   GstVulkanQueue *queue = NULL;
   GstContext *ctx[2] = { NULL, NULL };
-  GstQuery *query;
   GstPad *pad;
   guint i;
 
@@ -459,15 +427,8 @@ bridge_queue (Bench * b)
     }
   }
   pad = gst_element_get_static_pad (el, "src");
-  query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
-  if (pad && gst_pad_query (pad, query)) {
-    GstContext *c = NULL;
-
-    gst_query_parse_context (query, &c);
-    if (c)
-      gst_context_get_vulkan_queue (c, &queue);
-  }
-  gst_query_unref (query);
+  if (pad)
+    queue = vk_util_pad_queue (pad);
   gst_clear_object (&pad);
   gst_object_unref (el);
   return queue;

@@ -8,8 +8,12 @@
 #
 # Options (see --help): --json PATH (default bench-results.json, in the
 # current folder), --repetitions R (default 5), --quick, --only LIST (of 1,
-# 2, 2d, 3, 4, 5, 6), --frame-writer auto|kernel|memset, --in-flight N, --frames N,
-# --time-limit S (default 240).
+# 2, 2d, 2g, 3, 4, 5, 6), --frame-writer auto|kernel|memset, --in-flight N,
+# --frames N, --time-limit S (default 240).
+#
+# BENCH_RESULTS_DIR=DIR keeps the raw results of the run in DIR (for CI or
+# release artefacts): the JSON as DIR/bench-<UTC time>.json (unless --json
+# is given) and what the program prints as DIR/bench-<UTC time>.txt.
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
@@ -55,4 +59,18 @@ fi
 export GST_REGISTRY="$builddir/registry-$kind.bin"
 export GST_PLUGIN_PATH="$builddir/gst/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 echo "run.sh: GST_PLUGIN_PATH=$GST_PLUGIN_PATH GST_REGISTRY=$GST_REGISTRY"
-exec "$bench" "$@"
+if [ -z "${BENCH_RESULTS_DIR:-}" ]; then
+  exec "$bench" "$@"
+fi
+
+mkdir -p "$BENCH_RESULTS_DIR"
+stem=$BENCH_RESULTS_DIR/bench-$(date -u +%Y%m%dT%H%M%SZ)
+json=()
+case " $* " in
+  *" --json "*|*" --json="*) ;;
+  *) json=(--json "$stem.json") ;;
+esac
+echo "run.sh: raw results in $BENCH_RESULTS_DIR (${stem##*/}.*)"
+status=0
+"$bench" "$@" "${json[@]}" 2>&1 | tee "$stem.txt" || status=${PIPESTATUS[0]}
+exit "$status"

@@ -20,6 +20,17 @@
 #include "bench-cuda.h"
 #include "pipeline.h"
 
+static const struct
+{
+  const gchar *key;
+  const gchar *label;
+} s1_rows[S1_N_ROWS] = {
+  {"bare", "bare cuSignalExternalSemaphoresAsync"},
+  {"library", "gst_cuda_semaphore_signal()"},
+  {"identity", "gst_pad_push through identity"},
+  {"cudasemsignal", "gst_pad_push through cudasemsignal"},
+};
+
 typedef struct
 {
   GstElement *pipeline;
@@ -158,8 +169,8 @@ typedef struct
 } Bare;
 
 static gboolean
-s1_measure_bare (Bench * b, Bare * bare, guint batch, guint n_batches, gdouble * cpu_ns,
-    gdouble * wall_ns, gchar ** error)
+s1_measure_bare (Bench * b, Bare * bare, guint batch, guint n_batches,
+    gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
 {
   CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
   gdouble cpu = 0, wall = 0;
@@ -204,8 +215,9 @@ s1_measure_bare (Bench * b, Bare * bare, guint batch, guint n_batches, gdouble *
 }
 
 static gboolean
-s1_measure_library (Bench * b, GstCudaSemaphore * sem, CUstream stream, guint batch,
-    guint n_batches, gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
+s1_measure_library (Bench * b, GstCudaSemaphore * sem, CUstream stream,
+    guint batch, guint n_batches, gdouble * cpu_ns, gdouble * wall_ns,
+    gchar ** error)
 {
   gdouble cpu = 0, wall = 0;
   gboolean ok = TRUE;
@@ -402,15 +414,13 @@ s1_print (S1Result * s1)
   guint64 cpu_syncs = 0;
   guint i;
 
-  g_print ("  %-40s %12s %12s\n", "ns per call (thread CPU)", "min",
-      "median");
+  g_print ("  %-40s %12s %12s\n", "ns per call (thread CPU)", "min", "median");
   for (i = 0; i < S1_N_ROWS; i++)
-    g_print ("  %-40s %12.0f %12.0f\n", s1_row_label (i),
+    g_print ("  %-40s %12.0f %12.0f\n", s1_rows[i].label,
         series_min (c[i]), series_median (c[i]));
   g_print ("  %-40s %12.2f %12.2f\n", "ratio cudasemsignal / bare",
       ratio (series_min (c[S1_CUDASEMSIGNAL]), series_min (c[S1_BARE])),
-      ratio (series_median (c[S1_CUDASEMSIGNAL]),
-          series_median (c[S1_BARE])));
+      ratio (series_median (c[S1_CUDASEMSIGNAL]), series_median (c[S1_BARE])));
   g_print ("  %-40s %12.2f %12.2f   (target: <= 2)\n",
       "ratio (cudasemsignal - identity) / bare",
       ratio (series_min (c[S1_CUDASEMSIGNAL]) - series_min (c[S1_IDENTITY]),
@@ -424,7 +434,7 @@ s1_print (S1Result * s1)
         G_GUINT64_FORMAT " times\n", cpu_syncs);
 }
 
-gboolean
+static gboolean
 run_scenario1 (Bench * b)
 {
   S1Result *s1 = &b->r.s1;
@@ -476,3 +486,63 @@ run_scenario1 (Bench * b)
   write_json (b);
   return ok;
 }
+
+static void
+json_s1 (Bench * b, JsonBuilder * jb)
+{
+  S1Result *s1 = &b->r.s1;
+  GArray **c = s1->cpu_ns;
+  guint i;
+
+  jb_obj (jb, "scenario1_signal_overhead");
+  jb_str (jb, "status", s1->status);
+  jb_str (jb, "reason", s1->reason);
+  jb_str (jb, "measures", "CPU time per call on the calling thread "
+      "(CLOCK_THREAD_CPUTIME_ID), in batches; the GPU drains between "
+      "batches outside the timed part");
+  jb_int (jb, "calls_per_repetition", s1->calls);
+  jb_int (jb, "batch", s1->batch);
+  jb_obj (jb, "rows");
+  for (i = 0; i < S1_N_ROWS; i++) {
+    jb_obj (jb, s1_rows[i].key);
+    jb_str (jb, "what", s1_rows[i].label);
+    jb_series (jb, "cpu_ns_per_call", s1->cpu_ns[i]);
+    jb_series (jb, "wall_ns_per_call", s1->wall_ns[i]);
+    jb_obj_end (jb);
+  }
+  jb_obj_end (jb);
+  jb_obj (jb, "ratios");
+  jb_num (jb, "cudasemsignal_over_bare_median",
+      ratio (series_median (c[S1_CUDASEMSIGNAL]), series_median (c[S1_BARE])));
+  jb_num (jb, "cudasemsignal_over_bare_min",
+      ratio (series_min (c[S1_CUDASEMSIGNAL]), series_min (c[S1_BARE])));
+  jb_num (jb, "cudasemsignal_minus_identity_over_bare_median",
+      ratio (series_median (c[S1_CUDASEMSIGNAL]) -
+          series_median (c[S1_IDENTITY]), series_median (c[S1_BARE])));
+  jb_num (jb, "cudasemsignal_minus_identity_over_bare_min",
+      ratio (series_min (c[S1_CUDASEMSIGNAL]) - series_min (c[S1_IDENTITY]),
+          series_min (c[S1_BARE])));
+  jb_num (jb, "library_over_bare_median",
+      ratio (series_median (c[S1_LIBRARY]), series_median (c[S1_BARE])));
+  jb_num (jb, "target_cudasemsignal_minus_identity_over_bare", 2.0);
+  jb_obj_end (jb);
+  json_structure (jb, "cudasemsignal_stats", s1->sig_stats);
+  jb_obj_end (jb);
+}
+
+static void
+s1_init (Bench * b)
+{
+  S1Result *s1 = &b->r.s1;
+  guint i;
+
+  s1->status = g_strdup ("not run");
+  for (i = 0; i < S1_N_ROWS; i++) {
+    s1->cpu_ns[i] = series_new ();
+    s1->wall_ns[i] = series_new ();
+  }
+}
+
+const BenchScenario bench_scenario_1 = {
+  "1", 1 << 1, BENCH_RESULT_STATE (s1), s1_init, run_scenario1, json_s1
+};

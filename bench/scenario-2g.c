@@ -220,7 +220,7 @@ s2g_measure (Bench * b, TestSem * ts)
   return error;
 }
 
-gboolean
+static gboolean
 run_scenario2g (Bench * b)
 {
   S2gResult *G = &b->r.s2g;
@@ -271,7 +271,7 @@ run_scenario2g (Bench * b)
   return TRUE;
 }
 
-void
+static void
 json_s2g (Bench * b, JsonBuilder * jb)
 {
   S2gResult *G = &b->r.s2g;
@@ -298,3 +298,7 @@ json_s2g (Bench * b, JsonBuilder * jb)
   jb_arr_end (jb);
   jb_obj_end (jb);
 }
+
+const BenchScenario bench_scenario_2g = {
+  "2g", ONLY_2G, BENCH_RESULT_STATE (s2g), NULL, run_scenario2g, json_s2g
+};

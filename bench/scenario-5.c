@@ -14,6 +14,8 @@
 #include "frames.h"
 
 #ifdef HAVE_CUDA_VULKAN
+#include "vkutil.h"
+
 /* scenario 5 mode c: the CPU wait for the Vulkan stage, before
  * vulkantocuda: the queue idle. The queue object is the element's (asked
  * with a context query): GStreamer 1.22 gives every
@@ -25,18 +27,9 @@ s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   Run *run = user_data;
   GstElement *v2c = gst_pad_get_parent_element (pad);
   GstPad *src = v2c ? gst_element_get_static_pad (v2c, "src") : NULL;
-  GstQuery *query = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
-  GstVulkanQueue *queue = NULL;
+  GstVulkanQueue *queue = src ? vk_util_pad_queue (src) : NULL;
   VkResult res = VK_SUCCESS;
 
-  if (src && gst_pad_query (src, query)) {
-    GstContext *c = NULL;
-
-    gst_query_parse_context (query, &c);
-    if (c)
-      gst_context_get_vulkan_queue (c, &queue);
-  }
-  gst_query_unref (query);
   gst_clear_object (&src);
   gst_clear_object (&v2c);
   if (!queue) {
@@ -53,7 +46,7 @@ s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 }
 #endif
 
-gboolean
+static gboolean
 s5_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
 {
   GstElement *cf;
@@ -80,7 +73,7 @@ s5_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
   run->el.probe_el = chain[(*n)++] = make (run->pipeline, "vulkantocuda",
       "v2c", error);
   if (run->mode == MODE_S5_C && run->el.bridge && run->el.probe_el) {
-    add_buffer_probe (run->el.bridge, "src", s3_cpu_sync_probe, run);
+    add_buffer_probe (run->el.bridge, "src", cpu_sync_probe, run);
 #ifdef HAVE_CUDA_VULKAN
     add_buffer_probe (run->el.probe_el, "sink", s5_vk_idle_probe, run);
 #endif
@@ -88,7 +81,7 @@ s5_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
   return TRUE;
 }
 
-gboolean
+static gboolean
 s5_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
     GString * note, const gchar ** path)
 {
@@ -105,3 +98,85 @@ s5_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
     *path = "mixed (cudatovulkan and vulkantocuda took different paths)";
   return sok;
 }
+
+/* the modes */
+
+const BenchMode bench_mode_s5_a = {
+  .key = "a",
+  .desc = "GPU handoffs: producer acquire point -> cudatovulkan ! queue ! "
+      "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! "
+      "fakesink; the CUDA consumer records an event on the legacy default "
+      "stream",
+  .flags = MODE_F_SINK_EVENT | MODE_F_WALL,
+  .stats = {"cudatovulkan", "vulkantocuda"},
+  .build_chain = s5_build_chain,
+  .check_stats = s5_check_stats,
+};
+
+const BenchMode bench_mode_s5_c = {
+  .key = "c",
+  .desc =
+      "CPU-synchronised handoffs (emulated): producer cuStreamSynchronize, no "
+      "acquire point; cuCtxSynchronize on cudatovulkan's src pad (CPU wait "
+      "for its copy); vkQueueWaitIdle of the elements' queue on "
+      "vulkantocuda's sink pad (CPU wait for the Vulkan stage); the elements "
+      "still run their GPU path, whose waits find their semaphores already "
+      "signalled",
+  .flags = MODE_F_PRODUCER_SYNC | MODE_F_SINK_EVENT | MODE_F_WALL,
+  .stats = {"cudatovulkan", "vulkantocuda"},
+  .build_chain = s5_build_chain,
+  .check_stats = s5_check_stats,
+};
+
+/* the section */
+
+static const gint s5_modes[] = { MODE_S5_A, MODE_S5_C };
+
+/* 1 and 5 ms; --quick: 0 (memset frames can run it) and 1 */
+static const guint s5_work[] = { 1000, 5000 };
+static const guint s5_quick_work[] = { 0, 1000 };
+
+static const BenchSection s5_section = {
+  .key = "scenario5_pipelined_stages",
+  .title = "Scenario 5: pipelined stages: GPU-produced CUDA frames -> "
+      "cudatovulkan ! queue ! vulkancolorconvert ! capsfilter(BGRA) ! queue "
+      "! vulkantocuda ! queue ! fakesink (CUDA -> Vulkan -> CUDA), "
+      "1920x1080 RGBA",
+  .latency = "wall clock, from before the producer's kernel launch to the "
+      "recycler seeing the end event the CUDA consumer recorded on the "
+      "legacy default stream (after vulkantocuda's copy) complete",
+  .modes = s5_modes,
+  .n_modes = G_N_ELEMENTS (s5_modes),
+  .ref_mode = MODE_S5_C,
+  .n_sizes = 1,
+  .n_formats = 1,
+  .work_us = s5_work,
+  .n_work = G_N_ELEMENTS (s5_work),
+  .quick_work_us = s5_quick_work,
+  .n_quick_work = G_N_ELEMENTS (s5_quick_work),
+  .vulkan = TRUE,
+  .vulkan_element = "vulkancolorconvert",
+  .few_frames = TRUE,
+};
+
+static void
+s5_init (Bench * b)
+{
+  section_init (&b->r.s5, &s5_section);
+}
+
+static gboolean
+s5_run (Bench * b)
+{
+  return run_gpu_section (b, &b->r.s5);
+}
+
+static void
+s5_json (Bench * b, JsonBuilder * jb)
+{
+  json_section (b, jb, &b->r.s5);
+}
+
+const BenchScenario bench_scenario_5 = {
+  "5", 1 << 5, BENCH_RESULT_STATE (s5), s5_init, s5_run, s5_json
+};

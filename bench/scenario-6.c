@@ -39,7 +39,7 @@ typedef struct
   gchar *error;
 } S6Job;
 
-void
+static void
 json_s6 (Bench * b, JsonBuilder * jb)
 {
   S6Result *S = &b->r.s6;
@@ -54,10 +54,11 @@ json_s6 (Bench * b, JsonBuilder * jb)
       "stream and recycler, all on the bench's Vulkan device, producers "
       "started together; mode a_memory_stream (GStreamer 1.24+): a with "
       "the producer writing on a GstCudaStream that its pool's memory "
-      "carries, which cudatovulkan then works on; mode d: N instances of scenario 3's raw-API mode "
-      "d at once (the N-stream raw limit), each with its own CUDA stream, "
-      "producer and consumer thread, all submitting to the bench device's "
-      "queue; modes d_stall and d_split: as many instances of those modes");
+      "carries, which cudatovulkan then works on; mode d: N instances of "
+      "scenario 3's raw-API mode d at once (the N-stream raw limit), each "
+      "with its own CUDA stream, producer and consumer thread, all "
+      "submitting to the bench device's queue; modes d_stall and d_split: "
+      "as many instances of those modes");
   jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames / "
       "(last pipeline's end - first pipeline's start); "
       "process_cpu_us_per_frame: process CPU over the same window / those "
@@ -80,7 +81,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
         raw = o;
     }
     jb_obj (jb, NULL);
-    jb_str (jb, "mode", mode_key[c->mode]);
+    jb_str (jb, "mode", bench_mode_key (b, c->mode));
     jb_int (jb, "pipelines", c->n);
     jb_int (jb, "width", 1920);
     jb_int (jb, "height", 1080);
@@ -117,16 +118,13 @@ static gpointer
 s6_worker (gpointer data)
 {
   S6Job *j = data;
+  const RunInputs *in = &j->in;
 
-  if (j->mode == MODE_CV_D || j->mode == MODE_CV_D2 ||
-      j->mode == MODE_CV_D3)
-    j->ok = s3d_run_once (j->b, j->cfg, j->mode, &j->in, &j->error);
 #if GST_CHECK_VERSION(1, 24, 0)
-  else if (j->mode == MODE_S6_AM)
-    j->ok = s2_run_once (j->b, j->cfg, MODE_S6_AM, &j->in_mem, &j->error);
+  if (j->mode == MODE_S6_AM)
+    in = &j->in_mem;
 #endif
-  else
-    j->ok = s2_run_once (j->b, j->cfg, MODE_S6_A, &j->in, &j->error);
+  j->ok = s2_run_once (j->b, j->cfg, j->mode, in, &j->error);
   return NULL;
 }
 
@@ -304,9 +302,8 @@ s6_config_new (Bench * b, guint n, guint gpu_us, gint mode)
       mode_result_init (&pc->m[k]);
     pc->m[mode].frames = s34_frames (b, c->gpu_us, 1920);
     pc->m[mode].warmup = b->opt.quick ? 3 : 8;
-    pc->m[mode].stats_name[0] = mode == MODE_S6_A || mode == MODE_S6_AM ?
-        "cudatovulkan" : NULL;
-    pc->m[mode].stats_name[1] = NULL;
+    pc->m[mode].stats_name[0] = b->modes[mode]->stats[0];
+    pc->m[mode].stats_name[1] = b->modes[mode]->stats[1];
   }
   return c;
 }
@@ -349,7 +346,8 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
         set_str (b, &c->reason, e);
       if (!stop) {
         gchar *where = g_strdup_printf ("Scenario 6, mode %s, %u pipelines, "
-            "%g ms, pipeline %u", mode_key[c->mode], c->n, c->gpu_us / 1000.0,
+            "%g ms, pipeline %u", bench_mode_key (b, c->mode), c->n,
+            c->gpu_us / 1000.0,
             i);
 
         bench_check_device_lost (b, where, err);
@@ -409,8 +407,7 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
     set_str (b, &c->status, "skipped");
     set_str (b, &c->reason, "time limit reached (--time-limit)");
     g_print ("  %4s %9u %4.0f skipped, time limit reached\n",
-        mode_key[c->mode], c->n,
-        c->gpu_us / 1000.0);
+        bench_mode_key (b, c->mode), c->n, c->gpu_us / 1000.0);
     return TRUE;
   }
   *any_run = TRUE;
@@ -424,7 +421,7 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
   set_str (b, &c->status, cfg_ok ? "ok" : "failed");
   if (cfg_ok) {
     g_print ("  %4s %9u %4.0f %9.0f %9.0f %9.0f %11.1f %9.2f%s%s\n",
-        mode_key[c->mode], c->n,
+        bench_mode_key (b, c->mode), c->n,
         c->gpu_us / 1000.0, series_median (c->agg_fps),
         series_median (c->min_fps), series_median (c->max_fps),
         series_median (c->proc_cpu_us), ratio (series_median (c->agg_fps),
@@ -492,7 +489,7 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
       set_str (b, &c->status, "skipped");
       set_str (b, &c->reason, why);
       g_print ("  %4s %9u %4.0f skipped, the run was aborted\n",
-          mode_key[c->mode], c->n, c->gpu_us / 1000.0);
+          bench_mode_key (b, c->mode), c->n, c->gpu_us / 1000.0);
       g_free (why);
       all_ok = FALSE;
       continue;
@@ -504,7 +501,7 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
   return all_ok;
 }
 
-gboolean
+static gboolean
 run_scenario6 (Bench * b)
 {
   S6Result *S = &b->r.s6;
@@ -546,3 +543,40 @@ run_scenario6 (Bench * b)
   write_json (b);
   return all_ok;
 }
+
+static void
+s6_init (Bench * b)
+{
+  b->r.s6.status = g_strdup ("not run");
+  b->r.s6.configs = g_ptr_array_new ();
+}
+
+/* the modes (besides scenario 3's raw ones) */
+
+const BenchMode bench_mode_s6_a = {
+  .key = "a",
+  .desc = "scenario 3 mode a (producer acquire point -> cudatovulkan ! queue ! "
+      "vulkandownload ! fakesink), one of N pipelines running at once on the "
+      "shared Vulkan device",
+  .flags = MODE_F_PENDING | MODE_F_WALL,
+  .stats = {"cudatovulkan", NULL},
+  .build_chain = s3_build_chain,
+  .check_stats = s3_check_stats,
+};
+
+const BenchMode bench_mode_s6_am = {
+  .key = "a_memory_stream",
+  .desc =
+      "as a, but the producer writes on a GstCudaStream that its pool sets on "
+      "the memory (GStreamer 1.24+, as upstream CUDA producers do): "
+      "cudatovulkan then works on that stream, one CUDA stream per pipeline "
+      "instead of two",
+  .flags = MODE_F_PENDING | MODE_F_WALL,
+  .stats = {"cudatovulkan", NULL},
+  .build_chain = s3_build_chain,
+  .check_stats = s3_check_stats,
+};
+
+const BenchScenario bench_scenario_6 = {
+  "6", 1 << 6, BENCH_RESULT_STATE (s6), s6_init, run_scenario6, json_s6
+};

@@ -2,9 +2,10 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The sections that share the frame harness (scenario 2, its diagnosis, 3,
- * 4 and 5): their configurations (sizes, formats, GPU work), the frame
- * writer, the producer's stream and events, the repetitions, the table.
+ * The sections that share the frame harness (BenchSection: scenario 2, its
+ * diagnosis, 3, 4 and 5): their configurations (sizes, formats, GPU work),
+ * the frame writer, the producer's stream and events, the repetitions, the
+ * table and their JSON objects.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -24,15 +25,19 @@ s2_print_header (void)
       "", "median", "us/frame", "us/frame", "us", "us", "gpu-us");
 }
 
+/* at most the modes of a section, and a pool for each */
+#define SECTION_MAX_MODES 8
+
 static void
-s2_print_ratio (S2Config * c, gint mode, gint ref)
+s2_print_ratio (Bench * b, S2Config * c, gint mode, gint ref)
 {
   gchar label[40];
 
   if (g_strcmp0 (c->m[mode].status, "ok") != 0 ||
       g_strcmp0 (c->m[ref].status, "ok") != 0)
     return;
-  g_snprintf (label, sizeof (label), "%s/%s", mode_key[mode], mode_key[ref]);
+  g_snprintf (label, sizeof (label), "%s/%s", bench_mode_key (b, mode),
+      bench_mode_key (b, ref));
   g_print ("  %-9s %-4s %4s %14s %9.2f %11.2f %11.2f %10.2f %10.2f\n", "", "",
       "", label, ratio (series_median (c->m[mode].fps),
           series_median (c->m[ref].fps)),
@@ -63,7 +68,7 @@ copies_note (ModeResult * m, gchar * buf, gsize len)
 }
 
 static void
-s2_print_config (S2Config * c)
+s2_print_config (Bench * b, const BenchSection * sec, S2Config * c)
 {
   gchar size[32], copies[32];
   guint j;
@@ -75,47 +80,33 @@ s2_print_config (S2Config * c)
 
     if (g_strcmp0 (m->status, "ok") != 0) {
       g_print ("  %-9s %-4s %4.0f %14s %s: %s\n", size, c->format,
-          c->gpu_us / 1000.0, mode_key[k], m->status, m->error ? m->error :
-          "");
+          c->gpu_us / 1000.0, bench_mode_key (b, k), m->status, m->error ?
+          m->error : "");
       continue;
     }
     g_print ("  %-9s %-4s %4.0f %14s %9.0f %11.1f %11.1f %10.0f %10.0f %9.0f"
-        "%s%s%s\n", size, c->format, c->gpu_us / 1000.0, mode_key[k],
+        "%s%s%s\n", size, c->format, c->gpu_us / 1000.0, bench_mode_key (b, k),
         series_median (m->fps), series_median (m->proc_cpu_us),
         series_median (m->prod_cpu_us), series_median (m->lat_p50_us),
         series_median (m->lat_p99_us), series_median (m->kernel_us),
         m->path ? "  " : "", m->path ? m->path : "",
         copies_note (m, copies, sizeof (copies)));
   }
-  if (c->ref_mode == MODE_C) {
-    /* scenario 2 and its diagnosis: everything over c, a first */
-    for (j = 0; j < c->n_modes; j++)
-      if (c->modes[j] != MODE_C)
-        s2_print_ratio (c, c->modes[j], MODE_C);
-  } else {
-    for (j = 0; j < c->n_modes; j++)
-      if (c->modes[j] != c->ref_mode)
-        s2_print_ratio (c, c->modes[j], c->ref_mode);
-    /* scenario 3: the bridge against the raw-API limit */
-    if (c->modes == s3_modes) {
-      s2_print_ratio (c, MODE_CV_A, MODE_CV_AB);
-      s2_print_ratio (c, MODE_CV_AI, MODE_CV_A);
-      s2_print_ratio (c, MODE_CV_AI, MODE_CV_D);
-      s2_print_ratio (c, MODE_CV_A, MODE_CV_D);
-      s2_print_ratio (c, MODE_CV_A, MODE_CV_D2);
-      s2_print_ratio (c, MODE_CV_A, MODE_CV_D3);
-    }
-  }
+  for (j = 0; j < c->n_modes; j++)
+    if (c->modes[j] != c->ref_mode)
+      s2_print_ratio (b, c, c->modes[j], c->ref_mode);
+  for (j = 0; j < sec->n_extra_ratios; j++)
+    s2_print_ratio (b, c, sec->extra_ratios[j][0], sec->extra_ratios[j][1]);
 }
 
 /* "Scenario 3" (the title up to its colon) */
 static gchar *
 sec_name (const S2Result * S)
 {
-  const gchar *colon = strchr (S->title, ':');
+  const gchar *title = S->sec->title;
+  const gchar *colon = strchr (title, ':');
 
-  return g_strndup (S->title, colon ? (gsize) (colon - S->title) :
-      strlen (S->title));
+  return g_strndup (title, colon ? (gsize) (colon - title) : strlen (title));
 }
 
 static void
@@ -139,15 +130,15 @@ section_skip (Bench * b, S2Result * S, const gchar * status,
   write_json (b);
 }
 
-/* scenarios 3 to 5: the elements and the Vulkan device. FALSE when the
- * section is skipped. */
+/* the elements and the Vulkan device of a section that needs them. FALSE
+ * when the section is skipped. */
 static gboolean
-section_vulkan (Bench * b, S2Result * S, Section sec)
+section_vulkan (Bench * b, S2Result * S)
 {
 #ifdef HAVE_CUDA_VULKAN
   const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
     "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter",
-    sec == SEC_5 ? "vulkancolorconvert" : "queue"
+    S->sec->vulkan_element ? S->sec->vulkan_element : "queue"
   };
   gchar *missing = missing_elements (need, G_N_ELEMENTS (need));
   gchar *error = NULL, *why;
@@ -181,13 +172,12 @@ section_vulkan (Bench * b, S2Result * S, Section sec)
 /* The frame writer: the spin kernel, or memset frames. FALSE when the
  * section ends here (*ret: its result). */
 static gboolean
-section_writer (Bench * b, S2Result * S, Section sec, FrameWriter * writer,
-    gboolean * ret)
+section_writer (Bench * b, S2Result * S, FrameWriter * writer, gboolean * ret)
 {
   gchar *kinfo = NULL;
 
   *writer = b->opt.writer;
-  if (sec == SEC_4) {
+  if (S->sec->sysframe) {
     *writer = WRITER_MEMSET;    /* unused: frames come from system memory */
     set_str (b, &S->frame_writer, "none (one system-memory frame, pushed "
         "again for every frame)");
@@ -229,29 +219,6 @@ section_writer (Bench * b, S2Result * S, Section sec, FrameWriter * writer,
   return TRUE;
 }
 
-/* which element counters a mode's JSON names */
-static void
-mode_stats_names (ModeResult * m, gint j)
-{
-  if (j == MODE_A1)
-    m->stats_name[1] = NULL;
-  else if (j == MODE_A2)
-    m->stats_name[0] = NULL;
-  else if (j == MODE_CV_A || j == MODE_CV_C || j == MODE_CV_AB ||
-      j == MODE_CV_AI || j == MODE_S6_A || j == MODE_S6_AM) {
-    m->stats_name[0] = "cudatovulkan";
-    m->stats_name[1] = NULL;
-  } else if (j == MODE_S5_A || j == MODE_S5_C) {
-    m->stats_name[0] = "cudatovulkan";
-    m->stats_name[1] = "vulkantocuda";
-  } else if (j == MODE_VC_A) {
-    m->stats_name[0] = "vulkantocuda";
-    m->stats_name[1] = NULL;
-  } else if (j >= MODE_CV_A) {
-    m->stats_name[0] = m->stats_name[1] = NULL;
-  }
-}
-
 static S2Config *
 config_new (Bench * b, S2Result * S, const gint * size, const gchar * format,
     guint gpu_us)
@@ -264,43 +231,37 @@ config_new (Bench * b, S2Result * S, const gint * size, const gchar * format,
   c->format = format;
   c->gpu_us = gpu_us;
   c->status = g_strdup ("not run");
-  c->modes = S->modes;
-  c->n_modes = S->n_modes;
-  c->ref_mode = S->ref_mode;
+  c->modes = S->sec->modes;
+  c->n_modes = S->sec->n_modes;
+  c->ref_mode = S->sec->ref_mode;
   for (j = 0; j < N_ALL_MODES; j++) {
     ModeResult *m = &c->m[j];
 
     mode_result_init (m);
-    m->in_flight = j == MODE_A_IF1 ? 1 : j == MODE_A_IF8 ? 8 :
+    m->in_flight = b->modes[j]->pool_size ? b->modes[j]->pool_size :
         (guint) b->opt.in_flight;
-    mode_stats_names (m, j);
+    m->stats_name[0] = b->modes[j]->stats[0];
+    m->stats_name[1] = b->modes[j]->stats[1];
   }
   return c;
 }
 
 /* the section's configurations: sizes x formats x GPU work */
 static void
-section_configs (Bench * b, S2Result * S, Section sec)
+section_configs (Bench * b, S2Result * S)
 {
   static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
   static const gchar *formats[] = { "RGBA", "NV12" };
-  static const guint s2_work[] = { 0, 1000, 5000 };
-  static const guint s34_work[] = { 0, 5000 };
-  static const guint s4_work[] = { 0 };
-  /* scenario 5: 1 and 5 ms; --quick: 0 (memset frames can run it) and 1 */
-  static const guint s5_work[] = { 1000, 5000 }, s5_quick_work[] = { 0, 1000 };
-  const guint *work_us = sec == SEC_2 ? s2_work : sec == SEC_4 ? s4_work :
-      sec == SEC_5 ? (b->opt.quick ? s5_quick_work : s5_work) : s34_work;
-  guint n_work = sec == SEC_2 ? 3 : sec == SEC_4 ? 1 : 2;
-  guint n_sizes = sec == SEC_2D || sec == SEC_5 ? 1 : 2;
-  guint n_formats = sec == SEC_2D || sec == SEC_5 ? 1 : 2;
+  const BenchSection *sec = S->sec;
+  gboolean quick_list = b->opt.quick && sec->quick_work_us;
+  const guint *work_us = quick_list ? sec->quick_work_us : sec->work_us;
+  guint n_work = quick_list ? sec->n_quick_work : sec->n_work;
+  guint n_sizes = b->opt.quick ? 1 : sec->n_sizes;
   guint si, fi, wi;
 
-  if (b->opt.quick)
-    n_sizes = 1;
   g_mutex_lock (&b->lock);
   for (si = 0; si < n_sizes; si++)
-    for (fi = 0; fi < n_formats; fi++)
+    for (fi = 0; fi < sec->n_formats; fi++)
       for (wi = 0; wi < n_work; wi++)
         if (!b->opt.quick || work_us[wi] <= 1000)
           g_ptr_array_add (S->configs, config_new (b, S, sizes[si],
@@ -319,11 +280,12 @@ typedef struct
 } SectionShared;
 
 static gboolean
-shared_setup (Bench * b, SectionShared * sh, Section sec, gchar ** error)
+shared_setup (Bench * b, SectionShared * sh, const BenchSection * sec,
+    gchar ** error)
 {
   CUresult r;
 
-  sh->n_pairs = sec == SEC_4 ? (guint) b->opt.in_flight :
+  sh->n_pairs = sec->sysframe ? (guint) b->opt.in_flight :
       (guint) MAX (b->opt.in_flight, 8) + 2;
   if (!(sh->in.sem_c = new_semaphore (b, &sh->ts_c, error)) ||
       !(sh->in.sem_p = new_semaphore (b, &sh->ts_p, error)))
@@ -358,26 +320,28 @@ shared_clear (Bench * b, SectionShared * sh)
   test_sem_free (sh->ts_p);
 }
 
-/* the configuration's pools (2d: also of 1 and 8 buffers) or its
- * system-memory frame */
+/* the configuration's pool (pools[0]) and those of the modes with a pool
+ * size of their own (pools[1 + j] for its mode j), or its system-memory
+ * frame */
 static gboolean
-config_sources (Bench * b, S2Config * c, Section sec, GstBufferPool ** pools,
-    GstBuffer ** sysframe)
+config_sources (Bench * b, S2Config * c, const BenchSection * sec,
+    GstBufferPool ** pools, GstBuffer ** sysframe)
 {
   gchar *error = NULL;
   GstCaps *caps;
   guint j;
 
-  if (sec == SEC_4) {
-    *sysframe = new_sysframe (c);
+  if (sec->sysframe) {
+    *sysframe = sec->sysframe (c);
     return TRUE;
   }
   caps = cuda_caps (c->format, c->width, c->height);
   pools[0] = new_pool (b, caps, b->opt.in_flight, &error);
-  if (pools[0] && sec == SEC_2D) {
-    pools[1] = new_pool (b, caps, 1, &error);
-    if (pools[1])
-      pools[2] = new_pool (b, caps, 8, &error);
+  for (j = 0; pools[0] && !error && j < c->n_modes; j++) {
+    guint size = b->modes[c->modes[j]]->pool_size;
+
+    if (size)
+      pools[1 + j] = new_pool (b, caps, size, &error);
   }
   gst_caps_unref (caps);
   if (!error)
@@ -386,7 +350,7 @@ config_sources (Bench * b, S2Config * c, Section sec, GstBufferPool ** pools,
   set_str (b, &c->reason, error);
   g_print ("  %dx%d %s: FAILED: %s\n", c->width, c->height, c->format, error);
   g_free (error);
-  for (j = 0; j < 3; j++)
+  for (j = 0; j < 1 + SECTION_MAX_MODES; j++)
     g_clear_pointer (&pools[j], pool_free);
   return FALSE;
 }
@@ -405,15 +369,14 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
     for (j = 0; j < c->n_modes && !bench_stopped (b); j++) {
       gint k = c->modes[j];
 
-      in->pool = k == MODE_A_IF1 ? pools[1] : k == MODE_A_IF8 ? pools[2] :
-          pools[0];
+      in->pool = pools[1 + j] ? pools[1 + j] : pools[0];
       if (g_strcmp0 (c->m[k].status, "failed") == 0)
         continue;
       if (!s2_run_once (b, c, k, in, &error)) {
         gchar *name = sec_name (S);
         gchar *where = g_strdup_printf ("%s, %dx%d %s, %g ms, mode %s",
             name, c->width, c->height, c->format, c->gpu_us / 1000.0,
-            mode_key[k]);
+            bench_mode_key (b, k));
 
         bench_check_device_lost (b, where, error);
         g_free (where);
@@ -424,7 +387,7 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
         g_free (c->m[k].error);
         c->m[k].error = error;
         g_mutex_unlock (&b->lock);
-        g_print ("    %s: FAILED: %s\n", mode_key[k], error);
+        g_print ("    %s: FAILED: %s\n", bench_mode_key (b, k), error);
         error = NULL;
         cfg_ok = FALSE;
       }
@@ -464,15 +427,16 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
 
 /* every configuration of the section; *any_run: one ran */
 static gboolean
-section_run_configs (Bench * b, S2Result * S, Section sec, RunInputs * in,
+section_run_configs (Bench * b, S2Result * S, RunInputs * in,
     gboolean * any_run)
 {
+  const BenchSection *sec = S->sec;
   gboolean all_ok = TRUE;
   guint i, j;
 
   for (i = 0; i < S->configs->len; i++) {
     S2Config *c = g_ptr_array_index (S->configs, i);
-    GstBufferPool *pools[3] = { NULL, NULL, NULL };
+    GstBufferPool *pools[1 + SECTION_MAX_MODES] = { NULL, };
 
     in->sysframe = NULL;
     if (c->gpu_us > 0 && in->writer != WRITER_KERNEL) {
@@ -498,7 +462,7 @@ section_run_configs (Bench * b, S2Result * S, Section sec, RunInputs * in,
     for (j = 0; j < c->n_modes; j++) {
       ModeResult *m = &c->m[c->modes[j]];
 
-      m->frames = sec >= SEC_3 ? s34_frames (b, c->gpu_us, c->width) :
+      m->frames = sec->few_frames ? s34_frames (b, c->gpu_us, c->width) :
           s2_frames (b, c->gpu_us);
       m->warmup = b->opt.quick ? 3 : 8;
     }
@@ -508,11 +472,11 @@ section_run_configs (Bench * b, S2Result * S, Section sec, RunInputs * in,
     }
     *any_run = TRUE;
     all_ok &= config_run (b, S, c, in, pools);
-    for (j = 0; j < 3; j++)
+    for (j = 0; j < 1 + SECTION_MAX_MODES; j++)
       pool_free (pools[j]);
     if (in->sysframe)
       gst_buffer_unref (in->sysframe);
-    s2_print_config (c);
+    s2_print_config (b, sec, c);
     write_json (b);
   }
   return all_ok;
@@ -522,23 +486,25 @@ section_run_configs (Bench * b, S2Result * S, Section sec, RunInputs * in,
  * thread pushing into a pipeline, a recycler bounding the frames in
  * flight). */
 gboolean
-run_gpu_section (Bench * b, S2Result * S, Section sec)
+run_gpu_section (Bench * b, S2Result * S)
 {
+  const BenchSection *sec = S->sec;
   SectionShared sh;
   gchar *error = NULL;
   gboolean all_ok = TRUE, any_run = FALSE, ret = TRUE;
   guint i;
 
   memset (&sh, 0, sizeof (sh));
-  S->repetitions = sec >= SEC_3 ? MIN (b->opt.repetitions, 3) :
+  S->repetitions = sec->few_frames ? MIN (b->opt.repetitions, 3) :
       b->opt.repetitions;
-  g_print ("\n%s (%d frames in flight, %d repetitions)\n", S->title,
+  g_print ("\n%s (%d frames in flight, %d repetitions)\n", sec->title,
       b->opt.in_flight, S->repetitions);
-  for (i = 0; i < S->n_modes; i++)
-    g_print ("  %s: %s\n", mode_key[S->modes[i]], mode_desc[S->modes[i]]);
-  if (sec >= SEC_3 && !section_vulkan (b, S, sec))
+  for (i = 0; i < sec->n_modes; i++)
+    g_print ("  %s: %s\n", bench_mode_key (b, sec->modes[i]),
+        b->modes[sec->modes[i]]->desc);
+  if (sec->vulkan && !section_vulkan (b, S))
     return TRUE;
-  if (!section_writer (b, S, sec, &sh.in.writer, &ret))
+  if (!section_writer (b, S, &sh.in.writer, &ret))
     return ret;
 
   if (!shared_setup (b, &sh, sec, &error)) {
@@ -547,10 +513,10 @@ run_gpu_section (Bench * b, S2Result * S, Section sec)
     g_free (error);
     all_ok = FALSE;
   } else {
-    section_configs (b, S, sec);
+    section_configs (b, S);
     sec_set (b, S, "running", NULL);
     s2_print_header ();
-    all_ok = section_run_configs (b, S, sec, &sh.in, &any_run);
+    all_ok = section_run_configs (b, S, &sh.in, &any_run);
     if (bench_stopped (b)) {
       gchar *why = bench_abort_reason (b);
 
@@ -565,4 +531,64 @@ run_gpu_section (Bench * b, S2Result * S, Section sec)
   shared_clear (b, &sh);
   write_json (b);
   return all_ok;
+}
+
+void
+section_init (S2Result * S, const BenchSection * sec)
+{
+  g_assert (sec->n_modes <= SECTION_MAX_MODES);
+  S->status = g_strdup ("not run");
+  S->configs = g_ptr_array_new ();
+  S->sec = sec;
+}
+
+/* the section's JSON object: its modes, then per configuration the
+ * modes' results and their ratios over the reference mode */
+void
+json_section (Bench * b, JsonBuilder * jb, S2Result * S)
+{
+  const BenchSection *sec = S->sec;
+  guint i, j;
+
+  jb_obj (jb, sec->key);
+  jb_str (jb, "status", S->status);
+  jb_str (jb, "reason", S->reason);
+  jb_str (jb, "what", sec->title);
+  jb_int (jb, "repetitions", S->repetitions);
+  jb_str (jb, "frame_writer", S->frame_writer);
+  jb_obj (jb, "modes");
+  for (j = 0; j < sec->n_modes; j++)
+    jb_str (jb, bench_mode_key (b, sec->modes[j]),
+        b->modes[sec->modes[j]]->desc);
+  jb_obj_end (jb);
+  jb_str (jb, "latency", sec->latency);
+  jb_arr (jb, "configs");
+  for (i = 0; S->configs && i < S->configs->len; i++) {
+    S2Config *c = g_ptr_array_index (S->configs, i);
+    gchar *rk;
+
+    jb_obj (jb, NULL);
+    json_config_head (jb, c);
+    jb_obj (jb, "modes");
+    for (j = 0; j < c->n_modes; j++)
+      json_mode (b, jb, bench_mode_key (b, c->modes[j]), &c->m[c->modes[j]]);
+    jb_obj_end (jb);
+    rk = g_strdup_printf ("ratios_over_%s_median",
+        bench_mode_key (b, c->ref_mode));
+    jb_obj (jb, rk);
+    g_free (rk);
+    for (j = 0; j < c->n_modes; j++) {
+      if (c->modes[j] == c->ref_mode)
+        continue;
+      json_ratios (jb, bench_mode_key (b, c->modes[j]), &c->m[c->modes[j]],
+          &c->m[c->ref_mode], TRUE);
+      jb_obj_end (jb);
+    }
+    jb_obj_end (jb);
+    if (sec->json_config)
+      sec->json_config (jb, c);
+    jb_obj_end (jb);
+  }
+  jb_arr_end (jb);
+  jb_obj_end (jb);
 }

@@ -413,8 +413,6 @@ compare_sums (GPtrArray * got, GPtrArray * ref, gint frames)
 
 /* ---- --bridge: cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload ---- */
 
-typedef CUresult (*DemoDeviceGetUuidFunc) (CUuuid * uuid, CUdevice dev);
-
 static gboolean
 is_simulator (void)
 {
@@ -424,50 +422,6 @@ is_simulator (void)
 }
 
 #ifdef HAVE_CUDA_VULKAN
-/* CUDA device 0's UUID (32 hex digits), or NULL */
-static gchar *
-cuda_uuid (void)
-{
-  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  DemoInitFunc cu_init;
-  DemoDeviceGetUuidFunc get_uuid;
-  CUuuid uuid;
-
-  if (!lib)
-    return NULL;
-  cu_init = (DemoInitFunc) dlsym (lib, "cuInit");
-  get_uuid = (DemoDeviceGetUuidFunc) dlsym (lib, "cuDeviceGetUuid_v2");
-  if (!get_uuid)
-    get_uuid = (DemoDeviceGetUuidFunc) dlsym (lib, "cuDeviceGetUuid");
-  if (!cu_init || !get_uuid || cu_init (0) != CUDA_SUCCESS ||
-      get_uuid (&uuid, 0) != CUDA_SUCCESS)
-    return NULL;
-  return vk_util_hex_uuid ((const guint8 *) uuid.bytes);
-}
-
-/* whether physical device @index can export opaque-fd semaphores */
-static gboolean
-can_export_opaque_fd (GstVulkanInstance * instance, guint index)
-{
-  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_sem_props =
-      gst_vulkan_instance_get_proc_address (instance,
-      "vkGetPhysicalDeviceExternalSemaphoreProperties");
-  VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
-  VkExternalSemaphoreProperties props = { 0, };
-  GstVulkanPhysicalDevice *pd;
-
-  if (!get_sem_props || !(pd = gst_vulkan_physical_device_new (instance,
-              index)))
-    return FALSE;
-  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
-  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
-  get_sem_props (pd->device, &info, &props);
-  gst_object_unref (pd);
-  return (props.externalSemaphoreFeatures &
-      VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
-}
-
 /* Describes the Vulkan device the bridge elements will share with CUDA
  * device 0: the one with the same deviceUUID. The simulated CUDA device has
  * no Vulkan twin: there the first device with VK_KHR_external_memory_fd
@@ -479,37 +433,33 @@ describe_vulkan_device (gboolean sim, gboolean * gpu_sync)
 {
   GstVulkanInstance *instance = gst_vulkan_instance_new ();
   gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = "";
-  gchar *want = sim ? NULL : cuda_uuid ();
-  gchar *uuid = NULL, *ret;
+  gchar *uuid = NULL, *why = NULL, *ret;
   gboolean sem_fd = FALSE;
   gint index;
 
   *gpu_sync = FALSE;
-  if (!sim && !want) {
-    gst_object_unref (instance);
-    return g_strdup ("(CUDA device 0's UUID could not be read)");
-  }
   if (!gst_vulkan_instance_open (instance, NULL)) {
     gst_object_unref (instance);
-    g_free (want);
     return g_strdup ("(no Vulkan instance: the bridge cannot run)");
   }
-  index = vk_util_find_device (instance, want, name, &uuid, &sem_fd);
+  index = vk_util_find_cuda_device (instance, sim, name, &uuid, &sem_fd,
+      &why);
   if (index >= 0) {
-    *gpu_sync = sem_fd && can_export_opaque_fd (instance, index);
-    if (sim && !g_getenv ("CUDASIM_DEVICE_UUID"))
-      g_setenv ("CUDASIM_DEVICE_UUID", uuid, TRUE);
+    GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance,
+        index);
+
+    *gpu_sync = sem_fd && pd && vk_util_can_export_semaphores (pd);
+    gst_clear_object (&pd);
     ret = g_strdup_printf ("\"%s\" (deviceUUID %s%s), %s opaque-fd "
         "semaphores", name, uuid, sim ?
         ", given to the simulated CUDA device 0" : " = CUDA device 0's",
         *gpu_sync ? "exports" : "cannot export");
   } else {
-    ret = g_strdup_printf ("(no Vulkan device with VK_KHR_external_memory_fd"
-        "%s%s)", want ? " and CUDA device 0's UUID " : "", want ? want : "");
+    ret = g_strdup_printf ("(%s)", why);
   }
   gst_object_unref (instance);
   g_free (uuid);
-  g_free (want);
+  g_free (why);
   return ret;
 }
 #endif

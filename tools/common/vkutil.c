@@ -6,6 +6,12 @@
  */
 #include "vkutil.h"
 
+#include <dlfcn.h>
+#include <cuda.h>
+
+typedef CUresult (*VkUtilCuInitFunc) (unsigned int flags);
+typedef CUresult (*VkUtilCuDeviceGetUuidFunc) (CUuuid * uuid, CUdevice dev);
+
 gchar *
 vk_util_hex_uuid (const guint8 uuid[VK_UUID_SIZE])
 {
@@ -62,26 +68,100 @@ vk_util_find_device (GstVulkanInstance * instance, const gchar * want,
   return -1;
 }
 
+gchar *
+vk_util_cuda_uuid (void)
+{
+  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  VkUtilCuInitFunc cu_init;
+  VkUtilCuDeviceGetUuidFunc get_uuid;
+  CUuuid uuid;
+  gchar *ret = NULL;
+
+  if (!lib)
+    return NULL;
+  cu_init = (VkUtilCuInitFunc) dlsym (lib, "cuInit");
+  get_uuid = (VkUtilCuDeviceGetUuidFunc) dlsym (lib, "cuDeviceGetUuid_v2");
+  if (!get_uuid)
+    get_uuid = (VkUtilCuDeviceGetUuidFunc) dlsym (lib, "cuDeviceGetUuid");
+  if (cu_init && get_uuid && cu_init (0) == CUDA_SUCCESS &&
+      get_uuid (&uuid, 0) == CUDA_SUCCESS)
+    ret = vk_util_hex_uuid ((const guint8 *) uuid.bytes);
+  /* the driver stays loaded (it is, for whoever asks about its device) */
+  return ret;
+}
+
+gint
+vk_util_find_cuda_device (GstVulkanInstance * instance, gboolean sim,
+    gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE], gchar ** uuid_out,
+    gboolean * sem_fd, gchar ** why)
+{
+  gchar *want = NULL;
+  gint index;
+
+  if (!sim && !(want = vk_util_cuda_uuid ())) {
+    *why = g_strdup ("CUDA device 0's UUID could not be read");
+    return -1;
+  }
+  index = vk_util_find_device (instance, want, name, uuid_out, sem_fd);
+  if (index < 0) {
+    *why = g_strdup_printf ("no Vulkan device with VK_KHR_external_memory_fd"
+        "%s%s", want ? " and CUDA device 0's UUID " : "", want ? want : "");
+  } else if (sim && !g_getenv ("CUDASIM_DEVICE_UUID")) {
+    g_setenv ("CUDASIM_DEVICE_UUID", *uuid_out, TRUE);
+  }
+  g_free (want);
+  return index;
+}
+
+gboolean
+vk_util_can_export_semaphores (GstVulkanPhysicalDevice * device)
+{
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_props =
+      gst_vulkan_instance_get_proc_address (device->instance,
+      "vkGetPhysicalDeviceExternalSemaphoreProperties");
+  VkPhysicalDeviceExternalSemaphoreInfo info = { 0, };
+  VkExternalSemaphoreProperties props = { 0, };
+
+  if (!get_props)
+    return FALSE;
+  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
+  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  props.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
+  get_props (device->device, &info, &props);
+  return (props.externalSemaphoreFeatures &
+      VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+}
+
+GstVulkanQueue *
+vk_util_pad_queue (GstPad * pad)
+{
+  GstQuery *q = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+  GstVulkanQueue *queue = NULL;
+  GstContext *ctx = NULL;
+
+  if (gst_pad_query (pad, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx)
+      gst_context_get_vulkan_queue (ctx, &queue);
+  }
+  gst_query_unref (q);
+  return queue;
+}
+
 #if GST_CHECK_VERSION(1, 24, 0)
 /* a GstElementForeachPadFunc: adds the queue that @pad's element answers
  * a queue context query with */
 static gboolean
 collect_queue (GstElement * element, GstPad * pad, gpointer data)
 {
-  GstQuery *q = gst_query_new_context (GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
   GPtrArray *queues = data;
-  GstVulkanQueue *queue = NULL;
-  GstContext *ctx = NULL;
+  GstVulkanQueue *queue = vk_util_pad_queue (pad);
 
-  if (gst_pad_query (pad, q)) {
-    gst_query_parse_context (q, &ctx);
-    if (ctx && gst_context_get_vulkan_queue (ctx, &queue) && queue) {
-      if (!g_ptr_array_find (queues, queue, NULL))
-        g_ptr_array_add (queues, gst_object_ref (queue));
-      gst_object_unref (queue);
-    }
+  if (queue) {
+    if (!g_ptr_array_find (queues, queue, NULL))
+      g_ptr_array_add (queues, gst_object_ref (queue));
+    gst_object_unref (queue);
   }
-  gst_query_unref (q);
   return TRUE;
 }
 

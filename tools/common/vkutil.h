@@ -2,7 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * vkutil: Vulkan helpers shared by the tests, the demo and the bench.
+ * vkutil: Vulkan helpers shared by the tests, the demo and the bench: the
+ * Vulkan device that goes with CUDA device 0, what it can export, the queue
+ * an element answers with, and draining a pipeline's queues.
  */
 #pragma once
 
@@ -24,6 +26,32 @@ gint     vk_util_find_device     (GstVulkanInstance * instance,
                                   gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE],
                                   gchar ** uuid_out,
                                   gboolean * sem_fd);
+
+/* CUDA device 0's UUID (32 hex digits, g_free()), read through the
+ * libcuda.so.1 that dlopen() finds (after cuInit), or NULL. */
+gchar *  vk_util_cuda_uuid       (void);
+
+/* The physical device of @instance that goes with CUDA device 0: the one
+ * with VK_KHR_external_memory_fd and CUDA device 0's UUID. The simulated
+ * CUDA driver (@sim) has no Vulkan twin: there the first device with
+ * VK_KHR_external_memory_fd (Mesa lavapipe) plays it, and the simulated
+ * device 0 is given its UUID (CUDASIM_DEVICE_UUID, unless already set),
+ * as the tests do. Returns its index, with @name, *@uuid_out and *@sem_fd
+ * as vk_util_find_device() gives them, or -1 and *@why (g_free()). */
+gint     vk_util_find_cuda_device (GstVulkanInstance * instance,
+                                  gboolean sim,
+                                  gchar name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE],
+                                  gchar ** uuid_out,
+                                  gboolean * sem_fd,
+                                  gchar ** why);
+
+/* Whether @device can export binary semaphores as OPAQUE_FD (the bridge
+ * elements' GPU path and the bench's raw reference need it). */
+gboolean vk_util_can_export_semaphores (GstVulkanPhysicalDevice * device);
+
+/* The Vulkan queue (unref it) that @pad answers a queue context query
+ * with, or NULL. */
+GstVulkanQueue * vk_util_pad_queue (GstPad * pad);
 
 /* The deviceUUID (32 hex digits, g_free()) of the first Vulkan device
  * that has VK_KHR_external_memory_fd, from an instance of its own, or NULL:

@@ -1,0 +1,73 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The table of the bench's scenarios and modes. main.c gives it to the
+ * rest of the bench through Bench (b->scenarios, b->modes): nothing else
+ * names a scenario's descriptor or functions. A new scenario is a file that
+ * defines its BenchScenario (and its modes), listed here; bench/README.md
+ * describes them.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "bench.h"
+
+extern const BenchScenario bench_scenario_1;
+extern const BenchScenario bench_scenario_2;
+extern const BenchScenario bench_scenario_2d;
+extern const BenchScenario bench_scenario_2g;
+extern const BenchScenario bench_scenario_3;
+extern const BenchScenario bench_scenario_4;
+extern const BenchScenario bench_scenario_5;
+extern const BenchScenario bench_scenario_6;
+
+/* scenario-2.c */
+extern const BenchMode bench_mode_a, bench_mode_c, bench_mode_a1,
+    bench_mode_a2, bench_mode_a_if1, bench_mode_a_if8, bench_mode_a4;
+/* scenario-3.c, scenario-3-raw.c */
+extern const BenchMode bench_mode_cv_a, bench_mode_cv_b, bench_mode_cv_c,
+    bench_mode_cv_ab, bench_mode_cv_ai, bench_mode_cv_d, bench_mode_cv_d2,
+    bench_mode_cv_d3;
+/* scenario-4.c, scenario-5.c, scenario-6.c */
+extern const BenchMode bench_mode_vc_a, bench_mode_vc_b, bench_mode_s5_a,
+    bench_mode_s5_c, bench_mode_s6_a, bench_mode_s6_am;
+
+/* in the order they run and appear in the JSON document */
+const BenchScenario *const bench_scenarios[] = {
+  &bench_scenario_1,
+  &bench_scenario_2,
+  &bench_scenario_2d,
+  &bench_scenario_2g,
+  &bench_scenario_3,
+  &bench_scenario_4,
+  &bench_scenario_5,
+  &bench_scenario_6,
+  NULL
+};
+
+/* by their index in the results (ModeResult m[]) */
+const BenchMode *const bench_modes[N_ALL_MODES] = {
+  [MODE_A] = &bench_mode_a,
+  [MODE_C] = &bench_mode_c,
+  [MODE_A1] = &bench_mode_a1,
+  [MODE_A2] = &bench_mode_a2,
+  [MODE_A_IF1] = &bench_mode_a_if1,
+  [MODE_A_IF8] = &bench_mode_a_if8,
+  [MODE_A4] = &bench_mode_a4,
+  [MODE_CV_A] = &bench_mode_cv_a,
+  [MODE_CV_B] = &bench_mode_cv_b,
+  [MODE_CV_C] = &bench_mode_cv_c,
+  [MODE_CV_AB] = &bench_mode_cv_ab,
+  [MODE_VC_A] = &bench_mode_vc_a,
+  [MODE_VC_B] = &bench_mode_vc_b,
+  [MODE_CV_D] = &bench_mode_cv_d,
+  [MODE_CV_D2] = &bench_mode_cv_d2,
+  [MODE_CV_D3] = &bench_mode_cv_d3,
+  [MODE_S5_A] = &bench_mode_s5_a,
+  [MODE_S5_C] = &bench_mode_s5_c,
+  [MODE_S6_A] = &bench_mode_s6_a,
+  [MODE_S6_AM] = &bench_mode_s6_am,
+  [MODE_CV_AI] = &bench_mode_cv_ai,
+};
