@@ -239,8 +239,6 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   return TRUE;
 }
 
-
-#if GST_CHECK_VERSION(1, 24, 0)
 /* Configures @pool (transfer full) for @caps with the element's stream and
  * adds it to @query at the size it settled on (a CUDA pool may round the
  * pitch up; the pool of the output's frames has their pitch). FALSE when
@@ -254,7 +252,8 @@ offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
 
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_cuda_stream (config, BRIDGE (self)->cuda_stream);
+  gst_cuda_vk_compat_pool_config_set_stream (config,
+      BRIDGE (self)->cuda_stream);
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT " refused caps %"
         GST_PTR_FORMAT, pool, caps);
@@ -325,7 +324,6 @@ propose_pool (GstCudaToVulkan * self, GstQuery * query)
           &info))
     GST_WARNING_OBJECT (self, "the CUDA pool refused its configuration");
 }
-#endif
 
 static gboolean
 gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
@@ -333,9 +331,7 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
-#if GST_CHECK_VERSION(1, 24, 0)
   propose_pool (self, query);
-#endif
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
   if (BRIDGE (self)->offer_sem)
@@ -403,9 +399,7 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
 static void
 writes_done (GstMemory * mem)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-#endif
+  gst_cuda_vk_compat_memory_set_pending (mem, FALSE);
 }
 
 /* A GstCudaSyncReleaseFunc, on the element's releaser thread once the
@@ -734,7 +728,6 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   return TRUE;
 }
 
-#if GST_CHECK_VERSION(1, 24, 0)
 /* The output frame that @inbuf is, when upstream wrote it in place (a
  * buffer of the pool in_place_pool() made, for the current
  * output pool) and nothing asks for it to be copied: a release point
@@ -762,7 +755,6 @@ in_place_output (GstCudaToVulkan * self, GstBuffer * inbuf)
   gst_buffer_unref (frame);
   return outbuf;
 }
-#endif
 
 static GstFlowReturn
 gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
@@ -771,7 +763,6 @@ gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
   self->written_in_place = FALSE;
-#if GST_CHECK_VERSION(1, 24, 0)
   *outbuf = in_place_output (self, inbuf);
   if (*outbuf) {
     self->written_in_place = TRUE;
@@ -779,7 +770,6 @@ gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
         GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
     return GST_FLOW_OK;
   }
-#endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
       (trans, inbuf, outbuf);
 }

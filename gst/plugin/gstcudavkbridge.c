@@ -396,31 +396,8 @@ gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
 static gboolean
 create_stream (GstCudaVkBridge * b, GError ** error)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  b->cuda_stream = gst_cuda_stream_new (b->cuda);
-  if (!b->cuda_stream) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "gst_cuda_stream_new() failed (cuStreamCreate)");
-    return FALSE;
-  }
-  b->stream = gst_cuda_stream_get_handle (b->cuda_stream);
-  return TRUE;
-#else
-  CUresult r;
-
-  if (!gst_cuda_context_push (b->cuda)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return FALSE;
-  }
-  r = CuStreamCreate (&b->stream, CU_STREAM_DEFAULT);
-  gst_cuda_context_pop (NULL);
-  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error)) {
-    b->stream = NULL;
-    return FALSE;
-  }
-  return TRUE;
-#endif
+  return gst_cuda_vk_compat_stream_new (b->cuda, &b->cuda_stream, &b->stream,
+      error);
 }
 
 /* Chooses the synchronisation: one timeline semaphore (1.24+, where the
@@ -540,27 +517,12 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   }
   gst_cuda_vk_fence_pool_free (b->fences);
   b->fences = NULL;
-  if (b->stream && b->cuda) {
-    /* the semaphores and the pooled memory may still be used by enqueued
-     * work: let it finish (stop is not the streaming thread). A stream
-     * belongs to its context: it can be synchronised and destroyed without
-     * the context current, if pushing it fails. */
-    gboolean pushed = gst_cuda_context_push (b->cuda);
-
-    if (!pushed)
-      GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
-          "current to release the stream");
-    CuStreamSynchronize (b->stream);
-#if !GST_CHECK_VERSION(1, 24, 0)
-    CuStreamDestroy (b->stream);
-#endif
-    if (pushed)
-      gst_cuda_context_pop (NULL);
-  }
-#if GST_CHECK_VERSION(1, 24, 0)
-  /* memory still carrying it keeps it alive */
-  gst_clear_cuda_stream (&b->cuda_stream);
-#endif
+  /* the semaphores and the pooled memory may still be used by enqueued
+   * work: let it finish (stop is not the streaming thread) */
+  if (b->stream && b->cuda &&
+      !gst_cuda_vk_compat_stream_free (b->cuda, &b->cuda_stream, &b->stream))
+    GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
+        "current to release the stream");
   b->stream = NULL;
   b->gpu_sync = FALSE;
   /* after the fences and the stream: nothing uses it any more */

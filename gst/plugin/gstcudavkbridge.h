@@ -15,10 +15,8 @@
 #include <gst/video/video.h>
 #include <gst/vulkan/vulkan.h>
 #include <gst/cuda/gstcudacontext.h>
-#if GST_CHECK_VERSION(1, 24, 0)
-#include <gst/cuda/gstcudastream.h>
-#endif
 #include <gst/cudasync/cudasync.h>
+#include "gstcudavkcompat.h"
 
 G_BEGIN_DECLS
 
@@ -65,12 +63,10 @@ struct _GstCudaVkBridge
   /* set between start and stop (contexts may come earlier) */
   GstCudaContext *cuda;
   CUstream stream;
-#if GST_CHECK_VERSION(1, 24, 0)
-  /* owns @stream; set on the CUDA pools the element proposes and uses, so
-   * that the memory it hands out and the memory written for it carry the
-   * stream its work is on */
+  /* owns @stream (1.24+, else NULL); set on the CUDA pools the element
+   * proposes and uses, so that the memory it hands out and the memory
+   * written for it carry the stream its work is on */
   GstCudaStream *cuda_stream;
-#endif
   GstVulkanInstance *instance;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
@@ -157,9 +153,6 @@ void     gst_cuda_vk_bridge_count        (GstCudaVkBridge * b, GstCudaVkCounter 
 GstStructure * gst_cuda_vk_bridge_stats  (GstCudaVkBridge * b);
 gint     gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b);
 void     gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id);
-
-
-
 
 G_END_DECLS
 

@@ -175,26 +175,16 @@ static gboolean
 image_add_timeline (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
     GError ** error)
 {
-#ifdef HAVE_VK_BARRIER_SEMAPHORE
-  VkSemaphoreTypeCreateInfo type_info = {
-    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,.initialValue = 0,
-  };
-  VkSemaphoreCreateInfo ci = {
-    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,.pNext = &type_info,
-  };
-  VkResult res;
+  VkSemaphore sem;
+  guint64 value;
 
-  res = vkCreateSemaphore (pool->device->device, &ci, NULL,
-      &mem->barrier.parent.semaphore);
-  if (gst_vulkan_error_to_g_error (res, error, "vkCreateSemaphore") < 0) {
-    mem->barrier.parent.semaphore = VK_NULL_HANDLE;
+  if (!gst_cuda_vk_compat_barrier_add_timeline (&mem->barrier.parent,
+          pool->device, error))
     return FALSE;
-  }
-  gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_SEMAPHORE,
-      (guint64) mem->barrier.parent.semaphore, "image timeline");
-  mem->barrier.parent.semaphore_value = 0;
-#endif
+  sem = gst_cuda_vk_compat_barrier_timeline (&mem->barrier.parent, &value);
+  if (sem != VK_NULL_HANDLE)
+    gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_SEMAPHORE,
+        (guint64) sem, "image timeline");
   return TRUE;
 }
 

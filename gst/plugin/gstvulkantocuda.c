@@ -264,10 +264,9 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_buffer_pool_config_set_params (config, caps,
       GST_VIDEO_INFO_SIZE (OUT_INFO (self)), 0, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-#if GST_CHECK_VERSION(1, 24, 0)
   /* the output memory carries the stream the copy into it runs on */
-  gst_buffer_pool_config_set_cuda_stream (config, BRIDGE (self)->cuda_stream);
-#endif
+  gst_cuda_vk_compat_pool_config_set_stream (config,
+      BRIDGE (self)->cuda_stream);
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -776,10 +775,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
      * and its binary semaphore. Consumers order themselves after the wait
      * on the memory's stream. */
     s->sem_unwaited = FALSE;
-#if GST_CHECK_VERSION(1, 24, 0)
     if (sem)
-      GST_MINI_OBJECT_FLAG_SET (omem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-#endif
+      gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
     return GST_FLOW_OK;
   }
   if (!gst_cuda_context_push (b->cuda)) {
