@@ -207,7 +207,13 @@ gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
   return ret;
 }
 
-
+/* The frame pool could not allocate a frame (on the streaming thread, or
+ * upstream's through the pool proposed to it) */
+static void
+frame_pool_error (GError * error, gpointer user_data)
+{
+  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
+}
 
 static gboolean
 gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
@@ -221,7 +227,7 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
   pool = gst_cuda_vk_frame_pool_new (BRIDGE (self), OUT_INFO (self),
-      self->out_buffers);
+      self->out_buffers, frame_pool_error, self);
   if (!gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Could not activate the Vulkan memory pool"), (NULL));

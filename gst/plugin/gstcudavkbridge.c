@@ -469,8 +469,10 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
     return FALSE;
   }
 
-  if (!gst_cuda_vk_device_setup (b, uuid))
+  if (!gst_cuda_vk_device_setup (b, uuid, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return FALSE;
+  }
 
   {
     GstVulkanQueue *neighbour = NULL, *queue, *old;

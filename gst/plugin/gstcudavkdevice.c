@@ -9,6 +9,7 @@
 #endif
 
 #include "gstcudavkbridge.h"
+#include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <string.h>
 
@@ -69,7 +70,8 @@ check_uuid (GstCudaVkBridge * b, GstVulkanPhysicalDevice * pd,
 }
 
 gboolean
-gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
+gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    GError ** error)
 {
   GstElement *self = b->element;
   gchar *cuda_str = uuid_to_string (cuda_uuid);
@@ -78,7 +80,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
   guint i;
 
   if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
         ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
             "failed"));
     goto fail;
@@ -104,7 +106,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       gchar *vs;
       vk_device_uuid (b->instance, pd, u);
       vs = uuid_to_string (u);
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
           ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
               "device (UUID %s)", pd->properties.deviceName, vs, cuda_str),
           ("memory cannot be shared between different devices"));
@@ -114,7 +116,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
     opened = b->device->device != VK_NULL_HANDLE;
     if (opened) {
       if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
-        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
             ("The pipeline's Vulkan device was opened without %s: memory "
                 "cannot be shared with CUDA", EXT_MEM_FD),
             ("let this element create the device, or enable %s and %s "
@@ -123,7 +125,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       }
       if (pd_has_extension (pd, EXT_SEM_FD) &&
           !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
-        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
             ("The pipeline's Vulkan device was opened without %s",
                 EXT_SEM_FD), ("enable %s and %s before "
                 "gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
@@ -154,7 +156,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
       }
     }
     if (!b->device) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
           ("No Vulkan device has the UUID of the CUDA device (%s); the "
               "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
               "no readable UUID"), ("%u Vulkan physical devices checked", n));
@@ -166,7 +168,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
 
   if (b->device->device == VK_NULL_HANDLE) {
     if (!gst_vulkan_device_enable_extension (b->device, EXT_MEM_FD)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
           ("The Vulkan device %s does not support %s: memory cannot be "
               "shared with CUDA",
               b->device->physical_device->properties.deviceName, EXT_MEM_FD),
@@ -176,7 +178,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
     if (!gst_vulkan_device_enable_extension (b->device, EXT_SEM_FD))
       GST_INFO_OBJECT (self, "%s not available: CPU fallback", EXT_SEM_FD);
     if (!gst_vulkan_device_open (b->device, &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
           ("Could not open the Vulkan device"), ("%s", err->message));
       g_clear_error (&err);
       goto fail;
@@ -211,7 +213,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
     b->get_semaphore_fd = gst_vulkan_device_get_proc_address (b->device,
         "vkGetSemaphoreFdKHR");
   if (!b->get_memory_fd) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
         ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));
     goto fail;
   }

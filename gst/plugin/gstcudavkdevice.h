@@ -19,8 +19,11 @@ typedef struct _GstCudaVkBridge GstCudaVkBridge;
 
 /* Finds (or takes from the pipeline) the Vulkan device whose deviceUUID is
  * @cuda_uuid and enables the external memory/semaphore extensions on it;
- * element error otherwise (naming both UUIDs) */
-gboolean gst_cuda_vk_device_setup        (GstCudaVkBridge * b, const guint8 * cuda_uuid);
+ * otherwise @error says why (naming both UUIDs), for the element to post
+ * (GST_CUDA_SYNC_ELEMENT_ERROR_FROM()) */
+gboolean gst_cuda_vk_device_setup        (GstCudaVkBridge * b,
+                                          const guint8 * cuda_uuid,
+                                          GError ** error);
 
 /* Fences recycled by their user instead of 1.22's device fence cache (see
  * the .c file); thread-safe. _get() returns an unsignalled fence (transfer

@@ -28,6 +28,7 @@
 #endif
 
 #include "gstcudavkframepool.h"
+#include "gstcudasyncelementerror.h"
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_frame_pool_debug);
@@ -59,6 +60,8 @@ struct _GstCudaVkImagePool
   GstCudaVkNamer namer;
   GstVideoInfo info;
   gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
+  GstCudaVkPoolErrorFunc on_error;
+  gpointer on_error_data;
 
   GMutex lock;
   GCond cond;                   /* a frame came back, or flushing */
@@ -188,6 +191,28 @@ image_add_timeline (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
   return TRUE;
 }
 
+/* Hands what the element error says (a GST_RESOURCE_ERROR @code, @text,
+ * and @cause's message as details; @cause is taken) to the pool's owner;
+ * frees what was allocated of the frame */
+static GstFlowReturn
+alloc_failed (GstCudaVkImagePool * pool, gint code, const gchar * text,
+    GError * cause, GstBuffer * buf, GstCudaVkFrame * f)
+{
+  GError *err = NULL;
+
+  gst_cuda_sync_take_error (&err, GST_RESOURCE_ERROR, code, g_strdup (text),
+      cause ? g_strdup (cause->message) : NULL);
+  g_clear_error (&cause);
+  GST_WARNING_OBJECT (pool, "%s", err->message);
+  if (pool->on_error)
+    pool->on_error (err, pool->on_error_data);
+  else
+    g_error_free (err);
+  gst_buffer_unref (buf);
+  frame_free (f);
+  return GST_FLOW_ERROR;
+}
+
 static GstFlowReturn
 pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -228,13 +253,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
     if (!ok) {
       g_free (h);
-      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
-          ("Could not allocate shareable Vulkan memory"), ("%s",
-              err->message));
-      g_clear_error (&err);
-      gst_buffer_unref (buf);
-      frame_free (f);
-      return GST_FLOW_ERROR;
+      return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "Could not allocate shareable Vulkan memory", err, buf, f);
     }
     h->cuda = gst_object_ref (b->cuda);
     h->device = gst_object_ref (b->device);
@@ -246,23 +266,16 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
           format, w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
-      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
-          ("Could not wrap Vulkan memory"), (NULL));
-      gst_buffer_unref (buf);
-      frame_free (f);
-      return GST_FLOW_ERROR;
+      return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "Could not wrap Vulkan memory", err, buf, f);
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
     if (!pool->buffers && b->timeline &&
         !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
-      GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
-          ("Could not create a timeline semaphore for a Vulkan image"),
-          ("%s", err->message));
-      g_clear_error (&err);
-      gst_buffer_unref (buf);
-      frame_free (f);
-      return GST_FLOW_ERROR;
+      return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
+          "Could not create a timeline semaphore for a Vulkan image", err,
+          buf, f);
     }
   }
   if (pool->buffers) {
@@ -283,13 +296,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
   }
   if (!pool->buffers && !frame_init_layout (pool, f, &err)) {
-    GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
-        ("Could not prepare new Vulkan images for CUDA"), ("%s",
-            err->message));
-    g_clear_error (&err);
-    gst_buffer_unref (buf);
-    frame_free (f);
-    return GST_FLOW_ERROR;
+    return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
+        "Could not prepare new Vulkan images for CUDA", err, buf, f);
   }
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
       frame_free);
@@ -650,7 +658,8 @@ gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 }
 
 GstBufferPool *
-gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean buffers)
+gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
+    gboolean buffers, GstCudaVkPoolErrorFunc on_error, gpointer user_data)
 {
   GstCudaVkImagePool *pool = g_object_new (GST_TYPE_CUDA_VK_IMAGE_POOL, NULL);
   GstStructure *config;
@@ -666,6 +675,8 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean b
   pool->namer = b->namer;
   pool->info = *info;
   pool->buffers = buffers;
+  pool->on_error = on_error;
+  pool->on_error_data = user_data;
 
   config = gst_buffer_pool_get_config (GST_BUFFER_POOL (pool));
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);

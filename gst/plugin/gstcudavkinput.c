@@ -9,6 +9,7 @@
 #endif
 
 #include "gstcudavkinput.h"
+#include "gstcudasyncelementerror.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
@@ -36,8 +37,8 @@ gst_cuda_vk_input_buffer_layout (const GstVideoInfo * info, GstBuffer * inbuf,
 }
 
 static gboolean
-check_buffers (GstElement * element, GstVulkanDevice * device,
-    const GstVideoInfo * info, GstBuffer * inbuf)
+check_buffers (GstVulkanDevice * device, const GstVideoInfo * info,
+    GstBuffer * inbuf, GError ** error)
 {
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
 
@@ -47,14 +48,14 @@ check_buffers (GstElement * element, GstVulkanDevice * device,
     gsize offset, stride, rb, rows;
 
     if (!gst_is_vulkan_buffer_memory (mem)) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Buffer memory is not a Vulkan buffer (allocator %s); caps promise "
               "memory:VulkanBuffer", mem->allocator ?
               mem->allocator->mem_type : "none"), (NULL));
       return FALSE;
     }
     if (((GstVulkanBufferMemory *) mem)->device != device) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Vulkan buffer of another Vulkan device than the element's"),
           (NULL));
       return FALSE;
@@ -65,7 +66,7 @@ check_buffers (GstElement * element, GstVulkanDevice * device,
     rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
     gst_cuda_vk_input_buffer_layout (info, inbuf, i, &offset, &stride);
     if (stride < rb || mem->size < offset + stride * (rows - 1) + rb) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Vulkan buffer %u (%" G_GSIZE_FORMAT " bytes, stride %"
               G_GSIZE_FORMAT ") is smaller than the caps say", i, mem->size,
               stride), (NULL));
@@ -113,15 +114,15 @@ multiplanar_format_matches (GstVideoFormat format, VkFormat vk)
 }
 
 static gboolean
-check_image (GstElement * element, GstVulkanDevice * device,
-    const GstVideoInfo * info, GstMemory * mem, guint i, gboolean multiplanar)
+check_image (GstVulkanDevice * device, const GstVideoInfo * info,
+    GstMemory * mem, guint i, gboolean multiplanar, GError ** error)
 {
   GstVulkanImageMemory *img;
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   guint w, h;
 
   if (!gst_is_vulkan_image_memory (mem)) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Buffer memory is not a Vulkan image (allocator %s); caps promise "
             "memory:VulkanImage", mem->allocator ?
             mem->allocator->mem_type : "none"), (NULL));
@@ -129,13 +130,13 @@ check_image (GstElement * element, GstVulkanDevice * device,
   }
   img = (GstVulkanImageMemory *) mem;
   if (img->device != device) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Vulkan image of another Vulkan device than the element's"), (NULL));
     return FALSE;
   }
   if (multiplanar && !multiplanar_format_matches (GST_VIDEO_INFO_FORMAT (info),
           img->create_info.format)) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("One Vulkan image for a %s frame, but its format (VkFormat %d) is "
             "not the multi-planar format of %s",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
@@ -151,7 +152,7 @@ check_image (GstElement * element, GstVulkanDevice * device,
       GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
   if (gst_vulkan_image_memory_get_width (img) < w ||
       gst_vulkan_image_memory_get_height (img) < h) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Vulkan image %u is smaller (%ux%u) than the caps say (%ux%u)", i,
             gst_vulkan_image_memory_get_width (img),
             gst_vulkan_image_memory_get_height (img), w, h), (NULL));
@@ -161,15 +162,15 @@ check_image (GstElement * element, GstVulkanDevice * device,
 }
 
 gboolean
-gst_cuda_vk_input_check (GstElement * element, GstVulkanDevice * device,
-    const GstVideoInfo * info, gboolean buffers, GstBuffer * inbuf)
+gst_cuda_vk_input_check (GstVulkanDevice * device, const GstVideoInfo * info,
+    gboolean buffers, GstBuffer * inbuf, GError ** error)
 {
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
   gboolean multiplanar = gst_cuda_vk_input_is_multiplanar (info, buffers,
       inbuf);
 
   if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Expected %u Vulkan %s (one per plane%s), got %u memories", n,
             buffers ? "buffers" : "images", buffers ? "" :
             ", or one multi-planar image", gst_buffer_n_memory (inbuf)),
@@ -177,10 +178,10 @@ gst_cuda_vk_input_check (GstElement * element, GstVulkanDevice * device,
     return FALSE;
   }
   if (buffers)
-    return check_buffers (element, device, info, inbuf);
+    return check_buffers (device, info, inbuf, error);
   for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
-    if (!check_image (element, device, info, gst_buffer_peek_memory (inbuf, i),
-            i, multiplanar))
+    if (!check_image (device, info, gst_buffer_peek_memory (inbuf, i), i,
+            multiplanar, error))
       return FALSE;
   }
   return TRUE;

@@ -33,11 +33,12 @@ GstVulkanImageMemory *
                                            VkImageAspectFlags * aspect);
 
 /* Whether @inbuf holds Vulkan buffers (@buffers) or images of @device that
- * are as large as @info says; posts an element error on @element when not */
-gboolean gst_cuda_vk_input_check          (GstElement * element,
-                                           GstVulkanDevice * device,
+ * are as large as @info says; when not, @error says why, for the element
+ * to post (GST_CUDA_SYNC_ELEMENT_ERROR_FROM()) */
+gboolean gst_cuda_vk_input_check          (GstVulkanDevice * device,
                                            const GstVideoInfo * info,
                                            gboolean buffers,
-                                           GstBuffer * inbuf);
+                                           GstBuffer * inbuf,
+                                           GError ** error);
 
 G_END_DECLS

@@ -725,9 +725,11 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean ok;
   Slot *s = NULL;
 
-  if (!gst_cuda_vk_input_check (GST_ELEMENT (self), BRIDGE (self)->device,
-          IN_INFO (self), self->in_buffers, inbuf))
+  if (!gst_cuda_vk_input_check (BRIDGE (self)->device, IN_INFO (self),
+          self->in_buffers, inbuf, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
+  }
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
   omem = gst_buffer_peek_memory (outbuf, 0);
