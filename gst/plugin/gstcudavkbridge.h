@@ -157,6 +157,7 @@ void     gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id);
 G_END_DECLS
 
 #include "gstcudavkdevice.h"
+#include "gstcudavkqueue.h"
 #include "gstcudavkmemory.h"
 #include "gstcudavksemaphore.h"
 #include "gstcudavksubmit.h"
