@@ -10,6 +10,7 @@
 
 #include "gstcudavkbridge.h"
 #include "gstcudasyncelementerror.h"
+#include "gstcudasyncbasetransform.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -18,7 +19,7 @@ GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
 
-static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
+const gchar *const gst_cuda_vk_counter_fields[GST_CUDA_VK_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores",
   "gpu-copies", "in-place"
 };
@@ -35,7 +36,6 @@ gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
   }
   memset (b, 0, sizeof (*b));
   b->element = element;
-  b->device_id = -1;
   b->use_timeline = TRUE;
   b->sem_type = "none";
   g_mutex_init (&b->lock);
@@ -57,41 +57,15 @@ gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
 void
 gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add)
 {
-  g_mutex_lock (&b->lock);
-  b->counters[c] += add;
-  g_mutex_unlock (&b->lock);
-}
-
-GstStructure *
-gst_cuda_vk_bridge_stats (GstCudaVkBridge * b)
-{
-  GstStructure *s = gst_structure_new_empty ("stats");
-  guint i;
-
-  g_mutex_lock (&b->lock);
-  for (i = 0; i < GST_CUDA_VK_N_COUNTERS; i++)
-    gst_structure_set (s, counter_field[i], G_TYPE_UINT64, b->counters[i],
-        NULL);
-  gst_structure_set (s, "semaphore-type", G_TYPE_STRING, b->sem_type, NULL);
-  g_mutex_unlock (&b->lock);
-  return s;
-}
-
-gint
-gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b)
-{
-  gint id;
-  g_mutex_lock (&b->lock);
-  id = b->device_id;
-  g_mutex_unlock (&b->lock);
-  return id;
+  gst_cuda_sync_base_transform_count (GST_CUDA_SYNC_BASE_TRANSFORM
+      (b->element), c, add);
 }
 
 void
-gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id)
+gst_cuda_vk_bridge_add_stats (GstCudaVkBridge * b, GstStructure * s)
 {
   g_mutex_lock (&b->lock);
-  b->device_id = id;
+  gst_structure_set (s, "semaphore-type", G_TYPE_STRING, b->sem_type, NULL);
   g_mutex_unlock (&b->lock);
 }
 
@@ -100,8 +74,6 @@ gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
 {
   const gchar *type = gst_context_get_context_type (context);
 
-  gst_cuda_handle_set_context (b->element, context,
-      gst_cuda_vk_bridge_get_device_id (b), &b->cuda);
   gst_vulkan_handle_set_context (b->element, context, NULL, &b->instance);
   if (g_strcmp0 (type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0) {
     GstVulkanDevice *dev = NULL;
@@ -126,8 +98,6 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
 
   if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
     return FALSE;
-  if (gst_cuda_handle_context_query (b->element, query, b->cuda))
-    return TRUE;
   /* queries come from other threads; stop clears these under the lock */
   GST_OBJECT_LOCK (b->element);
   device = b->device ? gst_object_ref (b->device) : NULL;
@@ -151,23 +121,26 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
 void
 gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
 {
-  g_object_class_install_property (klass, GST_CUDA_VK_PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use when the pipeline shares no context (-1: any)",
-          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (klass, GST_CUDA_VK_PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies (frames the element copied on the CUDA side), "
-          "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
-          "and CUDA's), in-place (frames upstream wrote straight into the "
-          "output's memory, cudatovulkan on GStreamer 1.24+); and "
-          "semaphore-type, the "
-          "synchronisation of the last start: \"timeline\" (one timeline "
-          "semaphore), \"binary\" (one binary semaphore per frame slot) or "
-          "\"none\" (CPU fallback)", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_cuda_sync_base_transform_class_install_properties (klass,
+      "CUDA device to use when the pipeline shares no context (-1: any)",
+      "Counters since the element was created: buffers, signals, waits, "
+      "cpu-syncs, copies (frames the element copied on the CUDA side), "
+      "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
+      "and CUDA's), in-place (frames upstream wrote straight into the "
+      "output's memory, cudatovulkan on GStreamer 1.24+); and "
+      "semaphore-type, the "
+      "synchronisation of the last start: \"timeline\" (one timeline "
+      "semaphore), \"binary\" (one binary semaphore per frame slot) or "
+      "\"none\" (CPU fallback)");
+  /**
+   * GstCudaVkBaseTransform:timeline:
+   *
+   * On GStreamer 1.24 and newer, where the Vulkan device has timeline
+   * semaphores enabled, synchronise through one timeline semaphore shared
+   * with CUDA; otherwise, or when %FALSE, through one binary semaphore per
+   * frame slot. The `semaphore-type` field of `stats` says which one the
+   * last start chose.
+   */
   g_object_class_install_property (klass, GST_CUDA_VK_PROP_TIMELINE,
       g_param_spec_boolean ("timeline", "Timeline semaphore",
           "Synchronise through one timeline semaphore where the Vulkan "
@@ -177,45 +150,28 @@ gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
           G_PARAM_STATIC_STRINGS));
 }
 
-void
-gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec)
+gboolean
+gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, guint prop_id,
+    const GValue * value)
 {
-  switch (prop_id) {
-    case GST_CUDA_VK_PROP_DEVICE_ID:
-      gst_cuda_vk_bridge_set_device_id (b, g_value_get_int (value));
-      break;
-    case GST_CUDA_VK_PROP_TIMELINE:
-      g_mutex_lock (&b->lock);
-      b->use_timeline = g_value_get_boolean (value);
-      g_mutex_unlock (&b->lock);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id != GST_CUDA_VK_PROP_TIMELINE)
+    return FALSE;
+  g_mutex_lock (&b->lock);
+  b->use_timeline = g_value_get_boolean (value);
+  g_mutex_unlock (&b->lock);
+  return TRUE;
 }
 
-void
-gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec)
+gboolean
+gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, guint prop_id,
+    GValue * value)
 {
-  switch (prop_id) {
-    case GST_CUDA_VK_PROP_DEVICE_ID:
-      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (b));
-      break;
-    case GST_CUDA_VK_PROP_STATS:
-      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (b));
-      break;
-    case GST_CUDA_VK_PROP_TIMELINE:
-      g_mutex_lock (&b->lock);
-      g_value_set_boolean (value, b->use_timeline);
-      g_mutex_unlock (&b->lock);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id != GST_CUDA_VK_PROP_TIMELINE)
+    return FALSE;
+  g_mutex_lock (&b->lock);
+  g_value_set_boolean (value, b->use_timeline);
+  g_mutex_unlock (&b->lock);
+  return TRUE;
 }
 
 /* The devices are set up in NULL->READY, before neighbours (which change
@@ -445,18 +401,21 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   GstElement *self = b->element;
   GError *err = NULL;
   guint8 uuid[16];
-  gint dev_id = gst_cuda_vk_bridge_get_device_id (b);
+  GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (self);
   guint cuda_dev = 0;
 
   if (!gst_cuda_sync_init (&err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Cannot use the CUDA driver");
     return FALSE;
   }
-  if (!gst_cuda_ensure_element_context (self, dev_id, &b->cuda)) {
+  if (!gst_cuda_sync_base_transform_ensure_context (base)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
-        ("gst_cuda_ensure_element_context failed for device id %d", dev_id));
+        ("gst_cuda_ensure_element_context failed for device id %d",
+            gst_cuda_sync_base_transform_get_device_id (base)));
     return FALSE;
   }
+  gst_object_replace ((GstObject **) & b->cuda,
+      GST_OBJECT (gst_cuda_sync_base_transform_get_context (base)));
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {

@@ -54,13 +54,12 @@ struct _GstCudaVkBridge
 {
   GstElement *element;
 
-  GMutex lock;                  /* counters, device_id, timeline, sem_type */
-  gint device_id;
+  GMutex lock;                  /* timeline, sem_type */
   gboolean use_timeline;        /* property "timeline" */
   const gchar *sem_type;        /* "timeline", "binary" or "none" */
-  guint64 counters[GST_CUDA_VK_N_COUNTERS];
 
-  /* set between start and stop (contexts may come earlier) */
+  /* set between start and stop (contexts may come earlier). @cuda: the
+   * element's context (GstCudaSyncBaseTransform's) as of the last start */
   GstCudaContext *cuda;
   CUstream stream;
   /* owns @stream (1.24+, else NULL); set on the CUDA pools the element
@@ -97,21 +96,22 @@ struct _GstCudaVkBridge
   GstCudaSemaphore *offer_sem;
 };
 
-/* The properties both elements have, with these ids */
+/* The property both elements add to GstCudaSyncBaseTransform's, with
+ * this id */
 enum
 {
-  GST_CUDA_VK_PROP_DEVICE_ID = 1,
-  GST_CUDA_VK_PROP_STATS,
-  GST_CUDA_VK_PROP_TIMELINE,
+  GST_CUDA_VK_PROP_TIMELINE = 100,
 };
 
+/* the stats structure's counter fields, by GstCudaVkCounter */
+extern const gchar *const gst_cuda_vk_counter_fields[GST_CUDA_VK_N_COUNTERS];
+
 void     gst_cuda_vk_bridge_install_properties (GObjectClass * klass);
-void     gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
-                                          guint prop_id, const GValue * value,
-                                          GParamSpec * pspec);
-void     gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
-                                          guint prop_id, GValue * value,
-                                          GParamSpec * pspec);
+/* FALSE: not a property of the bridge */
+gboolean gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, guint prop_id,
+                                          const GValue * value);
+gboolean gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, guint prop_id,
+                                          GValue * value);
 
 /* The element's change_state: sets the devices up in NULL->READY (before
  * neighbours look for a Vulkan device) around @parent_class's */
@@ -150,9 +150,8 @@ gboolean gst_cuda_vk_bridge_start        (GstCudaVkBridge * b, gboolean offer_se
 void     gst_cuda_vk_bridge_stop         (GstCudaVkBridge * b);
 
 void     gst_cuda_vk_bridge_count        (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add);
-GstStructure * gst_cuda_vk_bridge_stats  (GstCudaVkBridge * b);
-gint     gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b);
-void     gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id);
+/* adds semaphore-type to the stats structure */
+void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b, GstStructure * s);
 
 G_END_DECLS
 
