@@ -132,6 +132,14 @@ gst_cuda_sem_signal_class_init (GstCudaSemSignalClass * klass)
   gobject_class->set_property = gst_cuda_sem_signal_set_property;
   gobject_class->get_property = gst_cuda_sem_signal_get_property;
 
+  /**
+   * GstCudaSemSignal:fallback:
+   *
+   * What the element does with a buffer when it has no semaphore to signal
+   * (none set, none offered downstream): `sync` (the default) synchronises
+   * the CUDA stream on the CPU before pushing (counted in the `cpu-syncs`
+   * field of `stats`); `error` posts an element error instead.
+   */
   g_object_class_install_property (gobject_class, PROP_FALLBACK,
       g_param_spec_enum ("fallback", "Fallback",
           "What to do when there is no semaphore to signal: synchronise the "

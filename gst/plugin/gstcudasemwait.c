@@ -115,6 +115,14 @@ gst_cuda_sem_wait_class_init (GstCudaSemWaitClass * klass)
   gobject_class->set_property = gst_cuda_sem_wait_set_property;
   gobject_class->get_property = gst_cuda_sem_wait_get_property;
 
+  /**
+   * GstCudaSemWait:wait-mode:
+   *
+   * `gpu` (the default) enqueues the waits for a buffer's acquire points on
+   * the CUDA stream and pushes the buffer at once; `cpu` also blocks until
+   * they are reached, for consumers that read the memory outside CUDA
+   * stream ordering (counted in the `cpu-syncs` field of `stats`).
+   */
   g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
       g_param_spec_enum ("wait-mode", "Wait mode",
           "gpu: enqueue the waits and return; cpu: also block until the "

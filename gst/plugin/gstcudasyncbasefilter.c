@@ -72,6 +72,15 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
       "Counters since the element was created: cudasemsignal has buffers, "
       "signals, waits, cpu-syncs, last-value; cudasemwait has buffers, "
       "waits, cpu-syncs");
+  /**
+   * GstCudaSyncBaseFilter:semaphore:
+   *
+   * An external semaphore (#GstCudaSemaphore) the application imported:
+   * cudasemsignal signals it, cudasemwait offers it upstream. Its CUDA
+   * context becomes the element's. It can change in the NULL and READY
+   * states only; in PAUSED and PLAYING a change is refused with a warning
+   * and the semaphore in use stays.
+   */
   g_object_class_install_property (gobject_class, PROP_SEMAPHORE,
       g_param_spec_object ("semaphore", "Semaphore",
           "External semaphore (GstCudaSemaphore) set by the application; its "
@@ -80,6 +89,15 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           GST_TYPE_CUDA_SEMAPHORE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaSyncBaseFilter:skip-nvscibuf-memsync:
+   *
+   * For NvSciSync semaphores only: signal and wait with
+   * `CUDA_EXTERNAL_SEMAPHORE_{SIGNAL,WAIT}_SKIP_NVSCIBUF_MEMSYNC`, without
+   * making NvSciBuf memory imported into CUDA coherent. Only for when no
+   * NvSciBuf data is shared through the semaphore; also in effect when the
+   * semaphore's own `skip-nvscibuf-memsync` is set.
+   */
   g_object_class_install_property (gobject_class, PROP_SKIP_NVSCIBUF_MEMSYNC,
       g_param_spec_boolean ("skip-nvscibuf-memsync", "Skip NvSciBuf memsync",
           "NvSciSync semaphores only: signal/wait with CUDA_EXTERNAL_SEMAPHORE_"
