@@ -10,6 +10,7 @@
 
 #include "gstcudavkinput.h"
 #include "gstcudasyncelementerror.h"
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
@@ -17,8 +18,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 /* memory:VulkanBuffer input: plane @i is in memory @i (as vulkanupload
  * and cudatovulkan make them); its offset in that memory and its stride
  * come from the video meta, else from the caps */
-void
-gst_cuda_vk_input_buffer_layout (const GstVideoInfo * info, GstBuffer * inbuf,
+static void
+buffer_layout (const GstVideoInfo * info, GstBuffer * inbuf,
     guint i, gsize * offset, gsize * stride)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (inbuf);
@@ -64,7 +65,7 @@ check_buffers (GstVulkanDevice * device, const GstVideoInfo * info,
     rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    gst_cuda_vk_input_buffer_layout (info, inbuf, i, &offset, &stride);
+    buffer_layout (info, inbuf, i, &offset, &stride);
     if (stride < rb || mem->size < offset + stride * (rows - 1) + rb) {
       GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Vulkan buffer %u (%" G_GSIZE_FORMAT " bytes, stride %"
@@ -79,8 +80,8 @@ check_buffers (GstVulkanDevice * device, const GstVideoInfo * info,
 /* memory:VulkanImage input: one image per plane (vulkanupload,
  * cudatovulkan), or one multi-planar image for all planes (the Vulkan
  * video decoders of 1.24+) */
-gboolean
-gst_cuda_vk_input_is_multiplanar (const GstVideoInfo * info, gboolean buffers,
+static gboolean
+is_multiplanar (const GstVideoInfo * info, gboolean buffers,
     GstBuffer * inbuf)
 {
   return !buffers && gst_buffer_n_memory (inbuf) == 1 &&
@@ -88,15 +89,15 @@ gst_cuda_vk_input_is_multiplanar (const GstVideoInfo * info, gboolean buffers,
 }
 
 /* the image holding plane @i and the aspect that selects it */
-GstVulkanImageMemory *
-gst_cuda_vk_input_plane_image (const GstVideoInfo * info, GstBuffer * inbuf,
+static GstVulkanImageMemory *
+plane_image (const GstVideoInfo * info, GstBuffer * inbuf,
     guint i, VkImageAspectFlags * aspect)
 {
   static const VkImageAspectFlags planes[] = { VK_IMAGE_ASPECT_PLANE_0_BIT,
     VK_IMAGE_ASPECT_PLANE_1_BIT, VK_IMAGE_ASPECT_PLANE_2_BIT
   };
 
-  if (gst_cuda_vk_input_is_multiplanar (info, FALSE, inbuf)) {
+  if (is_multiplanar (info, FALSE, inbuf)) {
     *aspect = planes[MIN (i, 2)];
     return (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, 0);
   }
@@ -161,12 +162,12 @@ check_image (GstVulkanDevice * device, const GstVideoInfo * info,
   return TRUE;
 }
 
-gboolean
-gst_cuda_vk_input_check (GstVulkanDevice * device, const GstVideoInfo * info,
+static gboolean
+check_frame (GstVulkanDevice * device, const GstVideoInfo * info,
     gboolean buffers, GstBuffer * inbuf, GError ** error)
 {
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-  gboolean multiplanar = gst_cuda_vk_input_is_multiplanar (info, buffers,
+  gboolean multiplanar = is_multiplanar (info, buffers,
       inbuf);
 
   if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
@@ -183,6 +184,41 @@ gst_cuda_vk_input_check (GstVulkanDevice * device, const GstVideoInfo * info,
     if (!check_image (device, info, gst_buffer_peek_memory (inbuf, i), i,
             multiplanar, error))
       return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_input_frame_parse (GstCudaVkInputFrame * frame,
+    GstVulkanDevice * device, const GstVideoInfo * info, gboolean buffers,
+    GstBuffer * inbuf, GError ** error)
+{
+  guint i;
+
+  if (!check_frame (device, info, buffers, inbuf, error))
+    return FALSE;
+  memset (frame, 0, sizeof (*frame));
+  frame->buf = inbuf;
+  frame->info = info;
+  frame->buffers = buffers;
+  frame->multiplanar = is_multiplanar (info, buffers, inbuf);
+  frame->n_memories = gst_buffer_n_memory (inbuf);
+  for (i = 0; i < frame->n_memories; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
+
+    frame->barriers[i] = buffers ?
+        &((GstVulkanBufferMemory *) mem)->barrier.parent :
+        &((GstVulkanImageMemory *) mem)->barrier.parent;
+  }
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    if (buffers) {
+      frame->buffer[i] = (GstVulkanBufferMemory *)
+          gst_buffer_peek_memory (inbuf, i);
+      buffer_layout (info, inbuf, i, &frame->offset[i], &frame->stride[i]);
+      frame->offset[i] += GST_MEMORY_CAST (frame->buffer[i])->offset;
+    } else {
+      frame->image[i] = plane_image (info, inbuf, i, &frame->aspect[i]);
+    }
   }
   return TRUE;
 }

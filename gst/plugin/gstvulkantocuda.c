@@ -427,23 +427,19 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
 /* Barriers that make the input readable by the transfer and, on 1.24+,
  * the waits on (and next signals of) the input's timeline semaphores */
 static void
-record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
+record_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
+    Slot * s, GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
   /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
   VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES + 1];
   VkPipelineStageFlags src_stages = 0;
-  guint i, n_bb = 0, n_ib = 0, n = gst_buffer_n_memory (inbuf);
-  gboolean multiplanar = gst_cuda_vk_input_is_multiplanar (IN_INFO (self),
-      self->in_buffers, inbuf);
+  guint i, n_bb = 0, n_ib = 0;
 
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstVulkanBarrierMemoryInfo *barrier = self->in_buffers ?
-        &((GstVulkanBufferMemory *) mem)->barrier.parent :
-        &((GstVulkanImageMemory *) mem)->barrier.parent;
+  for (i = 0; i < in->n_memories; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (in->buf, i);
+    GstVulkanBarrierMemoryInfo *barrier = in->barriers[i];
     VkPipelineStageFlags stages;
     VkAccessFlags access;
     /* acquired from the family of its last use when that is another one
@@ -451,7 +447,7 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     guint32 family = gst_cuda_vk_barrier_src_masks (barrier, b->queue,
         &stages, &access);
 
-    if (self->in_buffers) {
+    if (in->buffers) {
       GstVulkanBufferMemory *bm = (GstVulkanBufferMemory *) mem;
 
       bb[n_bb++] = (VkBufferMemoryBarrier) {
@@ -478,9 +474,9 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
         .image = im->image,
         /* every plane of a multi-planar image (disjoint or not) */
         .subresourceRange = {
-          .aspectMask = multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
+          .aspectMask = in->multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
               VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
-                  (IN_INFO (self)) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
+                  (in->info) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
               VK_IMAGE_ASPECT_COLOR_BIT,
           .levelCount = 1,.layerCount = 1,
         },
@@ -510,15 +506,14 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
 /* memory:VulkanBuffer input: vkCmdCopyBuffer per plane (per row when the
  * strides differ) */
 static void
-record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
+record_buffer_copies (const GstCudaVkInputFrame * in, Slot * s,
     GstVulkanCommandBuffer * cmd)
 {
-  GstVideoInfo *info = IN_INFO (self);
+  const GstVideoInfo *info = in->info;
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
 
   for (i = 0; i < n; i++) {
-    GstVulkanBufferMemory *mem =
-        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
+    GstVulkanBufferMemory *mem = in->buffer[i];
     VkBufferCopy one, *rr = &one;
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     gsize offset, stride, rb, rows, r;
@@ -527,9 +522,8 @@ record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    gst_cuda_vk_input_buffer_layout (IN_INFO (self), inbuf, i, &offset,
-        &stride);
-    offset += GST_MEMORY_CAST (mem)->offset;
+    offset = in->offset[i];
+    stride = in->stride[i];
     if (stride == s->pitch[i]) {
       /* same layout: one copy of the plane */
       one.srcOffset = offset;
@@ -551,16 +545,14 @@ record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
 
 /* memory:VulkanImage input: vkCmdCopyImageToBuffer per plane */
 static void
-record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
+record_image_copies (const GstCudaVkInputFrame * in, Slot * s,
     GstVulkanCommandBuffer * cmd)
 {
-  GstVideoInfo *info = IN_INFO (self);
+  const GstVideoInfo *info = in->info;
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
 
   for (i = 0; i < n; i++) {
-    VkImageAspectFlags aspect;
-    GstVulkanImageMemory *mem = gst_cuda_vk_input_plane_image (info, inbuf,
-        i, &aspect);
+    GstVulkanImageMemory *mem = in->image[i];
     VkBufferImageCopy region = { 0, };
     gint comp[GST_VIDEO_MAX_COMPONENTS];
 
@@ -570,7 +562,7 @@ record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     region.bufferRowLength = s->pitch[i] /
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     region.bufferImageHeight = 0;
-    region.imageSubresource.aspectMask = aspect;
+    region.imageSubresource.aspectMask = in->aspect[i];
     region.imageSubresource.layerCount = 1;
     region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
     region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
@@ -582,15 +574,13 @@ record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
 
 /* what later users of the input order after */
 static void
-update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
+update_input_barriers (const GstCudaVkInputFrame * in)
 {
   guint i;
 
-  for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstVulkanBarrierMemoryInfo *barrier = self->in_buffers ?
-        &((GstVulkanBufferMemory *) mem)->barrier.parent :
-        &((GstVulkanImageMemory *) mem)->barrier.parent;
+  for (i = 0; i < in->n_memories; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (in->buf, i);
+    GstVulkanBarrierMemoryInfo *barrier = in->barriers[i];
 
     barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
     barrier->access_flags = VK_ACCESS_TRANSFER_READ_BIT;
@@ -601,17 +591,17 @@ update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
      * queue's GstVulkanDevice and GstVulkanInstance (seen with the leaks
      * tracer on the H200 with 1.26.2, vulkanh264dec ! vulkantocuda). */
     gst_cuda_vk_barrier_set_queue (barrier, NULL);
-    if (!self->in_buffers)
+    if (!in->buffers)
       ((GstVulkanImageMemory *) mem)->barrier.image_layout =
           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   }
 }
 
-/* The Vulkan half: copy @inbuf into the staging buffer of @s and hand it
- * to CUDA, signalling @sem (the GPU path; NULL: the fallback) */
+/* The Vulkan half: copy @in into the staging buffer of @s and hand it to
+ * CUDA, signalling @sem (the GPU path; NULL: the fallback) */
 static gboolean
-submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    GstCudaVkSemaphore * sem, GError ** error)
+submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
+    Slot * s, GstCudaVkSemaphore * sem, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkSubmitSync sync = { 0, };
@@ -621,11 +611,11 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
   cmd = gst_cuda_vk_bridge_begin (b, error);
   if (!cmd)
     return FALSE;
-  record_input_barriers (self, inbuf, s, cmd, &sync);
-  if (self->in_buffers)
-    record_buffer_copies (self, inbuf, s, cmd);
+  record_input_barriers (self, in, s, cmd, &sync);
+  if (in->buffers)
+    record_buffer_copies (in, s, cmd);
   else
-    record_image_copies (self, inbuf, s, cmd);
+    record_image_copies (in, s, cmd);
 
   /* hand the staging buffer to CUDA */
   release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
@@ -644,13 +634,13 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     gst_cuda_vk_sync_add_signal (&sync, sem->vk_sem,
         gst_cuda_vk_semaphore_next_value (sem));
   s->fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
-      GST_MINI_OBJECT_CAST (inbuf), error);
+      GST_MINI_OBJECT_CAST (in->buf), error);
   if (!s->fence)
     return FALSE;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
   if (sem)
     gst_cuda_vk_semaphore_vk_signalled (sem);
-  update_input_barriers (self, inbuf);
+  update_input_barriers (in);
   s->released = TRUE;
   return TRUE;
 }
@@ -719,14 +709,15 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkSemaphore *sem = NULL;
+  GstCudaVkInputFrame in;
   GstMemory *omem;
   GError *err = NULL;
   GstFlowReturn ret;
   gboolean ok;
   Slot *s = NULL;
 
-  if (!gst_cuda_vk_input_check (BRIDGE (self)->device, IN_INFO (self),
-          self->in_buffers, inbuf, &err)) {
+  if (!gst_cuda_vk_input_frame_parse (&in, BRIDGE (self)->device,
+          IN_INFO (self), self->in_buffers, inbuf, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
   }
@@ -748,7 +739,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   sem = gst_cuda_vk_semaphore_for_slot (b, &s->sem);
 
-  if (!submit_vulkan_copy (self, inbuf, s, sem, &err))
+  if (!submit_vulkan_copy (self, &in, s, sem, &err))
     goto vk_error;
 
   if (sem) {
