@@ -463,6 +463,31 @@ image_give_back (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
   return stages;
 }
 
+/* Records into @cmd the barriers that give the frame back to CUDA */
+static gboolean
+record_give_back (GstVulkanCommandBuffer * cmd, VkPipelineStageFlags stages,
+    guint n_bb, const VkBufferMemoryBarrier * bb, guint n_ib,
+    const VkImageMemoryBarrier * ib, GError ** error)
+{
+  VkCommandBufferBeginInfo bi = {
+    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+  };
+  VkResult res;
+
+  gst_vulkan_command_buffer_lock (cmd);
+  res = vkBeginCommandBuffer (cmd->cmd, &bi);
+  if (gst_vulkan_error_to_g_error (res, error, "vkBeginCommandBuffer") < 0) {
+    gst_vulkan_command_buffer_unlock (cmd);
+    return FALSE;
+  }
+  vkCmdPipelineBarrier (cmd->cmd, stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+      0, 0, NULL, n_bb, bb, n_ib, ib);
+  res = vkEndCommandBuffer (cmd->cmd);
+  gst_vulkan_command_buffer_unlock (cmd);
+  return gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") >= 0;
+}
+
 /* Downstream is done with @buf (its Vulkan work is submitted): give the
  * images back to the external queue family once that work completes, and
  * remember the fence; reuse happens when it has signalled. */
@@ -477,7 +502,6 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
   VkTimelineSemaphoreSubmitInfo tl = { 0, };
   GstCudaVkSubmitSync sync = { 0, };
-  VkCommandBufferBeginInfo bi = { 0, };
   VkSubmitInfo si = { 0, };
   GstVulkanCommandBuffer *cmd = NULL;
   GstVulkanFence *fence = NULL;
@@ -522,16 +546,9 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
       goto error;
     gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
         (guint64) (guintptr) cmd->cmd, "release commands");
-    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    gst_vulkan_command_buffer_lock (cmd);
-    vkBeginCommandBuffer (cmd->cmd, &bi);
-    vkCmdPipelineBarrier (cmd->cmd, src_stages,
-        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
-        pool->buffers ? f->n_planes : 0, bbarriers,
-        pool->buffers ? 0 : f->n_planes, barriers);
-    vkEndCommandBuffer (cmd->cmd);
-    gst_vulkan_command_buffer_unlock (cmd);
+    if (!record_give_back (cmd, src_stages, pool->buffers ? f->n_planes : 0,
+            bbarriers, pool->buffers ? 0 : f->n_planes, barriers, &err))
+      goto error;
 
     fence = gst_cuda_vk_fence_pool_get (pool->fences, &err);
     if (!fence)
