@@ -11,6 +11,7 @@
 #include "gstcudavkbridge.h"
 #include "gstcudasyncelementerror.h"
 #include "gstcudasyncbasetransform.h"
+#include "gstcudavkmemorykind.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -208,64 +209,6 @@ set_features (GstCaps * caps, const gchar * feature)
   return ret;
 }
 
-/* Whether @s's @field (a size) can be @max or less; a range is narrowed to
- * what can */
-static gboolean
-fit_dimension (GstStructure * s, const gchar * field, gint max)
-{
-  const GValue *v = gst_structure_get_value (s, field);
-  gint lo, hi;
-
-  if (v && G_VALUE_HOLDS_INT (v))
-    return g_value_get_int (v) <= max;
-  if (!v || !GST_VALUE_HOLDS_INT_RANGE (v))
-    return TRUE;
-  lo = gst_value_get_int_range_min (v);
-  hi = gst_value_get_int_range_max (v);
-  if (lo > max)
-    return FALSE;
-  if (hi > max && lo == max)
-    gst_structure_set (s, field, G_TYPE_INT, max, NULL);
-  else if (hi > max)
-    gst_structure_set (s, field, GST_TYPE_INT_RANGE, lo, max, NULL);
-  return TRUE;
-}
-
-/* The Vulkan side: images preferred, then buffers. With the device's image
- * limit @max_image (0: not known yet) the images' sizes are narrowed to it,
- * and sizes entirely above it come as buffers first (they have no such
- * limit), then as images last: an image-only downstream still negotiates
- * them, and set_caps refuses them with an error that names the limit
- * (instead of a not-negotiated that names nothing). */
-static GstCaps *
-vulkan_side_caps (GstCaps * caps, guint max_image)
-{
-  GstCaps *images = gst_caps_new_empty (), *over = gst_caps_new_empty ();
-  GstCaps *ret;
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-
-    if (max_image == 0 || (fit_dimension (s, "width", max_image) &&
-            fit_dimension (s, "height", max_image))) {
-      gst_caps_append_structure (images, s);
-    } else {
-      gst_structure_free (s);
-      gst_caps_append_structure (over,
-          gst_structure_copy (gst_caps_get_structure (caps, i)));
-    }
-  }
-  ret = set_features (images, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
-  ret = gst_caps_merge (ret, set_features (caps,
-          GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
-  ret = gst_caps_merge (ret, set_features (over,
-          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE));
-  gst_caps_unref (images);
-  gst_caps_unref (over);
-  return ret;
-}
-
 GstCaps *
 gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
     gboolean to_vulkan, guint max_image)
@@ -273,7 +216,7 @@ gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
   GstCaps *tmp, *ret;
 
   if (to_vulkan) {
-    tmp = vulkan_side_caps (caps, max_image);
+    tmp = gst_cuda_vk_memory_kinds_caps (caps, max_image);
   } else {
     tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   }

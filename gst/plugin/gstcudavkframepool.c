@@ -35,12 +35,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_frame_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_frame_pool_debug
 
 
-/* memory:VulkanBuffer output: what downstream may do with the buffers */
-#define BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | \
-    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | \
-    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | \
-    VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
-
 /* ---- pool of exportable linear images ---- */
 
 #define GST_TYPE_CUDA_VK_IMAGE_POOL (gst_cuda_vk_image_pool_get_type ())
@@ -59,7 +53,7 @@ struct _GstCudaVkImagePool
   GstCudaVkFencePool *fences;
   GstCudaVkNamer namer;
   GstVideoInfo info;
-  gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
+  const GstCudaVkMemoryKind *kind;
   GstCudaVkPoolErrorFunc on_error;
   gpointer on_error_data;
 
@@ -228,42 +222,17 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   f->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   for (i = 0; i < f->n_planes; i++) {
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
-    VkFormat format = gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info),
-        i);
-    guint w = GST_VIDEO_INFO_COMP_WIDTH (info, i);
-    guint hh = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
-    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
-        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     GstMemory *mem;
-    gboolean ok;
 
-    if (pool->buffers) {
-      /* GstVideoInfo's layout, one buffer per plane */
-      gint comp[GST_VIDEO_MAX_COMPONENTS];
-      gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-
-      gst_video_format_info_component (info->finfo, i, comp);
-      ok = gst_cuda_vk_plane_alloc_buffer (b, &h->plane, stride *
-          GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), BUFFER_USAGE, &err);
-      if (ok)
-        h->plane.pitch = stride;
-    } else {
-      ok = gst_cuda_vk_plane_alloc_image (b, &h->plane, format, w, hh, usage,
-          &err);
-    }
-    if (!ok) {
+    if (!pool->kind->alloc_plane (b, info, i, &h->plane, &err)) {
       g_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "Could not allocate shareable Vulkan memory", err, buf, f);
     }
     h->cuda = gst_object_ref (b->cuda);
     h->device = gst_object_ref (b->device);
-    if (pool->buffers)
-      mem = gst_vulkan_buffer_memory_wrapped (b->device, h->plane.buffer,
-          BUFFER_USAGE, h, plane_holder_free);
-    else
-      mem = gst_vulkan_image_memory_wrapped (b->device, h->plane.image,
-          format, w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
+    mem = pool->kind->wrap_plane (b->device, info, i, &h->plane, h,
+        plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
@@ -271,14 +240,14 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
-    if (!pool->buffers && b->timeline &&
+    if (pool->kind->barrier_timeline && b->timeline &&
         !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
       return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
           "Could not create a timeline semaphore for a Vulkan image", err,
           buf, f);
     }
   }
-  if (pool->buffers) {
+  if (pool->kind->video_meta) {
     /* plane i is memory i: offsets count the memories before it */
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
     gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
@@ -295,7 +264,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
   }
-  if (!pool->buffers && !frame_init_layout (pool, f, &err)) {
+  if (pool->kind->needs_layout && !frame_init_layout (pool, f, &err)) {
     return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
         "Could not prepare new Vulkan images for CUDA", err, buf, f);
   }
@@ -411,63 +380,10 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   return ret;
 }
 
-/* Barriers that give a frame's memory back to CUDA (the external queue
- * family) after downstream's last use; return the stages to wait for */
-static VkPipelineStageFlags
-buffer_give_back (GstCudaVkImagePool * pool, GstVulkanBufferMemory * mem,
-    VkBufferMemoryBarrier * bb)
-{
-  VkPipelineStageFlags stages;
-  VkAccessFlags access;
-
-  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, pool->queue, &stages,
-      &access);
-  *bb = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = 0,
-    .srcQueueFamilyIndex = pool->queue->family,
-    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-  };
-  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  mem->barrier.parent.access_flags = 0;
-  return stages;
-}
-
-static VkPipelineStageFlags
-image_give_back (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
-    VkImageMemoryBarrier * ib)
-{
-  VkPipelineStageFlags stages;
-  VkAccessFlags access;
-
-  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, pool->queue, &stages,
-      &access);
-  *ib = (VkImageMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = 0,
-    .oldLayout = mem->barrier.image_layout,
-    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .srcQueueFamilyIndex = pool->queue->family,
-    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .image = mem->image,
-    .subresourceRange = {
-      .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
-    },
-  };
-  mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  mem->barrier.parent.access_flags = 0;
-  return stages;
-}
-
 /* Records into @cmd the barriers that give the frame back to CUDA */
 static gboolean
 record_give_back (GstVulkanCommandBuffer * cmd, VkPipelineStageFlags stages,
-    guint n_bb, const VkBufferMemoryBarrier * bb, guint n_ib,
-    const VkImageMemoryBarrier * ib, GError ** error)
+    const GstCudaVkBarriers * barriers, GError ** error)
 {
   VkCommandBufferBeginInfo bi = {
     .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -481,8 +397,8 @@ record_give_back (GstVulkanCommandBuffer * cmd, VkPipelineStageFlags stages,
     gst_vulkan_command_buffer_unlock (cmd);
     return FALSE;
   }
-  vkCmdPipelineBarrier (cmd->cmd, stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-      0, 0, NULL, n_bb, bb, n_ib, ib);
+  gst_cuda_vk_barriers_record (barriers, cmd, stages,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   res = vkEndCommandBuffer (cmd->cmd);
   gst_vulkan_command_buffer_unlock (cmd);
   return gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") >= 0;
@@ -496,8 +412,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
-  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
-  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
+  GstCudaVkBarriers barriers = { 0, };
   VkPipelineStageFlags src_stages = 0;
   VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
   VkTimelineSemaphoreSubmitInfo tl = { 0, };
@@ -524,17 +439,10 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     for (i = 0; i < f->n_planes; i++) {
       GstMemory *mem = gst_buffer_peek_memory (buf, i);
 
-      if (pool->buffers)
-        src_stages |= buffer_give_back (pool, (GstVulkanBufferMemory *) mem,
-            &bbarriers[i]);
-      else
-        src_stages |= image_give_back (pool, (GstVulkanImageMemory *) mem,
-            &barriers[i]);
       /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
        * whatever queue (the images' timelines, image_add_timeline()) */
-      if (!pool->buffers)
-        gst_cuda_vk_sync_add_memory (&sync,
-            &((GstVulkanImageMemory *) mem)->barrier.parent);
+      src_stages |= pool->kind->give_back (mem, pool->queue, &barriers,
+          &sync);
     }
     /* images and VkBuffers alike go back to the external queue family,
      * with a fence that tells when downstream's work on them is done */
@@ -546,8 +454,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
       goto error;
     gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
         (guint64) (guintptr) cmd->cmd, "release commands");
-    if (!record_give_back (cmd, src_stages, pool->buffers ? f->n_planes : 0,
-            bbarriers, pool->buffers ? 0 : f->n_planes, barriers, &err))
+    if (!record_give_back (cmd, src_stages, &barriers, &err))
       goto error;
 
     fence = gst_cuda_vk_fence_pool_get (pool->fences, &err);
@@ -676,7 +583,8 @@ gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 
 GstBufferPool *
 gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
-    gboolean buffers, GstCudaVkPoolErrorFunc on_error, gpointer user_data)
+    const GstCudaVkMemoryKind * kind, GstCudaVkPoolErrorFunc on_error,
+    gpointer user_data)
 {
   GstCudaVkImagePool *pool = g_object_new (GST_TYPE_CUDA_VK_IMAGE_POOL, NULL);
   GstStructure *config;
@@ -691,7 +599,7 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
   pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
   pool->namer = b->namer;
   pool->info = *info;
-  pool->buffers = buffers;
+  pool->kind = kind;
   pool->on_error = on_error;
   pool->on_error_data = user_data;
 

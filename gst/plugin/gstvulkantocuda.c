@@ -52,6 +52,7 @@
 #include "gstvulkantocuda.h"
 #include "gstcudavkbasetransform.h"
 #include "gstcudavkinput.h"
+#include "gstcudavkmemorykind.h"
 #include "gstcudavkstaging.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
@@ -95,12 +96,6 @@ struct _GstVulkanToCuda
   GPtrArray *retired;
 };
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS) "; "
-        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER, GST_CUDA_VK_FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -802,13 +797,17 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVkBaseTransformClass *base_class =
       GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps;
 
   gst_element_class_set_static_metadata (element_class,
       "Vulkan to CUDA", "Filter/Video/Hardware",
       "Copies Vulkan frames into CUDA memory through shareable memory, "
       "synchronised on the GPU with an external semaphore",
       "gst-cudasync developers");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  caps = gst_cuda_vk_memory_kinds_template_caps ();
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_start);
