@@ -122,6 +122,79 @@ image_give_back (GstMemory * gmem, GstVulkanQueue * queue,
   return stages;
 }
 
+static gboolean
+image_parse_input (GstCudaVkInputFrame * frame, GstVulkanDevice * device,
+    const GstVideoInfo * info, GstBuffer * inbuf, GError ** error)
+{
+  return gst_cuda_vk_input_frame_parse (frame, device, info, FALSE, inbuf,
+      error);
+}
+
+static void
+image_record_read (const GstCudaVkInputFrame * in, guint i,
+    GstVulkanQueue * queue, guint32 family, VkAccessFlags access,
+    GstCudaVkBarriers * barriers)
+{
+  GstVulkanImageMemory *im =
+      (GstVulkanImageMemory *) gst_buffer_peek_memory (in->buf, i);
+
+  barriers->images[barriers->n_images++] = (VkImageMemoryBarrier) {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+    .srcAccessMask = access,
+    .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+    .oldLayout = im->barrier.image_layout,
+    .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+    .srcQueueFamilyIndex = family,
+    .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
+        VK_QUEUE_FAMILY_IGNORED : queue->family,
+    .image = im->image,
+    /* every plane of a multi-planar image (disjoint or not) */
+    .subresourceRange = {
+      .aspectMask = in->multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
+          VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
+              (in->info) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
+          VK_IMAGE_ASPECT_COLOR_BIT,
+      .levelCount = 1,.layerCount = 1,
+    },
+  };
+}
+
+static void
+image_read_done (GstMemory * mem)
+{
+  ((GstVulkanImageMemory *) mem)->barrier.image_layout =
+      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+}
+
+/* vkCmdCopyImageToBuffer per plane */
+static void
+image_record_copy (const GstCudaVkInputFrame * in, VkBuffer dst,
+    const gsize * offsets, const gsize * pitches,
+    GstVulkanCommandBuffer * cmd)
+{
+  const GstVideoInfo *info = in->info;
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  for (i = 0; i < n; i++) {
+    VkBufferImageCopy region = { 0, };
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    region.bufferOffset = offsets[i];
+    /* in texels of the plane */
+    region.bufferRowLength = pitches[i] /
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    region.bufferImageHeight = 0;
+    region.imageSubresource.aspectMask = in->aspect[i];
+    region.imageSubresource.layerCount = 1;
+    region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+    region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    region.imageExtent.depth = 1;
+    vkCmdCopyImageToBuffer (cmd->cmd, in->image[i]->image,
+        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, 1, &region);
+  }
+}
+
 static const GstCudaVkMemoryKind image_kind = {
   .caps_feature = GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE,
   .size_limited = TRUE,
@@ -132,6 +205,10 @@ static const GstCudaVkMemoryKind image_kind = {
   .wrap_plane = image_wrap_plane,
   .take_over = image_take_over,
   .give_back = image_give_back,
+  .parse_input = image_parse_input,
+  .record_read = image_record_read,
+  .read_done = image_read_done,
+  .record_copy = image_record_copy,
 };
 
 /* ---- memory:VulkanBuffer: one buffer per plane, GstVideoInfo's layout */
@@ -205,6 +282,76 @@ buffer_give_back (GstMemory * gmem, GstVulkanQueue * queue,
   return stages;
 }
 
+static gboolean
+buffer_parse_input (GstCudaVkInputFrame * frame, GstVulkanDevice * device,
+    const GstVideoInfo * info, GstBuffer * inbuf, GError ** error)
+{
+  return gst_cuda_vk_input_frame_parse (frame, device, info, TRUE, inbuf,
+      error);
+}
+
+static void
+buffer_record_read (const GstCudaVkInputFrame * in, guint i,
+    GstVulkanQueue * queue, guint32 family, VkAccessFlags access,
+    GstCudaVkBarriers * barriers)
+{
+  GstVulkanBufferMemory *bm =
+      (GstVulkanBufferMemory *) gst_buffer_peek_memory (in->buf, i);
+
+  barriers->buffers[barriers->n_buffers++] = (VkBufferMemoryBarrier) {
+    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+    .srcAccessMask = access,
+    .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+    .srcQueueFamilyIndex = family,
+    .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
+        VK_QUEUE_FAMILY_IGNORED : queue->family,
+    .buffer = bm->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
+  };
+}
+
+static void
+buffer_read_done (GstMemory * mem)
+{
+}
+
+/* vkCmdCopyBuffer per plane (per row when the strides differ) */
+static void
+buffer_record_copy (const GstCudaVkInputFrame * in, VkBuffer dst,
+    const gsize * offsets, const gsize * pitches,
+    GstVulkanCommandBuffer * cmd)
+{
+  const GstVideoInfo *info = in->info;
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  for (i = 0; i < n; i++) {
+    VkBuffer src = in->buffer[i]->buffer;
+    gsize offset = in->offset[i], stride = in->stride[i], rb, rows, r;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    VkBufferCopy one, *rr;
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    if (stride == pitches[i]) {
+      /* same layout: one copy of the plane */
+      one.srcOffset = offset;
+      one.dstOffset = offsets[i];
+      one.size = stride * (rows - 1) + rb;
+      vkCmdCopyBuffer (cmd->cmd, src, dst, 1, &one);
+      continue;
+    }
+    rr = g_new (VkBufferCopy, rows);
+    for (r = 0; r < rows; r++) {
+      rr[r].srcOffset = offset + r * stride;
+      rr[r].dstOffset = offsets[i] + r * pitches[i];
+      rr[r].size = rb;
+    }
+    vkCmdCopyBuffer (cmd->cmd, src, dst, rows, rr);
+    g_free (rr);
+  }
+}
+
 static const GstCudaVkMemoryKind buffer_kind = {
   .caps_feature = GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER,
   .size_limited = FALSE,
@@ -215,6 +362,10 @@ static const GstCudaVkMemoryKind buffer_kind = {
   .wrap_plane = buffer_wrap_plane,
   .take_over = buffer_take_over,
   .give_back = buffer_give_back,
+  .parse_input = buffer_parse_input,
+  .record_read = buffer_record_read,
+  .read_done = buffer_read_done,
+  .record_copy = buffer_record_copy,
 };
 
 /* ---- the table ---- */

@@ -14,6 +14,7 @@
 #include <gst/vulkan/vulkan.h>
 #include "gstcudavkmemory.h"
 #include "gstcudavksubmit.h"
+#include "gstcudavkinput.h"
 
 G_BEGIN_DECLS
 
@@ -51,6 +52,14 @@ void     gst_cuda_vk_barriers_record     (const GstCudaVkBarriers * barriers,
  *   order after; adds its timeline (if any) to @sync
  * @give_back: records the barrier that gives @mem back to CUDA after its
  *   last use on @queue; returns the stages to wait for
+ * @parse_input: checks an input frame of the kind and parses it
+ *   (gst_cuda_vk_input_frame_parse())
+ * @record_read: records the barrier that makes memory @i of @in readable
+ *   by a transfer on @queue, from @family (VK_QUEUE_FAMILY_IGNORED: no
+ *   ownership transfer) and @access
+ * @read_done: sets what later users of @mem order after the read
+ * @record_copy: records the copy of every plane of @in into @dst, plane
+ *   @i at @offsets[@i] with @pitches[@i] bytes per row
  *
  * One entry per kind, in the order the caps prefer them
  * (gst_cuda_vk_memory_kinds).
@@ -72,6 +81,17 @@ typedef struct
       GstCudaVkBarriers * barriers, GstCudaVkSubmitSync * sync);
   VkPipelineStageFlags (*give_back) (GstMemory * mem, GstVulkanQueue * queue,
       GstCudaVkBarriers * barriers, GstCudaVkSubmitSync * sync);
+
+  gboolean (*parse_input) (GstCudaVkInputFrame * frame,
+      GstVulkanDevice * device, const GstVideoInfo * info, GstBuffer * inbuf,
+      GError ** error);
+  void (*record_read) (const GstCudaVkInputFrame * in, guint i,
+      GstVulkanQueue * queue, guint32 family, VkAccessFlags access,
+      GstCudaVkBarriers * barriers);
+  void (*read_done) (GstMemory * mem);
+  void (*record_copy) (const GstCudaVkInputFrame * in, VkBuffer dst,
+      const gsize * offsets, const gsize * pitches,
+      GstVulkanCommandBuffer * cmd);
 } GstCudaVkMemoryKind;
 
 #define GST_CUDA_VK_N_MEMORY_KINDS 2

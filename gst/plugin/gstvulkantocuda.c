@@ -82,7 +82,7 @@ struct _GstVulkanToCuda
 {
   GstCudaVkBaseTransform parent;
 
-  gboolean in_buffers;          /* memory:VulkanBuffer input */
+  const GstCudaVkMemoryKind *in_kind;   /* negotiated */
   /* 1.24+: the output buffer wraps the staging slot (one GPU copy per
    * frame instead of two); else CUDA copies the slot into a pooled buffer */
   gboolean wrap;
@@ -211,8 +211,8 @@ gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (base);
 
-  self->in_buffers = gst_caps_features_contains (gst_caps_get_features
-      (incaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  self->in_kind = gst_cuda_vk_memory_kind_from_caps (incaps);
+  g_return_val_if_fail (self->in_kind, FALSE);
   self->wrap = gst_cuda_vk_staging_wrappable (OUT_INFO (self));
   GST_DEBUG_OBJECT (self, "output: %s", self->wrap ? "the staging buffers, "
       "wrapped (one GPU copy per frame)" : "a CUDA copy of the staging "
@@ -426,64 +426,27 @@ record_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
     Slot * s, GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
 {
   GstCudaVkBridge *b = BRIDGE (self);
-  VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
-  /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
-  VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES + 1];
+  /* the input's, then (buffers) the staging acquire */
+  GstCudaVkBarriers barriers = { 0, };
   VkPipelineStageFlags src_stages = 0;
-  guint i, n_bb = 0, n_ib = 0;
+  guint i;
 
   for (i = 0; i < in->n_memories; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (in->buf, i);
-    GstVulkanBarrierMemoryInfo *barrier = in->barriers[i];
     VkPipelineStageFlags stages;
     VkAccessFlags access;
     /* acquired from the family of its last use when that is another one
      * (a video decode queue), as GstVulkanOperation does */
-    guint32 family = gst_cuda_vk_barrier_src_masks (barrier, b->queue,
+    guint32 family = gst_cuda_vk_barrier_src_masks (in->barriers[i], b->queue,
         &stages, &access);
 
-    if (in->buffers) {
-      GstVulkanBufferMemory *bm = (GstVulkanBufferMemory *) mem;
-
-      bb[n_bb++] = (VkBufferMemoryBarrier) {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-        .srcAccessMask = access,
-        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-        .srcQueueFamilyIndex = family,
-        .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
-            VK_QUEUE_FAMILY_IGNORED : b->queue->family,
-        .buffer = bm->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-      };
-    } else {
-      GstVulkanImageMemory *im = (GstVulkanImageMemory *) mem;
-
-      ib[n_ib++] = (VkImageMemoryBarrier) {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = access,
-        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-        .oldLayout = im->barrier.image_layout,
-        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-        .srcQueueFamilyIndex = family,
-        .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
-            VK_QUEUE_FAMILY_IGNORED : b->queue->family,
-        .image = im->image,
-        /* every plane of a multi-planar image (disjoint or not) */
-        .subresourceRange = {
-          .aspectMask = in->multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
-              VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
-                  (in->info) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
-              VK_IMAGE_ASPECT_COLOR_BIT,
-          .levelCount = 1,.layerCount = 1,
-        },
-      };
-    }
+    self->in_kind->record_read (in, i, b->queue, family, access, &barriers);
     src_stages |= stages;
-    gst_cuda_vk_sync_add_memory (sync, barrier);
+    gst_cuda_vk_sync_add_memory (sync, in->barriers[i]);
   }
   /* a reused staging buffer comes back from CUDA (its copy out of it is
    * done: slot_state()): acquire it before writing it again */
   if (s->released) {
-    bb[n_bb++] = (VkBufferMemoryBarrier) {
+    barriers.buffers[barriers.n_buffers++] = (VkBufferMemoryBarrier) {
       .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
       .srcAccessMask = 0,
       .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -494,87 +457,17 @@ record_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
   }
   if (!src_stages)
     src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
-  vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      0, 0, NULL, n_bb, bb, n_ib, ib);
-}
-
-/* memory:VulkanBuffer input: vkCmdCopyBuffer per plane (per row when the
- * strides differ) */
-static void
-record_buffer_copies (const GstCudaVkInputFrame * in, Slot * s,
-    GstVulkanCommandBuffer * cmd)
-{
-  const GstVideoInfo *info = in->info;
-  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-
-  for (i = 0; i < n; i++) {
-    GstVulkanBufferMemory *mem = in->buffer[i];
-    VkBufferCopy one, *rr = &one;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize offset, stride, rb, rows, r;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    offset = in->offset[i];
-    stride = in->stride[i];
-    if (stride == s->pitch[i]) {
-      /* same layout: one copy of the plane */
-      one.srcOffset = offset;
-      one.dstOffset = s->offset[i];
-      one.size = stride * (rows - 1) + rb;
-      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, 1, &one);
-    } else {
-      rr = g_new (VkBufferCopy, rows);
-      for (r = 0; r < rows; r++) {
-        rr[r].srcOffset = offset + r * stride;
-        rr[r].dstOffset = s->offset[i] + r * s->pitch[i];
-        rr[r].size = rb;
-      }
-      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, rows, rr);
-      g_free (rr);
-    }
-  }
-}
-
-/* memory:VulkanImage input: vkCmdCopyImageToBuffer per plane */
-static void
-record_image_copies (const GstCudaVkInputFrame * in, Slot * s,
-    GstVulkanCommandBuffer * cmd)
-{
-  const GstVideoInfo *info = in->info;
-  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-
-  for (i = 0; i < n; i++) {
-    GstVulkanImageMemory *mem = in->image[i];
-    VkBufferImageCopy region = { 0, };
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    region.bufferOffset = s->offset[i];
-    /* in texels of the plane */
-    region.bufferRowLength = s->pitch[i] /
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    region.bufferImageHeight = 0;
-    region.imageSubresource.aspectMask = in->aspect[i];
-    region.imageSubresource.layerCount = 1;
-    region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
-    region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    region.imageExtent.depth = 1;
-    vkCmdCopyImageToBuffer (cmd->cmd, mem->image,
-        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->staging.buffer, 1, &region);
-  }
+  gst_cuda_vk_barriers_record (&barriers, cmd, src_stages,
+      VK_PIPELINE_STAGE_TRANSFER_BIT);
 }
 
 /* what later users of the input order after */
 static void
-update_input_barriers (const GstCudaVkInputFrame * in)
+update_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in)
 {
   guint i;
 
   for (i = 0; i < in->n_memories; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (in->buf, i);
     GstVulkanBarrierMemoryInfo *barrier = in->barriers[i];
 
     barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -586,9 +479,7 @@ update_input_barriers (const GstCudaVkInputFrame * in)
      * queue's GstVulkanDevice and GstVulkanInstance (seen with the leaks
      * tracer on the H200 with 1.26.2, vulkanh264dec ! vulkantocuda). */
     gst_cuda_vk_barrier_set_queue (barrier, NULL);
-    if (!in->buffers)
-      ((GstVulkanImageMemory *) mem)->barrier.image_layout =
-          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    self->in_kind->read_done (gst_buffer_peek_memory (in->buf, i));
   }
 }
 
@@ -607,10 +498,8 @@ submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
   if (!cmd)
     return FALSE;
   record_input_barriers (self, in, s, cmd, &sync);
-  if (in->buffers)
-    record_buffer_copies (in, s, cmd);
-  else
-    record_image_copies (in, s, cmd);
+  self->in_kind->record_copy (in, s->staging.buffer, s->offset, s->pitch,
+      cmd);
 
   /* hand the staging buffer to CUDA */
   release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
@@ -635,7 +524,7 @@ submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
   if (sem)
     gst_cuda_vk_semaphore_vk_signalled (sem);
-  update_input_barriers (in);
+  update_input_barriers (self, in);
   s->released = TRUE;
   return TRUE;
 }
@@ -711,8 +600,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean ok;
   Slot *s = NULL;
 
-  if (!gst_cuda_vk_input_frame_parse (&in, BRIDGE (self)->device,
-          IN_INFO (self), self->in_buffers, inbuf, &err)) {
+  if (!self->in_kind->parse_input (&in, BRIDGE (self)->device,
+          IN_INFO (self), inbuf, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
   }
