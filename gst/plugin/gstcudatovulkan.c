@@ -89,7 +89,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
     (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define GST_CAT_DEFAULT gst_cuda_to_vulkan_debug
 
-
 /* ---- element ---- */
 
 struct _GstCudaToVulkan
@@ -133,7 +132,6 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CUDA_VK_FORMATS)));
 
-
 #define gst_cuda_to_vulkan_parent_class parent_class
 G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
@@ -149,11 +147,6 @@ gst_cuda_to_vulkan_finalize (GObject * object)
   g_ptr_array_unref (self->unreleased);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
-
-
-
-
-
 
 static void
 gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
@@ -356,7 +349,6 @@ gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
   }
   return TRUE;
 }
-
 
 static gboolean
 check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)

@@ -16,9 +16,8 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
 
-GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
-
 
 const gchar *const gst_cuda_vk_counter_fields[GST_CUDA_VK_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores",
@@ -53,13 +52,6 @@ gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
   gst_clear_object (&b->queue);
   g_mutex_clear (&b->lock);
   g_mutex_clear (&b->trash_lock);
-}
-
-void
-gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add)
-{
-  gst_cuda_sync_base_transform_count (GST_CUDA_SYNC_BASE_TRANSFORM
-      (b->element), c, add);
 }
 
 void
@@ -117,7 +109,6 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
   gst_clear_object (&device);
   return ret;
 }
-
 
 void
 gst_cuda_vk_bridge_install_properties (GObjectClass * klass)

@@ -17,6 +17,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cudasync/cudasync.h>
 #include "gstcudavkcompat.h"
+#include "gstcudasyncbasetransform.h"
 
 G_BEGIN_DECLS
 
@@ -149,7 +150,15 @@ gboolean gst_cuda_vk_bridge_query        (GstCudaVkBridge * b, GstQuery * query)
 gboolean gst_cuda_vk_bridge_start        (GstCudaVkBridge * b, gboolean offer_semaphore);
 void     gst_cuda_vk_bridge_stop         (GstCudaVkBridge * b);
 
-void     gst_cuda_vk_bridge_count        (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add);
+/* adds @add to the element's counter @c (GstCudaSyncBaseTransform's) */
+static inline void
+gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c,
+    guint64 add)
+{
+  gst_cuda_sync_base_transform_count (GST_CUDA_SYNC_BASE_TRANSFORM
+      (b->element), c, add);
+}
+
 /* adds semaphore-type to the stats structure */
 void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b, GstStructure * s);
 

@@ -13,7 +13,8 @@
 #include <gst/cuda/cuda-gst.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
+/* the bridge's parts' category, set up by gst_cuda_vk_bridge_init() */
+GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
 #define EXT_MEM_FD "VK_KHR_external_memory_fd"
@@ -69,102 +70,95 @@ check_uuid (GstCudaVkBridge * b, GstVulkanPhysicalDevice * pd,
   return memcmp (vk_uuid, cuda_uuid, VK_UUID_SIZE) == 0;
 }
 
-gboolean
-gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
-    GError ** error)
+/* The pipeline's device: it must be the CUDA device and have (or still be
+ * able to get) the external memory extensions */
+static gboolean
+check_pipeline_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    const gchar * cuda_str, GError ** error)
+{
+  gboolean opened;
+  GstVulkanPhysicalDevice *pd = b->device->physical_device;
+
+  if (!check_uuid (b, pd, cuda_uuid)) {
+    guint8 u[VK_UUID_SIZE] = { 0, };
+    gchar *vs;
+
+    vk_device_uuid (b->instance, pd, u);
+    vs = uuid_to_string (u);
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
+        ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
+            "device (UUID %s)", pd->properties.deviceName, vs, cuda_str),
+        ("memory cannot be shared between different devices"));
+    g_free (vs);
+    return FALSE;
+  }
+  opened = b->device->device != VK_NULL_HANDLE;
+  if (opened) {
+    if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
+          ("The pipeline's Vulkan device was opened without %s: memory "
+              "cannot be shared with CUDA", EXT_MEM_FD),
+          ("let this element create the device, or enable %s and %s "
+              "before gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
+      return FALSE;
+    }
+    if (pd_has_extension (pd, EXT_SEM_FD) &&
+        !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
+          ("The pipeline's Vulkan device was opened without %s",
+              EXT_SEM_FD), ("enable %s and %s before "
+              "gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* No device in the pipeline: the physical device with the CUDA device's
+ * UUID, a new GstVulkanDevice in b->device */
+static gboolean
+find_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    const gchar * cuda_str, GError ** error)
+{
+  GstVulkanPhysicalDevice *found = NULL;
+  guint i, n = b->instance->n_physical_devices;
+  GString *seen = g_string_new (NULL);
+
+  for (i = 0; i < n && !found; i++) {
+    GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
+    guint8 u[VK_UUID_SIZE];
+
+    if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
+      found = dev->physical_device;
+      b->device = dev;
+    } else {
+      if (dev && vk_device_uuid (b->instance, dev->physical_device, u)) {
+        gchar *vs = uuid_to_string (u);
+        g_string_append_printf (seen, "%s%s (%s)", seen->len ? ", " : "",
+            vs, dev->physical_device->properties.deviceName);
+        g_free (vs);
+      }
+      gst_clear_object (&dev);
+    }
+  }
+  if (!b->device) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
+        ("No Vulkan device has the UUID of the CUDA device (%s); the "
+            "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
+            "no readable UUID"), ("%u Vulkan physical devices checked", n));
+    g_string_free (seen, TRUE);
+    return FALSE;
+  }
+  g_string_free (seen, TRUE);
+  return TRUE;
+}
+
+/* Opens b->device with the interop extensions, unless already open */
+static gboolean
+open_device (GstCudaVkBridge * b, GError ** error)
 {
   GstElement *self = b->element;
-  gchar *cuda_str = uuid_to_string (cuda_uuid);
   GError *err = NULL;
-  gboolean created = FALSE;
-  guint i;
-
-  if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
-        ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
-            "failed"));
-    goto fail;
-  }
-
-  if (!b->device)
-    gst_vulkan_device_run_context_query (self, &b->device);
-  if (!b->device) {
-    /* NEED_CONTEXT: the application, or the bin with the device another
-     * bridge element of the pipeline shared (below), answers through
-     * set_context() */
-    gst_vulkan_global_context_query (self, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
-  }
-
-  if (b->device) {
-    /* The pipeline's device: it must be the CUDA device and have (or still
-     * be able to get) the external memory extensions. */
-    gboolean opened;
-    GstVulkanPhysicalDevice *pd = b->device->physical_device;
-
-    if (!check_uuid (b, pd, cuda_uuid)) {
-      guint8 u[VK_UUID_SIZE] = { 0, };
-      gchar *vs;
-      vk_device_uuid (b->instance, pd, u);
-      vs = uuid_to_string (u);
-      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
-          ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
-              "device (UUID %s)", pd->properties.deviceName, vs, cuda_str),
-          ("memory cannot be shared between different devices"));
-      g_free (vs);
-      goto fail;
-    }
-    opened = b->device->device != VK_NULL_HANDLE;
-    if (opened) {
-      if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
-        GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
-            ("The pipeline's Vulkan device was opened without %s: memory "
-                "cannot be shared with CUDA", EXT_MEM_FD),
-            ("let this element create the device, or enable %s and %s "
-                "before gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
-        goto fail;
-      }
-      if (pd_has_extension (pd, EXT_SEM_FD) &&
-          !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
-        GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
-            ("The pipeline's Vulkan device was opened without %s",
-                EXT_SEM_FD), ("enable %s and %s before "
-                "gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
-        goto fail;
-      }
-    }
-  } else {
-    GstVulkanPhysicalDevice *found = NULL;
-    guint n = b->instance->n_physical_devices;
-    GString *seen = g_string_new (NULL);
-
-    for (i = 0; i < n && !found; i++) {
-      GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
-      guint8 u[VK_UUID_SIZE];
-
-      if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
-        found = dev->physical_device;
-        b->device = dev;
-        created = TRUE;
-      } else {
-        if (dev && vk_device_uuid (b->instance, dev->physical_device, u)) {
-          gchar *vs = uuid_to_string (u);
-          g_string_append_printf (seen, "%s%s (%s)", seen->len ? ", " : "",
-              vs, dev->physical_device->properties.deviceName);
-          g_free (vs);
-        }
-        gst_clear_object (&dev);
-      }
-    }
-    if (!b->device) {
-      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
-          ("No Vulkan device has the UUID of the CUDA device (%s); the "
-              "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
-              "no readable UUID"), ("%u Vulkan physical devices checked", n));
-      g_string_free (seen, TRUE);
-      goto fail;
-    }
-    g_string_free (seen, TRUE);
-  }
 
   if (b->device->device == VK_NULL_HANDLE) {
     if (!gst_vulkan_device_enable_extension (b->device, EXT_MEM_FD)) {
@@ -173,7 +167,7 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
               "shared with CUDA",
               b->device->physical_device->properties.deviceName, EXT_MEM_FD),
           (NULL));
-      goto fail;
+      return FALSE;
     }
     if (!gst_vulkan_device_enable_extension (b->device, EXT_SEM_FD))
       GST_INFO_OBJECT (self, "%s not available: CPU fallback", EXT_SEM_FD);
@@ -181,22 +175,17 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
           ("Could not open the Vulkan device"), ("%s", err->message));
       g_clear_error (&err);
-      goto fail;
+      return FALSE;
     }
   }
+  return TRUE;
+}
 
-  if (created) {
-    /* share it with the rest of the pipeline, as upstream elements share
-     * the instance: the bin answers later elements' NEED_CONTEXT with it,
-     * so every bridge element of the pipeline (and the vulkan elements that
-     * ask them) use one device, and one queue object */
-    GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
-        TRUE);
-
-    gst_context_set_vulkan_device (context, b->device);
-    gst_element_post_message (self, gst_message_new_have_context
-        (GST_OBJECT (self), context));
-  }
+/* The debug names and the extension functions the bridge calls */
+static gboolean
+get_functions (GstCudaVkBridge * b, GError ** error)
+{
+  GstElement *self = b->element;
 
   memset (&b->namer, 0, sizeof (b->namer));
   if (gst_vulkan_instance_is_extension_enabled (b->device->instance,
@@ -215,8 +204,62 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
   if (!b->get_memory_fd) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
         ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    GError ** error)
+{
+  GstElement *self = b->element;
+  gchar *cuda_str = uuid_to_string (cuda_uuid);
+  gboolean created = FALSE;
+
+  if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
+        ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
+            "failed"));
     goto fail;
   }
+
+  if (!b->device)
+    gst_vulkan_device_run_context_query (self, &b->device);
+  if (!b->device) {
+    /* NEED_CONTEXT: the application, or the bin with the device another
+     * bridge element of the pipeline shared (below), answers through
+     * set_context() */
+    gst_vulkan_global_context_query (self, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+  }
+
+  if (b->device) {
+    if (!check_pipeline_device (b, cuda_uuid, cuda_str, error))
+      goto fail;
+  } else if (find_device (b, cuda_uuid, cuda_str, error)) {
+    created = TRUE;
+  } else {
+    goto fail;
+  }
+
+  if (!open_device (b, error))
+    goto fail;
+
+  if (created) {
+    /* share it with the rest of the pipeline, as upstream elements share
+     * the instance: the bin answers later elements' NEED_CONTEXT with it,
+     * so every bridge element of the pipeline (and the vulkan elements that
+     * ask them) use one device, and one queue object */
+    GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
+        TRUE);
+
+    gst_context_set_vulkan_device (context, b->device);
+    gst_element_post_message (self, gst_message_new_have_context
+        (GST_OBJECT (self), context));
+  }
+
+  if (!get_functions (b, error))
+    goto fail;
 
   /* which devices were matched: both UUIDs (they are equal) */
   {

@@ -34,7 +34,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_frame_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_frame_pool_debug
 
-
 /* ---- pool of exportable linear images ---- */
 
 #define GST_TYPE_CUDA_VK_IMAGE_POOL (gst_cuda_vk_image_pool_get_type ())

@@ -17,7 +17,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
-
 /* Whether the Vulkan device has timeline semaphores enabled. Since 1.24
  * GstVulkanDevice enables every feature the physical device has, among
  * them timelineSemaphore (Vulkan 1.2, or VK_KHR_timeline_semaphore); the

@@ -96,7 +96,6 @@ struct _GstVulkanToCuda
   GPtrArray *retired;
 };
 
-
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
@@ -107,10 +106,6 @@ G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
     GST_TYPE_VULKAN_TO_CUDA);
-
-
-
-
 
 /* shutdown: the stream was synchronised, waiting here is fine */
 static void
@@ -157,7 +152,6 @@ gc_retired (GstVulkanToCuda * self)
   }
 }
 
-
 static gboolean
 gst_vulkan_to_cuda_start (GstBaseTransform * trans)
 {
@@ -188,8 +182,6 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
   return ret;
 }
-
-
 
 /* wakes a streaming thread waiting for downstream to free an output */
 static void
@@ -229,7 +221,6 @@ gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   }
   return TRUE;
 }
-
 
 static gboolean
 gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
@@ -273,7 +264,6 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
       pool);
   return TRUE;
 }
-
 
 /* At the limit of slots: one whose wrapped memory is gone, waited for on
  * the CPU (its GPU work: the copy into it, downstream's reads), starting
