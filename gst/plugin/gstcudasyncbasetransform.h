@@ -56,30 +56,31 @@ enum
 
 /* Installs `cuda-device-id` and `stats` on @klass with these descriptions
  * (those of the element family) */
-void     gst_cuda_sync_base_transform_class_install_properties
-                                          (GObjectClass * klass,
-                                           const gchar * device_id_blurb,
-                                           const gchar * stats_blurb);
+void gst_cuda_sync_base_transform_class_install_properties (GObjectClass *
+    klass, const gchar * device_id_blurb, const gchar * stats_blurb);
 
-gint     gst_cuda_sync_base_transform_get_device_id (GstCudaSyncBaseTransform * self);
-void     gst_cuda_sync_base_transform_count (GstCudaSyncBaseTransform * self,
-                                             guint counter, guint64 add);
+gint gst_cuda_sync_base_transform_get_device_id (GstCudaSyncBaseTransform *
+    self);
+void gst_cuda_sync_base_transform_count (GstCudaSyncBaseTransform * self,
+    guint counter, guint64 add);
 /* adds @add to @counter and sets @set_counter to @value, under one lock */
-void     gst_cuda_sync_base_transform_count_and_set (GstCudaSyncBaseTransform * self,
-                                             guint counter, guint64 add,
-                                             guint set_counter, guint64 value);
+void gst_cuda_sync_base_transform_count_and_set (GstCudaSyncBaseTransform *
+    self, guint counter, guint64 add, guint set_counter, guint64 value);
 
 /* The context: set_context() or a context query's answer may set it from
  * any thread; _ensure_context() (the pipeline's context, or a new one for
  * `cuda-device-id`) and _drop_context() run on the thread that starts and
  * stops the element. _get_context() (transfer none): the streaming thread,
  * between the two. */
-GstCudaContext * gst_cuda_sync_base_transform_get_context (GstCudaSyncBaseTransform * self);
-gboolean gst_cuda_sync_base_transform_ensure_context (GstCudaSyncBaseTransform * self);
+GstCudaContext *gst_cuda_sync_base_transform_get_context
+    (GstCudaSyncBaseTransform * self);
+gboolean gst_cuda_sync_base_transform_ensure_context
+    (GstCudaSyncBaseTransform * self);
 /* makes @context (transfer none) the element's when it has none yet;
  * returns the element's (transfer none) */
-GstCudaContext * gst_cuda_sync_base_transform_adopt_context (GstCudaSyncBaseTransform * self,
-                                             GstCudaContext * context);
-void     gst_cuda_sync_base_transform_drop_context (GstCudaSyncBaseTransform * self);
+GstCudaContext *gst_cuda_sync_base_transform_adopt_context
+    (GstCudaSyncBaseTransform * self, GstCudaContext * context);
+void gst_cuda_sync_base_transform_drop_context (GstCudaSyncBaseTransform *
+    self);
 
 G_END_DECLS

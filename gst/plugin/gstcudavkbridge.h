@@ -160,7 +160,8 @@ gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c,
 }
 
 /* adds semaphore-type to the stats structure */
-void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b, GstStructure * s);
+void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b,
+                                          GstStructure * s);
 
 G_END_DECLS
 

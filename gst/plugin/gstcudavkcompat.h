@@ -70,18 +70,19 @@ gboolean gst_cuda_vk_compat_find_memory_type (GstVulkanDevice * device,
 /* The timeline semaphore of a memory's barrier state and its current
  * value; VK_NULL_HANDLE where it has none and where the barrier state has
  * no semaphore fields */
-VkSemaphore gst_cuda_vk_compat_barrier_timeline (GstVulkanBarrierMemoryInfo * barrier,
-                                          guint64 * value);
+VkSemaphore gst_cuda_vk_compat_barrier_timeline
+    (GstVulkanBarrierMemoryInfo * barrier, guint64 * value);
 /* Gives @barrier a new timeline semaphore at value 0 (the memory destroys
  * it when freed); TRUE without one where the barrier state has no
  * semaphore fields */
-gboolean gst_cuda_vk_compat_barrier_add_timeline (GstVulkanBarrierMemoryInfo * barrier,
-                                          GstVulkanDevice * device,
-                                          GError ** error);
+gboolean gst_cuda_vk_compat_barrier_add_timeline
+    (GstVulkanBarrierMemoryInfo * barrier, GstVulkanDevice * device,
+    GError ** error);
 /* Advances @barrier's timeline value after a submission signalled it */
-void     gst_cuda_vk_compat_barrier_advance (GstVulkanBarrierMemoryInfo * barrier);
+void     gst_cuda_vk_compat_barrier_advance
+    (GstVulkanBarrierMemoryInfo * barrier);
 /* Sets the queue @barrier was last used on (a reference on 1.24+) */
-void     gst_cuda_vk_compat_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
-                                          GstVulkanQueue * queue);
+void     gst_cuda_vk_compat_barrier_set_queue
+    (GstVulkanBarrierMemoryInfo * barrier, GstVulkanQueue * queue);
 
 G_END_DECLS

@@ -81,8 +81,7 @@ check_buffers (GstVulkanDevice * device, const GstVideoInfo * info,
  * cudatovulkan), or one multi-planar image for all planes (the Vulkan
  * video decoders of 1.24+) */
 static gboolean
-is_multiplanar (const GstVideoInfo * info, gboolean buffers,
-    GstBuffer * inbuf)
+is_multiplanar (const GstVideoInfo * info, gboolean buffers, GstBuffer * inbuf)
 {
   return !buffers && gst_buffer_n_memory (inbuf) == 1 &&
       GST_VIDEO_INFO_N_PLANES (info) > 1;
@@ -167,8 +166,7 @@ check_frame (GstVulkanDevice * device, const GstVideoInfo * info,
     gboolean buffers, GstBuffer * inbuf, GError ** error)
 {
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-  gboolean multiplanar = is_multiplanar (info, buffers,
-      inbuf);
+  gboolean multiplanar = is_multiplanar (info, buffers, inbuf);
 
   if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
     GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * vulkantocuda's input: the checks that a Vulkan frame is what the caps
- * promise, and where each of its planes is, found once per frame. Part of the bridge
- * elements; not installed.
+ * promise, and where each of its planes is, found once per frame. Part of
+ * the bridge elements; not installed.
  */
 #pragma once
 

@@ -98,8 +98,7 @@ image_give_back (GstMemory * gmem, GstVulkanQueue * queue,
   VkPipelineStageFlags stages;
   VkAccessFlags access;
 
-  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, queue, &stages,
-      &access);
+  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, queue, &stages, &access);
   barriers->images[barriers->n_images++] = (VkImageMemoryBarrier) {
     .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
     .srcAccessMask = access,
@@ -267,8 +266,7 @@ buffer_give_back (GstMemory * gmem, GstVulkanQueue * queue,
   VkPipelineStageFlags stages;
   VkAccessFlags access;
 
-  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, queue, &stages,
-      &access);
+  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, queue, &stages, &access);
   barriers->buffers[barriers->n_buffers++] = (VkBufferMemoryBarrier) {
     .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
     .srcAccessMask = access,
