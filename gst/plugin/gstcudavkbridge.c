@@ -2,7 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The state both bridge elements share: contexts, properties, statistics, state changes, caps and start/stop.
+ * The state both bridge elements share: the Vulkan contexts, the timeline
+ * property, state changes, caps and start/stop.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,12 +2,15 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The state cudatovulkan and vulkantocuda share: the CUDA context and
- * stream, the Vulkan device and queue, properties, statistics, state
- * changes, caps and start/stop. Its parts: gstcudavkdevice.h (device,
- * queue, fences), gstcudavkmemory.h (exportable memory), gstcudavksemaphore.h
+ * The state cudatovulkan and vulkantocuda share: the CUDA stream, the
+ * Vulkan device and queue, the `timeline` property, state changes, caps and
+ * start/stop (the CUDA context, `cuda-device-id` and `stats` are
+ * GstCudaSyncBaseTransform's). Its parts: gstcudavkdevice.h (device),
+ * gstcudavkqueue.h (shared queue, fences), gstcudavkmemory.h (exportable
+ * memory), gstcudavkmemorykind.h (images and buffers), gstcudavksemaphore.h
  * (semaphores), gstcudavkstaging.h (vulkantocuda's staging slots),
- * gstcudavksubmit.h (submissions). Not installed.
+ * gstcudavksubmit.h (submissions), gstcudavkcompat.h (version-dependent
+ * calls). Not installed.
  */
 #pragma once
 
