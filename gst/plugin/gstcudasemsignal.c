@@ -97,8 +97,9 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
 
-static const gchar *const counter_names[] = {
-  "buffers", "signals", "waits", "cpu-syncs", "last-value", NULL
+/* the stats structure's fields, by GstCudaSyncCounter */
+static const gchar *const counter_names[GST_CUDA_SYNC_N_COUNTERS] = {
+  "buffers", "signals", "waits", "cpu-syncs", "last-value"
 };
 
 #define gst_cuda_sem_signal_parent_class parent_class
@@ -125,11 +126,20 @@ gst_cuda_sem_signal_class_init (GstCudaSemSignalClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstCudaSyncBaseFilterClass *base_class = GST_CUDA_SYNC_BASE_FILTER_CLASS (klass);
+  GstCudaSyncBaseTransformClass *base_class =
+      GST_CUDA_SYNC_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->set_property = gst_cuda_sem_signal_set_property;
   gobject_class->get_property = gst_cuda_sem_signal_get_property;
 
+  /**
+   * GstCudaSemSignal:fallback:
+   *
+   * What the element does with a buffer when it has no semaphore to signal
+   * (none set, none offered downstream): `sync` (the default) synchronises
+   * the CUDA stream on the CPU before pushing (counted in the `cpu-syncs`
+   * field of `stats`); `error` posts an element error instead.
+   */
   g_object_class_install_property (gobject_class, PROP_FALLBACK,
       g_param_spec_enum ("fallback", "Fallback",
           "What to do when there is no semaphore to signal: synchronise the "
@@ -156,6 +166,7 @@ gst_cuda_sem_signal_class_init (GstCudaSemSignalClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_sem_signal_transform_ip);
 
   base_class->counter_names = counter_names;
+  base_class->n_counters = GST_CUDA_SYNC_N_COUNTERS;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sem_signal_debug, "cudasemsignal", 0,
       "cudasemsignal");

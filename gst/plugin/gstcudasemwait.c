@@ -81,8 +81,11 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
 
-static const gchar *const counter_names[] = {
-  "buffers", "waits", "cpu-syncs", NULL
+/* the stats structure's fields, by GstCudaSyncCounter (no signals) */
+static const gchar *const counter_names[GST_CUDA_SYNC_N_COUNTERS] = {
+  [GST_CUDA_SYNC_COUNTER_BUFFERS] = "buffers",
+  [GST_CUDA_SYNC_COUNTER_WAITS] = "waits",
+  [GST_CUDA_SYNC_COUNTER_CPU_SYNCS] = "cpu-syncs",
 };
 
 #define gst_cuda_sem_wait_parent_class parent_class
@@ -106,11 +109,20 @@ gst_cuda_sem_wait_class_init (GstCudaSemWaitClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstCudaSyncBaseFilterClass *base_class = GST_CUDA_SYNC_BASE_FILTER_CLASS (klass);
+  GstCudaSyncBaseTransformClass *base_class =
+      GST_CUDA_SYNC_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->set_property = gst_cuda_sem_wait_set_property;
   gobject_class->get_property = gst_cuda_sem_wait_get_property;
 
+  /**
+   * GstCudaSemWait:wait-mode:
+   *
+   * `gpu` (the default) enqueues the waits for a buffer's acquire points on
+   * the CUDA stream and pushes the buffer at once; `cpu` also blocks until
+   * they are reached, for consumers that read the memory outside CUDA
+   * stream ordering (counted in the `cpu-syncs` field of `stats`).
+   */
   g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
       g_param_spec_enum ("wait-mode", "Wait mode",
           "gpu: enqueue the waits and return; cpu: also block until the "
@@ -133,6 +145,7 @@ gst_cuda_sem_wait_class_init (GstCudaSemWaitClass * klass)
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_sem_wait_transform_ip);
 
   base_class->counter_names = counter_names;
+  base_class->n_counters = GST_CUDA_SYNC_N_COUNTERS;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sem_wait_debug, "cudasemwait", 0,
       "cudasemwait");

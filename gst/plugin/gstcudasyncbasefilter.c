@@ -15,77 +15,72 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_base_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_sync_base_filter_debug
 
-#define DEFAULT_DEVICE_ID -1
-
 enum
 {
-  PROP_0,
-  PROP_DEVICE_ID,
-  PROP_SEMAPHORE,
-  PROP_STATS,
+  PROP_SEMAPHORE = GST_CUDA_SYNC_BASE_TRANSFORM_PROP_LAST,
   PROP_SKIP_NVSCIBUF_MEMSYNC,
 };
 
-/* priv->lock guards the properties, the counters and the context pointer
- * (set by set_context() from any thread); it is held only briefly, never
- * while calling out of the element (queries, messages, the driver). The
- * subclasses' GST_OBJECT_LOCK guards their own properties; the two are
- * never nested. The stream and the context are read unlocked by the
- * streaming thread between start() and stop(), which alone set them. */
+/* priv->lock guards the properties; it is held only briefly, never while
+ * calling out of the element (queries, messages, the driver) nor into the
+ * base class (whose lock it therefore never nests). The subclasses'
+ * GST_OBJECT_LOCK guards their own properties; the two are never nested.
+ * The stream is read unlocked by the streaming thread between start() and
+ * stop(), which alone set it. */
 typedef struct
 {
   GMutex lock;
-  gint device_id;
   GstCudaSemaphore *semaphore;  /* property */
   /* between start() and stop(): the semaphore property is in use (the
    * element's CUDA context comes from it, the ALLOCATION query offers it)
    * and cannot change */
   gboolean started;
   gboolean skip_nvscibuf_memsync;
-  GstCudaContext *context;
   CUstream stream;
-  guint64 counters[GST_CUDA_SYNC_N_COUNTERS];
 } GstCudaSyncBaseFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSyncBaseFilter,
-    gst_cuda_sync_base_filter, GST_TYPE_BASE_TRANSFORM);
+    gst_cuda_sync_base_filter, GST_TYPE_CUDA_SYNC_BASE_TRANSFORM);
 
 #define PRIV(self) ((GstCudaSyncBaseFilterPrivate *) \
     gst_cuda_sync_base_filter_get_instance_private (GST_CUDA_SYNC_BASE_FILTER (self)))
 
-static const gchar *counter_field[GST_CUDA_SYNC_N_COUNTERS] = {
-  "buffers", "signals", "waits", "cpu-syncs", "last-value"
-};
+#define BASE(self) GST_CUDA_SYNC_BASE_TRANSFORM (self)
+#define CONTEXT(self) gst_cuda_sync_base_transform_get_context (BASE (self))
 
 static void gst_cuda_sync_base_filter_finalize (GObject * object);
 static void gst_cuda_sync_base_filter_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_cuda_sync_base_filter_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_cuda_sync_base_filter_set_context (GstElement * element,
-    GstContext * context);
 static gboolean gst_cuda_sync_base_filter_start (GstBaseTransform * trans);
 static gboolean gst_cuda_sync_base_filter_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_sync_base_filter_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
 
 static void
 gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_sync_base_filter_finalize;
   gobject_class->set_property = gst_cuda_sync_base_filter_set_property;
   gobject_class->get_property = gst_cuda_sync_base_filter_get_property;
 
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use when no context is shared by the pipeline or "
-          "given by the semaphore (-1: any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+  gst_cuda_sync_base_transform_class_install_properties (gobject_class,
+      "CUDA device to use when no context is shared by the pipeline or "
+      "given by the semaphore (-1: any)",
+      "Counters since the element was created: cudasemsignal has buffers, "
+      "signals, waits, cpu-syncs, last-value; cudasemwait has buffers, "
+      "waits, cpu-syncs");
+  /**
+   * GstCudaSyncBaseFilter:semaphore:
+   *
+   * An external semaphore (#GstCudaSemaphore) the application imported:
+   * cudasemsignal signals it, cudasemwait offers it upstream. Its CUDA
+   * context becomes the element's. It can change in the NULL and READY
+   * states only; in PAUSED and PLAYING a change is refused with a warning
+   * and the semaphore in use stays.
+   */
   g_object_class_install_property (gobject_class, PROP_SEMAPHORE,
       g_param_spec_object ("semaphore", "Semaphore",
           "External semaphore (GstCudaSemaphore) set by the application; its "
@@ -94,12 +89,15 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           GST_TYPE_CUDA_SEMAPHORE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Counters since the element was created: cudasemsignal has buffers, "
-          "signals, waits, cpu-syncs, last-value; cudasemwait has buffers, "
-          "waits, cpu-syncs", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaSyncBaseFilter:skip-nvscibuf-memsync:
+   *
+   * For NvSciSync semaphores only: signal and wait with
+   * `CUDA_EXTERNAL_SEMAPHORE_{SIGNAL,WAIT}_SKIP_NVSCIBUF_MEMSYNC`, without
+   * making NvSciBuf memory imported into CUDA coherent. Only for when no
+   * NvSciBuf data is shared through the semaphore; also in effect when the
+   * semaphore's own `skip-nvscibuf-memsync` is set.
+   */
   g_object_class_install_property (gobject_class, PROP_SKIP_NVSCIBUF_MEMSYNC,
       g_param_spec_boolean ("skip-nvscibuf-memsync", "Skip NvSciBuf memsync",
           "NvSciSync semaphores only: signal/wait with CUDA_EXTERNAL_SEMAPHORE_"
@@ -110,12 +108,8 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
 
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_set_context);
-
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_stop);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_query);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_base_filter_debug,
       "cudasyncbasefilter", 0, "cudasync base filter");
@@ -129,7 +123,6 @@ gst_cuda_sync_base_filter_init (GstCudaSyncBaseFilter * self)
   GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
 
   g_mutex_init (&priv->lock);
-  priv->device_id = DEFAULT_DEVICE_ID;
 }
 
 static void
@@ -138,30 +131,9 @@ gst_cuda_sync_base_filter_finalize (GObject * object)
   GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
 
   gst_clear_object (&priv->semaphore);
-  gst_clear_object (&priv->context);
   g_mutex_clear (&priv->lock);
 
   G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->finalize (object);
-}
-
-static GstStructure *
-make_stats (GstCudaSyncBaseFilter * self)
-{
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-  GstCudaSyncBaseFilterClass *klass = GST_CUDA_SYNC_BASE_FILTER_GET_CLASS (self);
-  GstStructure *s = gst_structure_new_empty ("stats");
-  guint i, j;
-
-  g_mutex_lock (&priv->lock);
-  for (i = 0; klass->counter_names && klass->counter_names[i]; i++) {
-    for (j = 0; j < GST_CUDA_SYNC_N_COUNTERS; j++) {
-      if (g_str_equal (klass->counter_names[i], counter_field[j]))
-        gst_structure_set (s, counter_field[j], G_TYPE_UINT64,
-            priv->counters[j], NULL);
-    }
-  }
-  g_mutex_unlock (&priv->lock);
-  return s;
 }
 
 /* The property: refused while the element runs, whose CUDA context and
@@ -194,11 +166,6 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
   GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
 
   switch (prop_id) {
-    case PROP_DEVICE_ID:
-      g_mutex_lock (&priv->lock);
-      priv->device_id = g_value_get_int (value);
-      g_mutex_unlock (&priv->lock);
-      break;
     case PROP_SKIP_NVSCIBUF_MEMSYNC:
       g_mutex_lock (&priv->lock);
       priv->skip_nvscibuf_memsync = g_value_get_boolean (value);
@@ -209,7 +176,8 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
           g_value_get_object (value));
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->set_property
+          (object, prop_id, value, pspec);
       break;
   }
 }
@@ -221,18 +189,10 @@ gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
   GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
 
   switch (prop_id) {
-    case PROP_DEVICE_ID:
-      g_mutex_lock (&priv->lock);
-      g_value_set_int (value, priv->device_id);
-      g_mutex_unlock (&priv->lock);
-      break;
     case PROP_SEMAPHORE:
       g_mutex_lock (&priv->lock);
       g_value_set_object (value, priv->semaphore);
       g_mutex_unlock (&priv->lock);
-      break;
-    case PROP_STATS:
-      g_value_take_boxed (value, make_stats (GST_CUDA_SYNC_BASE_FILTER (object)));
       break;
     case PROP_SKIP_NVSCIBUF_MEMSYNC:
       g_value_set_boolean (value,
@@ -240,42 +200,10 @@ gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
           (GST_CUDA_SYNC_BASE_FILTER (object)));
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->get_property
+          (object, prop_id, value, pspec);
       break;
   }
-}
-
-static void
-gst_cuda_sync_base_filter_set_context (GstElement * element,
-    GstContext * context)
-{
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (element);
-
-  g_mutex_lock (&priv->lock);
-  gst_cuda_handle_set_context (element, context, priv->device_id,
-      &priv->context);
-  g_mutex_unlock (&priv->lock);
-
-  GST_ELEMENT_CLASS (gst_cuda_sync_base_filter_parent_class)->set_context
-      (element, context);
-}
-
-/* The pipeline's context, or a new one for the device. The GstContext
- * query and NEED_CONTEXT message it sends reach this element's own
- * set_context(), which sets priv->context, and gst_cuda_ensure_element_context()
- * must see that very field: it runs on this thread without priv->lock (which
- * set_context() takes), and only this thread clears the field (stop()). */
-static gboolean
-ensure_context (GstCudaSyncBaseFilter * self)
-{
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-  gint device_id;
-
-  g_mutex_lock (&priv->lock);
-  device_id = priv->device_id;
-  g_mutex_unlock (&priv->lock);
-  return gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-      &priv->context);
 }
 
 /* start() with the semaphore property's value @sem (transfer full) */
@@ -297,9 +225,7 @@ start_with_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
     guint sem_dev = 0;
     gint want_dev;
 
-    g_mutex_lock (&priv->lock);
-    want_dev = priv->device_id;
-    g_mutex_unlock (&priv->lock);
+    want_dev = gst_cuda_sync_base_transform_get_device_id (BASE (self));
     g_object_get (sem_ctx, "cuda-device-id", &sem_dev, NULL);
     /* a semaphore is valid in one context only: it cannot serve another
      * device the element was told to use */
@@ -316,28 +242,26 @@ start_with_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
 
     /* The semaphore is only valid in the context it was imported into, so
      * that context is the element's (and is offered to its neighbours). */
-    if (priv->context && priv->context != sem_ctx) {
-      gboolean ok = gst_cuda_semaphore_check_context (sem, priv->context, &err);
+    if (CONTEXT (self) && CONTEXT (self) != sem_ctx) {
+      gboolean ok = gst_cuda_semaphore_check_context (sem, CONTEXT (self),
+          &err);
       g_assert (!ok);
       gst_object_unref (sem);
       GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
           "The semaphore property does not match the pipeline's CUDA context");
       return FALSE;
     }
-    g_mutex_lock (&priv->lock);
-    if (!priv->context)
-      priv->context = gst_object_ref (sem_ctx);
-    g_mutex_unlock (&priv->lock);
+    gst_cuda_sync_base_transform_adopt_context (BASE (self), sem_ctx);
     gst_object_unref (sem);
-  } else if (!ensure_context (self)) {
+  } else if (!gst_cuda_sync_base_transform_ensure_context (BASE (self))) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No CUDA device available"),
         ("gst_cuda_ensure_element_context failed for device id %d",
-            priv->device_id));
+            gst_cuda_sync_base_transform_get_device_id (BASE (self))));
     return FALSE;
   }
 
-  if (!gst_cuda_context_push (priv->context)) {
+  if (!gst_cuda_context_push (CONTEXT (self))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
     return FALSE;
@@ -384,11 +308,11 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
 
-  if (priv->stream && priv->context) {
+  if (priv->stream && CONTEXT (trans)) {
     /* does not block: pending work completes, then the stream goes away.
      * A stream belongs to its context: it can be destroyed without the
      * context current, if pushing it fails. */
-    gboolean pushed = gst_cuda_context_push (priv->context);
+    gboolean pushed = gst_cuda_context_push (CONTEXT (trans));
     CUresult r;
 
     if (!pushed)
@@ -402,40 +326,17 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
       gst_cuda_context_pop (NULL);
   }
   priv->stream = NULL;
+  gst_cuda_sync_base_transform_drop_context (BASE (trans));
   g_mutex_lock (&priv->lock);
-  gst_clear_object (&priv->context);
   priv->started = FALSE;
   g_mutex_unlock (&priv->lock);
   return TRUE;
 }
 
-static gboolean
-gst_cuda_sync_base_filter_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query)
-{
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GstCudaContext *ctx;
-    gboolean handled;
-
-    g_mutex_lock (&priv->lock);
-    ctx = priv->context ? gst_object_ref (priv->context) : NULL;
-    g_mutex_unlock (&priv->lock);
-    handled = gst_cuda_handle_context_query (GST_ELEMENT (trans), query, ctx);
-    gst_clear_object (&ctx);
-    if (handled)
-      return TRUE;
-  }
-
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sync_base_filter_parent_class)->query
-      (trans, direction, query);
-}
-
 GstCudaContext *
 gst_cuda_sync_base_filter_get_context (GstCudaSyncBaseFilter * self)
 {
-  return PRIV (self)->context;
+  return CONTEXT (self);
 }
 
 GstCudaSemaphore *
@@ -475,31 +376,22 @@ void
 gst_cuda_sync_base_filter_count (GstCudaSyncBaseFilter * self,
     GstCudaSyncCounter counter, guint64 add)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->lock);
-  priv->counters[counter] += add;
-  g_mutex_unlock (&priv->lock);
+  gst_cuda_sync_base_transform_count (BASE (self), counter, add);
 }
 
 void
 gst_cuda_sync_base_filter_count_signal (GstCudaSyncBaseFilter * self,
     guint64 value)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->lock);
-  priv->counters[GST_CUDA_SYNC_COUNTER_SIGNALS]++;
-  priv->counters[GST_CUDA_SYNC_COUNTER_LAST_VALUE] = value;
-  g_mutex_unlock (&priv->lock);
+  gst_cuda_sync_base_transform_count_and_set (BASE (self),
+      GST_CUDA_SYNC_COUNTER_SIGNALS, 1, GST_CUDA_SYNC_COUNTER_LAST_VALUE,
+      value);
 }
-
 
 gboolean
 gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
     GstBuffer * buffer)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
   guint i, n = gst_buffer_n_memory (buffer);
 
   if (n == 0) {
@@ -509,7 +401,7 @@ gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
   }
   for (i = 0; i < n; i++) {
     if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self),
-            gst_buffer_peek_memory (buffer, i), priv->context))
+            gst_buffer_peek_memory (buffer, i), CONTEXT (self)))
       return FALSE;
   }
   return TRUE;
@@ -521,7 +413,7 @@ gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
 {
   GError *err = NULL;
 
-  if (gst_cuda_semaphore_check_context (sem, PRIV (self)->context, &err))
+  if (gst_cuda_semaphore_check_context (sem, CONTEXT (self), &err))
     return TRUE;
   GST_CUDA_SYNC_ELEMENT_ERROR (self, err, what);
   return FALSE;
@@ -562,7 +454,7 @@ gst_cuda_sync_base_filter_wait_acquire (GstCudaSyncBaseFilter * self,
   GError *err = NULL;
   guint n = 0;
 
-  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, PRIV (self)->context,
+  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, CONTEXT (self),
           stream, gst_cuda_sync_base_filter_get_flags (self), &n, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
         "Could not wait for the incoming buffer's acquire points");
@@ -577,11 +469,10 @@ gboolean
 gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,
     CUstream stream)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
   GError *err = NULL;
   CUresult r;
 
-  if (!gst_cuda_context_push (priv->context)) {
+  if (!gst_cuda_context_push (CONTEXT (self))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
     return FALSE;

@@ -8,29 +8,30 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cudasync/cudasync.h>
+#include "gstcudasyncbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_SYNC_BASE_FILTER (gst_cuda_sync_base_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseFilter, gst_cuda_sync_base_filter,
-    GST, CUDA_SYNC_BASE_FILTER, GstBaseTransform)
+    GST, CUDA_SYNC_BASE_FILTER, GstCudaSyncBaseTransform)
 
 /**
  * GstCudaSyncBaseFilter:
  *
- * Shared base of cudasemsignal and cudasemwait: CUDA context sharing
- * (GstContext), the element's own CUDA stream, the `semaphore`, `stats` and
- * `skip-nvscibuf-memsync` properties, and input checks. Not registered as an element.
+ * Shared base of cudasemsignal and cudasemwait, on
+ * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the context): the
+ * element's own CUDA stream, the `semaphore` and `skip-nvscibuf-memsync`
+ * properties, and input checks. Not registered as an element.
  */
 struct _GstCudaSyncBaseFilterClass
 {
-  GstBaseTransformClass parent_class;
-
-  /* names of the counters in the stats structure, NULL-terminated */
-  const gchar *const *counter_names;
+  GstCudaSyncBaseTransformClass parent_class;
 };
 
-/* counters shared by the subclasses; index into the stats array */
+/* counters shared by the subclasses: the numbers of their counter_names
+ * (GstCudaSyncBaseTransformClass), of the fields "buffers", "signals",
+ * "waits", "cpu-syncs" and "last-value" */
 typedef enum
 {
   GST_CUDA_SYNC_COUNTER_BUFFERS,

@@ -9,6 +9,7 @@
 #include "gstcudasyncelementerror.h"
 #include <gst/cudasync/cudasync.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <string.h>
 
 /* GstCudaSyncError code -> GStreamer error domain and code:
  * no driver or device: the resource is not found; a handle that is not a
@@ -52,6 +53,48 @@ gst_cuda_sync_element_post_error (GstElement * element, GError * error,
   gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
       g_strdup (what), g_strdup (error ? error->message : "unknown error"),
       file, function, line);
+  g_clear_error (&error);
+}
+
+void
+gst_cuda_sync_take_error (GError ** error, GQuark domain, gint code,
+    gchar * text, gchar * details)
+{
+  if (!text)
+    text = gst_error_get_message (domain, code);
+  if (details)
+    g_set_error (error, domain, code, "%s\n%s", text, details);
+  else
+    g_set_error_literal (error, domain, code, text);
+  g_free (text);
+  g_free (details);
+}
+
+static gboolean
+is_gst_error_domain (GQuark domain)
+{
+  return domain == GST_CORE_ERROR || domain == GST_LIBRARY_ERROR ||
+      domain == GST_RESOURCE_ERROR || domain == GST_STREAM_ERROR;
+}
+
+void
+gst_cuda_sync_element_post_gerror (GstElement * element, GError * error,
+    const gchar * file, const gchar * function, gint line)
+{
+  const gchar *msg = error ? error->message : "unknown error";
+  const gchar *nl = strchr (msg, '\n');
+  GQuark domain;
+  gint code;
+
+  if (error && is_gst_error_domain (error->domain)) {
+    domain = error->domain;
+    code = error->code;
+  } else {
+    map_error (error, &domain, &code);
+  }
+  gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
+      nl ? g_strndup (msg, nl - msg) : g_strdup (msg),
+      nl ? g_strdup (nl + 1) : NULL, file, function, line);
   g_clear_error (&error);
 }
 

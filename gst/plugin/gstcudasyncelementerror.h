@@ -22,6 +22,32 @@ void gst_cuda_sync_element_post_error (GstElement * element, GError * error,
   gst_cuda_sync_element_post_error (GST_ELEMENT (element), error, what, \
       __FILE__, GST_FUNCTION, __LINE__)
 
+/* What helpers that know no element report, for the element to post: a
+ * GError of a GStreamer error domain (GST_RESOURCE_ERROR, ...) and code,
+ * whose message is the human sentence of the element error, then, after a
+ * line break, its debug details if there are any. @text and @details are
+ * in parentheses, printf-style, as for GST_ELEMENT_ERROR(); (NULL) text
+ * means the domain's default message. */
+#define GST_CUDA_SYNC_SET_ERROR(error, domain, code, text, details) \
+  G_STMT_START { \
+    gchar *__txt = _gst_element_error_printf text; \
+    gchar *__dbg = _gst_element_error_printf details; \
+    gst_cuda_sync_take_error (error, GST_ ## domain ## _ERROR, \
+        GST_ ## domain ## _ERROR_ ## code, __txt, __dbg); \
+  } G_STMT_END
+
+void gst_cuda_sync_take_error (GError ** error, GQuark domain, gint code,
+    gchar * text, gchar * details);
+
+void gst_cuda_sync_element_post_gerror (GstElement * element, GError * error,
+    const gchar * file, const gchar * function, gint line);
+
+/* Posts @error, made by GST_CUDA_SYNC_SET_ERROR(), as an element error on
+ * @element: its domain and code, its text and its details. Takes @error. */
+#define GST_CUDA_SYNC_ELEMENT_ERROR_FROM(element, error) \
+  gst_cuda_sync_element_post_gerror (GST_ELEMENT (element), error, \
+      __FILE__, GST_FUNCTION, __LINE__)
+
 /* TRUE when @mem is CUDA memory of @context; otherwise posts the element
  * error (not CUDA memory, or another context, naming both devices) */
 gboolean gst_cuda_sync_element_check_memory (GstElement * element,

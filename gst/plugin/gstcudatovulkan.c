@@ -89,14 +89,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
     (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define GST_CAT_DEFAULT gst_cuda_to_vulkan_debug
 
-
 /* ---- element ---- */
 
 struct _GstCudaToVulkan
 {
   GstCudaVkBaseTransform parent;
 
-  gboolean out_buffers;         /* memory:VulkanBuffer negotiated */
+  const GstCudaVkMemoryKind *out_kind;  /* negotiated */
   gboolean in_place;            /* property (object lock) */
   /* streaming thread: an upstream pool was proposed; the buffer being
    * transformed was written in place (prepare_output_buffer()) */
@@ -133,13 +132,6 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CUDA_VK_FORMATS)));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS) "; "
-        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER, GST_CUDA_VK_FORMATS)));
-
 #define gst_cuda_to_vulkan_parent_class parent_class
 G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
@@ -155,11 +147,6 @@ gst_cuda_to_vulkan_finalize (GObject * object)
   g_ptr_array_unref (self->unreleased);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
-
-
-
-
-
 
 static void
 gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
@@ -207,7 +194,13 @@ gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
   return ret;
 }
 
-
+/* The frame pool could not allocate a frame (on the streaming thread, or
+ * upstream's through the pool proposed to it) */
+static void
+frame_pool_error (GError * error, gpointer user_data)
+{
+  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
+}
 
 static gboolean
 gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
@@ -216,12 +209,12 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (base);
   GstBufferPool *pool;
 
-  self->out_buffers = gst_caps_features_contains (gst_caps_get_features
-      (outcaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  self->out_kind = gst_cuda_vk_memory_kind_from_caps (outcaps);
+  g_return_val_if_fail (self->out_kind, FALSE);
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
   pool = gst_cuda_vk_frame_pool_new (BRIDGE (self), OUT_INFO (self),
-      self->out_buffers);
+      self->out_kind, frame_pool_error, self);
   if (!gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Could not activate the Vulkan memory pool"), (NULL));
@@ -239,8 +232,6 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   return TRUE;
 }
 
-
-#if GST_CHECK_VERSION(1, 24, 0)
 /* Configures @pool (transfer full) for @caps with the element's stream and
  * adds it to @query at the size it settled on (a CUDA pool may round the
  * pitch up; the pool of the output's frames has their pitch). FALSE when
@@ -254,7 +245,8 @@ offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
 
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_cuda_stream (config, BRIDGE (self)->cuda_stream);
+  gst_cuda_vk_compat_pool_config_set_stream (config,
+      BRIDGE (self)->cuda_stream);
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT " refused caps %"
         GST_PTR_FORMAT, pool, caps);
@@ -325,7 +317,6 @@ propose_pool (GstCudaToVulkan * self, GstQuery * query)
           &info))
     GST_WARNING_OBJECT (self, "the CUDA pool refused its configuration");
 }
-#endif
 
 static gboolean
 gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
@@ -333,9 +324,7 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
-#if GST_CHECK_VERSION(1, 24, 0)
   propose_pool (self, query);
-#endif
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
   if (BRIDGE (self)->offer_sem)
@@ -360,7 +349,6 @@ gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
   }
   return TRUE;
 }
-
 
 static gboolean
 check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
@@ -403,9 +391,7 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
 static void
 writes_done (GstMemory * mem)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-#endif
+  gst_cuda_vk_compat_memory_set_pending (mem, FALSE);
 }
 
 /* A GstCudaSyncReleaseFunc, on the element's releaser thread once the
@@ -568,67 +554,6 @@ copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
   return ok;
 }
 
-/* memory:VulkanBuffer: take the buffer over from CUDA, and what later
- * vulkan elements order after */
-static void
-buffer_take_over (GstCudaVkBridge * b, GstVulkanBufferMemory * mem,
-    VkBufferMemoryBarrier * bb)
-{
-  *bb = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = 0,
-    .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .dstQueueFamilyIndex = b->queue->family,
-    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-  };
-  mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
-  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-  /* no queue: see image_take_over() */
-  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, NULL);
-  mem->barrier.offset = 0;
-  mem->barrier.size = VK_WHOLE_SIZE;
-}
-
-/* memory:VulkanImage: the same for an image (frame_init_layout() left it
- * GENERAL, and each release does) */
-static void
-image_take_over (GstCudaVkBridge * b, GstVulkanImageMemory * mem,
-    VkImageMemoryBarrier * ib, GstCudaVkSubmitSync * sync)
-{
-  *ib = (VkImageMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = 0,
-    .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-    .oldLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .dstQueueFamilyIndex = b->queue->family,
-    .image = mem->image,
-    .subresourceRange = {
-      .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
-    },
-  };
-  mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
-  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
-  /* No queue, as upstream's own images carry after their last operation:
-   * GstVulkanOperation (1.24+) names the memory's queue as a barrier's
-   * source family and the consumer's new queue (none for vulkandownload,
-   * vulkancolorconvert ...) as its destination, so a queue here made
-   * their barriers half an ownership transfer, which skips the layout
-   * transition (seen under the validation layer with 1.26.2:
-   * VUID-vkCmdCopyImageToBuffer-srcImageLayout-00189 in vulkandownload).
-   * The frame is the queue family's of the element's queue either way. */
-  gst_cuda_vk_barrier_set_queue (&mem->barrier.parent, NULL);
-  mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-  mem->barrier.subresource_range = ib->subresourceRange;
-  /* 1.24+: GstVulkanOperation users (vulkandownload ...) order themselves
-   * after this submission by the image's timeline */
-  gst_cuda_vk_sync_add_memory (sync, &mem->barrier.parent);
-}
-
 /* The Vulkan half: a submission that waits for CUDA's signal of @value on
  * @sem (GPU path; NULL: the fallback) and takes @outbuf's memories over
  * from CUDA */
@@ -638,8 +563,7 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
     GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
-  VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
-  VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES];
+  GstCudaVkBarriers barriers = { 0, };
   GstCudaVkSubmitSync sync = { 0, };
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
@@ -648,24 +572,17 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
   cmd = gst_cuda_vk_bridge_begin (b, error);
   if (!cmd)
     return FALSE;
-  for (i = 0; i < f->n_planes; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (outbuf, i);
-
-    if (self->out_buffers)
-      buffer_take_over (b, (GstVulkanBufferMemory *) mem, &bb[i]);
-    else
-      image_take_over (b, (GstVulkanImageMemory *) mem, &ib[i], &sync);
-  }
+  for (i = 0; i < f->n_planes; i++)
+    self->out_kind->take_over (gst_buffer_peek_memory (outbuf, i), b->queue,
+        &barriers, &sync);
   /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
    * the wait, this barrier and every later command on the queue one
    * dependency chain, so downstream's own submissions read the frame only
    * after CUDA's copy. With TOP_OF_PIPE here the chain is broken: seen on
    * the H200 as a vulkandownload branch reading a frame early, with several
    * branches submitting to one queue. */
-  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
-      self->out_buffers ? f->n_planes : 0, bb,
-      self->out_buffers ? 0 : f->n_planes, ib);
+  gst_cuda_vk_barriers_record (&barriers, cmd,
+      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
   if (sem)
     gst_cuda_vk_sync_add_wait (&sync, sem->vk_sem, value);
   fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
@@ -734,7 +651,6 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   return TRUE;
 }
 
-#if GST_CHECK_VERSION(1, 24, 0)
 /* The output frame that @inbuf is, when upstream wrote it in place (a
  * buffer of the pool in_place_pool() made, for the current
  * output pool) and nothing asks for it to be copied: a release point
@@ -762,7 +678,6 @@ in_place_output (GstCudaToVulkan * self, GstBuffer * inbuf)
   gst_buffer_unref (frame);
   return outbuf;
 }
-#endif
 
 static GstFlowReturn
 gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
@@ -771,7 +686,6 @@ gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
 
   self->written_in_place = FALSE;
-#if GST_CHECK_VERSION(1, 24, 0)
   *outbuf = in_place_output (self, inbuf);
   if (*outbuf) {
     self->written_in_place = TRUE;
@@ -779,7 +693,6 @@ gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
         GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
     return GST_FLOW_OK;
   }
-#endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
       (trans, inbuf, outbuf);
 }
@@ -825,6 +738,7 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVkBaseTransformClass *base_class =
       GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps;
 
   gobject_class->finalize = gst_cuda_to_vulkan_finalize;
   gobject_class->set_property = gst_cuda_to_vulkan_set_property;
@@ -853,7 +767,10 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
       "Copies CUDA frames into shareable Vulkan images, synchronised on the "
       "GPU with an external semaphore", "gst-cudasync developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  caps = gst_cuda_vk_memory_kinds_template_caps ();
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_stop);
   trans_class->propose_allocation =

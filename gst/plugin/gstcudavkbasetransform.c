@@ -20,7 +20,7 @@ typedef struct
 } GstCudaVkBaseTransformPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVkBaseTransform,
-    gst_cuda_vk_base_transform, GST_TYPE_BASE_TRANSFORM);
+    gst_cuda_vk_base_transform, GST_TYPE_CUDA_SYNC_BASE_TRANSFORM);
 
 #define PRIV(self) ((GstCudaVkBaseTransformPrivate *) \
     gst_cuda_vk_base_transform_get_instance_private \
@@ -41,16 +41,27 @@ static void
 gst_cuda_vk_base_transform_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  gst_cuda_vk_bridge_set_property (&PRIV (object)->bridge, object, prop_id,
-      value, pspec);
+  if (!gst_cuda_vk_bridge_set_property (&PRIV (object)->bridge, prop_id,
+          value))
+    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
+        pspec);
 }
 
 static void
 gst_cuda_vk_base_transform_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  gst_cuda_vk_bridge_get_property (&PRIV (object)->bridge, object, prop_id,
-      value, pspec);
+  if (!gst_cuda_vk_bridge_get_property (&PRIV (object)->bridge, prop_id,
+          value))
+    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
+        pspec);
+}
+
+static void
+gst_cuda_vk_base_transform_add_stats (GstCudaSyncBaseTransform * base,
+    GstStructure * stats)
+{
+  gst_cuda_vk_bridge_add_stats (&PRIV (base)->bridge, stats);
 }
 
 static void
@@ -214,11 +225,16 @@ gst_cuda_vk_base_transform_class_init (GstCudaVkBaseTransformClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaSyncBaseTransformClass *base_class =
+      GST_CUDA_SYNC_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_vk_base_transform_finalize;
   gobject_class->set_property = gst_cuda_vk_base_transform_set_property;
   gobject_class->get_property = gst_cuda_vk_base_transform_get_property;
   gst_cuda_vk_bridge_install_properties (gobject_class);
+  base_class->counter_names = gst_cuda_vk_counter_fields;
+  base_class->n_counters = GST_CUDA_VK_N_COUNTERS;
+  base_class->add_stats = gst_cuda_vk_base_transform_add_stats;
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_set_context);

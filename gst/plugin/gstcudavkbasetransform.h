@@ -7,12 +7,13 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include "gstcudavkbridge.h"
+#include "gstcudasyncbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_VK_BASE_TRANSFORM (gst_cuda_vk_base_transform_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaVkBaseTransform, gst_cuda_vk_base_transform,
-    GST, CUDA_VK_BASE_TRANSFORM, GstBaseTransform)
+    GST, CUDA_VK_BASE_TRANSFORM, GstCudaSyncBaseTransform)
 
 /**
  * GstCudaVkBaseTransformClass:
@@ -24,15 +25,15 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVkBaseTransform, gst_cuda_vk_base_transform,
  *   FLUSH_STOP, and before PAUSED->READY (the output pool is set flushing
  *   by the base class)
  *
- * The abstract base of cudatovulkan and vulkantocuda, on the model of
- * upstream's GstCudaBaseTransform: the `cuda-device-id` and `stats`
- * properties, CUDA and Vulkan contexts (GstContext), the devices' set-up in
- * NULL->READY, caps, the output pool and errors. Not registered as an
- * element.
+ * The abstract base of cudatovulkan and vulkantocuda, on
+ * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the CUDA context):
+ * the `timeline` property, the Vulkan contexts (GstContext), the devices'
+ * set-up in NULL->READY, caps, the output pool and errors. Not registered
+ * as an element.
  */
 struct _GstCudaVkBaseTransformClass
 {
-  GstBaseTransformClass parent_class;
+  GstCudaSyncBaseTransformClass parent_class;
 
   gboolean to_vulkan;
 

@@ -2,7 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The state both bridge elements share: contexts, properties, statistics, state changes, caps and start/stop.
+ * The state both bridge elements share: the Vulkan contexts, the timeline
+ * property, state changes, caps and start/stop.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -10,15 +11,16 @@
 
 #include "gstcudavkbridge.h"
 #include "gstcudasyncelementerror.h"
+#include "gstcudasyncbasetransform.h"
+#include "gstcudavkmemorykind.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
 
-GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
-
-static const gchar *counter_field[GST_CUDA_VK_N_COUNTERS] = {
+const gchar *const gst_cuda_vk_counter_fields[GST_CUDA_VK_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores",
   "gpu-copies", "in-place"
 };
@@ -35,7 +37,6 @@ gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
   }
   memset (b, 0, sizeof (*b));
   b->element = element;
-  b->device_id = -1;
   b->use_timeline = TRUE;
   b->sem_type = "none";
   g_mutex_init (&b->lock);
@@ -55,43 +56,10 @@ gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
 }
 
 void
-gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add)
+gst_cuda_vk_bridge_add_stats (GstCudaVkBridge * b, GstStructure * s)
 {
   g_mutex_lock (&b->lock);
-  b->counters[c] += add;
-  g_mutex_unlock (&b->lock);
-}
-
-GstStructure *
-gst_cuda_vk_bridge_stats (GstCudaVkBridge * b)
-{
-  GstStructure *s = gst_structure_new_empty ("stats");
-  guint i;
-
-  g_mutex_lock (&b->lock);
-  for (i = 0; i < GST_CUDA_VK_N_COUNTERS; i++)
-    gst_structure_set (s, counter_field[i], G_TYPE_UINT64, b->counters[i],
-        NULL);
   gst_structure_set (s, "semaphore-type", G_TYPE_STRING, b->sem_type, NULL);
-  g_mutex_unlock (&b->lock);
-  return s;
-}
-
-gint
-gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b)
-{
-  gint id;
-  g_mutex_lock (&b->lock);
-  id = b->device_id;
-  g_mutex_unlock (&b->lock);
-  return id;
-}
-
-void
-gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id)
-{
-  g_mutex_lock (&b->lock);
-  b->device_id = id;
   g_mutex_unlock (&b->lock);
 }
 
@@ -100,8 +68,6 @@ gst_cuda_vk_bridge_set_context (GstCudaVkBridge * b, GstContext * context)
 {
   const gchar *type = gst_context_get_context_type (context);
 
-  gst_cuda_handle_set_context (b->element, context,
-      gst_cuda_vk_bridge_get_device_id (b), &b->cuda);
   gst_vulkan_handle_set_context (b->element, context, NULL, &b->instance);
   if (g_strcmp0 (type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0) {
     GstVulkanDevice *dev = NULL;
@@ -126,8 +92,6 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
 
   if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
     return FALSE;
-  if (gst_cuda_handle_context_query (b->element, query, b->cuda))
-    return TRUE;
   /* queries come from other threads; stop clears these under the lock */
   GST_OBJECT_LOCK (b->element);
   device = b->device ? gst_object_ref (b->device) : NULL;
@@ -147,27 +111,29 @@ gst_cuda_vk_bridge_query (GstCudaVkBridge * b, GstQuery * query)
   return ret;
 }
 
-
 void
 gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
 {
-  g_object_class_install_property (klass, GST_CUDA_VK_PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use when the pipeline shares no context (-1: any)",
-          -1, G_MAXINT, -1, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (klass, GST_CUDA_VK_PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Counters since the element was created: buffers, signals, waits, "
-          "cpu-syncs, copies (frames the element copied on the CUDA side), "
-          "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
-          "and CUDA's), in-place (frames upstream wrote straight into the "
-          "output's memory, cudatovulkan on GStreamer 1.24+); and "
-          "semaphore-type, the "
-          "synchronisation of the last start: \"timeline\" (one timeline "
-          "semaphore), \"binary\" (one binary semaphore per frame slot) or "
-          "\"none\" (CPU fallback)", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_cuda_sync_base_transform_class_install_properties (klass,
+      "CUDA device to use when the pipeline shares no context (-1: any)",
+      "Counters since the element was created: buffers, signals, waits, "
+      "cpu-syncs, copies (frames the element copied on the CUDA side), "
+      "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
+      "and CUDA's), in-place (frames upstream wrote straight into the "
+      "output's memory, cudatovulkan on GStreamer 1.24+); and "
+      "semaphore-type, the "
+      "synchronisation of the last start: \"timeline\" (one timeline "
+      "semaphore), \"binary\" (one binary semaphore per frame slot) or "
+      "\"none\" (CPU fallback)");
+  /**
+   * GstCudaVkBaseTransform:timeline:
+   *
+   * On GStreamer 1.24 and newer, where the Vulkan device has timeline
+   * semaphores enabled, synchronise through one timeline semaphore shared
+   * with CUDA; otherwise, or when %FALSE, through one binary semaphore per
+   * frame slot. The `semaphore-type` field of `stats` says which one the
+   * last start chose.
+   */
   g_object_class_install_property (klass, GST_CUDA_VK_PROP_TIMELINE,
       g_param_spec_boolean ("timeline", "Timeline semaphore",
           "Synchronise through one timeline semaphore where the Vulkan "
@@ -177,45 +143,28 @@ gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
           G_PARAM_STATIC_STRINGS));
 }
 
-void
-gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec)
+gboolean
+gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, guint prop_id,
+    const GValue * value)
 {
-  switch (prop_id) {
-    case GST_CUDA_VK_PROP_DEVICE_ID:
-      gst_cuda_vk_bridge_set_device_id (b, g_value_get_int (value));
-      break;
-    case GST_CUDA_VK_PROP_TIMELINE:
-      g_mutex_lock (&b->lock);
-      b->use_timeline = g_value_get_boolean (value);
-      g_mutex_unlock (&b->lock);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id != GST_CUDA_VK_PROP_TIMELINE)
+    return FALSE;
+  g_mutex_lock (&b->lock);
+  b->use_timeline = g_value_get_boolean (value);
+  g_mutex_unlock (&b->lock);
+  return TRUE;
 }
 
-void
-gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec)
+gboolean
+gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, guint prop_id,
+    GValue * value)
 {
-  switch (prop_id) {
-    case GST_CUDA_VK_PROP_DEVICE_ID:
-      g_value_set_int (value, gst_cuda_vk_bridge_get_device_id (b));
-      break;
-    case GST_CUDA_VK_PROP_STATS:
-      g_value_take_boxed (value, gst_cuda_vk_bridge_stats (b));
-      break;
-    case GST_CUDA_VK_PROP_TIMELINE:
-      g_mutex_lock (&b->lock);
-      g_value_set_boolean (value, b->use_timeline);
-      g_mutex_unlock (&b->lock);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id != GST_CUDA_VK_PROP_TIMELINE)
+    return FALSE;
+  g_mutex_lock (&b->lock);
+  g_value_set_boolean (value, b->use_timeline);
+  g_mutex_unlock (&b->lock);
+  return TRUE;
 }
 
 /* The devices are set up in NULL->READY, before neighbours (which change
@@ -252,64 +201,6 @@ set_features (GstCaps * caps, const gchar * feature)
   return ret;
 }
 
-/* Whether @s's @field (a size) can be @max or less; a range is narrowed to
- * what can */
-static gboolean
-fit_dimension (GstStructure * s, const gchar * field, gint max)
-{
-  const GValue *v = gst_structure_get_value (s, field);
-  gint lo, hi;
-
-  if (v && G_VALUE_HOLDS_INT (v))
-    return g_value_get_int (v) <= max;
-  if (!v || !GST_VALUE_HOLDS_INT_RANGE (v))
-    return TRUE;
-  lo = gst_value_get_int_range_min (v);
-  hi = gst_value_get_int_range_max (v);
-  if (lo > max)
-    return FALSE;
-  if (hi > max && lo == max)
-    gst_structure_set (s, field, G_TYPE_INT, max, NULL);
-  else if (hi > max)
-    gst_structure_set (s, field, GST_TYPE_INT_RANGE, lo, max, NULL);
-  return TRUE;
-}
-
-/* The Vulkan side: images preferred, then buffers. With the device's image
- * limit @max_image (0: not known yet) the images' sizes are narrowed to it,
- * and sizes entirely above it come as buffers first (they have no such
- * limit), then as images last: an image-only downstream still negotiates
- * them, and set_caps refuses them with an error that names the limit
- * (instead of a not-negotiated that names nothing). */
-static GstCaps *
-vulkan_side_caps (GstCaps * caps, guint max_image)
-{
-  GstCaps *images = gst_caps_new_empty (), *over = gst_caps_new_empty ();
-  GstCaps *ret;
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-
-    if (max_image == 0 || (fit_dimension (s, "width", max_image) &&
-            fit_dimension (s, "height", max_image))) {
-      gst_caps_append_structure (images, s);
-    } else {
-      gst_structure_free (s);
-      gst_caps_append_structure (over,
-          gst_structure_copy (gst_caps_get_structure (caps, i)));
-    }
-  }
-  ret = set_features (images, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
-  ret = gst_caps_merge (ret, set_features (caps,
-          GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER));
-  ret = gst_caps_merge (ret, set_features (over,
-          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE));
-  gst_caps_unref (images);
-  gst_caps_unref (over);
-  return ret;
-}
-
 GstCaps *
 gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
     gboolean to_vulkan, guint max_image)
@@ -317,7 +208,7 @@ gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
   GstCaps *tmp, *ret;
 
   if (to_vulkan) {
-    tmp = vulkan_side_caps (caps, max_image);
+    tmp = gst_cuda_vk_memory_kinds_caps (caps, max_image);
   } else {
     tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   }
@@ -396,31 +287,8 @@ gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
 static gboolean
 create_stream (GstCudaVkBridge * b, GError ** error)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  b->cuda_stream = gst_cuda_stream_new (b->cuda);
-  if (!b->cuda_stream) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "gst_cuda_stream_new() failed (cuStreamCreate)");
-    return FALSE;
-  }
-  b->stream = gst_cuda_stream_get_handle (b->cuda_stream);
-  return TRUE;
-#else
-  CUresult r;
-
-  if (!gst_cuda_context_push (b->cuda)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return FALSE;
-  }
-  r = CuStreamCreate (&b->stream, CU_STREAM_DEFAULT);
-  gst_cuda_context_pop (NULL);
-  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error)) {
-    b->stream = NULL;
-    return FALSE;
-  }
-  return TRUE;
-#endif
+  return gst_cuda_vk_compat_stream_new (b->cuda, &b->cuda_stream, &b->stream,
+      error);
 }
 
 /* Chooses the synchronisation: one timeline semaphore (1.24+, where the
@@ -468,18 +336,21 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   GstElement *self = b->element;
   GError *err = NULL;
   guint8 uuid[16];
-  gint dev_id = gst_cuda_vk_bridge_get_device_id (b);
+  GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (self);
   guint cuda_dev = 0;
 
   if (!gst_cuda_sync_init (&err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Cannot use the CUDA driver");
     return FALSE;
   }
-  if (!gst_cuda_ensure_element_context (self, dev_id, &b->cuda)) {
+  if (!gst_cuda_sync_base_transform_ensure_context (base)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
-        ("gst_cuda_ensure_element_context failed for device id %d", dev_id));
+        ("gst_cuda_ensure_element_context failed for device id %d",
+            gst_cuda_sync_base_transform_get_device_id (base)));
     return FALSE;
   }
+  gst_object_replace ((GstObject **) & b->cuda,
+      GST_OBJECT (gst_cuda_sync_base_transform_get_context (base)));
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
@@ -492,8 +363,10 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
     return FALSE;
   }
 
-  if (!gst_cuda_vk_device_setup (b, uuid))
+  if (!gst_cuda_vk_device_setup (b, uuid, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return FALSE;
+  }
 
   {
     GstVulkanQueue *neighbour = NULL, *queue, *old;
@@ -540,27 +413,12 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   }
   gst_cuda_vk_fence_pool_free (b->fences);
   b->fences = NULL;
-  if (b->stream && b->cuda) {
-    /* the semaphores and the pooled memory may still be used by enqueued
-     * work: let it finish (stop is not the streaming thread). A stream
-     * belongs to its context: it can be synchronised and destroyed without
-     * the context current, if pushing it fails. */
-    gboolean pushed = gst_cuda_context_push (b->cuda);
-
-    if (!pushed)
-      GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
-          "current to release the stream");
-    CuStreamSynchronize (b->stream);
-#if !GST_CHECK_VERSION(1, 24, 0)
-    CuStreamDestroy (b->stream);
-#endif
-    if (pushed)
-      gst_cuda_context_pop (NULL);
-  }
-#if GST_CHECK_VERSION(1, 24, 0)
-  /* memory still carrying it keeps it alive */
-  gst_clear_cuda_stream (&b->cuda_stream);
-#endif
+  /* the semaphores and the pooled memory may still be used by enqueued
+   * work: let it finish (stop is not the streaming thread) */
+  if (b->stream && b->cuda &&
+      !gst_cuda_vk_compat_stream_free (b->cuda, &b->cuda_stream, &b->stream))
+    GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
+        "current to release the stream");
   b->stream = NULL;
   b->gpu_sync = FALSE;
   /* after the fences and the stream: nothing uses it any more */

@@ -2,12 +2,15 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The state cudatovulkan and vulkantocuda share: the CUDA context and
- * stream, the Vulkan device and queue, properties, statistics, state
- * changes, caps and start/stop. Its parts: gstcudavkdevice.h (device,
- * queue, fences), gstcudavkmemory.h (exportable memory), gstcudavksemaphore.h
+ * The state cudatovulkan and vulkantocuda share: the CUDA stream, the
+ * Vulkan device and queue, the `timeline` property, state changes, caps and
+ * start/stop (the CUDA context, `cuda-device-id` and `stats` are
+ * GstCudaSyncBaseTransform's). Its parts: gstcudavkdevice.h (device),
+ * gstcudavkqueue.h (shared queue, fences), gstcudavkmemory.h (exportable
+ * memory), gstcudavkmemorykind.h (images and buffers), gstcudavksemaphore.h
  * (semaphores), gstcudavkstaging.h (vulkantocuda's staging slots),
- * gstcudavksubmit.h (submissions). Not installed.
+ * gstcudavksubmit.h (submissions), gstcudavkcompat.h (version-dependent
+ * calls). Not installed.
  */
 #pragma once
 
@@ -15,10 +18,9 @@
 #include <gst/video/video.h>
 #include <gst/vulkan/vulkan.h>
 #include <gst/cuda/gstcudacontext.h>
-#if GST_CHECK_VERSION(1, 24, 0)
-#include <gst/cuda/gstcudastream.h>
-#endif
 #include <gst/cudasync/cudasync.h>
+#include "gstcudavkcompat.h"
+#include "gstcudasyncbasetransform.h"
 
 G_BEGIN_DECLS
 
@@ -56,21 +58,18 @@ struct _GstCudaVkBridge
 {
   GstElement *element;
 
-  GMutex lock;                  /* counters, device_id, timeline, sem_type */
-  gint device_id;
+  GMutex lock;                  /* timeline, sem_type */
   gboolean use_timeline;        /* property "timeline" */
   const gchar *sem_type;        /* "timeline", "binary" or "none" */
-  guint64 counters[GST_CUDA_VK_N_COUNTERS];
 
-  /* set between start and stop (contexts may come earlier) */
+  /* set between start and stop (contexts may come earlier). @cuda: the
+   * element's context (GstCudaSyncBaseTransform's) as of the last start */
   GstCudaContext *cuda;
   CUstream stream;
-#if GST_CHECK_VERSION(1, 24, 0)
-  /* owns @stream; set on the CUDA pools the element proposes and uses, so
-   * that the memory it hands out and the memory written for it carry the
-   * stream its work is on */
+  /* owns @stream (1.24+, else NULL); set on the CUDA pools the element
+   * proposes and uses, so that the memory it hands out and the memory
+   * written for it carry the stream its work is on */
   GstCudaStream *cuda_stream;
-#endif
   GstVulkanInstance *instance;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
@@ -101,21 +100,22 @@ struct _GstCudaVkBridge
   GstCudaSemaphore *offer_sem;
 };
 
-/* The properties both elements have, with these ids */
+/* The property both elements add to GstCudaSyncBaseTransform's, with
+ * this id */
 enum
 {
-  GST_CUDA_VK_PROP_DEVICE_ID = 1,
-  GST_CUDA_VK_PROP_STATS,
-  GST_CUDA_VK_PROP_TIMELINE,
+  GST_CUDA_VK_PROP_TIMELINE = 100,
 };
 
+/* the stats structure's counter fields, by GstCudaVkCounter */
+extern const gchar *const gst_cuda_vk_counter_fields[GST_CUDA_VK_N_COUNTERS];
+
 void     gst_cuda_vk_bridge_install_properties (GObjectClass * klass);
-void     gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, GObject * object,
-                                          guint prop_id, const GValue * value,
-                                          GParamSpec * pspec);
-void     gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, GObject * object,
-                                          guint prop_id, GValue * value,
-                                          GParamSpec * pspec);
+/* FALSE: not a property of the bridge */
+gboolean gst_cuda_vk_bridge_set_property (GstCudaVkBridge * b, guint prop_id,
+                                          const GValue * value);
+gboolean gst_cuda_vk_bridge_get_property (GstCudaVkBridge * b, guint prop_id,
+                                          GValue * value);
 
 /* The element's change_state: sets the devices up in NULL->READY (before
  * neighbours look for a Vulkan device) around @parent_class's */
@@ -153,17 +153,23 @@ gboolean gst_cuda_vk_bridge_query        (GstCudaVkBridge * b, GstQuery * query)
 gboolean gst_cuda_vk_bridge_start        (GstCudaVkBridge * b, gboolean offer_semaphore);
 void     gst_cuda_vk_bridge_stop         (GstCudaVkBridge * b);
 
-void     gst_cuda_vk_bridge_count        (GstCudaVkBridge * b, GstCudaVkCounter c, guint64 add);
-GstStructure * gst_cuda_vk_bridge_stats  (GstCudaVkBridge * b);
-gint     gst_cuda_vk_bridge_get_device_id (GstCudaVkBridge * b);
-void     gst_cuda_vk_bridge_set_device_id (GstCudaVkBridge * b, gint id);
+/* adds @add to the element's counter @c (GstCudaSyncBaseTransform's) */
+static inline void
+gst_cuda_vk_bridge_count (GstCudaVkBridge * b, GstCudaVkCounter c,
+    guint64 add)
+{
+  gst_cuda_sync_base_transform_count (GST_CUDA_SYNC_BASE_TRANSFORM
+      (b->element), c, add);
+}
 
-
-
+/* adds semaphore-type to the stats structure */
+void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b,
+                                          GstStructure * s);
 
 G_END_DECLS
 
 #include "gstcudavkdevice.h"
+#include "gstcudavkqueue.h"
 #include "gstcudavkmemory.h"
 #include "gstcudavksemaphore.h"
 #include "gstcudavksubmit.h"

@@ -9,10 +9,12 @@
 #endif
 
 #include "gstcudavkbridge.h"
+#include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
+/* the bridge's parts' category, set up by gst_cuda_vk_bridge_init() */
+GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
 #define EXT_MEM_FD "VK_KHR_external_memory_fd"
@@ -68,133 +70,122 @@ check_uuid (GstCudaVkBridge * b, GstVulkanPhysicalDevice * pd,
   return memcmp (vk_uuid, cuda_uuid, VK_UUID_SIZE) == 0;
 }
 
-gboolean
-gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
+/* The pipeline's device: it must be the CUDA device and have (or still be
+ * able to get) the external memory extensions */
+static gboolean
+check_pipeline_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    const gchar * cuda_str, GError ** error)
+{
+  gboolean opened;
+  GstVulkanPhysicalDevice *pd = b->device->physical_device;
+
+  if (!check_uuid (b, pd, cuda_uuid)) {
+    guint8 u[VK_UUID_SIZE] = { 0, };
+    gchar *vs;
+
+    vk_device_uuid (b->instance, pd, u);
+    vs = uuid_to_string (u);
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
+        ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
+            "device (UUID %s)", pd->properties.deviceName, vs, cuda_str),
+        ("memory cannot be shared between different devices"));
+    g_free (vs);
+    return FALSE;
+  }
+  opened = b->device->device != VK_NULL_HANDLE;
+  if (opened) {
+    if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
+          ("The pipeline's Vulkan device was opened without %s: memory "
+              "cannot be shared with CUDA", EXT_MEM_FD),
+          ("let this element create the device, or enable %s and %s "
+              "before gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
+      return FALSE;
+    }
+    if (pd_has_extension (pd, EXT_SEM_FD) &&
+        !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
+          ("The pipeline's Vulkan device was opened without %s",
+              EXT_SEM_FD), ("enable %s and %s before "
+              "gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* No device in the pipeline: the physical device with the CUDA device's
+ * UUID, a new GstVulkanDevice in b->device */
+static gboolean
+find_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    const gchar * cuda_str, GError ** error)
+{
+  GstVulkanPhysicalDevice *found = NULL;
+  guint i, n = b->instance->n_physical_devices;
+  GString *seen = g_string_new (NULL);
+
+  for (i = 0; i < n && !found; i++) {
+    GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
+    guint8 u[VK_UUID_SIZE];
+
+    if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
+      found = dev->physical_device;
+      b->device = dev;
+    } else {
+      if (dev && vk_device_uuid (b->instance, dev->physical_device, u)) {
+        gchar *vs = uuid_to_string (u);
+        g_string_append_printf (seen, "%s%s (%s)", seen->len ? ", " : "",
+            vs, dev->physical_device->properties.deviceName);
+        g_free (vs);
+      }
+      gst_clear_object (&dev);
+    }
+  }
+  if (!b->device) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
+        ("No Vulkan device has the UUID of the CUDA device (%s); the "
+            "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
+            "no readable UUID"), ("%u Vulkan physical devices checked", n));
+    g_string_free (seen, TRUE);
+    return FALSE;
+  }
+  g_string_free (seen, TRUE);
+  return TRUE;
+}
+
+/* Opens b->device with the interop extensions, unless already open */
+static gboolean
+open_device (GstCudaVkBridge * b, GError ** error)
 {
   GstElement *self = b->element;
-  gchar *cuda_str = uuid_to_string (cuda_uuid);
   GError *err = NULL;
-  gboolean created = FALSE;
-  guint i;
-
-  if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
-            "failed"));
-    goto fail;
-  }
-
-  if (!b->device)
-    gst_vulkan_device_run_context_query (self, &b->device);
-  if (!b->device) {
-    /* NEED_CONTEXT: the application, or the bin with the device another
-     * bridge element of the pipeline shared (below), answers through
-     * set_context() */
-    gst_vulkan_global_context_query (self, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
-  }
-
-  if (b->device) {
-    /* The pipeline's device: it must be the CUDA device and have (or still
-     * be able to get) the external memory extensions. */
-    gboolean opened;
-    GstVulkanPhysicalDevice *pd = b->device->physical_device;
-
-    if (!check_uuid (b, pd, cuda_uuid)) {
-      guint8 u[VK_UUID_SIZE] = { 0, };
-      gchar *vs;
-      vk_device_uuid (b->instance, pd, u);
-      vs = uuid_to_string (u);
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
-              "device (UUID %s)", pd->properties.deviceName, vs, cuda_str),
-          ("memory cannot be shared between different devices"));
-      g_free (vs);
-      goto fail;
-    }
-    opened = b->device->device != VK_NULL_HANDLE;
-    if (opened) {
-      if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
-        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-            ("The pipeline's Vulkan device was opened without %s: memory "
-                "cannot be shared with CUDA", EXT_MEM_FD),
-            ("let this element create the device, or enable %s and %s "
-                "before gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
-        goto fail;
-      }
-      if (pd_has_extension (pd, EXT_SEM_FD) &&
-          !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
-        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-            ("The pipeline's Vulkan device was opened without %s",
-                EXT_SEM_FD), ("enable %s and %s before "
-                "gst_vulkan_device_open()", EXT_MEM_FD, EXT_SEM_FD));
-        goto fail;
-      }
-    }
-  } else {
-    GstVulkanPhysicalDevice *found = NULL;
-    guint n = b->instance->n_physical_devices;
-    GString *seen = g_string_new (NULL);
-
-    for (i = 0; i < n && !found; i++) {
-      GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
-      guint8 u[VK_UUID_SIZE];
-
-      if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
-        found = dev->physical_device;
-        b->device = dev;
-        created = TRUE;
-      } else {
-        if (dev && vk_device_uuid (b->instance, dev->physical_device, u)) {
-          gchar *vs = uuid_to_string (u);
-          g_string_append_printf (seen, "%s%s (%s)", seen->len ? ", " : "",
-              vs, dev->physical_device->properties.deviceName);
-          g_free (vs);
-        }
-        gst_clear_object (&dev);
-      }
-    }
-    if (!b->device) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("No Vulkan device has the UUID of the CUDA device (%s); the "
-              "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
-              "no readable UUID"), ("%u Vulkan physical devices checked", n));
-      g_string_free (seen, TRUE);
-      goto fail;
-    }
-    g_string_free (seen, TRUE);
-  }
 
   if (b->device->device == VK_NULL_HANDLE) {
     if (!gst_vulkan_device_enable_extension (b->device, EXT_MEM_FD)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
           ("The Vulkan device %s does not support %s: memory cannot be "
               "shared with CUDA",
               b->device->physical_device->properties.deviceName, EXT_MEM_FD),
           (NULL));
-      goto fail;
+      return FALSE;
     }
     if (!gst_vulkan_device_enable_extension (b->device, EXT_SEM_FD))
       GST_INFO_OBJECT (self, "%s not available: CPU fallback", EXT_SEM_FD);
     if (!gst_vulkan_device_open (b->device, &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
           ("Could not open the Vulkan device"), ("%s", err->message));
       g_clear_error (&err);
-      goto fail;
+      return FALSE;
     }
   }
+  return TRUE;
+}
 
-  if (created) {
-    /* share it with the rest of the pipeline, as upstream elements share
-     * the instance: the bin answers later elements' NEED_CONTEXT with it,
-     * so every bridge element of the pipeline (and the vulkan elements that
-     * ask them) use one device, and one queue object */
-    GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
-        TRUE);
-
-    gst_context_set_vulkan_device (context, b->device);
-    gst_element_post_message (self, gst_message_new_have_context
-        (GST_OBJECT (self), context));
-  }
+/* The debug names and the extension functions the bridge calls */
+static gboolean
+get_functions (GstCudaVkBridge * b, GError ** error)
+{
+  GstElement *self = b->element;
 
   memset (&b->namer, 0, sizeof (b->namer));
   if (gst_vulkan_instance_is_extension_enabled (b->device->instance,
@@ -211,10 +202,64 @@ gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid)
     b->get_semaphore_fd = gst_vulkan_device_get_proc_address (b->device,
         "vkGetSemaphoreFdKHR");
   if (!b->get_memory_fd) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
         ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+    GError ** error)
+{
+  GstElement *self = b->element;
+  gchar *cuda_str = uuid_to_string (cuda_uuid);
+  gboolean created = FALSE;
+
+  if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
+        ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
+            "failed"));
     goto fail;
   }
+
+  if (!b->device)
+    gst_vulkan_device_run_context_query (self, &b->device);
+  if (!b->device) {
+    /* NEED_CONTEXT: the application, or the bin with the device another
+     * bridge element of the pipeline shared (below), answers through
+     * set_context() */
+    gst_vulkan_global_context_query (self, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+  }
+
+  if (b->device) {
+    if (!check_pipeline_device (b, cuda_uuid, cuda_str, error))
+      goto fail;
+  } else if (find_device (b, cuda_uuid, cuda_str, error)) {
+    created = TRUE;
+  } else {
+    goto fail;
+  }
+
+  if (!open_device (b, error))
+    goto fail;
+
+  if (created) {
+    /* share it with the rest of the pipeline, as upstream elements share
+     * the instance: the bin answers later elements' NEED_CONTEXT with it,
+     * so every bridge element of the pipeline (and the vulkan elements that
+     * ask them) use one device, and one queue object */
+    GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
+        TRUE);
+
+    gst_context_set_vulkan_device (context, b->device);
+    gst_element_post_message (self, gst_message_new_have_context
+        (GST_OBJECT (self), context));
+  }
+
+  if (!get_functions (b, error))
+    goto fail;
 
   /* which devices were matched: both UUIDs (they are equal) */
   {
@@ -250,151 +295,4 @@ gst_cuda_vk_namer_name (const GstCudaVkNamer * namer, VkObjectType type,
   info.pObjectName = name;
   namer->fn (namer->device, &info);
   g_free (name);
-}
-
-static gboolean
-pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
-{
-  GstVulkanQueue **out = data;
-  guint flags =
-      device->physical_device->queue_family_props[queue->family].queueFlags;
-
-  if ((flags & VK_QUEUE_GRAPHICS_BIT) || (flags & VK_QUEUE_COMPUTE_BIT)) {
-    *out = gst_object_ref (queue);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* GStreamer 1.22's device fence cache (gst_vulkan_device_create_fence())
- * clears a released fence's device and cache pointers after putting it
- * back in the cache, where another thread may already have taken it: that
- * thread's fence then has no device (seen on the H200 with 8 pipelines on
- * one device: "gst_vulkan_trash_init: assertion 'GST_IS_VULKAN_DEVICE
- * (fence->device)' failed", then a crash). A fresh fence per submission
- * (vkCreateFence/vkDestroyFence) avoids it but cost ~2 ms of CPU per frame
- * on the NVIDIA driver (measured). So each user keeps its own recycler: a
- * fence is reused once it has signalled and nobody else holds it. */
-struct _GstCudaVkFencePool
-{
-  GMutex lock;
-  GstVulkanDevice *device;
-  GPtrArray *fences;            /* one reference each */
-};
-
-GstCudaVkFencePool *
-gst_cuda_vk_fence_pool_new (GstVulkanDevice * device)
-{
-  GstCudaVkFencePool *p = g_new0 (GstCudaVkFencePool, 1);
-
-  g_mutex_init (&p->lock);
-  p->device = gst_object_ref (device);
-  p->fences = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_vulkan_fence_unref);
-  return p;
-}
-
-void
-gst_cuda_vk_fence_pool_free (GstCudaVkFencePool * p)
-{
-  if (!p)
-    return;
-  g_ptr_array_unref (p->fences);
-  gst_object_unref (p->device);
-  g_mutex_clear (&p->lock);
-  g_free (p);
-}
-
-/* @fence was not submitted (vkQueueSubmit failed): it would never signal,
- * so it leaves the recycler */
-void
-gst_cuda_vk_fence_pool_discard (GstCudaVkFencePool * p, GstVulkanFence * fence)
-{
-  g_mutex_lock (&p->lock);
-  g_ptr_array_remove_fast (p->fences, fence);
-  g_mutex_unlock (&p->lock);
-}
-
-GstVulkanFence *
-gst_cuda_vk_fence_pool_get (GstCudaVkFencePool * p, GError ** error)
-{
-  GstVulkanFence *fence = NULL;
-  guint i;
-
-  g_mutex_lock (&p->lock);
-  for (i = 0; i < p->fences->len; i++) {
-    GstVulkanFence *f = g_ptr_array_index (p->fences, i);
-
-    /* only the pool holds it (trash lists and frames let go of it) and its
-     * submission is complete: unsignal it and hand it out again */
-    if (GST_MINI_OBJECT_REFCOUNT_VALUE (f) == 1 &&
-        gst_vulkan_fence_is_signaled (f)) {
-      gst_vulkan_fence_reset (f);
-      fence = gst_vulkan_fence_ref (f);
-      break;
-    }
-  }
-  if (!fence) {
-    fence = gst_vulkan_fence_new (p->device, error);
-    if (fence)
-      g_ptr_array_add (p->fences, gst_vulkan_fence_ref (fence));
-  }
-  g_mutex_unlock (&p->lock);
-  return fence;
-}
-
-/* GStreamer 1.22's gst_vulkan_device_get_queue() and _foreach_queue() make a
- * new GstVulkanQueue object, with its own submit lock, on every call, while
- * vkQueueSubmit() needs the VkQueue itself externally synchronised. Two
- * elements holding two such objects for one VkQueue submit at the same time:
- * undefined behaviour, seen on the H200 as VK_ERROR_DEVICE_LOST with several
- * pipelines on one device, and as a hang with cudatovulkan and vulkantocuda
- * in one pipeline. So every bridge element of the process uses one object
- * per device (kept, weakly, on the device), answers queue context queries
- * with it as soon as it knows the device, and adopts the object a
- * neighbour already uses when it is the first. */
-static GMutex shared_queue_lock;
-
-static void
-free_weak_ref (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
-GstVulkanQueue *
-gst_cuda_vk_shared_queue (GstVulkanDevice * device, GstVulkanQueue * candidate)
-{
-  static GQuark quark;
-  GstVulkanQueue *queue;
-  GWeakRef *ref;
-
-  g_return_val_if_fail (GST_IS_VULKAN_DEVICE (device), NULL);
-  if (!quark)
-    quark = g_quark_from_static_string ("gst-cudasync-shared-queue");
-  if (candidate && candidate->device != device)
-    candidate = NULL;
-
-  g_mutex_lock (&shared_queue_lock);
-  ref = g_object_get_qdata (G_OBJECT (device), quark);
-  if (!ref) {
-    ref = g_new0 (GWeakRef, 1);
-    g_weak_ref_init (ref, NULL);
-    g_object_set_qdata_full (G_OBJECT (device), quark, ref, free_weak_ref);
-  }
-  queue = g_weak_ref_get (ref);
-  if (!queue && candidate)
-    queue = gst_object_ref (candidate);
-  if (!queue)
-    gst_vulkan_device_foreach_queue (device, pick_queue, &queue);
-  if (queue)
-    g_weak_ref_set (ref, queue);
-  g_mutex_unlock (&shared_queue_lock);
-
-  if (queue && candidate && candidate != queue && candidate->queue ==
-      queue->queue)
-    GST_WARNING_OBJECT (queue, "a neighbour submits to this VkQueue through "
-        "another GstVulkanQueue (another submit lock): its submissions and "
-        "ours are not serialised");
-  return queue;
 }

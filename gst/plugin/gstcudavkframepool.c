@@ -28,17 +28,11 @@
 #endif
 
 #include "gstcudavkframepool.h"
+#include "gstcudasyncelementerror.h"
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_frame_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_frame_pool_debug
-
-
-/* memory:VulkanBuffer output: what downstream may do with the buffers */
-#define BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | \
-    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | \
-    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | \
-    VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
 
 /* ---- pool of exportable linear images ---- */
 
@@ -58,7 +52,9 @@ struct _GstCudaVkImagePool
   GstCudaVkFencePool *fences;
   GstCudaVkNamer namer;
   GstVideoInfo info;
-  gboolean buffers;             /* VkBuffer per plane, else linear VkImage */
+  const GstCudaVkMemoryKind *kind;
+  GstCudaVkPoolErrorFunc on_error;
+  gpointer on_error_data;
 
   GMutex lock;
   GCond cond;                   /* a frame came back, or flushing */
@@ -175,27 +171,39 @@ static gboolean
 image_add_timeline (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
     GError ** error)
 {
-#ifdef HAVE_VK_BARRIER_SEMAPHORE
-  VkSemaphoreTypeCreateInfo type_info = {
-    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,.initialValue = 0,
-  };
-  VkSemaphoreCreateInfo ci = {
-    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,.pNext = &type_info,
-  };
-  VkResult res;
+  VkSemaphore sem;
+  guint64 value;
 
-  res = vkCreateSemaphore (pool->device->device, &ci, NULL,
-      &mem->barrier.parent.semaphore);
-  if (gst_vulkan_error_to_g_error (res, error, "vkCreateSemaphore") < 0) {
-    mem->barrier.parent.semaphore = VK_NULL_HANDLE;
+  if (!gst_cuda_vk_compat_barrier_add_timeline (&mem->barrier.parent,
+          pool->device, error))
     return FALSE;
-  }
-  gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_SEMAPHORE,
-      (guint64) mem->barrier.parent.semaphore, "image timeline");
-  mem->barrier.parent.semaphore_value = 0;
-#endif
+  sem = gst_cuda_vk_compat_barrier_timeline (&mem->barrier.parent, &value);
+  if (sem != VK_NULL_HANDLE)
+    gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_SEMAPHORE,
+        (guint64) sem, "image timeline");
   return TRUE;
+}
+
+/* Hands what the element error says (a GST_RESOURCE_ERROR @code, @text,
+ * and @cause's message as details; @cause is taken) to the pool's owner;
+ * frees what was allocated of the frame */
+static GstFlowReturn
+alloc_failed (GstCudaVkImagePool * pool, gint code, const gchar * text,
+    GError * cause, GstBuffer * buf, GstCudaVkFrame * f)
+{
+  GError *err = NULL;
+
+  gst_cuda_sync_take_error (&err, GST_RESOURCE_ERROR, code, g_strdup (text),
+      cause ? g_strdup (cause->message) : NULL);
+  g_clear_error (&cause);
+  GST_WARNING_OBJECT (pool, "%s", err->message);
+  if (pool->on_error)
+    pool->on_error (err, pool->on_error_data);
+  else
+    g_error_free (err);
+  gst_buffer_unref (buf);
+  frame_free (f);
+  return GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -213,69 +221,32 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   f->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   for (i = 0; i < f->n_planes; i++) {
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
-    VkFormat format = gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info),
-        i);
-    guint w = GST_VIDEO_INFO_COMP_WIDTH (info, i);
-    guint hh = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
-    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
-        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     GstMemory *mem;
-    gboolean ok;
 
-    if (pool->buffers) {
-      /* GstVideoInfo's layout, one buffer per plane */
-      gint comp[GST_VIDEO_MAX_COMPONENTS];
-      gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-
-      gst_video_format_info_component (info->finfo, i, comp);
-      ok = gst_cuda_vk_plane_alloc_buffer (b, &h->plane, stride *
-          GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), BUFFER_USAGE, &err);
-      if (ok)
-        h->plane.pitch = stride;
-    } else {
-      ok = gst_cuda_vk_plane_alloc_image (b, &h->plane, format, w, hh, usage,
-          &err);
-    }
-    if (!ok) {
+    if (!pool->kind->alloc_plane (b, info, i, &h->plane, &err)) {
       g_free (h);
-      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
-          ("Could not allocate shareable Vulkan memory"), ("%s",
-              err->message));
-      g_clear_error (&err);
-      gst_buffer_unref (buf);
-      frame_free (f);
-      return GST_FLOW_ERROR;
+      return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "Could not allocate shareable Vulkan memory", err, buf, f);
     }
     h->cuda = gst_object_ref (b->cuda);
     h->device = gst_object_ref (b->device);
-    if (pool->buffers)
-      mem = gst_vulkan_buffer_memory_wrapped (b->device, h->plane.buffer,
-          BUFFER_USAGE, h, plane_holder_free);
-    else
-      mem = gst_vulkan_image_memory_wrapped (b->device, h->plane.image,
-          format, w, hh, VK_IMAGE_TILING_LINEAR, usage, h, plane_holder_free);
+    mem = pool->kind->wrap_plane (b->device, info, i, &h->plane, h,
+        plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
-      GST_ELEMENT_ERROR (b->element, RESOURCE, NO_SPACE_LEFT,
-          ("Could not wrap Vulkan memory"), (NULL));
-      gst_buffer_unref (buf);
-      frame_free (f);
-      return GST_FLOW_ERROR;
+      return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "Could not wrap Vulkan memory", err, buf, f);
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
-    if (!pool->buffers && b->timeline &&
+    if (pool->kind->barrier_timeline && b->timeline &&
         !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
-      GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
-          ("Could not create a timeline semaphore for a Vulkan image"),
-          ("%s", err->message));
-      g_clear_error (&err);
-      gst_buffer_unref (buf);
-      frame_free (f);
-      return GST_FLOW_ERROR;
+      return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
+          "Could not create a timeline semaphore for a Vulkan image", err,
+          buf, f);
     }
   }
-  if (pool->buffers) {
+  if (pool->kind->video_meta) {
     /* plane i is memory i: offsets count the memories before it */
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
     gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
@@ -292,14 +263,9 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
     GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
   }
-  if (!pool->buffers && !frame_init_layout (pool, f, &err)) {
-    GST_ELEMENT_ERROR (b->element, RESOURCE, FAILED,
-        ("Could not prepare new Vulkan images for CUDA"), ("%s",
-            err->message));
-    g_clear_error (&err);
-    gst_buffer_unref (buf);
-    frame_free (f);
-    return GST_FLOW_ERROR;
+  if (pool->kind->needs_layout && !frame_init_layout (pool, f, &err)) {
+    return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
+        "Could not prepare new Vulkan images for CUDA", err, buf, f);
   }
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark, f,
       frame_free);
@@ -413,56 +379,28 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   return ret;
 }
 
-/* Barriers that give a frame's memory back to CUDA (the external queue
- * family) after downstream's last use; return the stages to wait for */
-static VkPipelineStageFlags
-buffer_give_back (GstCudaVkImagePool * pool, GstVulkanBufferMemory * mem,
-    VkBufferMemoryBarrier * bb)
+/* Records into @cmd the barriers that give the frame back to CUDA */
+static gboolean
+record_give_back (GstVulkanCommandBuffer * cmd, VkPipelineStageFlags stages,
+    const GstCudaVkBarriers * barriers, GError ** error)
 {
-  VkPipelineStageFlags stages;
-  VkAccessFlags access;
-
-  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, pool->queue, &stages,
-      &access);
-  *bb = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = 0,
-    .srcQueueFamilyIndex = pool->queue->family,
-    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
+  VkCommandBufferBeginInfo bi = {
+    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
   };
-  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  mem->barrier.parent.access_flags = 0;
-  return stages;
-}
+  VkResult res;
 
-static VkPipelineStageFlags
-image_give_back (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
-    VkImageMemoryBarrier * ib)
-{
-  VkPipelineStageFlags stages;
-  VkAccessFlags access;
-
-  gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, pool->queue, &stages,
-      &access);
-  *ib = (VkImageMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = 0,
-    .oldLayout = mem->barrier.image_layout,
-    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .srcQueueFamilyIndex = pool->queue->family,
-    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .image = mem->image,
-    .subresourceRange = {
-      .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
-    },
-  };
-  mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-  mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  mem->barrier.parent.access_flags = 0;
-  return stages;
+  gst_vulkan_command_buffer_lock (cmd);
+  res = vkBeginCommandBuffer (cmd->cmd, &bi);
+  if (gst_vulkan_error_to_g_error (res, error, "vkBeginCommandBuffer") < 0) {
+    gst_vulkan_command_buffer_unlock (cmd);
+    return FALSE;
+  }
+  gst_cuda_vk_barriers_record (barriers, cmd, stages,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  res = vkEndCommandBuffer (cmd->cmd);
+  gst_vulkan_command_buffer_unlock (cmd);
+  return gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") >= 0;
 }
 
 /* Downstream is done with @buf (its Vulkan work is submitted): give the
@@ -473,13 +411,11 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
-  VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
-  VkBufferMemoryBarrier bbarriers[GST_VIDEO_MAX_PLANES];
+  GstCudaVkBarriers barriers = { 0, };
   VkPipelineStageFlags src_stages = 0;
   VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
   VkTimelineSemaphoreSubmitInfo tl = { 0, };
   GstCudaVkSubmitSync sync = { 0, };
-  VkCommandBufferBeginInfo bi = { 0, };
   VkSubmitInfo si = { 0, };
   GstVulkanCommandBuffer *cmd = NULL;
   GstVulkanFence *fence = NULL;
@@ -502,17 +438,10 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     for (i = 0; i < f->n_planes; i++) {
       GstMemory *mem = gst_buffer_peek_memory (buf, i);
 
-      if (pool->buffers)
-        src_stages |= buffer_give_back (pool, (GstVulkanBufferMemory *) mem,
-            &bbarriers[i]);
-      else
-        src_stages |= image_give_back (pool, (GstVulkanImageMemory *) mem,
-            &barriers[i]);
       /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
        * whatever queue (the images' timelines, image_add_timeline()) */
-      if (!pool->buffers)
-        gst_cuda_vk_sync_add_memory (&sync,
-            &((GstVulkanImageMemory *) mem)->barrier.parent);
+      src_stages |= pool->kind->give_back (mem, pool->queue, &barriers,
+          &sync);
     }
     /* images and VkBuffers alike go back to the external queue family,
      * with a fence that tells when downstream's work on them is done */
@@ -524,16 +453,8 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
       goto error;
     gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
         (guint64) (guintptr) cmd->cmd, "release commands");
-    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    gst_vulkan_command_buffer_lock (cmd);
-    vkBeginCommandBuffer (cmd->cmd, &bi);
-    vkCmdPipelineBarrier (cmd->cmd, src_stages,
-        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
-        pool->buffers ? f->n_planes : 0, bbarriers,
-        pool->buffers ? 0 : f->n_planes, barriers);
-    vkEndCommandBuffer (cmd->cmd);
-    gst_vulkan_command_buffer_unlock (cmd);
+    if (!record_give_back (cmd, src_stages, &barriers, &err))
+      goto error;
 
     fence = gst_cuda_vk_fence_pool_get (pool->fences, &err);
     if (!fence)
@@ -660,7 +581,9 @@ gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 }
 
 GstBufferPool *
-gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean buffers)
+gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
+    const GstCudaVkMemoryKind * kind, GstCudaVkPoolErrorFunc on_error,
+    gpointer user_data)
 {
   GstCudaVkImagePool *pool = g_object_new (GST_TYPE_CUDA_VK_IMAGE_POOL, NULL);
   GstStructure *config;
@@ -675,7 +598,9 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info, gboolean b
   pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
   pool->namer = b->namer;
   pool->info = *info;
-  pool->buffers = buffers;
+  pool->kind = kind;
+  pool->on_error = on_error;
+  pool->on_error_data = user_data;
 
   config = gst_buffer_pool_get_config (GST_BUFFER_POOL (pool));
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);

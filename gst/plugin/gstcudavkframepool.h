@@ -7,6 +7,7 @@
 #pragma once
 
 #include "gstcudavkbridge.h"
+#include "gstcudavkmemorykind.h"
 
 G_BEGIN_DECLS
 
@@ -41,12 +42,20 @@ GstBuffer *      gst_cuda_vk_frame_share    (GstBuffer * frame);
 /* How many frames a pool has at most, unless downstream asks otherwise */
 #define GST_CUDA_VK_DEFAULT_MAX_FRAMES 32
 
-/* A pool of frames of @info for @b (images, or buffers with @buffers),
+/* Called when the pool cannot allocate a frame, on the thread that
+ * acquires (the element's, or upstream's through the upstream pool), with
+ * what the element error should say (GST_CUDA_SYNC_SET_ERROR(), taken) */
+typedef void (*GstCudaVkPoolErrorFunc) (GError * error, gpointer user_data);
+
+/* A pool of frames of @info for @b, of memory of @kind,
  * with at most GST_CUDA_VK_DEFAULT_MAX_FRAMES frames: acquire waits while
- * all of them are out, until one comes back or the pool flushes */
+ * all of them are out, until one comes back or the pool flushes. Reports
+ * allocation failures to @on_error (nullable) with @user_data. */
 GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b,
                                              GstVideoInfo * info,
-                                             gboolean buffers);
+                                             const GstCudaVkMemoryKind * kind,
+                                             GstCudaVkPoolErrorFunc on_error,
+                                             gpointer user_data);
 
 /* Changes how many frames the pool has at most (> 0) */
 void             gst_cuda_vk_frame_pool_set_max (GstBufferPool * pool,

@@ -9,6 +9,8 @@
 #endif
 
 #include "gstcudavkinput.h"
+#include "gstcudasyncelementerror.h"
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
@@ -16,8 +18,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 /* memory:VulkanBuffer input: plane @i is in memory @i (as vulkanupload
  * and cudatovulkan make them); its offset in that memory and its stride
  * come from the video meta, else from the caps */
-void
-gst_cuda_vk_input_buffer_layout (const GstVideoInfo * info, GstBuffer * inbuf,
+static void
+buffer_layout (const GstVideoInfo * info, GstBuffer * inbuf,
     guint i, gsize * offset, gsize * stride)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (inbuf);
@@ -36,8 +38,8 @@ gst_cuda_vk_input_buffer_layout (const GstVideoInfo * info, GstBuffer * inbuf,
 }
 
 static gboolean
-check_buffers (GstElement * element, GstVulkanDevice * device,
-    const GstVideoInfo * info, GstBuffer * inbuf)
+check_buffers (GstVulkanDevice * device, const GstVideoInfo * info,
+    GstBuffer * inbuf, GError ** error)
 {
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
 
@@ -47,14 +49,14 @@ check_buffers (GstElement * element, GstVulkanDevice * device,
     gsize offset, stride, rb, rows;
 
     if (!gst_is_vulkan_buffer_memory (mem)) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Buffer memory is not a Vulkan buffer (allocator %s); caps promise "
               "memory:VulkanBuffer", mem->allocator ?
               mem->allocator->mem_type : "none"), (NULL));
       return FALSE;
     }
     if (((GstVulkanBufferMemory *) mem)->device != device) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Vulkan buffer of another Vulkan device than the element's"),
           (NULL));
       return FALSE;
@@ -63,9 +65,9 @@ check_buffers (GstElement * element, GstVulkanDevice * device,
     rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    gst_cuda_vk_input_buffer_layout (info, inbuf, i, &offset, &stride);
+    buffer_layout (info, inbuf, i, &offset, &stride);
     if (stride < rb || mem->size < offset + stride * (rows - 1) + rb) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+      GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
           ("Vulkan buffer %u (%" G_GSIZE_FORMAT " bytes, stride %"
               G_GSIZE_FORMAT ") is smaller than the caps say", i, mem->size,
               stride), (NULL));
@@ -78,24 +80,23 @@ check_buffers (GstElement * element, GstVulkanDevice * device,
 /* memory:VulkanImage input: one image per plane (vulkanupload,
  * cudatovulkan), or one multi-planar image for all planes (the Vulkan
  * video decoders of 1.24+) */
-gboolean
-gst_cuda_vk_input_is_multiplanar (const GstVideoInfo * info, gboolean buffers,
-    GstBuffer * inbuf)
+static gboolean
+is_multiplanar (const GstVideoInfo * info, gboolean buffers, GstBuffer * inbuf)
 {
   return !buffers && gst_buffer_n_memory (inbuf) == 1 &&
       GST_VIDEO_INFO_N_PLANES (info) > 1;
 }
 
 /* the image holding plane @i and the aspect that selects it */
-GstVulkanImageMemory *
-gst_cuda_vk_input_plane_image (const GstVideoInfo * info, GstBuffer * inbuf,
+static GstVulkanImageMemory *
+plane_image (const GstVideoInfo * info, GstBuffer * inbuf,
     guint i, VkImageAspectFlags * aspect)
 {
   static const VkImageAspectFlags planes[] = { VK_IMAGE_ASPECT_PLANE_0_BIT,
     VK_IMAGE_ASPECT_PLANE_1_BIT, VK_IMAGE_ASPECT_PLANE_2_BIT
   };
 
-  if (gst_cuda_vk_input_is_multiplanar (info, FALSE, inbuf)) {
+  if (is_multiplanar (info, FALSE, inbuf)) {
     *aspect = planes[MIN (i, 2)];
     return (GstVulkanImageMemory *) gst_buffer_peek_memory (inbuf, 0);
   }
@@ -113,15 +114,15 @@ multiplanar_format_matches (GstVideoFormat format, VkFormat vk)
 }
 
 static gboolean
-check_image (GstElement * element, GstVulkanDevice * device,
-    const GstVideoInfo * info, GstMemory * mem, guint i, gboolean multiplanar)
+check_image (GstVulkanDevice * device, const GstVideoInfo * info,
+    GstMemory * mem, guint i, gboolean multiplanar, GError ** error)
 {
   GstVulkanImageMemory *img;
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   guint w, h;
 
   if (!gst_is_vulkan_image_memory (mem)) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Buffer memory is not a Vulkan image (allocator %s); caps promise "
             "memory:VulkanImage", mem->allocator ?
             mem->allocator->mem_type : "none"), (NULL));
@@ -129,13 +130,13 @@ check_image (GstElement * element, GstVulkanDevice * device,
   }
   img = (GstVulkanImageMemory *) mem;
   if (img->device != device) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Vulkan image of another Vulkan device than the element's"), (NULL));
     return FALSE;
   }
   if (multiplanar && !multiplanar_format_matches (GST_VIDEO_INFO_FORMAT (info),
           img->create_info.format)) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("One Vulkan image for a %s frame, but its format (VkFormat %d) is "
             "not the multi-planar format of %s",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
@@ -151,7 +152,7 @@ check_image (GstElement * element, GstVulkanDevice * device,
       GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
   if (gst_vulkan_image_memory_get_width (img) < w ||
       gst_vulkan_image_memory_get_height (img) < h) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Vulkan image %u is smaller (%ux%u) than the caps say (%ux%u)", i,
             gst_vulkan_image_memory_get_width (img),
             gst_vulkan_image_memory_get_height (img), w, h), (NULL));
@@ -160,16 +161,15 @@ check_image (GstElement * element, GstVulkanDevice * device,
   return TRUE;
 }
 
-gboolean
-gst_cuda_vk_input_check (GstElement * element, GstVulkanDevice * device,
-    const GstVideoInfo * info, gboolean buffers, GstBuffer * inbuf)
+static gboolean
+check_frame (GstVulkanDevice * device, const GstVideoInfo * info,
+    gboolean buffers, GstBuffer * inbuf, GError ** error)
 {
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-  gboolean multiplanar = gst_cuda_vk_input_is_multiplanar (info, buffers,
-      inbuf);
+  gboolean multiplanar = is_multiplanar (info, buffers, inbuf);
 
   if (gst_buffer_n_memory (inbuf) != n && !multiplanar) {
-    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT,
         ("Expected %u Vulkan %s (one per plane%s), got %u memories", n,
             buffers ? "buffers" : "images", buffers ? "" :
             ", or one multi-planar image", gst_buffer_n_memory (inbuf)),
@@ -177,11 +177,46 @@ gst_cuda_vk_input_check (GstElement * element, GstVulkanDevice * device,
     return FALSE;
   }
   if (buffers)
-    return check_buffers (element, device, info, inbuf);
+    return check_buffers (device, info, inbuf, error);
   for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
-    if (!check_image (element, device, info, gst_buffer_peek_memory (inbuf, i),
-            i, multiplanar))
+    if (!check_image (device, info, gst_buffer_peek_memory (inbuf, i), i,
+            multiplanar, error))
       return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_input_frame_parse (GstCudaVkInputFrame * frame,
+    GstVulkanDevice * device, const GstVideoInfo * info, gboolean buffers,
+    GstBuffer * inbuf, GError ** error)
+{
+  guint i;
+
+  if (!check_frame (device, info, buffers, inbuf, error))
+    return FALSE;
+  memset (frame, 0, sizeof (*frame));
+  frame->buf = inbuf;
+  frame->info = info;
+  frame->buffers = buffers;
+  frame->multiplanar = is_multiplanar (info, buffers, inbuf);
+  frame->n_memories = gst_buffer_n_memory (inbuf);
+  for (i = 0; i < frame->n_memories; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
+
+    frame->barriers[i] = buffers ?
+        &((GstVulkanBufferMemory *) mem)->barrier.parent :
+        &((GstVulkanImageMemory *) mem)->barrier.parent;
+  }
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    if (buffers) {
+      frame->buffer[i] = (GstVulkanBufferMemory *)
+          gst_buffer_peek_memory (inbuf, i);
+      buffer_layout (info, inbuf, i, &frame->offset[i], &frame->stride[i]);
+      frame->offset[i] += GST_MEMORY_CAST (frame->buffer[i])->offset;
+    } else {
+      frame->image[i] = plane_image (info, inbuf, i, &frame->aspect[i]);
+    }
   }
   return TRUE;
 }

@@ -2,9 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * vulkantocuda's input: where each plane of a Vulkan frame is, and the
- * checks that a frame is what the caps promise. Part of the bridge
- * elements; not installed.
+ * vulkantocuda's input: the checks that a Vulkan frame is what the caps
+ * promise, and where each of its planes is, found once per frame. Part of
+ * the bridge elements; not installed.
  */
 #pragma once
 
@@ -14,30 +14,38 @@
 
 G_BEGIN_DECLS
 
-/* memory:VulkanBuffer: plane @i's offset in memory @i and its stride */
-void     gst_cuda_vk_input_buffer_layout  (const GstVideoInfo * info,
-                                           GstBuffer * inbuf, guint i,
-                                           gsize * offset, gsize * stride);
+/* One input frame, parsed once: what each recording function needs */
+typedef struct
+{
+  GstBuffer *buf;               /* transfer none */
+  const GstVideoInfo *info;
+  gboolean buffers;             /* memory:VulkanBuffer, else VulkanImage */
+  /* memory:VulkanImage with one multi-planar image for all planes (the
+   * Vulkan video decoders of 1.24+) */
+  gboolean multiplanar;
+  guint n_memories;
+  /* per memory: its barrier state */
+  GstVulkanBarrierMemoryInfo *barriers[GST_VIDEO_MAX_PLANES];
+  /* per plane, memory:VulkanBuffer: the buffer, the plane's offset in it
+   * (the memory's own offset included) and its stride */
+  GstVulkanBufferMemory *buffer[GST_VIDEO_MAX_PLANES];
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gsize stride[GST_VIDEO_MAX_PLANES];
+  /* per plane, memory:VulkanImage: the image holding it, and the aspect
+   * that selects it */
+  GstVulkanImageMemory *image[GST_VIDEO_MAX_PLANES];
+  VkImageAspectFlags aspect[GST_VIDEO_MAX_PLANES];
+} GstCudaVkInputFrame;
 
-/* memory:VulkanImage (@buffers FALSE) with one multi-planar image for all
- * planes (the Vulkan video decoders of 1.24+) */
-gboolean gst_cuda_vk_input_is_multiplanar (const GstVideoInfo * info,
-                                           gboolean buffers,
-                                           GstBuffer * inbuf);
-
-/* memory:VulkanImage: the image holding plane @i, and the aspect that
- * selects it */
-GstVulkanImageMemory *
-         gst_cuda_vk_input_plane_image    (const GstVideoInfo * info,
-                                           GstBuffer * inbuf, guint i,
-                                           VkImageAspectFlags * aspect);
-
-/* Whether @inbuf holds Vulkan buffers (@buffers) or images of @device that
- * are as large as @info says; posts an element error on @element when not */
-gboolean gst_cuda_vk_input_check          (GstElement * element,
+/* Checks that @inbuf holds Vulkan buffers (@buffers) or images of @device
+ * as large as @info says, and fills @frame (which refers to @info and
+ * @inbuf, transfer none). When not, @error says why, for the element to
+ * post (GST_CUDA_SYNC_ELEMENT_ERROR_FROM()). */
+gboolean gst_cuda_vk_input_frame_parse    (GstCudaVkInputFrame * frame,
                                            GstVulkanDevice * device,
                                            const GstVideoInfo * info,
                                            gboolean buffers,
-                                           GstBuffer * inbuf);
+                                           GstBuffer * inbuf,
+                                           GError ** error);
 
 G_END_DECLS

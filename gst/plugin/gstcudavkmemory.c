@@ -23,19 +23,10 @@ static gboolean
 find_memory_type (GstCudaVkBridge * b, const VkMemoryRequirements * req,
     guint32 * idx)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  if (gst_vulkan_memory_find_memory_type_index_with_requirements (b->device,
-          req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
+  if (gst_cuda_vk_compat_find_memory_type (b->device, req,
+          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
     return TRUE;
-  return gst_vulkan_memory_find_memory_type_index_with_requirements (b->device,
-      req, 0, idx);
-#else
-  if (gst_vulkan_memory_find_memory_type_index_with_type_properties (b->device,
-          req->memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
-    return TRUE;
-  return gst_vulkan_memory_find_memory_type_index_with_type_properties
-      (b->device, req->memoryTypeBits, 0, idx);
-#endif
+  return gst_cuda_vk_compat_find_memory_type (b->device, req, 0, idx);
 }
 
 /* The memory requirements of @plane's image or buffer; logs whether the

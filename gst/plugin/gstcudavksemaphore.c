@@ -17,7 +17,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
-
 /* Whether the Vulkan device has timeline semaphores enabled. Since 1.24
  * GstVulkanDevice enables every feature the physical device has, among
  * them timelineSemaphore (Vulkan 1.2, or VK_KHR_timeline_semaphore); the
@@ -25,31 +24,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 gboolean
 gst_cuda_vk_timeline_supported (GstCudaVkBridge * b)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
-    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
-  };
-  VkPhysicalDeviceFeatures2 features = {
-    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,.pNext = &tl,
-  };
-  PFN_vkGetPhysicalDeviceFeatures2 get_features;
-
-  if (!gst_vulkan_physical_device_check_api_version (b->device->physical_device,
-          1, 2, 0) && !gst_vulkan_device_is_extension_enabled (b->device,
-          VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
-    return FALSE;
-  get_features = gst_vulkan_instance_get_proc_address (b->instance,
-      "vkGetPhysicalDeviceFeatures2");
-  if (!get_features)
-    get_features = gst_vulkan_instance_get_proc_address (b->instance,
-        "vkGetPhysicalDeviceFeatures2KHR");
-  if (!get_features)
-    return FALSE;
-  get_features (b->device->physical_device->device, &features);
-  return tl.timelineSemaphore;
-#else
-  return FALSE;
-#endif
+  return gst_cuda_vk_compat_timeline_enabled (b->device, b->instance);
 }
 
 /* Whether Vulkan can export a semaphore of @type as an opaque fd */

@@ -11,9 +11,6 @@
 #include "gstcudavkstaging.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/cuda-gst.h>
-#if GST_CHECK_VERSION(1, 24, 0)
-#include <gst/cuda/gstcudastream.h>
-#endif
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
@@ -43,16 +40,14 @@ plane_rows (const GstVideoInfo * info, guint i)
 gboolean
 gst_cuda_vk_staging_wrappable (const GstVideoInfo * info)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
   guint i;
 
+  if (!gst_cuda_vk_compat_can_wrap ())
+    return FALSE;
   for (i = 1; i < GST_VIDEO_INFO_N_PLANES (info); i++)
     if (row_bytes (info, i) > row_bytes (info, 0))
       return FALSE;
   return TRUE;
-#else
-  return FALSE;
-#endif
 }
 
 /* The planes' offsets and pitches in the staging buffer, and its size.
@@ -301,7 +296,6 @@ gst_cuda_vk_staging_reuse (GstCudaVkStaging * s)
   }
 }
 
-#if GST_CHECK_VERSION(1, 24, 0)
 /* The CUDA allocator frees a wrapped memory, with the context current: an
  * event on the legacy default stream tells when downstream's reads (on
  * blocking streams, enqueued before) are done. */
@@ -322,12 +316,7 @@ wrapped_memory_freed (gpointer data)
     GST_WARNING ("could not record an event behind the readers of a staging "
         "buffer (%s): synchronising the CUDA context", err->message);
     g_clear_error (&err);
-    if (gst_cuda_context_push (s->cuda)) {
-      r = CuCtxSynchronize ();
-      gst_cuda_context_pop (NULL);
-    } else {
-      r = CUDA_ERROR_INVALID_CONTEXT;
-    }
+    r = gst_cuda_vk_compat_context_synchronize (s->cuda);
     if (r != CUDA_SUCCESS) {
       GST_ERROR ("cuCtxSynchronize failed (%d): a staging buffer is not used "
           "again", r);
@@ -340,25 +329,20 @@ wrapped_memory_freed (gpointer data)
   g_mutex_unlock (&s->waiter->lock);
   gst_cuda_vk_staging_unref (s);
 }
-#endif
 
 GstMemory *
 gst_cuda_vk_staging_wrap (GstCudaVkBridge * b, GstCudaVkStaging * s)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
   GstMemory *mem;
 
   g_return_val_if_fail (s->wrap, NULL);
   g_atomic_int_inc (&s->refcount);
   g_atomic_int_set (&s->in_use, 1);
-  mem = gst_cuda_allocator_alloc_wrapped (NULL, b->cuda, b->cuda_stream,
+  mem = gst_cuda_vk_compat_alloc_wrapped (b->cuda, b->cuda_stream,
       &s->winfo, s->staging.cuda_ptr, s, wrapped_memory_freed);
   if (!mem) {
     g_atomic_int_set (&s->in_use, 0);
     gst_cuda_vk_staging_unref (s);
   }
   return mem;
-#else
-  g_return_val_if_reached (NULL);
-#endif
 }

@@ -77,37 +77,30 @@ void
 gst_cuda_vk_sync_add_memory (GstCudaVkSubmitSync * sync,
     GstVulkanBarrierMemoryInfo * barrier)
 {
-#ifdef HAVE_VK_BARRIER_SEMAPHORE
-  if (barrier->semaphore == VK_NULL_HANDLE)
+  guint64 value;
+  VkSemaphore sem = gst_cuda_vk_compat_barrier_timeline (barrier, &value);
+
+  if (sem == VK_NULL_HANDLE)
     return;
   g_return_if_fail (sync->n_barriers < GST_VIDEO_MAX_PLANES);
-  gst_cuda_vk_sync_add_wait (sync, barrier->semaphore,
-      barrier->semaphore_value);
-  gst_cuda_vk_sync_add_signal (sync, barrier->semaphore,
-      barrier->semaphore_value + 1);
+  gst_cuda_vk_sync_add_wait (sync, sem, value);
+  gst_cuda_vk_sync_add_signal (sync, sem, value + 1);
   sync->barriers[sync->n_barriers++] = barrier;
-#endif
 }
 
 void
 gst_cuda_vk_sync_submitted (const GstCudaVkSubmitSync * sync)
 {
-#ifdef HAVE_VK_BARRIER_SEMAPHORE
   /* the next user waits for the value this submission signals */
   for (guint i = 0; i < sync->n_barriers; i++)
-    sync->barriers[i]->semaphore_value++;
-#endif
+    gst_cuda_vk_compat_barrier_advance (sync->barriers[i]);
 }
 
 void
 gst_cuda_vk_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
     GstVulkanQueue * queue)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  gst_object_replace ((GstObject **) & barrier->queue, GST_OBJECT (queue));
-#else
-  barrier->queue = queue;
-#endif
+  gst_cuda_vk_compat_barrier_set_queue (barrier, queue);
 }
 
 /* The core synchronization1 bits: VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT to

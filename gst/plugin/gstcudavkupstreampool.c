@@ -48,7 +48,6 @@ gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
   return GST_VIDEO_INFO_N_PLANES (info) == 1;
 }
 
-#if GST_CHECK_VERSION(1, 24, 0)
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
@@ -367,4 +366,3 @@ gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem, GstBufferPool * frames)
     return NULL;
   return gst_buffer_ref (frame);
 }
-#endif

@@ -13,13 +13,13 @@ G_BEGIN_DECLS
 
 /* Whether frames of @info can be written in place by upstream: one plane
  * (a GstCudaMemory is one base pointer, and every plane of a frame is its
- * own Vulkan allocation) */
+ * own Vulkan allocation); never on 1.22 */
 gboolean        gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info);
 
-#if GST_CHECK_VERSION(1, 24, 0)
 /* A GstCudaBufferPool whose every buffer is a frame of @frames (a pool of
  * gst_cuda_vk_frame_pool_new(), active) wrapped in one GstCudaMemory. NULL
- * when @frames cannot hand out a frame. */
+ * when @frames cannot hand out a frame, and always on 1.22 (no
+ * GST_CUDA_SYNC_HAVE_MEMORY_STREAM). */
 GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkBridge * b,
                                                  GstBufferPool * frames);
 
@@ -27,6 +27,5 @@ GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkBridge * b,
  * not memory of a pool of gst_cuda_vk_upstream_pool_new() for @frames */
 GstBuffer *     gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem,
                                                      GstBufferPool * frames);
-#endif
 
 G_END_DECLS

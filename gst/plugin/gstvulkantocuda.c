@@ -52,6 +52,7 @@
 #include "gstvulkantocuda.h"
 #include "gstcudavkbasetransform.h"
 #include "gstcudavkinput.h"
+#include "gstcudavkmemorykind.h"
 #include "gstcudavkstaging.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
@@ -81,7 +82,7 @@ struct _GstVulkanToCuda
 {
   GstCudaVkBaseTransform parent;
 
-  gboolean in_buffers;          /* memory:VulkanBuffer input */
+  const GstCudaVkMemoryKind *in_kind;   /* negotiated */
   /* 1.24+: the output buffer wraps the staging slot (one GPU copy per
    * frame instead of two); else CUDA copies the slot into a pooled buffer */
   gboolean wrap;
@@ -95,13 +96,6 @@ struct _GstVulkanToCuda
   GPtrArray *retired;
 };
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, GST_CUDA_VK_FORMATS) "; "
-        GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER, GST_CUDA_VK_FORMATS)));
-
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
@@ -112,10 +106,6 @@ G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
     GST_TYPE_VULKAN_TO_CUDA);
-
-
-
-
 
 /* shutdown: the stream was synchronised, waiting here is fine */
 static void
@@ -162,7 +152,6 @@ gc_retired (GstVulkanToCuda * self)
   }
 }
 
-
 static gboolean
 gst_vulkan_to_cuda_start (GstBaseTransform * trans)
 {
@@ -194,8 +183,6 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
   return ret;
 }
 
-
-
 /* wakes a streaming thread waiting for downstream to free an output */
 static void
 gst_vulkan_to_cuda_set_flushing (GstCudaVkBaseTransform * base,
@@ -216,8 +203,8 @@ gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (base);
 
-  self->in_buffers = gst_caps_features_contains (gst_caps_get_features
-      (incaps, 0), GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  self->in_kind = gst_cuda_vk_memory_kind_from_caps (incaps);
+  g_return_val_if_fail (self->in_kind, FALSE);
   self->wrap = gst_cuda_vk_staging_wrappable (OUT_INFO (self));
   GST_DEBUG_OBJECT (self, "output: %s", self->wrap ? "the staging buffers, "
       "wrapped (one GPU copy per frame)" : "a CUDA copy of the staging "
@@ -234,7 +221,6 @@ gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   }
   return TRUE;
 }
-
 
 static gboolean
 gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
@@ -264,10 +250,9 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_buffer_pool_config_set_params (config, caps,
       GST_VIDEO_INFO_SIZE (OUT_INFO (self)), 0, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-#if GST_CHECK_VERSION(1, 24, 0)
   /* the output memory carries the stream the copy into it runs on */
-  gst_buffer_pool_config_set_cuda_stream (config, BRIDGE (self)->cuda_stream);
-#endif
+  gst_cuda_vk_compat_pool_config_set_stream (config,
+      BRIDGE (self)->cuda_stream);
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -279,7 +264,6 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
       pool);
   return TRUE;
 }
-
 
 /* At the limit of slots: one whose wrapped memory is gone, waited for on
  * the CPU (its GPU work: the copy into it, downstream's reads), starting
@@ -428,72 +412,31 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
 /* Barriers that make the input readable by the transfer and, on 1.24+,
  * the waits on (and next signals of) the input's timeline semaphores */
 static void
-record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
+record_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
+    Slot * s, GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
 {
   GstCudaVkBridge *b = BRIDGE (self);
-  VkImageMemoryBarrier ib[GST_VIDEO_MAX_PLANES];
-  /* the input buffers' (memory:VulkanBuffer), then the staging acquire */
-  VkBufferMemoryBarrier bb[GST_VIDEO_MAX_PLANES + 1];
+  /* the input's, then (buffers) the staging acquire */
+  GstCudaVkBarriers barriers = { 0, };
   VkPipelineStageFlags src_stages = 0;
-  guint i, n_bb = 0, n_ib = 0, n = gst_buffer_n_memory (inbuf);
-  gboolean multiplanar = gst_cuda_vk_input_is_multiplanar (IN_INFO (self),
-      self->in_buffers, inbuf);
+  guint i;
 
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstVulkanBarrierMemoryInfo *barrier = self->in_buffers ?
-        &((GstVulkanBufferMemory *) mem)->barrier.parent :
-        &((GstVulkanImageMemory *) mem)->barrier.parent;
+  for (i = 0; i < in->n_memories; i++) {
     VkPipelineStageFlags stages;
     VkAccessFlags access;
     /* acquired from the family of its last use when that is another one
      * (a video decode queue), as GstVulkanOperation does */
-    guint32 family = gst_cuda_vk_barrier_src_masks (barrier, b->queue,
+    guint32 family = gst_cuda_vk_barrier_src_masks (in->barriers[i], b->queue,
         &stages, &access);
 
-    if (self->in_buffers) {
-      GstVulkanBufferMemory *bm = (GstVulkanBufferMemory *) mem;
-
-      bb[n_bb++] = (VkBufferMemoryBarrier) {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-        .srcAccessMask = access,
-        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-        .srcQueueFamilyIndex = family,
-        .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
-            VK_QUEUE_FAMILY_IGNORED : b->queue->family,
-        .buffer = bm->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-      };
-    } else {
-      GstVulkanImageMemory *im = (GstVulkanImageMemory *) mem;
-
-      ib[n_ib++] = (VkImageMemoryBarrier) {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = access,
-        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-        .oldLayout = im->barrier.image_layout,
-        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-        .srcQueueFamilyIndex = family,
-        .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
-            VK_QUEUE_FAMILY_IGNORED : b->queue->family,
-        .image = im->image,
-        /* every plane of a multi-planar image (disjoint or not) */
-        .subresourceRange = {
-          .aspectMask = multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
-              VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
-                  (IN_INFO (self)) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
-              VK_IMAGE_ASPECT_COLOR_BIT,
-          .levelCount = 1,.layerCount = 1,
-        },
-      };
-    }
+    self->in_kind->record_read (in, i, b->queue, family, access, &barriers);
     src_stages |= stages;
-    gst_cuda_vk_sync_add_memory (sync, barrier);
+    gst_cuda_vk_sync_add_memory (sync, in->barriers[i]);
   }
   /* a reused staging buffer comes back from CUDA (its copy out of it is
    * done: slot_state()): acquire it before writing it again */
   if (s->released) {
-    bb[n_bb++] = (VkBufferMemoryBarrier) {
+    barriers.buffers[barriers.n_buffers++] = (VkBufferMemoryBarrier) {
       .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
       .srcAccessMask = 0,
       .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -504,94 +447,18 @@ record_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
   }
   if (!src_stages)
     src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
-  vkCmdPipelineBarrier (cmd->cmd, src_stages, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      0, 0, NULL, n_bb, bb, n_ib, ib);
-}
-
-/* memory:VulkanBuffer input: vkCmdCopyBuffer per plane (per row when the
- * strides differ) */
-static void
-record_buffer_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    GstVulkanCommandBuffer * cmd)
-{
-  GstVideoInfo *info = IN_INFO (self);
-  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-
-  for (i = 0; i < n; i++) {
-    GstVulkanBufferMemory *mem =
-        (GstVulkanBufferMemory *) gst_buffer_peek_memory (inbuf, i);
-    VkBufferCopy one, *rr = &one;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize offset, stride, rb, rows, r;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    rb = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    gst_cuda_vk_input_buffer_layout (IN_INFO (self), inbuf, i, &offset,
-        &stride);
-    offset += GST_MEMORY_CAST (mem)->offset;
-    if (stride == s->pitch[i]) {
-      /* same layout: one copy of the plane */
-      one.srcOffset = offset;
-      one.dstOffset = s->offset[i];
-      one.size = stride * (rows - 1) + rb;
-      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, 1, &one);
-    } else {
-      rr = g_new (VkBufferCopy, rows);
-      for (r = 0; r < rows; r++) {
-        rr[r].srcOffset = offset + r * stride;
-        rr[r].dstOffset = s->offset[i] + r * s->pitch[i];
-        rr[r].size = rb;
-      }
-      vkCmdCopyBuffer (cmd->cmd, mem->buffer, s->staging.buffer, rows, rr);
-      g_free (rr);
-    }
-  }
-}
-
-/* memory:VulkanImage input: vkCmdCopyImageToBuffer per plane */
-static void
-record_image_copies (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    GstVulkanCommandBuffer * cmd)
-{
-  GstVideoInfo *info = IN_INFO (self);
-  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
-
-  for (i = 0; i < n; i++) {
-    VkImageAspectFlags aspect;
-    GstVulkanImageMemory *mem = gst_cuda_vk_input_plane_image (info, inbuf,
-        i, &aspect);
-    VkBufferImageCopy region = { 0, };
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    region.bufferOffset = s->offset[i];
-    /* in texels of the plane */
-    region.bufferRowLength = s->pitch[i] /
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    region.bufferImageHeight = 0;
-    region.imageSubresource.aspectMask = aspect;
-    region.imageSubresource.layerCount = 1;
-    region.imageExtent.width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
-    region.imageExtent.height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    region.imageExtent.depth = 1;
-    vkCmdCopyImageToBuffer (cmd->cmd, mem->image,
-        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->staging.buffer, 1, &region);
-  }
+  gst_cuda_vk_barriers_record (&barriers, cmd, src_stages,
+      VK_PIPELINE_STAGE_TRANSFER_BIT);
 }
 
 /* what later users of the input order after */
 static void
-update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
+update_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in)
 {
   guint i;
 
-  for (i = 0; i < gst_buffer_n_memory (inbuf); i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstVulkanBarrierMemoryInfo *barrier = self->in_buffers ?
-        &((GstVulkanBufferMemory *) mem)->barrier.parent :
-        &((GstVulkanImageMemory *) mem)->barrier.parent;
+  for (i = 0; i < in->n_memories; i++) {
+    GstVulkanBarrierMemoryInfo *barrier = in->barriers[i];
 
     barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
     barrier->access_flags = VK_ACCESS_TRANSFER_READ_BIT;
@@ -602,17 +469,15 @@ update_input_barriers (GstVulkanToCuda * self, GstBuffer * inbuf)
      * queue's GstVulkanDevice and GstVulkanInstance (seen with the leaks
      * tracer on the H200 with 1.26.2, vulkanh264dec ! vulkantocuda). */
     gst_cuda_vk_barrier_set_queue (barrier, NULL);
-    if (!self->in_buffers)
-      ((GstVulkanImageMemory *) mem)->barrier.image_layout =
-          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    self->in_kind->read_done (gst_buffer_peek_memory (in->buf, i));
   }
 }
 
-/* The Vulkan half: copy @inbuf into the staging buffer of @s and hand it
- * to CUDA, signalling @sem (the GPU path; NULL: the fallback) */
+/* The Vulkan half: copy @in into the staging buffer of @s and hand it to
+ * CUDA, signalling @sem (the GPU path; NULL: the fallback) */
 static gboolean
-submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
-    GstCudaVkSemaphore * sem, GError ** error)
+submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
+    Slot * s, GstCudaVkSemaphore * sem, GError ** error)
 {
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkSubmitSync sync = { 0, };
@@ -622,11 +487,9 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
   cmd = gst_cuda_vk_bridge_begin (b, error);
   if (!cmd)
     return FALSE;
-  record_input_barriers (self, inbuf, s, cmd, &sync);
-  if (self->in_buffers)
-    record_buffer_copies (self, inbuf, s, cmd);
-  else
-    record_image_copies (self, inbuf, s, cmd);
+  record_input_barriers (self, in, s, cmd, &sync);
+  self->in_kind->record_copy (in, s->staging.buffer, s->offset, s->pitch,
+      cmd);
 
   /* hand the staging buffer to CUDA */
   release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
@@ -645,13 +508,13 @@ submit_vulkan_copy (GstVulkanToCuda * self, GstBuffer * inbuf, Slot * s,
     gst_cuda_vk_sync_add_signal (&sync, sem->vk_sem,
         gst_cuda_vk_semaphore_next_value (sem));
   s->fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
-      GST_MINI_OBJECT_CAST (inbuf), error);
+      GST_MINI_OBJECT_CAST (in->buf), error);
   if (!s->fence)
     return FALSE;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
   if (sem)
     gst_cuda_vk_semaphore_vk_signalled (sem);
-  update_input_barriers (self, inbuf);
+  update_input_barriers (self, in);
   s->released = TRUE;
   return TRUE;
 }
@@ -720,15 +583,18 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstCudaVkBridge *b = BRIDGE (self);
   GstCudaVkSemaphore *sem = NULL;
+  GstCudaVkInputFrame in;
   GstMemory *omem;
   GError *err = NULL;
   GstFlowReturn ret;
   gboolean ok;
   Slot *s = NULL;
 
-  if (!gst_cuda_vk_input_check (GST_ELEMENT (self), BRIDGE (self)->device,
-          IN_INFO (self), self->in_buffers, inbuf))
+  if (!self->in_kind->parse_input (&in, BRIDGE (self)->device,
+          IN_INFO (self), inbuf, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
+  }
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
   omem = gst_buffer_peek_memory (outbuf, 0);
@@ -747,7 +613,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   sem = gst_cuda_vk_semaphore_for_slot (b, &s->sem);
 
-  if (!submit_vulkan_copy (self, inbuf, s, sem, &err))
+  if (!submit_vulkan_copy (self, &in, s, sem, &err))
     goto vk_error;
 
   if (sem) {
@@ -776,10 +642,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
      * and its binary semaphore. Consumers order themselves after the wait
      * on the memory's stream. */
     s->sem_unwaited = FALSE;
-#if GST_CHECK_VERSION(1, 24, 0)
     if (sem)
-      GST_MINI_OBJECT_FLAG_SET (omem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-#endif
+      gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
     return GST_FLOW_OK;
   }
   if (!gst_cuda_context_push (b->cuda)) {
@@ -812,13 +676,17 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVkBaseTransformClass *base_class =
       GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps;
 
   gst_element_class_set_static_metadata (element_class,
       "Vulkan to CUDA", "Filter/Video/Hardware",
       "Copies Vulkan frames into CUDA memory through shareable memory, "
       "synchronised on the GPU with an external semaphore",
       "gst-cudasync developers");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  caps = gst_cuda_vk_memory_kinds_template_caps ();
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_start);

@@ -1,0 +1,249 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The bridge elements' version-dependent calls (see gstcudavkcompat.h).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasync-compat.h"
+#include "gstcudavkcompat.h"
+#include "gstcudavkupstreampool.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/cuda-gst.h>
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+#include <gst/cuda/gstcudastream.h>
+#endif
+
+gboolean
+gst_cuda_vk_compat_stream_new (GstCudaContext * cuda, GstCudaStream ** owner,
+    CUstream * stream, GError ** error)
+{
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  *owner = gst_cuda_stream_new (cuda);
+  if (!*owner) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "gst_cuda_stream_new() failed (cuStreamCreate)");
+    return FALSE;
+  }
+  *stream = gst_cuda_stream_get_handle (*owner);
+  return TRUE;
+#else
+  CUresult r;
+
+  *owner = NULL;
+  if (!gst_cuda_context_push (cuda)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamCreate (stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error)) {
+    *stream = NULL;
+    return FALSE;
+  }
+  return TRUE;
+#endif
+}
+
+gboolean
+gst_cuda_vk_compat_stream_free (GstCudaContext * cuda, GstCudaStream ** owner,
+    CUstream * stream)
+{
+  /* a stream belongs to its context: it can be synchronised and destroyed
+   * without the context current, if pushing it fails */
+  gboolean pushed = gst_cuda_context_push (cuda);
+
+  CuStreamSynchronize (*stream);
+#if !GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  CuStreamDestroy (*stream);
+#endif
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  gst_clear_cuda_stream (owner);
+#endif
+  *stream = NULL;
+  return pushed;
+}
+
+void
+gst_cuda_vk_compat_pool_config_set_stream (GstStructure * config,
+    GstCudaStream * stream)
+{
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  gst_buffer_pool_config_set_cuda_stream (config, stream);
+#endif
+}
+
+void
+gst_cuda_vk_compat_memory_set_pending (GstMemory * mem, gboolean pending)
+{
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  if (pending)
+    GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  else
+    GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
+}
+
+CUresult
+gst_cuda_vk_compat_context_synchronize (GstCudaContext * cuda)
+{
+#if GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC
+  CUresult r;
+
+  if (!gst_cuda_context_push (cuda))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  r = CuCtxSynchronize ();
+  gst_cuda_context_pop (NULL);
+  return r;
+#else
+  return CUDA_ERROR_NOT_SUPPORTED;
+#endif
+}
+
+gboolean
+gst_cuda_vk_compat_can_wrap (void)
+{
+  return GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC;
+}
+
+GstMemory *
+gst_cuda_vk_compat_alloc_wrapped (GstCudaContext * cuda,
+    GstCudaStream * stream, const GstVideoInfo * info, CUdeviceptr ptr,
+    gpointer user_data, GDestroyNotify notify)
+{
+#if GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC
+  return gst_cuda_allocator_alloc_wrapped (NULL, cuda, stream, info, ptr,
+      user_data, notify);
+#else
+  g_return_val_if_reached (NULL);
+#endif
+}
+
+#if !GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+/* gstcudavkupstreampool.c is not built: upstream never writes in place */
+gboolean
+gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
+{
+  return FALSE;
+}
+
+GstBufferPool *
+gst_cuda_vk_upstream_pool_new (GstCudaVkBridge * b, GstBufferPool * frames)
+{
+  return NULL;
+}
+
+GstBuffer *
+gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem, GstBufferPool * frames)
+{
+  return NULL;
+}
+#endif
+
+gboolean
+gst_cuda_vk_compat_timeline_enabled (GstVulkanDevice * device,
+    GstVulkanInstance * instance)
+{
+#if GST_CUDA_SYNC_HAVE_VK_DEVICE_FEATURES
+  VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+  };
+  VkPhysicalDeviceFeatures2 features = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,.pNext = &tl,
+  };
+  PFN_vkGetPhysicalDeviceFeatures2 get_features;
+
+  if (!gst_vulkan_physical_device_check_api_version (device->physical_device,
+          1, 2, 0) && !gst_vulkan_device_is_extension_enabled (device,
+          VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
+    return FALSE;
+  get_features = gst_vulkan_instance_get_proc_address (instance,
+      "vkGetPhysicalDeviceFeatures2");
+  if (!get_features)
+    get_features = gst_vulkan_instance_get_proc_address (instance,
+        "vkGetPhysicalDeviceFeatures2KHR");
+  if (!get_features)
+    return FALSE;
+  get_features (device->physical_device->device, &features);
+  return tl.timelineSemaphore;
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+gst_cuda_vk_compat_find_memory_type (GstVulkanDevice * device,
+    const VkMemoryRequirements * req, VkMemoryPropertyFlags props,
+    guint32 * idx)
+{
+#if GST_CUDA_SYNC_HAVE_VK_MEMORY_REQUIREMENTS
+  return gst_vulkan_memory_find_memory_type_index_with_requirements (device,
+      req, props, idx);
+#else
+  return gst_vulkan_memory_find_memory_type_index_with_type_properties
+      (device, req->memoryTypeBits, props, idx);
+#endif
+}
+
+VkSemaphore
+gst_cuda_vk_compat_barrier_timeline (GstVulkanBarrierMemoryInfo * barrier,
+    guint64 * value)
+{
+#if GST_CUDA_SYNC_HAVE_VK_BARRIER_TIMELINE
+  *value = barrier->semaphore_value;
+  return barrier->semaphore;
+#else
+  *value = 0;
+  return VK_NULL_HANDLE;
+#endif
+}
+
+gboolean
+gst_cuda_vk_compat_barrier_add_timeline (GstVulkanBarrierMemoryInfo * barrier,
+    GstVulkanDevice * device, GError ** error)
+{
+#if GST_CUDA_SYNC_HAVE_VK_BARRIER_TIMELINE
+  VkSemaphoreTypeCreateInfo type_info = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,.initialValue = 0,
+  };
+  VkSemaphoreCreateInfo ci = {
+    .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,.pNext = &type_info,
+  };
+  VkResult res;
+
+  res = vkCreateSemaphore (device->device, &ci, NULL, &barrier->semaphore);
+  if (gst_vulkan_error_to_g_error (res, error, "vkCreateSemaphore") < 0) {
+    barrier->semaphore = VK_NULL_HANDLE;
+    return FALSE;
+  }
+  barrier->semaphore_value = 0;
+#endif
+  return TRUE;
+}
+
+void
+gst_cuda_vk_compat_barrier_advance (GstVulkanBarrierMemoryInfo * barrier)
+{
+#if GST_CUDA_SYNC_HAVE_VK_BARRIER_TIMELINE
+  barrier->semaphore_value++;
+#endif
+}
+
+void
+gst_cuda_vk_compat_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
+    GstVulkanQueue * queue)
+{
+#if GST_CUDA_SYNC_HAVE_VK_BARRIER_QUEUE_REF
+  gst_object_replace ((GstObject **) & barrier->queue, GST_OBJECT (queue));
+#else
+  barrier->queue = queue;
+#endif
+}

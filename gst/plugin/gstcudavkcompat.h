@@ -1,0 +1,88 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The bridge elements' version-dependent calls, declared alike on every
+ * GStreamer version the project builds against: where a capability of
+ * gstcudasync-compat.h is missing, a call returns FALSE or NULL or does
+ * nothing, as documented. The only plugin file that tests capabilities
+ * (gstcudavkupstreampool.c, 1.24+ throughout, is built only where
+ * GST_CUDA_SYNC_HAVE_MEMORY_STREAM holds; its 1.22 stand-ins are here).
+ * Not installed.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/vulkan/vulkan.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/cudasync.h>
+
+G_BEGIN_DECLS
+
+/* 1.24+: a GstCudaStream; an opaque type never instantiated on 1.22 */
+typedef struct _GstCudaStream GstCudaStream;
+
+/* A blocking stream (ordered with the legacy default stream, on which
+ * upstream 1.22 CUDA elements copy) in *@stream. On 1.24+ also its owner,
+ * a GstCudaStream (blocking too), in *@owner so that it can be set on CUDA
+ * pools; *@owner is NULL on 1.22. Call without @cuda current. */
+gboolean gst_cuda_vk_compat_stream_new   (GstCudaContext * cuda,
+                                          GstCudaStream ** owner,
+                                          CUstream * stream, GError ** error);
+/* Waits for *@stream's work and releases it (on 1.24+ drops *@owner:
+ * memory still carrying it keeps it alive). FALSE when @cuda could not be
+ * made current (the stream is released all the same). */
+gboolean gst_cuda_vk_compat_stream_free  (GstCudaContext * cuda,
+                                          GstCudaStream ** owner,
+                                          CUstream * stream);
+/* Sets @stream on a CUDA buffer pool's @config; does nothing on 1.22 */
+void     gst_cuda_vk_compat_pool_config_set_stream (GstStructure * config,
+                                          GstCudaStream * stream);
+/* GST_CUDA_MEMORY_TRANSFER_NEED_SYNC on @mem: set (@pending) or cleared;
+ * does nothing on 1.22 */
+void     gst_cuda_vk_compat_memory_set_pending (GstMemory * mem,
+                                          gboolean pending);
+/* Waits on the CPU for all work of @cuda (cuCtxSynchronize):
+ * CUDA_ERROR_INVALID_CONTEXT when it cannot be made current,
+ * CUDA_ERROR_NOT_SUPPORTED on 1.22 (where nothing wraps memory) */
+CUresult gst_cuda_vk_compat_context_synchronize (GstCudaContext * cuda);
+/* Whether gst_cuda_vk_compat_alloc_wrapped() can wrap memory (1.24+) */
+gboolean gst_cuda_vk_compat_can_wrap     (void);
+/* CUDA memory of @info around @ptr, on @stream; @notify(@user_data) once
+ * it is freed. NULL on 1.22. */
+GstMemory * gst_cuda_vk_compat_alloc_wrapped (GstCudaContext * cuda,
+                                          GstCudaStream * stream,
+                                          const GstVideoInfo * info,
+                                          CUdeviceptr ptr, gpointer user_data,
+                                          GDestroyNotify notify);
+
+/* Whether @device has timeline semaphores enabled: 1.24+ enables every
+ * feature of the physical device, 1.22 none (FALSE) */
+gboolean gst_cuda_vk_compat_timeline_enabled (GstVulkanDevice * device,
+                                          GstVulkanInstance * instance);
+/* A memory type for @req with @props (0: any) */
+gboolean gst_cuda_vk_compat_find_memory_type (GstVulkanDevice * device,
+                                          const VkMemoryRequirements * req,
+                                          VkMemoryPropertyFlags props,
+                                          guint32 * idx);
+
+/* The timeline semaphore of a memory's barrier state and its current
+ * value; VK_NULL_HANDLE where it has none and where the barrier state has
+ * no semaphore fields */
+VkSemaphore gst_cuda_vk_compat_barrier_timeline
+    (GstVulkanBarrierMemoryInfo * barrier, guint64 * value);
+/* Gives @barrier a new timeline semaphore at value 0 (the memory destroys
+ * it when freed); TRUE without one where the barrier state has no
+ * semaphore fields */
+gboolean gst_cuda_vk_compat_barrier_add_timeline
+    (GstVulkanBarrierMemoryInfo * barrier, GstVulkanDevice * device,
+    GError ** error);
+/* Advances @barrier's timeline value after a submission signalled it */
+void     gst_cuda_vk_compat_barrier_advance
+    (GstVulkanBarrierMemoryInfo * barrier);
+/* Sets the queue @barrier was last used on (a reference on 1.24+) */
+void     gst_cuda_vk_compat_barrier_set_queue
+    (GstVulkanBarrierMemoryInfo * barrier, GstVulkanQueue * queue);
+
+G_END_DECLS
