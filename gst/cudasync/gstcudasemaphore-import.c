@@ -231,6 +231,7 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
+  _gst_cuda_semaphore_init_debug ();
   if (!gst_cuda_sync_init (error))
     return NULL;
 
@@ -310,6 +311,7 @@ gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
+  _gst_cuda_semaphore_init_debug ();
   if (!gst_cuda_sync_init (error))
     return NULL;
 

@@ -14,6 +14,10 @@ G_BEGIN_DECLS
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_semaphore_debug);
 
+/* Initialises gst_cuda_semaphore_debug, once (gstcudasemaphore.c) */
+G_GNUC_INTERNAL
+void _gst_cuda_semaphore_init_debug (void);
+
 typedef struct
 {
   CUstream stream;

@@ -92,6 +92,7 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  _gst_cuda_semaphore_init_debug ();
   object_class->finalize = gst_cuda_semaphore_finalize;
   object_class->get_property = gst_cuda_semaphore_get_property;
   object_class->set_property = gst_cuda_semaphore_set_property;
@@ -155,8 +156,13 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
 void
 _gst_cuda_semaphore_init_debug (void)
 {
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_semaphore_debug, "cudasemaphore", 0,
-      "GstCudaSemaphore");
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_semaphore_debug, "cudasemaphore", 0,
+        "GstCudaSemaphore");
+    g_once_init_leave (&once, 1);
+  }
 }
 
 static void

@@ -78,7 +78,4 @@ G_GNUC_INTERNAL
 void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
     gboolean sync_context, GstCudaSyncDeferredFunc func, gpointer data);
 
-G_GNUC_INTERNAL
-void _gst_cuda_semaphore_init_debug (void);
-
 G_END_DECLS

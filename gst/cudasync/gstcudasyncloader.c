@@ -94,7 +94,6 @@ load_library (gpointer user_data)
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_debug, "cudasync", 0,
       "gst-cudasync library");
-  _gst_cuda_semaphore_init_debug ();
 
   /* libgstcuda's own entry points (gst_cuda_context_new() and every
    * GstCudaMemory operation use them): loaded by upstream's nvcodec plugin
