@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include <gst/cudasync/cudasync.h>
+#include "gstcudasync-internal.h"
 #include <cuda.h>
 
 G_BEGIN_DECLS

@@ -18,7 +18,7 @@
 #if GST_CHECK_VERSION(1, 24, 0)
 #include <gst/cuda/gstcudastream.h>
 #endif
-#include <gst/cudasync/cudasync.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 
 G_BEGIN_DECLS
 
