@@ -1,15 +1,11 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasync
- * @title: gst-cudasync library
- * @short_description: external-semaphore synchronisation for CUDA buffers
  *
- * The library loads the CUDA driver entry points that upstream's
- * libgstcuda 1.22 does not (external semaphores and memory, events, stream
- * waits, device UUIDs) and provides #GstCudaSemaphore and #GstCudaSyncMeta.
+ * The loader: the CUDA driver entry points that upstream's libgstcuda 1.22
+ * does not load (external semaphores and memory, events, stream waits,
+ * device UUIDs), and the library's error domain. The API reference's
+ * overview (docs/reference/overview.md) introduces the library.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

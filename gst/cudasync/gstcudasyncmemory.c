@@ -1,11 +1,9 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasyncmemory
- * @title: CUDA memory and its stream
- * @short_description: ordering work after the work pending on a #GstCudaMemory
+ *
+ * CUDA memory and its stream: ordering work after the work pending on a
+ * #GstCudaMemory (docs/reference/memory-streams.md).
  *
  * Since GStreamer 1.24 a #GstCudaMemory carries the #GstCudaStream its
  * producer wrote it on, and upstream CUDA elements push memory whose work

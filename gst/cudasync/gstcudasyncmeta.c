@@ -1,13 +1,8 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasyncmeta
- * @title: GstCudaSyncMeta
- * @short_description: acquire and release points of a GPU buffer
  *
- * See docs/design.md for the contract between producers and consumers.
+ * GstCudaSyncMeta: the acquire and release points of a GPU buffer.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
