@@ -31,8 +31,7 @@ binary_reserve_signal (GstCudaSemaphore * self, guint64 * value,
  * after the wait that consumed it (one wait per signal, in GPU order
  * too) */
 static gboolean
-binary_order_signal (GstCudaSemaphore * self, CUstream stream,
-    GError ** error)
+binary_order_signal (GstCudaSemaphore * self, CUstream stream, GError ** error)
 {
   if (self->has_signalled && !_gst_cuda_semaphore_order_after (self, stream,
           self->last_signal_stream, error))

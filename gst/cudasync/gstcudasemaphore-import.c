@@ -16,8 +16,7 @@
 #define GST_CAT_DEFAULT gst_cuda_semaphore_debug
 
 static gboolean
-import_failed (CUresult r, const GstCudaSemaphoreTypeOps * ops,
-    GError ** error)
+import_failed (CUresult r, const GstCudaSemaphoreTypeOps * ops, GError ** error)
 {
   GError *err = NULL;
 

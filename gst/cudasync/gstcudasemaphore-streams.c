@@ -28,8 +28,7 @@ _gst_cuda_semaphore_init_debug (void)
 }
 
 StreamEvent *
-_gst_cuda_semaphore_find_stream_event (GstCudaSemaphore * self,
-    CUstream stream)
+_gst_cuda_semaphore_find_stream_event (GstCudaSemaphore * self, CUstream stream)
 {
   guint i;
 

@@ -103,8 +103,7 @@ wait_last_value (GstCudaSemaphore * self)
     r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, stream);
   if (r != CUDA_SUCCESS) {
     GST_WARNING_OBJECT (self, "cannot wait for the last value (%s): the "
-        "context will be synchronised instead",
-        _gst_cuda_sync_result_name (r));
+        "context will be synchronised instead", _gst_cuda_sync_result_name (r));
     if (ev)
       GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
     ev = NULL;

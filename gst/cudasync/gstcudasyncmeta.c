@@ -132,8 +132,8 @@ point_unref (gpointer data)
       GST_WARNING ("could not signal release point: %s", err->message);
       g_clear_error (&err);
     }
-  } else if (!p->is_release && p->sem->ops->one_wait_per_signal
-      && !p->consumed) {
+  } else if (!p->is_release && !p->consumed &&
+      p->sem->ops->one_wait_per_signal) {
     /* Exactly one wait per binary signal: consume it on the GPU. */
     GST_DEBUG ("consuming unwaited binary acquire point");
     if (!gst_cuda_semaphore_wait (p->sem, NULL, 0, &err)) {
