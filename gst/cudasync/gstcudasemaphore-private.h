@@ -134,6 +134,19 @@ struct _GstCudaSemaphoreTypeOps
   gboolean (*pending_work) (GstCudaSemaphore * self, GArray * events);
 };
 
+/* Traits of @sem's type; none for an object that was never imported */
+static inline gboolean
+_gst_cuda_semaphore_has_fences (GstCudaSemaphore * sem)
+{
+  return sem->ops && sem->ops->fences;
+}
+
+static inline gboolean
+_gst_cuda_semaphore_one_wait_per_signal (GstCudaSemaphore * sem)
+{
+  return sem->ops && sem->ops->one_wait_per_signal;
+}
+
 /* gstcudasemaphore-streams.c */
 
 /* Initialises gst_cuda_semaphore_debug, once */

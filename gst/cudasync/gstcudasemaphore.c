@@ -280,8 +280,9 @@ gst_cuda_semaphore_finalize (GObject * object)
 {
   GstCudaSemaphore *self = GST_CUDA_SEMAPHORE (object);
 
-  /* first: the semaphore may be imported again (a new object) from now on */
-  if (self->ops->from_fd)
+  /* first: the semaphore may be imported again (a new object) from now on;
+   * no ops: an object that was never imported */
+  if (self->ops && self->ops->from_fd)
     _gst_cuda_semaphore_registry_remove (self);
 
   if (self->handle) {
@@ -372,7 +373,7 @@ gboolean
 gst_cuda_semaphore_is_timeline (GstCudaSemaphore * sem)
 {
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-  return sem->ops->timeline;
+  return sem->ops && sem->ops->timeline;
 }
 
 /**
@@ -537,8 +538,14 @@ gboolean
 _gst_cuda_semaphore_check_fences (GstCudaSemaphore * sem,
     gboolean want_fences, GError ** error)
 {
-  gboolean fences = sem->ops->fences;
+  gboolean fences;
 
+  if (!sem->ops) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "The semaphore was not imported");
+    return FALSE;
+  }
+  fences = sem->ops->fences;
   if (fences == want_fences)
     return TRUE;
   g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL, "%s",
@@ -613,7 +620,7 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
 
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!sem->ops->timeline)
+  if (!gst_cuda_semaphore_is_timeline (sem))
     return gst_cuda_semaphore_signal (sem, stream, NULL, error);
 
   g_mutex_lock (&sem->op_lock);

@@ -133,7 +133,7 @@ point_unref (gpointer data)
       g_clear_error (&err);
     }
   } else if (!p->is_release && !p->consumed &&
-      p->sem->ops->one_wait_per_signal) {
+      _gst_cuda_semaphore_one_wait_per_signal (p->sem)) {
     /* Exactly one wait per binary signal: consume it on the GPU. */
     GST_DEBUG ("consuming unwaited binary acquire point");
     if (!gst_cuda_semaphore_wait (p->sem, NULL, 0, &err)) {
@@ -297,7 +297,7 @@ gst_cuda_sync_meta_add_acquire (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
 {
   g_return_if_fail (meta != NULL);
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
-  g_return_if_fail (!sem->ops->fences);
+  g_return_if_fail (!_gst_cuda_semaphore_has_fences (sem));
 
   g_ptr_array_add (meta->acquire, point_new (sem, value, NULL));
 }
@@ -326,7 +326,7 @@ gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
   g_return_if_fail (meta != NULL);
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
   g_return_if_fail (fence != NULL);
-  g_return_if_fail (sem->ops->fences);
+  g_return_if_fail (_gst_cuda_semaphore_has_fences (sem));
 
   g_ptr_array_add (meta->acquire, point_new (sem, 0, fence));
 }
@@ -446,7 +446,7 @@ gst_cuda_sync_meta_set_release (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
 
   g_return_if_fail (meta != NULL);
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
-  g_return_if_fail (!sem->ops->fences);
+  g_return_if_fail (!_gst_cuda_semaphore_has_fences (sem));
 
   p = point_new (sem, value, NULL);
   p->is_release = TRUE;
@@ -492,7 +492,7 @@ point_wait_gpu (SyncPoint * p, CUstream stream, gboolean skip_memsync,
         (const guint8 *) p->fence_storage, skip_memsync ?
         GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC : GST_CUDA_SYNC_FLAG_NONE,
         error);
-  if (!p->sem->ops->one_wait_per_signal)
+  if (!_gst_cuda_semaphore_one_wait_per_signal (p->sem))
     return gst_cuda_semaphore_wait (p->sem, stream, p->value, error);
 
   /* binary: one wait on the semaphore, later waiters order after it */
@@ -721,7 +721,7 @@ gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
     SyncPoint *p = g_ptr_array_index (meta->acquire, i);
 
     g_mutex_lock (&p->lock);
-    if (!p->consumed && p->sem->ops->one_wait_per_signal) {
+    if (!p->consumed && _gst_cuda_semaphore_one_wait_per_signal (p->sem)) {
       p->consumed = TRUE;
       gst_cuda_semaphore_mark_waited (p->sem);
     }
