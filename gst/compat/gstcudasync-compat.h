@@ -3,13 +3,24 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The GStreamer versions the project builds against, as capabilities:
- * the only place that tests GST_CHECK_VERSION. Not installed.
+ * the only place that tests GST_CHECK_VERSION. Every macro is defined,
+ * to 0 or 1: test them with #if. Not installed.
  */
 #pragma once
 
 #include <gst/gst.h>
 
 /* library capabilities */
+
+/* 1.24+: a GstCudaMemory carries the GstCudaStream its producer wrote it
+ * on, and may be pushed with work still pending there
+ * (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC); per-memory user tokens */
+#define GST_CUDA_SYNC_HAVE_MEMORY_STREAM GST_CHECK_VERSION (1, 24, 0)
+
+/* 1.26+: libgstcuda loads and exports wrappers (CuImportExternalSemaphore,
+ * CuEventCreate, ...) of the driver entry points the library needs */
+#define GST_CUDA_SYNC_HAVE_GST_CUDA_LOADER_WRAPPERS GST_CHECK_VERSION (1, 26, 0)
+
 /* end of library capabilities */
 
 /* plugin capabilities */
@@ -17,18 +28,11 @@
 #include "config.h"
 #endif
 
-/* GstCudaMemory carries a GstCudaStream and may be pushed with work still
- * pending on it (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC); CUDA pools take a
- * stream in their config */
-#ifndef GST_CUDA_SYNC_HAVE_MEMORY_STREAM
-#define GST_CUDA_SYNC_HAVE_MEMORY_STREAM GST_CHECK_VERSION (1, 24, 0)
-#endif
+/* (GST_CUDA_SYNC_HAVE_MEMORY_STREAM above: CUDA pools also take a stream
+ * in their config) */
 /* gst_cuda_allocator_alloc_wrapped(): CUDA memory around a device pointer
  * the caller owns */
 #define GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC GST_CHECK_VERSION (1, 24, 0)
-/* GstVulkanOperation: recording with the memories' barrier state, and
- * waiting on what upstream Vulkan elements submitted */
-#define GST_CUDA_SYNC_HAVE_VK_OPERATION GST_CHECK_VERSION (1, 24, 0)
 /* GstVulkanDevice enables the physical device's features (timeline
  * semaphores among them); gst_vulkan_memory_find_memory_type_index_with_
  * requirements(); GstVulkanBarrierMemoryInfo holds a reference on its

@@ -1,11 +1,9 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudanvsci
- * @title: NvSciSync helpers
- * @short_description: allocate an NvSciSyncObj for a CUDA device, clear fences
+ *
+ * NvSciSync helpers: allocate an NvSciSyncObj for a CUDA device, clear
+ * fences (docs/reference/nvsci.md).
  *
  * Compiled only when libnvscisync is available (Jetson / DRIVE OS). CI
  * compiles and links this file against a declarations-only nvscisync.h and

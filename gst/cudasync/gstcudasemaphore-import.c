@@ -9,111 +9,14 @@
 #endif
 
 #include "gstcudasemaphore-private.h"
-#include "gstcudasemaphore-fd.h"
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #define GST_CAT_DEFAULT gst_cuda_semaphore_debug
 
-/* The semaphores imported from fds that are alive, so that a second import
- * of one of them (another fd of it) gives the same object: two objects
- * would each count values from 1. fd_lock guards the list and is held
- * across an import, so that two threads importing one semaphore cannot
- * both make an object. */
-typedef struct
-{
-  GstCudaFdId id;
-  GWeakRef sem;
-  GstCudaSemaphore *owner;      /* compared, never dereferenced */
-} FdImport;
-
-static GMutex fd_lock;
-static GList *fd_imports;
-
-GstCudaSemaphore *
-_gst_cuda_semaphore_new (GstCudaContext * context,
-    GstCudaSemaphoreHandleType type, CUexternalSemaphore handle)
-{
-  GstCudaSemaphore *self = g_object_new (GST_TYPE_CUDA_SEMAPHORE, NULL);
-
-  gst_object_ref_sink (self);
-  self->context = gst_object_ref (context);
-  self->type = type;
-  self->handle = handle;
-  return self;
-}
-
-/* Forgets @self's fd (its finalize): a new import of that semaphore makes
- * a new object from now on */
-void
-_gst_cuda_semaphore_forget_fd (GstCudaSemaphore * self)
-{
-  GList *l;
-
-  g_mutex_lock (&fd_lock);
-  for (l = fd_imports; l; l = l->next) {
-    FdImport *imp = l->data;
-
-    if (imp->owner == self) {
-      fd_imports = g_list_delete_link (fd_imports, l);
-      _gst_cuda_fd_id_clear (&imp->id);
-      g_weak_ref_clear (&imp->sem);
-      g_free (imp);
-      break;
-    }
-  }
-  g_mutex_unlock (&fd_lock);
-}
-
-/* The live object imported from the semaphore @fd names (a new reference),
- * or NULL. Call with fd_lock. */
-static GstCudaSemaphore *
-find_imported_locked (const GstCudaFdId * id, gint fd)
-{
-  GList *l;
-
-  for (l = fd_imports; l; l = l->next) {
-    FdImport *imp = l->data;
-    GstCudaSemaphore *sem;
-
-    if (!_gst_cuda_fd_id_same (&imp->id, id, fd))
-      continue;
-    /* NULL while the object is being finalized: then it is gone */
-    if ((sem = g_weak_ref_get (&imp->sem)))
-      return sem;
-  }
-  return NULL;
-}
-
-/* Call with fd_lock; takes @id (kept: _gst_cuda_fd_id_keep()) over */
-static void
-remember_locked (GstCudaSemaphore * sem, GstCudaFdId * id)
-{
-  FdImport *imp = g_new0 (FdImport, 1);
-
-  imp->id = *id;
-  g_weak_ref_init (&imp->sem, sem);
-  imp->owner = sem;
-  fd_imports = g_list_prepend (fd_imports, imp);
-}
-
-static const gchar *
-type_name (GstCudaSemaphoreHandleType type)
-{
-  switch (type) {
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD:
-      return "timeline fd";
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD:
-      return "binary opaque fd";
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC:
-      return "NvSciSync";
-  }
-  return "unknown";
-}
-
 static gboolean
-import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
+import_failed (CUresult r, const GstCudaSemaphoreTypeOps * ops, GError ** error)
 {
   GError *err = NULL;
 
@@ -127,7 +30,7 @@ import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
         r == CUDA_ERROR_NOT_SUPPORTED ? GST_CUDA_SYNC_ERROR_NOT_SUPPORTED :
         GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
         "The driver rejected the handle as a %s semaphore (wrong handle type, "
-        "or not a semaphore): %s", type_name (type), err->message);
+        "or not a semaphore): %s", ops->name, err->message);
     g_error_free (err);
   } else {
     g_propagate_error (error, err);
@@ -135,27 +38,36 @@ import_failed (CUresult r, GstCudaSemaphoreHandleType type, GError ** error)
   return FALSE;
 }
 
-/* imports @desc into @context: a new semaphore, or NULL with @error */
+/* imports @handle as @ops's type into @context: a new semaphore, or NULL
+ * with @error */
 static GstCudaSemaphore *
-import_desc (GstCudaContext * context, GstCudaSemaphoreHandleType type,
-    const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc, GError ** error)
+import_handle (GstCudaContext * context, const GstCudaSemaphoreTypeOps * ops,
+    gint fd, gpointer nvscisync_obj, GError ** error)
 {
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
   CUexternalSemaphore handle = NULL;
   CUresult r;
+
+  memset (&desc, 0, sizeof (desc));
+  desc.type = ops->cu_type;
+  if (ops->from_fd)
+    desc.handle.fd = fd;
+  else
+    desc.handle.nvSciSyncObj = nvscisync_obj;
 
   if (!gst_cuda_context_push (context)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
         "Could not make the CUDA context current");
     return NULL;
   }
-  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, desc);
+  r = GST_CUDA_SYNC_CALL (cuImportExternalSemaphore) (&handle, &desc);
   gst_cuda_context_pop (NULL);
   if (r != CUDA_SUCCESS) {
-    import_failed (r, type, error);
+    import_failed (r, ops, error);
     return NULL;
   }
-  GST_DEBUG ("imported %s semaphore %p", type_name (type), handle);
-  return _gst_cuda_semaphore_new (context, type, handle);
+  GST_DEBUG ("imported %s semaphore %p", ops->name, handle);
+  return _gst_cuda_semaphore_new (context, ops, handle);
 }
 
 /* @sem, already imported from another fd of the semaphore, for an import
@@ -163,13 +75,13 @@ import_desc (GstCudaContext * context, GstCudaSemaphoreHandleType type,
  * longer the caller's), or NULL with @error and @fd left open */
 static GstCudaSemaphore *
 reuse_imported (GstCudaSemaphore * sem, GstCudaContext * context,
-    GstCudaSemaphoreHandleType type, gint fd, GError ** error)
+    const GstCudaSemaphoreTypeOps * ops, gint fd, GError ** error)
 {
-  if (sem->type != type) {
+  if (sem->ops != ops) {
     g_set_error (error, GST_CUDA_SYNC_ERROR,
         GST_CUDA_SYNC_ERROR_INVALID_HANDLE, "Semaphore fd %d names a "
         "semaphore already imported as a %s semaphore, not a %s one", fd,
-        type_name (sem->type), type_name (type));
+        sem->ops->name, ops->name);
   } else if (sem->context != context) {
     guint dev = 0;
 
@@ -225,28 +137,21 @@ GstCudaSemaphore *
 gst_cuda_semaphore_import_fd (GstCudaContext * context,
     GstCudaSemaphoreHandleType type, gint fd, GError ** error)
 {
-  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+  const GstCudaSemaphoreTypeOps *ops = _gst_cuda_semaphore_get_type_ops (type);
   GstCudaSemaphore *sem = NULL, *found;
   GstCudaFdId id;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
+  _gst_cuda_semaphore_init_debug ();
   if (!gst_cuda_sync_init (error))
     return NULL;
 
-  memset (&desc, 0, sizeof (desc));
-  switch (type) {
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD:
-      desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
-      break;
-    case GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD:
-      desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
-      break;
-    default:
-      g_set_error (error, GST_CUDA_SYNC_ERROR,
-          GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
-          "Handle type %d cannot be imported from an fd", (gint) type);
-      return NULL;
+  if (!ops || !ops->from_fd) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR,
+        GST_CUDA_SYNC_ERROR_INVALID_HANDLE,
+        "Handle type %d cannot be imported from an fd", (gint) type);
+    return NULL;
   }
 
   if (fd < 0 || fcntl (fd, F_GETFD) == -1 || !_gst_cuda_fd_id_init (&id, fd)) {
@@ -255,24 +160,24 @@ gst_cuda_semaphore_import_fd (GstCudaContext * context,
         "Semaphore fd %d is not an open file descriptor", fd);
     return NULL;
   }
-  desc.handle.fd = fd;
 
-  g_mutex_lock (&fd_lock);
-  found = find_imported_locked (&id, fd);
+  _gst_cuda_semaphore_registry_lock ();
+  found = _gst_cuda_semaphore_registry_find_locked (&id, fd);
   if (!found) {
-    GST_DEBUG ("importing a %s semaphore from fd %d", type_name (type), fd);
+    GST_DEBUG ("importing a %s semaphore from fd %d", ops->name, fd);
     /* before the import: the driver may close @fd */
     _gst_cuda_fd_id_keep (&id, fd);
-    sem = import_desc (context, type, &desc, error);
+    sem = import_handle (context, ops, fd, NULL, error);
     if (sem)
-      remember_locked (sem, &id);
+      _gst_cuda_semaphore_registry_add_locked (sem, &id);
     else
       _gst_cuda_fd_id_clear (&id);
   }
-  g_mutex_unlock (&fd_lock);
-  /* unlocked: dropping @found may finalize it, which takes fd_lock */
+  _gst_cuda_semaphore_registry_unlock ();
+  /* unlocked: dropping @found may finalize it, which takes the registry
+   * lock */
   if (found)
-    return reuse_imported (found, context, type, fd, error);
+    return reuse_imported (found, context, ops, fd, error);
   return sem;
 }
 
@@ -306,10 +211,9 @@ GstCudaSemaphore *
 gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
     gpointer nvscisync_obj, GError ** error)
 {
-  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
-
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
+  _gst_cuda_semaphore_init_debug ();
   if (!gst_cuda_sync_init (error))
     return NULL;
 
@@ -319,9 +223,6 @@ gst_cuda_semaphore_import_nvscisync (GstCudaContext * context,
     return NULL;
   }
 
-  memset (&desc, 0, sizeof (desc));
-  desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
-  desc.handle.nvSciSyncObj = nvscisync_obj;
-  return import_desc (context, GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC, &desc,
-      error);
+  return import_handle (context, &_gst_cuda_semaphore_nvsci_ops, -1,
+      nvscisync_obj, error);
 }

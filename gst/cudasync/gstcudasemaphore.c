@@ -45,30 +45,92 @@
 #include <errno.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY (gst_cuda_semaphore_debug);
 #define GST_CAT_DEFAULT gst_cuda_semaphore_debug
 
-G_DEFINE_ENUM_TYPE (GstCudaSemaphoreHandleType, gst_cuda_semaphore_handle_type,
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD,
-        "timeline-fd"),
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, "opaque-fd"),
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
-        "nvscisync"));
+/* every handle type: the enum, the flags and the dispatch come from here */
+static const GstCudaSemaphoreTypeOps *const type_ops[] = {
+  &_gst_cuda_semaphore_timeline_ops,
+  &_gst_cuda_semaphore_binary_ops,
+  &_gst_cuda_semaphore_nvsci_ops,
+};
+
+/* the public flags: one bit per type, 1 << (type - 1), all of them in
+ * GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL */
+G_STATIC_ASSERT (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL ==
+    (1 << G_N_ELEMENTS (type_ops)) - 1);
+
+const GstCudaSemaphoreTypeOps *
+_gst_cuda_semaphore_get_type_ops (GstCudaSemaphoreHandleType type)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (type_ops); i++) {
+    if (type_ops[i]->type == type)
+      return type_ops[i];
+  }
+  return NULL;
+}
+
+GstCudaSemaphoreHandleTypeFlags
+_gst_cuda_semaphore_all_type_flags (void)
+{
+  guint i, flags = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (type_ops); i++)
+    flags |= gst_cuda_semaphore_handle_type_to_flag (type_ops[i]->type);
+  return (GstCudaSemaphoreHandleTypeFlags) flags;
+}
+
+GType
+gst_cuda_semaphore_handle_type_get_type (void)
+{
+  static gsize id = 0;
+  static GEnumValue values[G_N_ELEMENTS (type_ops) + 1];
+
+  if (g_once_init_enter (&id)) {
+    GType t;
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (type_ops); i++) {
+      values[i].value = type_ops[i]->type;
+      values[i].value_name = type_ops[i]->enum_name;
+      values[i].value_nick = type_ops[i]->nick;
+    }
+    t = g_enum_register_static ("GstCudaSemaphoreHandleType", values);
+    g_once_init_leave (&id, t);
+  }
+  return id;
+}
+
+GType
+gst_cuda_semaphore_handle_type_flags_get_type (void)
+{
+  static gsize id = 0;
+  static GFlagsValue values[G_N_ELEMENTS (type_ops) + 2] = {
+    {GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE,
+        "GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE", "none"},
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType t;
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (type_ops); i++) {
+      values[i + 1].value =
+          gst_cuda_semaphore_handle_type_to_flag (type_ops[i]->type);
+      values[i + 1].value_name = type_ops[i]->flag_name;
+      values[i + 1].value_nick = type_ops[i]->nick;
+    }
+    t = g_flags_register_static ("GstCudaSemaphoreHandleTypeFlags", values);
+    g_once_init_leave (&id, t);
+  }
+  return id;
+}
 
 G_DEFINE_FLAGS_TYPE (GstCudaSyncFlags, gst_cuda_sync_flags,
     G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_FLAG_NONE, "none"),
     G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC,
         "skip-nvscibuf-memsync"));
-
-G_DEFINE_FLAGS_TYPE (GstCudaSemaphoreHandleTypeFlags,
-    gst_cuda_semaphore_handle_type_flags,
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE, "none"),
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD,
-        "timeline-fd"),
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
-        "opaque-fd"),
-    G_DEFINE_ENUM_VALUE (GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC,
-        "nvscisync"));
 
 enum
 {
@@ -92,6 +154,7 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  _gst_cuda_semaphore_init_debug ();
   object_class->finalize = gst_cuda_semaphore_finalize;
   object_class->get_property = gst_cuda_semaphore_get_property;
   object_class->set_property = gst_cuda_semaphore_set_property;
@@ -106,8 +169,7 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
   g_object_class_install_property (object_class, PROP_HANDLE_TYPE,
       g_param_spec_enum ("handle-type", "Handle type",
           "The kind of external semaphore",
-          GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE,
-          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD,
+          GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE, type_ops[0]->type,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   /**
    * GstCudaSemaphore:last-value:
@@ -150,13 +212,6 @@ gst_cuda_semaphore_class_init (GstCudaSemaphoreClass * klass)
           "NvSciBuf memory imported into CUDA when signalling and waiting "
           "(only when no NvSciBuf data is shared through this semaphore)",
           FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-}
-
-void
-_gst_cuda_semaphore_init_debug (void)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_semaphore_debug, "cudasemaphore", 0,
-      "GstCudaSemaphore");
 }
 
 static void
@@ -220,65 +275,15 @@ destroy_handle (GstCudaContext * context, gpointer data)
         _gst_cuda_sync_result_name (r));
 }
 
-/* Enqueues on @stream a wait for the last value this object signalled
- * (timeline); call with the context pushed */
-static CUresult
-wait_last_signalled (GstCudaSemaphore * self, CUstream stream)
-{
-  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
-
-  memset (&wp, 0, sizeof (wp));
-  wp.params.fence.value = self->last_signalled;
-  return GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
-      &wp, 1, stream);
-}
-
-/* Timeline signals record no event: an event that completes once the
- * semaphore has reached the last value this object signalled (a wait on a
- * private stream), so that destruction waits for every signal. NULL if it
- * could not be set up (then destruction synchronises the context). */
-static CUevent
-wait_last_value (GstCudaSemaphore * self)
-{
-  CUstream stream = NULL;
-  CUevent ev = NULL;
-  CUresult r;
-
-  if (!gst_cuda_context_push (self->context)) {
-    GST_WARNING_OBJECT (self, "cannot push the CUDA context to wait for the "
-        "last value: the context will be synchronised instead");
-    return NULL;
-  }
-  r = GST_CUDA_SYNC_CALL (cuStreamCreate) (&stream, CU_STREAM_NON_BLOCKING);
-  if (r == CUDA_SUCCESS)
-    r = wait_last_signalled (self, stream);
-  if (r == CUDA_SUCCESS)
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
-  if (r == CUDA_SUCCESS)
-    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, stream);
-  if (r != CUDA_SUCCESS) {
-    GST_WARNING_OBJECT (self, "cannot wait for the last value (%s): the "
-        "context will be synchronised instead",
-        _gst_cuda_sync_result_name (r));
-    if (ev)
-      GST_CUDA_SYNC_CALL (cuEventDestroy) (ev);
-    ev = NULL;
-  }
-  /* released by the driver once its work is done */
-  if (stream)
-    GST_CUDA_SYNC_CALL (cuStreamDestroy) (stream);
-  gst_cuda_context_pop (NULL);
-  return ev;
-}
-
 static void
 gst_cuda_semaphore_finalize (GObject * object)
 {
   GstCudaSemaphore *self = GST_CUDA_SEMAPHORE (object);
 
-  /* first: the semaphore may be imported again (a new object) from now on */
-  if (self->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
-    _gst_cuda_semaphore_forget_fd (self);
+  /* first: the semaphore may be imported again (a new object) from now on;
+   * no ops: an object that was never imported */
+  if (self->ops && self->ops->from_fd)
+    _gst_cuda_semaphore_registry_remove (self);
 
   if (self->handle) {
     GArray *events = g_array_new (FALSE, FALSE, sizeof (CUevent));
@@ -289,15 +294,8 @@ gst_cuda_semaphore_finalize (GObject * object)
       StreamEvent *se = &g_array_index (self->stream_events, StreamEvent, i);
       g_array_append_val (events, se->event);
     }
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD &&
-        self->has_signalled) {
-      CUevent ev = wait_last_value (self);
-
-      if (ev)
-        g_array_append_val (events, ev);
-      else
-        sync_context = TRUE;
-    }
+    if (self->ops->pending_work && !self->ops->pending_work (self, events))
+      sync_context = TRUE;
     /* destroyed once everything enqueued on it has run, on the library's
      * releaser thread: where no event covers it, after synchronising the
      * context there (never on the caller's thread, which may stream), and
@@ -311,6 +309,20 @@ gst_cuda_semaphore_finalize (GObject * object)
   gst_clear_object (&self->context);
 
   G_OBJECT_CLASS (gst_cuda_semaphore_parent_class)->finalize (object);
+}
+
+GstCudaSemaphore *
+_gst_cuda_semaphore_new (GstCudaContext * context,
+    const GstCudaSemaphoreTypeOps * ops, CUexternalSemaphore handle)
+{
+  GstCudaSemaphore *self = g_object_new (GST_TYPE_CUDA_SEMAPHORE, NULL);
+
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (context);
+  self->type = ops->type;
+  self->ops = ops;
+  self->handle = handle;
+  return self;
 }
 
 /**
@@ -361,7 +373,7 @@ gboolean
 gst_cuda_semaphore_is_timeline (GstCudaSemaphore * sem)
 {
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
-  return sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD;
+  return sem->ops && sem->ops->timeline;
 }
 
 /**
@@ -412,51 +424,78 @@ gst_cuda_semaphore_advance_to (GstCudaSemaphore * sem, guint64 value)
   g_mutex_unlock (&sem->op_lock);
 }
 
-/* call with op_lock and the context pushed */
-static StreamEvent *
-find_stream_event (GstCudaSemaphore * self, CUstream stream)
-{
-  guint i;
-
-  for (i = 0; i < self->stream_events->len; i++) {
-    StreamEvent *se = &g_array_index (self->stream_events, StreamEvent, i);
-    if (se->stream == stream)
-      return se;
-  }
-  return NULL;
-}
-
-/* call with op_lock and the context pushed */
+/* Enqueues a signal of @value (or writing @fence); call with op_lock and
+ * the context pushed */
 static gboolean
-record_op (GstCudaSemaphore * self, CUstream stream, GError ** error)
+enqueue_signal (GstCudaSemaphore * self, CUstream stream, guint64 value,
+    guint8 * fence, GstCudaSyncFlags flags, GError ** error)
 {
-  StreamEvent *se = find_stream_event (self, stream);
+  const GstCudaSemaphoreTypeOps *ops = self->ops;
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
+  GstCudaSemaphoreFence storage = { 0, };
   CUresult r;
 
-  if (!se) {
-    StreamEvent n = { stream, NULL };
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&n.event, CU_EVENT_DISABLE_TIMING);
-    if (!_gst_cuda_sync_result (r, "cuEventCreate", error))
-      return FALSE;
-    g_array_append_val (self->stream_events, n);
-    se = &g_array_index (self->stream_events, StreamEvent,
-        self->stream_events->len - 1);
+  /* after what must run before it: the previous signal when it was
+   * enqueued on another stream (the value or the fence count must progress
+   * in enqueue order on the GPU too), ... */
+  if (ops->order_signal && !ops->order_signal (self, stream, error))
+    return FALSE;
+
+  memset (&params, 0, sizeof (params));
+  ops->fill_signal (&params, value, storage);
+  params.flags = ops->op_flags ? ops->op_flags (self, OP_SIGNAL, flags) : 0;
+  r = GST_CUDA_SYNC_CALL (cuSignalExternalSemaphoresAsync) (&self->handle,
+      &params, 1, stream);
+  if (r != CUDA_SUCCESS && ops->op_failed) {
+    ops->op_failed (r, OP_SIGNAL, error);
+    return FALSE;
   }
-  r = GST_CUDA_SYNC_CALL (cuEventRecord) (se->event, stream);
-  return _gst_cuda_sync_result (r, "cuEventRecord", error);
+  if (!_gst_cuda_sync_result (r, "cuSignalExternalSemaphoresAsync", error))
+    return FALSE;
+
+  self->has_signalled = TRUE;
+  self->last_signal_stream = stream;
+  if (ops->signalled)
+    ops->signalled (self, value, storage, fence);
+  return TRUE;
 }
 
-/* Enqueues one signal or wait. Call with op_lock held. */
+/* Enqueues a wait for @value (or @fence); call with op_lock and the
+ * context pushed */
+static gboolean
+enqueue_wait (GstCudaSemaphore * self, CUstream stream, guint64 value,
+    const guint8 * fence, GstCudaSyncFlags flags, GError ** error)
+{
+  const GstCudaSemaphoreTypeOps *ops = self->ops;
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params;
+  GstCudaSemaphoreFence storage = { 0, };
+  CUresult r;
+
+  memset (&params, 0, sizeof (params));
+  ops->fill_wait (&params, value, fence, storage);
+  params.flags = ops->op_flags ? ops->op_flags (self, OP_WAIT, flags) : 0;
+  r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
+      &params, 1, stream);
+  if (r != CUDA_SUCCESS && ops->op_failed) {
+    ops->op_failed (r, OP_WAIT, error);
+    return FALSE;
+  }
+  if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
+    return FALSE;
+
+  if (ops->waited)
+    ops->waited (self);
+  self->has_waited = TRUE;
+  self->last_wait_stream = stream;
+  return TRUE;
+}
+
 gboolean
 _gst_cuda_semaphore_enqueue_locked (GstCudaSemaphore * self, OpKind kind,
-    CUstream stream, guint64 value, guint8 * fence, guint flags,
+    CUstream stream, guint64 value, guint8 * fence, GstCudaSyncFlags flags,
     GError ** error)
 {
-  CUresult r;
-  gboolean ret = FALSE;
-  /* NvSciSyncFence (uint64_t payload[6]) storage with the alignment the
-   * driver expects, whatever the caller's bytes have */
-  guint64 nvsci_fence[GST_CUDA_NVSCI_FENCE_SIZE / 8] = { 0, };
+  gboolean ret;
 
   if (!gst_cuda_context_push (self->context)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
@@ -464,110 +503,19 @@ _gst_cuda_semaphore_enqueue_locked (GstCudaSemaphore * self, OpKind kind,
     return FALSE;
   }
 
-  if (kind == OP_SIGNAL) {
-    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
-
-    /* Order this signal after the previous one when it was enqueued on
-     * another stream: the value (timeline) or the fence count (NvSci) must
-     * progress in enqueue order on the GPU too. A timeline semaphore does it
-     * with itself (wait for the previous value; recorded below like any
-     * wait), so that its signals need no event of their own; the others
-     * wait for the event recorded after the previous signal. */
-    if (self->has_signalled && self->last_signal_stream != stream &&
-        self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD) {
-      r = wait_last_signalled (self, stream);
-      if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
-        goto out;
-      if (!record_op (self, stream, error)) {
-        self->untracked_ops = TRUE;
-        goto out;
-      }
-    } else if (self->has_signalled && self->last_signal_stream != stream) {
-      StreamEvent *prev = find_stream_event (self, self->last_signal_stream);
-      if (prev) {
-        r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, prev->event, 0);
-        if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", error))
-          goto out;
-      }
-    }
-    /* A binary signal must also run after the wait that consumed the
-     * previous one (one wait per signal, in GPU order too). */
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD &&
-        self->has_waited && self->last_wait_stream != stream) {
-      StreamEvent *prev = find_stream_event (self, self->last_wait_stream);
-      if (prev) {
-        r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, prev->event, 0);
-        if (!_gst_cuda_sync_result (r, "cuStreamWaitEvent", error))
-          goto out;
-      }
-    }
-
-    memset (&params, 0, sizeof (params));
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC)
-      params.params.nvSciSync.fence = nvsci_fence;      /* written here */
-    else
-      params.params.fence.value = value;
-    params.flags = flags;
-    r = GST_CUDA_SYNC_CALL (cuSignalExternalSemaphoresAsync) (&self->handle,
-        &params, 1, stream);
-    if (r != CUDA_SUCCESS &&
-        self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-      _gst_cuda_semaphore_nvsci_op_failed (r, kind, error);
-      goto out;
-    }
-    if (!_gst_cuda_sync_result (r, "cuSignalExternalSemaphoresAsync", error))
-      goto out;
-
-    self->has_signalled = TRUE;
-    self->last_signal_stream = stream;
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
-      self->last_value = self->last_signalled = value;
-    else if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
-      self->binary_pending = TRUE;
-    else {
-      self->last_value++;       /* NvSciSync: signals enqueued */
-      memcpy (fence, nvsci_fence, GST_CUDA_NVSCI_FENCE_SIZE);
-    }
-  } else {
-    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params;
-
-    memset (&params, 0, sizeof (params));
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-      /* the driver reads the fence during the call */
-      memcpy (nvsci_fence, fence, GST_CUDA_NVSCI_FENCE_SIZE);
-      params.params.nvSciSync.fence = nvsci_fence;
-    } else {
-      params.params.fence.value = value;
-    }
-    params.flags = flags;
-    r = GST_CUDA_SYNC_CALL (cuWaitExternalSemaphoresAsync) (&self->handle,
-        &params, 1, stream);
-    if (r != CUDA_SUCCESS &&
-        self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC) {
-      _gst_cuda_semaphore_nvsci_op_failed (r, kind, error);
-      goto out;
-    }
-    if (!_gst_cuda_sync_result (r, "cuWaitExternalSemaphoresAsync", error))
-      goto out;
-    if (self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD)
-      self->binary_pending = FALSE;
-    self->has_waited = TRUE;
-    self->last_wait_stream = stream;
-  }
+  if (kind == OP_SIGNAL)
+    ret = enqueue_signal (self, stream, value, fence, flags, error);
+  else
+    ret = enqueue_wait (self, stream, value, fence, flags, error);
 
   /* The operation is enqueued; remember it so that destruction waits for
    * it. Failing to record is reported, and destruction then synchronises
-   * the context instead of waiting for events.
-   * Timeline signals are not recorded (an event record per signal was a
-   * third of the library's cost per signal): destruction waits for the
-   * last value instead (gst_cuda_semaphore_finalize()). */
-  if (kind == OP_SIGNAL &&
-      self->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
-    ret = TRUE;
-  else if (!(ret = record_op (self, stream, error)))
+   * the context instead of waiting for events. Signals of the types whose
+   * signals record no event are covered by their pending_work. */
+  if (ret && (kind == OP_WAIT || self->ops->signal_records_event) &&
+      !(ret = _gst_cuda_semaphore_record_op (self, stream, error)))
     self->untracked_ops = TRUE;
 
-out:
   gst_cuda_context_pop (NULL);
   return ret;
 }
@@ -580,22 +528,28 @@ enqueue (GstCudaSemaphore * self, OpKind kind, CUstream stream, guint64 value,
 
   g_mutex_lock (&self->op_lock);
   ret = _gst_cuda_semaphore_enqueue_locked (self, kind, stream, value, fence,
-      0, error);
+      GST_CUDA_SYNC_FLAG_NONE, error);
   g_mutex_unlock (&self->op_lock);
   return ret;
 }
 
 /* NvSciSync semaphores go through fences, the others through values */
 gboolean
-_gst_cuda_semaphore_check_nvsci (GstCudaSemaphore * sem, gboolean want_nvsci,
-    GError ** error)
+_gst_cuda_semaphore_check_fences (GstCudaSemaphore * sem,
+    gboolean want_fences, GError ** error)
 {
-  gboolean is_nvsci = sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
+  gboolean fences;
 
-  if (is_nvsci == want_nvsci)
+  if (!sem->ops) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+        "The semaphore was not imported");
+    return FALSE;
+  }
+  fences = sem->ops->fences;
+  if (fences == want_fences)
     return TRUE;
   g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL, "%s",
-      is_nvsci ? "NvSciSync semaphores signal and wait through fences: use "
+      fences ? "NvSciSync semaphores signal and wait through fences: use "
       "gst_cuda_semaphore_signal_nvsci()/wait_nvsci()" :
       "Not an NvSciSync semaphore");
   return FALSE;
@@ -629,23 +583,13 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
 
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!_gst_cuda_semaphore_check_nvsci (sem, FALSE, error))
+  if (!_gst_cuda_semaphore_check_fences (sem, FALSE, error))
     return FALSE;
 
   g_mutex_lock (&sem->op_lock);
-  if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD &&
-      sem->binary_pending) {
-    g_mutex_unlock (&sem->op_lock);
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "Binary semaphore signalled again before its previous signal was "
-        "waited for (a binary semaphore allows one signal in flight; use a "
-        "timeline semaphore for more)");
-    return FALSE;
-  }
-  if (sem->type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
-    v = sem->last_value + 1;
-  ret = _gst_cuda_semaphore_enqueue_locked (sem, OP_SIGNAL, stream, v, NULL, 0,
-      error);
+  ret = sem->ops->reserve_signal (sem, &v, error) &&
+      _gst_cuda_semaphore_enqueue_locked (sem, OP_SIGNAL, stream, v, NULL,
+      GST_CUDA_SYNC_FLAG_NONE, error);
   g_mutex_unlock (&sem->op_lock);
 
   if (ret && value)
@@ -676,7 +620,7 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
 
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (sem->type != GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+  if (!gst_cuda_semaphore_is_timeline (sem))
     return gst_cuda_semaphore_signal (sem, stream, NULL, error);
 
   g_mutex_lock (&sem->op_lock);
@@ -689,7 +633,7 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
     return FALSE;
   }
   ret = _gst_cuda_semaphore_enqueue_locked (sem, OP_SIGNAL, stream, value,
-      NULL, 0, error);
+      NULL, GST_CUDA_SYNC_FLAG_NONE, error);
   g_mutex_unlock (&sem->op_lock);
   return ret;
 }
@@ -716,7 +660,7 @@ gst_cuda_semaphore_wait (GstCudaSemaphore * sem, CUstream stream,
 {
   g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
 
-  if (!_gst_cuda_semaphore_check_nvsci (sem, FALSE, error))
+  if (!_gst_cuda_semaphore_check_fences (sem, FALSE, error))
     return FALSE;
   return enqueue (sem, OP_WAIT, stream, value, NULL, error);
 }
@@ -777,4 +721,62 @@ gst_cuda_semaphore_mark_waited (GstCudaSemaphore * sem)
   g_mutex_lock (&sem->op_lock);
   sem->binary_pending = FALSE;
   g_mutex_unlock (&sem->op_lock);
+}
+
+/**
+ * gst_cuda_semaphore_set_skip_nvscibuf_memsync:
+ * @sem: a #GstCudaSemaphore
+ * @skip: whether to skip NvSciBuf memory synchronisation
+ *
+ * For NvSciSync semaphores: when @skip is %TRUE, every later signal passes
+ * `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` and every later
+ * wait `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`: the driver then
+ * does not make NvSciBuf memory imported into CUDA coherent with the other
+ * importers at the signal or wait. Use it only when the semaphore orders
+ * work without NvSciBuf data being shared through it (a control
+ * dependency); with shared NvSciBuf data the result is undefined (cuda.h).
+ * Data in #GstCudaMemory is not NvSciBuf memory.
+ *
+ * Other handle types take no flags; for them this setting is stored but has
+ * no effect.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
+    gboolean skip)
+{
+  gboolean changed;
+
+  g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
+
+  g_mutex_lock (&sem->op_lock);
+  changed = sem->skip_nvscibuf_memsync != ! !skip;
+  sem->skip_nvscibuf_memsync = ! !skip;
+  g_mutex_unlock (&sem->op_lock);
+  if (changed)
+    g_object_notify (G_OBJECT (sem), "skip-nvscibuf-memsync");
+}
+
+/**
+ * gst_cuda_semaphore_get_skip_nvscibuf_memsync:
+ * @sem: a #GstCudaSemaphore
+ *
+ * Gets the #GstCudaSemaphore:skip-nvscibuf-memsync property.
+ *
+ * Returns: the value set with gst_cuda_semaphore_set_skip_nvscibuf_memsync()
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_semaphore_get_skip_nvscibuf_memsync (GstCudaSemaphore * sem)
+{
+  gboolean skip;
+
+  g_return_val_if_fail (GST_IS_CUDA_SEMAPHORE (sem), FALSE);
+
+  g_mutex_lock (&sem->op_lock);
+  skip = sem->skip_nvscibuf_memsync;
+  g_mutex_unlock (&sem->op_lock);
+  return skip;
 }

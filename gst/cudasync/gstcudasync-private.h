@@ -7,10 +7,26 @@
  * stay exported, _gst_cuda_sync_vtable() and _gst_cuda_sync_result(), for
  * tests/nvsci-fixture alone, which compiles gstcudanvsci.c outside the
  * library; the others are internal.
+ *
+ * The library's units, from the bottom up; a unit calls only into the
+ * units below it (.ci/check-cycles.py on the object files checks it):
+ *
+ *   gstcudasync-compat.c       the GStreamer version shim
+ *   gstcudasyncloader.c        the driver entry points, CUresult errors
+ *   gstcudasyncdeferred.c      deferred destruction of driver objects
+ *   gstcudasyncevent.c         events, external memory (internal API)
+ *   gstcudasyncreleaser.c      the releaser thread (internal API)
+ *   gstcudasemaphore-fd.c      fd identities
+ *   gstcudasemaphore-streams.c per-stream events of a semaphore
+ *   gstcudasemaphore-registry.c  the semaphores imported from fds
+ *   gstcudasemaphore-timeline.c, -binary.c, -nvsci.c  the handle types
+ *   gstcudasemaphore.c         GstCudaSemaphore
+ *   gstcudasemaphore-import.c, -fences.c  imports, NvSciSync fences
+ *   gstcudasyncmeta.c, gstcudasyncquery.c, gstcudasyncmemory.c
  */
 #pragma once
 
-#include <gst/cudasync/cudasync.h>
+#include "gstcudasync-internal.h"
 #include <cuda.h>
 
 G_BEGIN_DECLS
@@ -77,8 +93,5 @@ typedef void (*GstCudaSyncDeferredFunc) (GstCudaContext * context,
 G_GNUC_INTERNAL
 void _gst_cuda_sync_defer (GstCudaContext * context, GArray * events,
     gboolean sync_context, GstCudaSyncDeferredFunc func, gpointer data);
-
-G_GNUC_INTERNAL
-void _gst_cuda_semaphore_init_debug (void);
 
 G_END_DECLS

@@ -1,11 +1,8 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasyncevent
- * @title: GstCudaSyncEvent
- * @short_description: points in a CUDA stream's work, external memory
+ *
+ * Points in a CUDA stream's work, external memory (gstcudasync-internal.h).
  *
  * A #GstCudaSyncEvent wraps a CUDA event of one #GstCudaContext: record it
  * behind work on a stream, then ask whether that work has completed without

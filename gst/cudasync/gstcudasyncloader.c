@@ -1,24 +1,20 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasync
- * @title: gst-cudasync library
- * @short_description: external-semaphore synchronisation for CUDA buffers
  *
- * The library loads the CUDA driver entry points that upstream's
- * libgstcuda 1.22 does not (external semaphores and memory, events, stream
- * waits, device UUIDs) and provides #GstCudaSemaphore and #GstCudaSyncMeta.
+ * The loader: the CUDA driver entry points that upstream's libgstcuda 1.22
+ * does not load (external semaphores and memory, events, stream waits,
+ * device UUIDs), and the library's error domain. The API reference's
+ * overview (docs/reference/overview.md) introduces the library.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstcudasync-private.h"
+#include "gstcudasync-compat-private.h"
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/cuda-gst.h>
 #include <gmodule.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_debug);
@@ -65,50 +61,6 @@ load_symbol (GModule * module, const gchar * name, gpointer * func,
 #define LOAD_OPTIONAL(name) \
   load_symbol (module, G_STRINGIFY (name), (gpointer *) &vtable.name, FALSE);
 
-/* GStreamer 1.26's libgstcuda loads and exports the external-semaphore and
- * external-memory entry points (and events, streams, copies) itself: call
- * through its wrappers there, as its own elements do. The library's loader
- * above still checks that the driver has them, and stays the only one for
- * what libgstcuda does not export (and for 1.22 and 1.24). */
-#if GST_CHECK_VERSION(1, 26, 0)
-#define USE_GST(name, gst_name) vtable.name = gst_name
-static void
-use_libgstcuda_wrappers (void)
-{
-  USE_GST (cuInit, CuInit);
-  USE_GST (cuDeviceGetCount, CuDeviceGetCount);
-  USE_GST (cuGetErrorName, CuGetErrorName);
-  USE_GST (cuGetErrorString, CuGetErrorString);
-  USE_GST (cuImportExternalSemaphore, CuImportExternalSemaphore);
-  USE_GST (cuSignalExternalSemaphoresAsync, CuSignalExternalSemaphoresAsync);
-  USE_GST (cuWaitExternalSemaphoresAsync, CuWaitExternalSemaphoresAsync);
-  USE_GST (cuDestroyExternalSemaphore, CuDestroyExternalSemaphore);
-  USE_GST (cuImportExternalMemory, CuImportExternalMemory);
-  USE_GST (cuExternalMemoryGetMappedBuffer, CuExternalMemoryGetMappedBuffer);
-  USE_GST (cuDestroyExternalMemory, CuDestroyExternalMemory);
-  USE_GST (cuEventCreate, CuEventCreate);
-  USE_GST (cuEventRecord, CuEventRecord);
-  USE_GST (cuEventSynchronize, CuEventSynchronize);
-  USE_GST (cuEventDestroy, CuEventDestroy);
-  USE_GST (cuStreamCreate, CuStreamCreate);
-  USE_GST (cuStreamDestroy, CuStreamDestroy);
-  USE_GST (cuStreamSynchronize, CuStreamSynchronize);
-  USE_GST (cuCtxSynchronize, CuCtxSynchronize);
-  USE_GST (cuMemcpy2DAsync, CuMemcpy2DAsync);
-  USE_GST (cuMemcpyDtoDAsync, CuMemcpyDtoDAsync);
-  USE_GST (cuMemFree, CuMemFree);
-  if (vtable.cuExternalMemoryGetMappedMipmappedArray)
-    USE_GST (cuExternalMemoryGetMappedMipmappedArray,
-        CuExternalMemoryGetMappedMipmappedArray);
-}
-#undef USE_GST
-#else
-static void
-use_libgstcuda_wrappers (void)
-{
-}
-#endif
-
 /* A driver without a usable device fails here, with a clear error, before
  * any element reaches libgstcuda's context creation (1.22's logs with an
  * uninitialised debug category when cuInit fails). */
@@ -138,7 +90,6 @@ load_library (gpointer user_data)
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_debug, "cudasync", 0,
       "gst-cudasync library");
-  _gst_cuda_semaphore_init_debug ();
 
   /* libgstcuda's own entry points (gst_cuda_context_new() and every
    * GstCudaMemory operation use them): loaded by upstream's nvcodec plugin
@@ -198,7 +149,7 @@ load_library (gpointer user_data)
   LOAD_OPTIONAL (cuDeviceGetNvSciSyncAttributes);
   LOAD_OPTIONAL (cuDeviceGet);
 
-  use_libgstcuda_wrappers ();
+  _gst_cuda_sync_compat_use_loader_wrappers (&vtable);
   g_module_make_resident (module);
   GST_INFO ("CUDA driver entry points loaded from %s", g_module_name (module));
   return check_devices () ? GINT_TO_POINTER (TRUE) : NULL;

@@ -1,11 +1,9 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasyncmemory
- * @title: CUDA memory and its stream
- * @short_description: ordering work after the work pending on a #GstCudaMemory
+ *
+ * CUDA memory and its stream: ordering work after the work pending on a
+ * #GstCudaMemory (docs/reference/memory-streams.md).
  *
  * Since GStreamer 1.24 a #GstCudaMemory carries the #GstCudaStream its
  * producer wrote it on, and upstream CUDA elements push memory whose work
@@ -23,11 +21,8 @@
 #endif
 
 #include "gstcudasync-private.h"
+#include "gstcudasync-compat-private.h"
 #include <gst/cuda/gstcudamemory.h>
-#if GST_CHECK_VERSION(1, 24, 0)
-#include <gst/cuda/gstcudastream.h>
-#include <gst/cuda/gstcudautils.h>
-#endif
 
 /**
  * gst_cuda_sync_memory_get_stream:
@@ -45,25 +40,14 @@
 CUstream
 gst_cuda_sync_memory_get_stream (GstMemory * mem)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  GstCudaStream *stream;
-
   g_return_val_if_fail (mem != NULL, NULL);
 
-  if (!gst_is_cuda_memory (mem))
-    return NULL;
-  stream = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
-  return stream ? gst_cuda_stream_get_handle (stream) : NULL;
-#else
-  g_return_val_if_fail (mem != NULL, NULL);
-  return NULL;
-#endif
+  return _gst_cuda_sync_compat_memory_get_stream (mem);
 }
 
-#if GST_CHECK_VERSION(1, 24, 0)
-/* One event per memory, kept as its token data and destroyed with it (the
- * allocator frees token data with the memory's context current). */
-static gint64 event_token;
+/* One event per memory, kept as the library's data on it and destroyed
+ * with it (the allocator frees that data with the memory's context
+ * current). */
 static GMutex event_lock;
 
 static void
@@ -73,30 +57,23 @@ destroy_event (gpointer data)
 }
 
 static CUevent
-memory_event (GstCudaMemory * cmem, GError ** error)
+memory_event (GstMemory * mem, GError ** error)
 {
-  static gsize token_once = 0;
   CUevent ev;
   CUresult r;
 
-  if (g_once_init_enter (&token_once)) {
-    event_token = gst_cuda_create_user_token ();
-    g_once_init_leave (&token_once, 1);
-  }
-
   g_mutex_lock (&event_lock);
-  ev = gst_cuda_memory_get_token_data (cmem, event_token);
+  ev = _gst_cuda_sync_compat_memory_get_data (mem);
   if (!ev) {
     r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
     if (_gst_cuda_sync_result (r, "cuEventCreate", error))
-      gst_cuda_memory_set_token_data (cmem, event_token, ev, destroy_event);
+      _gst_cuda_sync_compat_memory_set_data (mem, ev, destroy_event);
     else
       ev = NULL;
   }
   g_mutex_unlock (&event_lock);
   return ev;
 }
-#endif
 
 /**
  * gst_cuda_sync_memory_wait_pending:
@@ -121,7 +98,6 @@ gboolean
 gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
     GError ** error)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
   GstCudaMemory *cmem;
   CUstream mem_stream;
   CUevent ev;
@@ -132,7 +108,7 @@ gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
 
   mem_stream = gst_cuda_sync_memory_get_stream (mem);
   if (!mem_stream || mem_stream == stream ||
-      !GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+      !_gst_cuda_sync_compat_memory_needs_sync (mem))
     return TRUE;
   if (!gst_cuda_sync_init (error))
     return FALSE;
@@ -143,7 +119,7 @@ gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
         "Could not make the memory's CUDA context current");
     return FALSE;
   }
-  ev = memory_event (cmem, error);
+  ev = memory_event (mem, error);
   ok = ev != NULL;
   if (ok) {
     r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, mem_stream);
@@ -155,10 +131,6 @@ gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
   }
   gst_cuda_context_pop (NULL);
   return ok;
-#else
-  g_return_val_if_fail (mem != NULL, FALSE);
-  return TRUE;
-#endif
 }
 
 /**
@@ -178,8 +150,6 @@ gst_cuda_sync_memory_mark_pending (GstMemory * mem)
 {
   g_return_if_fail (mem != NULL);
 
-#if GST_CHECK_VERSION(1, 24, 0)
   if (gst_cuda_sync_memory_get_stream (mem))
-    GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-#endif
+    _gst_cuda_sync_compat_memory_set_needs_sync (mem);
 }

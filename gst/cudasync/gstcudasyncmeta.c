@@ -1,19 +1,14 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
- */
-/**
- * SECTION:gstcudasyncmeta
- * @title: GstCudaSyncMeta
- * @short_description: acquire and release points of a GPU buffer
  *
- * See docs/design.md for the contract between producers and consumers.
+ * GstCudaSyncMeta: the acquire and release points of a GPU buffer.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudasync-private.h"
+#include "gstcudasemaphore-private.h"
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_meta_debug);
@@ -124,13 +119,10 @@ static void
 point_unref (gpointer data)
 {
   SyncPoint *p = data;
-  GstCudaSemaphoreHandleType type;
   GError *err = NULL;
 
   if (!g_atomic_int_dec_and_test (&p->refcount))
     return;
-
-  type = gst_cuda_semaphore_get_handle_type (p->sem);
 
   if (p->is_release && !p->released) {
     /* Nobody signalled the release point: the last reader is gone. Signal on
@@ -140,8 +132,8 @@ point_unref (gpointer data)
       GST_WARNING ("could not signal release point: %s", err->message);
       g_clear_error (&err);
     }
-  } else if (!p->is_release && type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD
-      && !p->consumed) {
+  } else if (!p->is_release && !p->consumed &&
+      _gst_cuda_semaphore_one_wait_per_signal (p->sem)) {
     /* Exactly one wait per binary signal: consume it on the GPU. */
     GST_DEBUG ("consuming unwaited binary acquire point");
     if (!gst_cuda_semaphore_wait (p->sem, NULL, 0, &err)) {
@@ -305,8 +297,7 @@ gst_cuda_sync_meta_add_acquire (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
 {
   g_return_if_fail (meta != NULL);
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
-  g_return_if_fail (gst_cuda_semaphore_get_handle_type (sem) !=
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC);
+  g_return_if_fail (!_gst_cuda_semaphore_has_fences (sem));
 
   g_ptr_array_add (meta->acquire, point_new (sem, value, NULL));
 }
@@ -335,8 +326,7 @@ gst_cuda_sync_meta_add_acquire_nvsci_fence (GstCudaSyncMeta * meta,
   g_return_if_fail (meta != NULL);
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
   g_return_if_fail (fence != NULL);
-  g_return_if_fail (gst_cuda_semaphore_get_handle_type (sem) ==
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC);
+  g_return_if_fail (_gst_cuda_semaphore_has_fences (sem));
 
   g_ptr_array_add (meta->acquire, point_new (sem, 0, fence));
 }
@@ -456,8 +446,7 @@ gst_cuda_sync_meta_set_release (GstCudaSyncMeta * meta, GstCudaSemaphore * sem,
 
   g_return_if_fail (meta != NULL);
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
-  g_return_if_fail (gst_cuda_semaphore_get_handle_type (sem) !=
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_NVSCISYNC);
+  g_return_if_fail (!_gst_cuda_semaphore_has_fences (sem));
 
   p = point_new (sem, value, NULL);
   p->is_release = TRUE;
@@ -495,7 +484,6 @@ static gboolean
 point_wait_gpu (SyncPoint * p, CUstream stream, gboolean skip_memsync,
     GError ** error)
 {
-  GstCudaSemaphoreHandleType type = gst_cuda_semaphore_get_handle_type (p->sem);
   gboolean ret = TRUE;
   CUresult r;
 
@@ -504,7 +492,7 @@ point_wait_gpu (SyncPoint * p, CUstream stream, gboolean skip_memsync,
         (const guint8 *) p->fence_storage, skip_memsync ?
         GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC : GST_CUDA_SYNC_FLAG_NONE,
         error);
-  if (type == GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD)
+  if (!_gst_cuda_semaphore_one_wait_per_signal (p->sem))
     return gst_cuda_semaphore_wait (p->sem, stream, p->value, error);
 
   /* binary: one wait on the semaphore, later waiters order after it */
@@ -733,8 +721,7 @@ gst_cuda_sync_meta_mark_acquired (GstCudaSyncMeta * meta)
     SyncPoint *p = g_ptr_array_index (meta->acquire, i);
 
     g_mutex_lock (&p->lock);
-    if (!p->consumed && gst_cuda_semaphore_get_handle_type (p->sem) ==
-        GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD) {
+    if (!p->consumed && _gst_cuda_semaphore_one_wait_per_signal (p->sem)) {
       p->consumed = TRUE;
       gst_cuda_semaphore_mark_waited (p->sem);
     }

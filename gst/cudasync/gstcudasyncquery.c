@@ -9,7 +9,7 @@
 #include "config.h"
 #endif
 
-#include "gstcudasync-private.h"
+#include "gstcudasemaphore-private.h"
 
 #define META_PARAMS_NAME "GstCudaSyncMeta"
 
@@ -64,7 +64,7 @@ gst_query_parse_cuda_sync_meta (GstQuery * query,
 {
   const GstStructure *params = NULL;
   GstCudaSemaphoreHandleTypeFlags types =
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL;
+      _gst_cuda_semaphore_all_type_flags ();
   guint idx;
 
   g_return_val_if_fail (GST_IS_QUERY (query), FALSE);

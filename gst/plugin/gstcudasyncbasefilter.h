@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/cuda/gstcudacontext.h>
-#include <gst/cudasync/cudasync.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 #include "gstcudasyncbasetransform.h"
 
 G_BEGIN_DECLS

@@ -7,7 +7,7 @@
 #endif
 
 #include "gstcudasyncelementerror.h"
-#include <gst/cudasync/cudasync.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/vulkan/vulkan.h>
-#include <gst/cudasync/cudasync.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 #include "gstcudavkbridge.h"
 
 G_BEGIN_DECLS

@@ -11,7 +11,7 @@
 #include <gst/video/video.h>
 #include <gst/vulkan/vulkan.h>
 #include <gst/cuda/gstcudacontext.h>
-#include <gst/cudasync/cudasync.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 
 G_BEGIN_DECLS
 

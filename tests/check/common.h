@@ -16,7 +16,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/cuda-gst.h>
-#include <gst/cudasync/cudasync.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 #include "cudasim.h"
 #include "testsem.h"
 

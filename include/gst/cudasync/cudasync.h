@@ -9,5 +9,3 @@
 #include <gst/cudasync/gstcudasemaphore.h>
 #include <gst/cudasync/gstcudasyncmeta.h>
 #include <gst/cudasync/gstcudasyncmemory.h>
-#include <gst/cudasync/gstcudasyncevent.h>
-#include <gst/cudasync/gstcudasyncreleaser.h>

@@ -59,6 +59,9 @@ typedef struct _GstCudaSyncMeta GstCudaSyncMeta;
  * without anyone having waited consumes its binary acquire points and signals
  * its release point on the GPU (enqueued, never waited on the CPU).
  *
+ * The project's docs/design.md describes the contract between producers
+ * and consumers.
+ *
  * Since: 0.1
  */
 struct _GstCudaSyncMeta

@@ -1,11 +1,22 @@
 /* gst-cudasync
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The library's API for the project's own elements, tools and tests, as
+ * upstream's gstcuda-private.h: not installed, not introspected, not in
+ * the API reference, and free to change. The symbols are exported from
+ * the shared library (the plugin links against it); in-tree users reach
+ * this header through the gstcudasync_internal_dep meson dependency.
+ * Applications use <gst/cudasync/cudasync.h>.
+ *
+ * CUDA events (GstCudaSyncEvent), memory imported from another API's fd
+ * (GstCudaSyncExternalMemory), the device UUID, CUresult helpers and the
+ * releaser thread (GstCudaSyncReleaser): the driver calls of the
+ * project's elements that GStreamer 1.22's libgstcuda does not wrap.
  */
 #pragma once
 
-#include <gst/cudasync/cudasync-prelude.h>
-#include <gst/cudasync/gstcudasyncerror.h>
+#include <gst/cudasync/cudasync.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <cuda.h>
 
@@ -86,5 +97,33 @@ gboolean           gst_cuda_sync_check_result   (CUresult result,
                                                  GError ** error);
 GST_CUDA_SYNC_API
 const gchar *      gst_cuda_sync_result_name    (CUresult result);
+
+/**
+ * GstCudaSyncReleaseFunc: (skip)
+ * @data: the data given to gst_cuda_sync_releaser_push()
+ * @error: (nullable): %NULL once the GPU work recorded in the event has
+ *   completed; else why the driver could not tell (what @data stands for
+ *   may then still be in use by the GPU: keep it or leak it, never reuse
+ *   it)
+ *
+ * Called on the releaser's thread, in push order.
+ *
+ * Since: 0.2
+ */
+typedef void (*GstCudaSyncReleaseFunc) (gpointer data, const GError * error);
+
+typedef struct _GstCudaSyncReleaser GstCudaSyncReleaser;
+
+GST_CUDA_SYNC_API
+GstCudaSyncReleaser * gst_cuda_sync_releaser_new  (const gchar * name);
+
+GST_CUDA_SYNC_API
+void                  gst_cuda_sync_releaser_push (GstCudaSyncReleaser * releaser,
+                                                   GstCudaSyncEvent * event,
+                                                   GstCudaSyncReleaseFunc func,
+                                                   gpointer data);
+
+GST_CUDA_SYNC_API
+void                  gst_cuda_sync_releaser_free (GstCudaSyncReleaser * releaser);
 
 G_END_DECLS
