@@ -1,5 +1,49 @@
-/* gst-cudasync: library tests (GstCudaSemaphore, GstCudaSyncMeta)
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The library: GstCudaSemaphore, GstCudaSyncMeta, the ALLOCATION query
+ * and the releaser, on the simulated driver or a GPU.
+ *
+ * Tests:
+ * test_import_bad_handles: -1, a closed fd, an fd that is no semaphore
+ *     and a type an fd cannot carry are refused (INVALID_HANDLE); the fd
+ *     stays the caller's
+ * test_import_wrong_type: an fd of one handle type imported as another is
+ *     refused
+ * test_fd_identity: a regular file is one semaphore however opened; files
+ *     on a shared inode (eventfds) are one only when dup()ed
+ * test_import_same_semaphore_twice: a second fd of a live semaphore gives
+ *     the same object; other type or context refused
+ * test_import_two_semaphores: two semaphores give two objects, each
+ *     signalled on its own
+ * test_timeline_values: signal values 1, 2, ... reach the exporter's side
+ * test_timeline_cross_stream_order: values increase in GPU order across a
+ *     slow and a fast stream
+ * test_binary_one_signal_in_flight: a second binary signal before the wait
+ *     is refused
+ * test_destroy_deferred: dropping a semaphore with a pending wait returns
+ *     at once; destruction follows the wait
+ * test_destroy_deferred_signal: the same for a queued timeline signal,
+ *     which still happens
+ * test_destroy_when_last_value_wait_fails: destruction still waits when
+ *     its wait cannot be set up
+ * test_destroy_after_unrecorded_wait: an enqueued but unrecorded wait is
+ *     still waited for
+ * test_meta_points: points are added and read back; a full copy keeps
+ *     them, a region copy drops them
+ * test_meta_binary_exactly_one_wait: a binary acquire point is waited on
+ *     once, however many copies wait
+ * test_meta_release_point: release points signal their values in order
+ * test_meta_wait_cpu: the CPU wait times out, then returns once signalled
+ * test_allocation_query: the query carries handle types and the semaphore
+ * test_wrong_context: a semaphore of another context is refused with an
+ *     error, not used
+ * test_releaser_order: nothing given back before its event; then all, in
+ *     push order
+ * test_releaser_failed_wait: a failed wait is reported, the next one runs
+ * test_wait_idle_stops_releaser: gst_cuda_sync_wait_idle() waits for the
+ *     deferred destruction and stops its thread
  */
 /* memfd_create() */
 #define _GNU_SOURCE
