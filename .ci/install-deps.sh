@@ -23,6 +23,7 @@ PKGS=(
   gi-docgen   # the API reference (meson option doc, docs/reference)
   vulkan-validationlayers   # meson test --setup vkvalidation (CI)
   indent   # .ci/gst-indent, .ci/check-indent (CI)
+  gdb   # the fault suite prints the stacks of a run that hangs
 )
 
 missing=()

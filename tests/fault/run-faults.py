@@ -68,6 +68,7 @@ import concurrent.futures
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -344,10 +345,31 @@ class Suite:
             out, _ = p.communicate(timeout=TIMEOUT)
             rc = p.returncode
         except subprocess.TimeoutExpired:
+            self.print_backtraces(p.pid, argv, extra_env)
             os.killpg(p.pid, signal.SIGKILL)
             out, _ = p.communicate()
             rc = None
         return rc, out.decode("utf-8", "replace"), time.monotonic() - t0
+
+    @staticmethod
+    def print_backtraces(pid, argv, extra_env):
+        """A hung run: every thread's stack, where gdb can attach, so that
+        a rare hang can be diagnosed from the log of the run that saw it"""
+        gdb = shutil.which("gdb")
+        print("hang: %s %s" % (" ".join("%s=%s" % kv for kv in
+                                        sorted(extra_env.items())),
+                               " ".join(argv)), file=sys.stderr)
+        if not gdb:
+            print("hang: no gdb, no backtrace", file=sys.stderr)
+            return
+        try:
+            bt = subprocess.run([gdb, "-q", "-batch", "-p", str(pid), "-ex",
+                                 "thread apply all bt 25"],
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, timeout=60)
+            print(bt.stdout.decode("utf-8", "replace"), file=sys.stderr)
+        except (subprocess.TimeoutExpired, OSError) as e:
+            print("hang: gdb failed: %s" % e, file=sys.stderr)
 
     def run_case(self, case):
         out_path = os.path.join(self.tmp, "out-%d.raw" % id(case))
