@@ -569,7 +569,7 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
   GstVulkanFence *fence;
   guint i;
 
-  cmd = gst_cuda_vk_bridge_begin (b, error);
+  cmd = gst_cuda_vk_interop_begin (b->interop, error);
   if (!cmd)
     return FALSE;
   for (i = 0; i < f->n_planes; i++)
@@ -585,7 +585,7 @@ submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
   if (sem)
     gst_cuda_vk_sync_add_wait (&sync, sem->vk_sem, value);
-  fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
+  fence = gst_cuda_vk_interop_submit (b->interop, cmd, &sync,
       GST_MINI_OBJECT_CAST (outbuf), error);
   if (!fence)
     return FALSE;

@@ -40,7 +40,6 @@ gst_cuda_vk_bridge_init (GstCudaVkBridge * b, GstElement * element)
   b->use_timeline = TRUE;
   b->sem_type = "none";
   g_mutex_init (&b->lock);
-  g_mutex_init (&b->trash_lock);
 }
 
 void
@@ -52,7 +51,6 @@ gst_cuda_vk_bridge_clear (GstCudaVkBridge * b)
   gst_clear_object (&b->device);
   gst_clear_object (&b->queue);
   g_mutex_clear (&b->lock);
-  g_mutex_clear (&b->trash_lock);
 }
 
 void
@@ -385,14 +383,12 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
         ("The Vulkan device has no graphics or compute queue"), (NULL));
     return FALSE;
   }
-  b->cmd_pool = gst_vulkan_queue_create_command_pool (b->queue, &err);
-  if (!b->cmd_pool) {
+  b->interop = gst_cuda_vk_interop_new (b->queue, &b->namer, &err);
+  if (!b->interop) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
         "Could not create a Vulkan command pool");
     return FALSE;
   }
-  b->trash = gst_vulkan_trash_fence_list_new ();
-  b->fences = gst_cuda_vk_fence_pool_new (b->device);
 
   setup_sync (b, offer_semaphore);
   GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
@@ -405,14 +401,9 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
 void
 gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
 {
-  if (b->trash) {
-    g_mutex_lock (&b->trash_lock);
-    gst_vulkan_trash_list_wait (b->trash, G_MAXUINT64);
-    gst_clear_object (&b->trash);
-    g_mutex_unlock (&b->trash_lock);
-  }
-  gst_cuda_vk_fence_pool_free (b->fences);
-  b->fences = NULL;
+  if (b->interop)
+    gst_cuda_vk_interop_wait_idle (b->interop);
+  gst_clear_object (&b->interop);
   /* the semaphores and the pooled memory may still be used by enqueued
    * work: let it finish (stop is not the streaming thread) */
   if (b->stream && b->cuda &&
@@ -427,7 +418,6 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
   if (b->device && b->device->device && b->offer_vk_sem)
     vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
   b->offer_vk_sem = VK_NULL_HANDLE;
-  gst_clear_object (&b->cmd_pool);
   {
     GstVulkanQueue *queue;
     GstVulkanDevice *device;

@@ -9,8 +9,9 @@
  * gstcudavkqueue.h (shared queue, fences), gstcudavkmemory.h (exportable
  * memory), gstcudavkmemorykind.h (images and buffers), gstcudavksemaphore.h
  * (semaphores), gstcudavkstaging.h (vulkantocuda's staging slots),
- * gstcudavksubmit.h (submissions), gstcudavkcompat.h (version-dependent
- * calls). Not installed.
+ * gstcudavksubmit.h (submission synchronisation), gstcudavkinterop.h (the
+ * command pool, fences and submissions, knowing no element),
+ * gstcudavkcompat.h (version-dependent calls). Not installed.
  */
 #pragma once
 
@@ -73,14 +74,9 @@ struct _GstCudaVkBridge
   GstVulkanInstance *instance;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
-  GstVulkanCommandPool *cmd_pool;
-  /* trash_lock guards trash: cudatovulkan's frame pool submits from
-   * upstream's thread too when it allocates for the upstream pool. Freeing
-   * what the list held may release frames to their pool (the pool's lock,
-   * a queue's submit lock), never the other way round. */
-  GMutex trash_lock;
-  GstVulkanTrashList *trash;
-  struct _GstCudaVkFencePool *fences;
+  /* the command pool, fences and trash list submissions use (made from
+   * @queue) */
+  struct _GstCudaVkInterop *interop;
 
   PFN_vkGetMemoryFdKHR get_memory_fd;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
@@ -173,3 +169,4 @@ G_END_DECLS
 #include "gstcudavkmemory.h"
 #include "gstcudavksemaphore.h"
 #include "gstcudavksubmit.h"
+#include "gstcudavkinterop.h"

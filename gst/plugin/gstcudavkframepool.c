@@ -130,7 +130,7 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f, GError ** erro
   VkResult res;
   guint i;
 
-  cmd = gst_cuda_vk_bridge_begin (b, error);
+  cmd = gst_cuda_vk_interop_begin (b->interop, error);
   if (!cmd)
     return FALSE;
   for (i = 0; i < f->n_planes; i++) {
@@ -150,7 +150,7 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f, GError ** erro
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
       barriers);
-  fence = gst_cuda_vk_bridge_submit (b, cmd, NULL, NULL, error);
+  fence = gst_cuda_vk_interop_submit (b->interop, cmd, NULL, NULL, error);
   if (!fence)
     return FALSE;
   res = vkWaitForFences (pool->device->device, 1,
@@ -593,7 +593,8 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
   pool->bridge = b;
   pool->device = gst_object_ref (b->device);
   pool->queue = gst_object_ref (b->queue);
-  pool->cmd_pool = gst_object_ref (b->cmd_pool);
+  pool->cmd_pool = gst_object_ref
+      (gst_cuda_vk_interop_get_command_pool (b->interop));
   pool->trash = gst_vulkan_trash_fence_list_new ();
   pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
   pool->namer = b->namer;

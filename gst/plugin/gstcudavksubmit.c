@@ -2,7 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Command buffers and queue submissions: waits and signals (binary and, on 1.24 to 1.28, the memories' timeline semaphores), barrier state.
+ * Submission synchronisation: waits and signals (binary and, on 1.24 to
+ * 1.28, the memories' timeline semaphores), barrier state.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -29,30 +30,6 @@ gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, CUstream stream,
   gst_cuda_context_pop (NULL);
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
   return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
-}
-
-GstVulkanCommandBuffer *
-gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error)
-{
-  VkCommandBufferBeginInfo bi = { 0, };
-  GstVulkanCommandBuffer *cmd;
-  VkResult res;
-
-  cmd = gst_vulkan_command_pool_create (b->cmd_pool, error);
-  if (!cmd)
-    return NULL;
-  gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
-      (guint64) (guintptr) cmd->cmd, "commands");
-  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  gst_vulkan_command_buffer_lock (cmd);
-  res = vkBeginCommandBuffer (cmd->cmd, &bi);
-  if (gst_vulkan_error_to_g_error (res, error, "vkBeginCommandBuffer") < 0) {
-    gst_vulkan_command_buffer_unlock (cmd);
-    gst_vulkan_command_buffer_unref (cmd);
-    return NULL;
-  }
-  return cmd;
 }
 
 void
@@ -166,58 +143,4 @@ gst_cuda_vk_sync_fill (VkSubmitInfo * si, VkTimelineSemaphoreSubmitInfo * tl,
     tl->pSignalSemaphoreValues = sync->signal_values;
     si->pNext = tl;
   }
-}
-
-GstVulkanFence *
-gst_cuda_vk_bridge_submit (GstCudaVkBridge * b, GstVulkanCommandBuffer * cmd,
-    const GstCudaVkSubmitSync * sync, GstMiniObject * keep, GError ** error)
-{
-  VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
-  VkTimelineSemaphoreSubmitInfo tl = { 0, };
-  VkSubmitInfo si = { 0, };
-  GstVulkanFence *fence;
-  VkResult res;
-
-  res = vkEndCommandBuffer (cmd->cmd);
-  gst_vulkan_command_buffer_unlock (cmd);
-  if (gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") < 0) {
-    gst_vulkan_command_buffer_unref (cmd);
-    return NULL;
-  }
-
-  fence = gst_cuda_vk_fence_pool_get (b->fences, error);
-  if (!fence) {
-    gst_vulkan_command_buffer_unref (cmd);
-    return NULL;
-  }
-
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cmd->cmd;
-  if (sync)
-    gst_cuda_vk_sync_fill (&si, &tl, wait_stages, sync);
-
-  gst_vulkan_queue_submit_lock (b->queue);
-  res = vkQueueSubmit (b->queue->queue, 1, &si, GST_VULKAN_FENCE_FENCE (fence));
-  gst_vulkan_queue_submit_unlock (b->queue);
-  if (gst_vulkan_error_to_g_error (res, error, "vkQueueSubmit") < 0) {
-    gst_vulkan_command_buffer_unref (cmd);
-    gst_cuda_vk_fence_pool_discard (b->fences, fence);
-    gst_vulkan_fence_unref (fence);
-    return NULL;
-  }
-  if (sync)
-    gst_cuda_vk_sync_submitted (sync);
-
-  g_mutex_lock (&b->trash_lock);
-  gst_vulkan_trash_list_add (b->trash,
-      gst_vulkan_trash_list_acquire (b->trash, fence,
-          gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
-  if (keep)
-    gst_vulkan_trash_list_add (b->trash,
-        gst_vulkan_trash_list_acquire (b->trash, fence,
-            gst_vulkan_trash_mini_object_unref, gst_mini_object_ref (keep)));
-  gst_vulkan_trash_list_gc (b->trash);
-  g_mutex_unlock (&b->trash_lock);
-  return fence;
 }

@@ -2,7 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Command buffers and queue submissions of the bridge elements. Part of the bridge elements
+ * The waits, signals and barrier state of the bridge elements' queue
+ * submissions (gstcudavkinterop.h submits). Part of the bridge elements
  * (cudatovulkan, vulkantocuda); not installed.
  */
 #pragma once
@@ -61,14 +62,6 @@ void     gst_cuda_vk_sync_fill           (VkSubmitInfo * si,
                                           const GstCudaVkSubmitSync * sync);
 void     gst_cuda_vk_sync_submitted      (const GstCudaVkSubmitSync * sync);
 
-/* Submits @cmd (ended) on the queue with @sync (nullable); returns the
- * fence (transfer full). @cmd and @keep (nullable) are released once the
- * fence signals. */
-GstVulkanFence * gst_cuda_vk_bridge_submit (GstCudaVkBridge * b,
-                                          GstVulkanCommandBuffer * cmd,
-                                          const GstCudaVkSubmitSync * sync,
-                                          GstMiniObject * keep, GError ** error);
-
 /* Sets the queue a memory was last used on: an owned reference on
  * GStreamer 1.24+ (the memory unrefs it when freed), a plain pointer
  * before. */
@@ -86,5 +79,4 @@ guint32  gst_cuda_vk_barrier_src_masks   (GstVulkanBarrierMemoryInfo * barrier,
                                           VkPipelineStageFlags * stages,
                                           VkAccessFlags * access);
 
-GstVulkanCommandBuffer * gst_cuda_vk_bridge_begin (GstCudaVkBridge * b, GError ** error);
 G_END_DECLS

@@ -484,7 +484,7 @@ submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
   GstVulkanCommandBuffer *cmd;
   VkBufferMemoryBarrier release = { 0, };
 
-  cmd = gst_cuda_vk_bridge_begin (b, error);
+  cmd = gst_cuda_vk_interop_begin (b->interop, error);
   if (!cmd)
     return FALSE;
   record_input_barriers (self, in, s, cmd, &sync);
@@ -507,7 +507,7 @@ submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
   if (sem)
     gst_cuda_vk_sync_add_signal (&sync, sem->vk_sem,
         gst_cuda_vk_semaphore_next_value (sem));
-  s->fence = gst_cuda_vk_bridge_submit (b, cmd, &sync,
+  s->fence = gst_cuda_vk_interop_submit (b->interop, cmd, &sync,
       GST_MINI_OBJECT_CAST (in->buf), error);
   if (!s->fence)
     return FALSE;
