@@ -182,8 +182,7 @@ new_semaphore (Bench * b, TestSem ** ts_out, gchar ** error)
   sem = gst_cuda_semaphore_import_fd (b->ctx,
       GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, &err);
   if (!sem) {
-    *error = g_strdup_printf ("gst_cuda_semaphore_import_fd: %s",
-        err->message);
+    *error = g_strdup_printf ("gst_cuda_semaphore_import_fd: %s", err->message);
     g_error_free (err);
     close (fd);
     test_sem_free (ts);
@@ -460,7 +459,7 @@ frame_write (Bench * b, const FrameSpec * spec, GstBuffer * buf,
 {
   GstVideoMeta *vmeta = buf ? gst_buffer_get_video_meta (buf) : NULL;
   const GstVideoFormatInfo *finfo = spec->info.finfo;
-  unsigned long long plane[2] = { 0, 0 }, pitch[2] = { 0, 0};
+  unsigned long long plane[2] = { 0, 0 }, pitch[2] = { 0, 0 };
   unsigned int words[2] = { 0, 0 }, rows[2] = { 0, 0 };
   unsigned long long spin_ns = (unsigned long long) spec->gpu_us * 1000;
   unsigned int seed = frame * 2654435761u;
@@ -495,4 +494,3 @@ frame_write (Bench * b, const FrameSpec * spec, GstBuffer * buf,
         (size_t) pitch[p] * rows[p] / 4, spec->stream);
   return r;
 }
-

@@ -277,8 +277,7 @@ produce_cuda_frame (Run * run, EvPair * pair, guint n)
   r = enqueue_frame (run, pair, buf, map.data, n, &what);
   gst_cuda_context_pop (NULL);
   if (r == CUDA_SUCCESS && run->acquire &&
-      !gst_cuda_semaphore_signal (run->sem_p, run->spec.stream, &value,
-          &err)) {
+      !gst_cuda_semaphore_signal (run->sem_p, run->spec.stream, &value, &err)) {
     run_error (run, g_strdup_printf ("gst_cuda_semaphore_signal "
             "(producer): %s", err->message));
     g_clear_error (&err);
@@ -378,8 +377,7 @@ adopt_proposed_pool (Run * run)
     query = gst_query_new_allocation (caps, TRUE);
     if (gst_pad_query (pad, query) &&
         gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL,
-          NULL);
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL, NULL);
     gst_query_unref (query);
   }
   gst_object_unref (pad);

@@ -75,14 +75,13 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
 }
 
 static GOptionGroup *
-options_group (BenchOptions * opt, gchar ** kernel_source,
-    gdouble * time_limit)
+options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
 {
   GOptionEntry entries[] = {
     {"repetitions", 'r', 0, G_OPTION_ARG_INT, &opt->repetitions,
         "Repetitions of each measurement (default 5; 2 with --quick)", "R"},
     {"quick", 'q', 0, G_OPTION_ARG_NONE, &opt->quick,
-          "Short run for CI: fewer calls and frames, 1920x1080 only, GPU work "
+        "Short run for CI: fewer calls and frames, 1920x1080 only, GPU work "
           "0 and 1 ms", NULL},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt->json_path,
         "Where to write the results (default bench-results.json)", "PATH"},
@@ -93,7 +92,7 @@ options_group (BenchOptions * opt, gchar ** kernel_source,
           "to 8 pipelines)",
         "LIST"},
     {"frame-writer", 0, 0, G_OPTION_ARG_CALLBACK, parse_writer,
-          "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
+        "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
           "the simulated driver), kernel, or memset (cuMemsetD32Async, GPU "
           "work 0 only: exercises the harness on the simulator)", "WRITER"},
     {"kernel-source", 0, 0, G_OPTION_ARG_STRING, kernel_source,
@@ -101,13 +100,13 @@ options_group (BenchOptions * opt, gchar ** kernel_source,
     {"in-flight", 0, 0, G_OPTION_ARG_INT, &opt->in_flight,
         "Scenario 2 frames in flight = buffer pool size (default 4)", "N"},
     {"frames", 0, 0, G_OPTION_ARG_INT, &opt->frames,
-          "Scenario 2 measured frames per repetition (default: 400 for 0 ms, "
+        "Scenario 2 measured frames per repetition (default: 400 for 0 ms, "
           "400 ms worth of GPU work otherwise, 60..400)", "N"},
     {"calls", 0, 0, G_OPTION_ARG_INT, &opt->calls,
-        "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
+          "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
         "N"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, time_limit,
-          "Start no new scenario 2, 2d, 3, 4, 5 or 6 configuration after this "
+        "Start no new scenario 2, 2d, 3, 4, 5 or 6 configuration after this "
           "many "
           "seconds (default 240); the program aborts, keeping the JSON of what "
           "finished, 20 s later or when nothing progresses for 20 s", "S"},

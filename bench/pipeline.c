@@ -334,8 +334,7 @@ open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
   c = b->vk_ctx[0] = gst_context_new (GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR,
       TRUE);
   gst_context_set_vulkan_instance (c, instance);
-  c = b->vk_ctx[1] = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
-      TRUE);
+  c = b->vk_ctx[1] = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
   gst_context_set_vulkan_device (c, dev);
   g_mutex_unlock (&b->vk_lock);
   /* the context keeps the device alive, hence the instance */

@@ -242,8 +242,7 @@ json_ratios (JsonBuilder * jb, const gchar * key, ModeResult * m,
     ModeResult * ref, gboolean latency)
 {
   jb_obj (jb, key);
-  jb_num (jb, "fps", ratio (series_median (m->fps),
-          series_median (ref->fps)));
+  jb_num (jb, "fps", ratio (series_median (m->fps), series_median (ref->fps)));
   jb_num (jb, "process_cpu_per_frame", ratio (series_median
           (m->proc_cpu_us), series_median (ref->proc_cpu_us)));
   jb_num (jb, "producer_thread_cpu_per_frame", ratio (series_median

@@ -118,8 +118,7 @@ s1_measure_chain (Bench * b, Chain * c, GstBufferPool * pool, guint batch,
     gdouble t0, w0;
 
     for (i = 0; i < batch; i++) {
-      if (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) !=
-          GST_FLOW_OK) {
+      if (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) != GST_FLOW_OK) {
         *error = g_strdup ("could not acquire a buffer from the pool");
         ok = FALSE;
         break;

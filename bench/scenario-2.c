@@ -58,8 +58,7 @@ s2_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
       return consumer_stream (run, error);
     }
   }
-  el->wait = chain[(*n)++] = make (run->pipeline, "cudasemwait", "wait",
-      error);
+  el->wait = chain[(*n)++] = make (run->pipeline, "cudasemwait", "wait", error);
   if (!el->wait)
     return FALSE;
   if (mode != MODE_C && mode != MODE_A2)

@@ -84,8 +84,7 @@ d_memory_type (GstVulkanDevice * device, guint32 bits,
   guint32 i;
 
   for (i = 0; i < mp->memoryTypeCount; i++) {
-    if ((bits & (1u << i)) &&
-        (mp->memoryTypes[i].propertyFlags & want) == want) {
+    if ((bits & (1u << i)) && (mp->memoryTypes[i].propertyFlags & want) == want) {
       *idx = i;
       return TRUE;
     }
@@ -144,8 +143,7 @@ d_open (DCtx * d, Bench * b, gchar ** error)
 
 /* plane @p's linear image, in the format cudatovulkan gives that plane */
 static gboolean
-d_plane_image (DCtx * d, DSlot * sl, guint p, guint w, guint h,
-    gchar ** error)
+d_plane_image (DCtx * d, DSlot * sl, guint p, guint w, guint h, gchar ** error)
 {
   VkExternalMemoryImageCreateInfo ext = {
     VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO, NULL,
@@ -169,7 +167,7 @@ d_plane_image (DCtx * d, DSlot * sl, guint p, guint w, guint h,
   ci.tiling = VK_IMAGE_TILING_LINEAR;
   ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;       /* external memory */
+  ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED; /* external memory */
   if (!d_vk (vkCreateImage (d->dev, &ci, NULL, &sl->p[p].image),
           "vkCreateImage (linear, exportable)", error))
     return FALSE;
@@ -335,7 +333,7 @@ d_slot_setup (DCtx * d, DSlot * sl, gchar ** error)
     gst_video_format_info_component (info->finfo, p, comp);
     w = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
     h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    sl->p[p].wbytes = (gsize) w * GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    sl->p[p].wbytes = (gsize) w *GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     sl->p[p].rows = h;
     sl->p[p].host_off = host_size;
     host_size += sl->p[p].wbytes * h;
@@ -497,8 +495,7 @@ d_layout (DCtx * d, DSlot * sl, gchar ** error)
     return FALSE;
   d->submitted = TRUE;
   if (!d_vk (vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
-              (guint64) RUN_WAIT_US * 1000), "vkWaitForFences (layout)",
-          error))
+              (guint64) RUN_WAIT_US * 1000), "vkWaitForFences (layout)", error))
     return FALSE;
   vkResetFences (d->dev, 1, &sl->fence);
   vkResetCommandBuffer (sl->cmd, 0);

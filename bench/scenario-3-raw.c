@@ -38,8 +38,10 @@ d_check_frame (DCtx * d, DSlot * sl)
 
   for (p = 0; p < d->n_planes; p++) {
     guint xs[3] = { 0, (guint) sl->p[p].wbytes / 8, (guint) sl->p[p].wbytes /
-      4 - 1 }, ys[3] = { 0, (guint) sl->p[p].rows / 2,
-      (guint) sl->p[p].rows - 1 };
+          4 - 1
+    }, ys[3] = { 0, (guint) sl->p[p].rows / 2,
+      (guint) sl->p[p].rows - 1
+    };
 
     for (k = 0; k < 3; k++) {
       guint32 got, want = d->verify_kernel ?
@@ -152,7 +154,7 @@ d_consumer (gpointer data)
     }
     res = vkWaitForFences (d->dev, 1, &sl->fence, VK_TRUE,
         (guint64) RUN_WAIT_US * 1000);
-    sl->t0 = mono_s () - sl->t0;      /* latency */
+    sl->t0 = mono_s () - sl->t0;        /* latency */
     if (res != VK_SUCCESS) {
       run_error (run, d_vk_error ("vkWaitForFences", res));
       break;

@@ -96,8 +96,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
     jb_series (jb, "min_pipeline_fps", c->min_fps);
     jb_series (jb, "max_pipeline_fps", c->max_fps);
     jb_num (jb, "aggregate_fps_over_1_pipeline_median", one ?
-        ratio (series_median (c->agg_fps), series_median (one->agg_fps)) :
-        NAN);
+        ratio (series_median (c->agg_fps), series_median (one->agg_fps)) : NAN);
     jb_num (jb, "process_cpu_per_frame_over_1_pipeline_median", one ?
         ratio (series_median (c->proc_cpu_us),
             series_median (one->proc_cpu_us)) : NAN);
@@ -341,8 +340,7 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
       gboolean stop = g_str_has_suffix (err, BENCH_STOPPED);
 
       g_print ("    %u pipelines: FAILED: %s\n", c->n, e);
-      if (!c->reason || (!stop && g_str_has_suffix (c->reason,
-                  BENCH_STOPPED)))
+      if (!c->reason || (!stop && g_str_has_suffix (c->reason, BENCH_STOPPED)))
         set_str (b, &c->reason, e);
       if (!stop) {
         gchar *where = g_strdup_printf ("Scenario 6, mode %s, %u pipelines, "
@@ -436,8 +434,7 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
 
 /* the configurations and their table */
 static gboolean
-s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
-    gboolean * any_run)
+s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer, gboolean * any_run)
 {
   static const guint counts[] = { 1, 2, 4, 8 };
   static const guint work_full[] = { 0, 5000 }, work_quick[] = { 0 };
@@ -480,8 +477,7 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer,
   for (ci = 0; ci < S->configs->len; ci++) {
     S6Config *c = g_ptr_array_index (S->configs, ci);
     /* the same mode and GPU work with 1 pipeline */
-    S6Config *one = g_ptr_array_index (S->configs, (ci / n_counts) *
-        n_counts);
+    S6Config *one = g_ptr_array_index (S->configs, (ci / n_counts) * n_counts);
 
     if (bench_stopped (b)) {
       gchar *why = bench_skip_reason (b);
@@ -534,8 +530,7 @@ run_scenario6 (Bench * b)
       set_str (b, &S->reason, why);
       g_free (why);
     } else {
-      set_str (b, &S->status, all_ok ? (any_run ? "ok" : "skipped") :
-          "failed");
+      set_str (b, &S->status, all_ok ? (any_run ? "ok" : "skipped") : "failed");
       set_str (b, &S->reason, any_run ? NULL : "no configuration ran");
     }
   }

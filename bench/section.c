@@ -122,8 +122,7 @@ s2_skip_config (Bench * b, S2Config * c, const gchar * why)
 
 /* a section's end before any configuration ran: status, reason, JSON */
 static void
-section_skip (Bench * b, S2Result * S, const gchar * status,
-    const gchar * why)
+section_skip (Bench * b, S2Result * S, const gchar * status, const gchar * why)
 {
   g_print ("  %s\n", why);
   sec_set (b, S, status, why);
@@ -197,8 +196,7 @@ section_writer (Bench * b, S2Result * S, FrameWriter * writer, gboolean * ret)
       S->kernel_info = kinfo;
       S->frame_writer = g_strdup ("none");
       g_mutex_unlock (&b->lock);
-      section_skip (b, S, *writer == WRITER_KERNEL ? "failed" : "skipped",
-          why);
+      section_skip (b, S, *writer == WRITER_KERNEL ? "failed" : "skipped", why);
       g_free (why);
       *ret = *writer != WRITER_KERNEL;
       return FALSE;

@@ -442,8 +442,7 @@ describe_vulkan_device (gboolean sim, gboolean * gpu_sync)
     gst_object_unref (instance);
     return g_strdup ("(no Vulkan instance: the bridge cannot run)");
   }
-  index = vk_util_find_cuda_device (instance, sim, name, &uuid, &sem_fd,
-      &why);
+  index = vk_util_find_cuda_device (instance, sim, name, &uuid, &sem_fd, &why);
   if (index >= 0) {
     GstVulkanPhysicalDevice *pd = gst_vulkan_physical_device_new (instance,
         index);
@@ -467,8 +466,7 @@ describe_vulkan_device (gboolean sim, gboolean * gpu_sync)
 static void
 print_bridge_stats (const gchar * label, const GstStructure * s)
 {
-  const gchar *type = s ? gst_structure_get_string (s, "semaphore-type") :
-      NULL;
+  const gchar *type = s ? gst_structure_get_string (s, "semaphore-type") : NULL;
 
   g_print ("  %-15s : buffers=%" G_GINT64_FORMAT " copies=%" G_GINT64_FORMAT
       " gpu-copies=%" G_GINT64_FORMAT " signals=%" G_GINT64_FORMAT " waits=%"
@@ -562,8 +560,7 @@ demo_new_context (Demo * d)
 
 /* the pipeline descriptions: @middle between the caps and cudadownload's */
 static void
-demo_describe_pipelines (Demo * d, const DemoOptions * o,
-    const gchar * middle)
+demo_describe_pipelines (Demo * d, const DemoOptions * o, const gchar * middle)
 {
   d->caps = g_strdup_printf ("video/x-raw,format=NV12,width=%d,height=%d,"
       "framerate=30/1", o->width, o->height);
@@ -624,8 +621,7 @@ demo_check_frames (const Demo * d, gint frames)
   gboolean pass = TRUE;
 
   if (d->ref.sums->len != (guint) frames) {
-    g_print ("FAIL: the reference pipeline gave %u frames\n",
-        d->ref.sums->len);
+    g_print ("FAIL: the reference pipeline gave %u frames\n", d->ref.sums->len);
     pass = FALSE;
   }
   if (n_identical != (guint) frames) {
@@ -971,7 +967,7 @@ parse_options (int *argc, char ***argv, DemoOptions * o)
         "Run cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload instead "
           "(the CUDA<->Vulkan bridge elements)", NULL},
     {"vulkan-uuid", 0, 0, G_OPTION_ARG_NONE, &o->vulkan_uuid,
-        "Print the deviceUUID of the first Vulkan device that shares memory "
+          "Print the deviceUUID of the first Vulkan device that shares memory "
           "(VK_KHR_external_memory_fd), the value CUDASIM_DEVICE_UUID gives "
           "the simulated CUDA device for the bridge elements, and exit",
         NULL},

@@ -16,8 +16,7 @@
 #include <string.h>
 
 static gboolean
-nvsci_order_signal (GstCudaSemaphore * self, CUstream stream,
-    GError ** error)
+nvsci_order_signal (GstCudaSemaphore * self, CUstream stream, GError ** error)
 {
   if (!self->has_signalled)
     return TRUE;

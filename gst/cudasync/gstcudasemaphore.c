@@ -751,8 +751,8 @@ gst_cuda_semaphore_set_skip_nvscibuf_memsync (GstCudaSemaphore * sem,
   g_return_if_fail (GST_IS_CUDA_SEMAPHORE (sem));
 
   g_mutex_lock (&sem->op_lock);
-  changed = sem->skip_nvscibuf_memsync != ! !skip;
-  sem->skip_nvscibuf_memsync = ! !skip;
+  changed = sem->skip_nvscibuf_memsync != !!skip;
+  sem->skip_nvscibuf_memsync = !!skip;
   g_mutex_unlock (&sem->op_lock);
   if (changed)
     g_object_notify (G_OBJECT (sem), "skip-nvscibuf-memsync");

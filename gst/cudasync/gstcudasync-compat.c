@@ -57,6 +57,7 @@ _gst_cuda_sync_compat_use_loader_wrappers (GstCudaSyncVTable * vt)
     USE_GST (cuExternalMemoryGetMappedMipmappedArray,
         CuExternalMemoryGetMappedMipmappedArray);
 }
+
 #undef USE_GST
 #else
 void

@@ -31,7 +31,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_debug);
  *
  * Since: 0.1
  */
-G_DEFINE_QUARK (gst-cuda-sync-error-quark, gst_cuda_sync_error);
+G_DEFINE_QUARK (gst - cuda - sync - error - quark, gst_cuda_sync_error);
 
 static GstCudaSyncVTable vtable;
 static GError *load_error = NULL;
@@ -140,9 +140,10 @@ load_library (gpointer user_data)
   LOAD (cuMemcpyDtoDAsync);
   LOAD (cuMemFree);
   /* cuDeviceGetUuid_v2 since CUDA 11.4, the plain name before */
-  load_symbol (module, "cuDeviceGetUuid_v2", (gpointer *) & vtable.cuDeviceGetUuid,
-      FALSE);
-  if (!vtable.cuDeviceGetUuid && !load_symbol (module, "cuDeviceGetUuid",
+  load_symbol (module, "cuDeviceGetUuid_v2",
+      (gpointer *) & vtable.cuDeviceGetUuid, FALSE);
+  if (!vtable.cuDeviceGetUuid
+      && !load_symbol (module, "cuDeviceGetUuid",
           (gpointer *) & vtable.cuDeviceGetUuid, TRUE))
     goto failed;
   LOAD_OPTIONAL (cuExternalMemoryGetMappedMipmappedArray);
@@ -152,7 +153,7 @@ load_library (gpointer user_data)
   _gst_cuda_sync_compat_use_loader_wrappers (&vtable);
   g_module_make_resident (module);
   GST_INFO ("CUDA driver entry points loaded from %s", g_module_name (module));
-  return check_devices () ? GINT_TO_POINTER (TRUE) : NULL;
+  return check_devices ()? GINT_TO_POINTER (TRUE) : NULL;
 
 failed:
   GST_WARNING ("%s", load_error->message);

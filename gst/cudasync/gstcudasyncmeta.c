@@ -679,7 +679,8 @@ gst_cuda_sync_meta_wait_cpu (GstCudaSyncMeta * meta, GstClockTime timeout,
       r = GST_CUDA_SYNC_CALL (cuEventSynchronize) (ev);
       ok = _gst_cuda_sync_result (r, "cuEventSynchronize", error);
     } else if (ok) {
-      while ((r = GST_CUDA_SYNC_CALL (cuEventQuery) (ev)) == CUDA_ERROR_NOT_READY) {
+      while ((r =
+              GST_CUDA_SYNC_CALL (cuEventQuery) (ev)) == CUDA_ERROR_NOT_READY) {
         if (g_get_monotonic_time () >= deadline) {
           g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_TIMEOUT,
               "Timed out waiting for acquire point %u", i);

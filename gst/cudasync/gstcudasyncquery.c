@@ -63,8 +63,7 @@ gst_query_parse_cuda_sync_meta (GstQuery * query,
     GstCudaSemaphore ** semaphore)
 {
   const GstStructure *params = NULL;
-  GstCudaSemaphoreHandleTypeFlags types =
-      _gst_cuda_semaphore_all_type_flags ();
+  GstCudaSemaphoreHandleTypeFlags types = _gst_cuda_semaphore_all_type_flags ();
   guint idx;
 
   g_return_val_if_fail (GST_IS_QUERY (query), FALSE);

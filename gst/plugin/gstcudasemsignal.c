@@ -267,7 +267,8 @@ gst_cuda_sem_signal_propose_allocation (GstBaseTransform * trans,
 static gchar *
 handle_types_to_string (GstCudaSemaphoreHandleTypeFlags types)
 {
-  GFlagsClass *klass = g_type_class_ref (GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS);
+  GFlagsClass *klass =
+      g_type_class_ref (GST_TYPE_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS);
   GString *str = g_string_new (NULL);
   guint i;
 
@@ -289,7 +290,8 @@ negotiate_semaphore (GstCudaSemSignal * self)
   GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   GstCaps *caps = gst_pad_get_current_caps (srcpad);
-  GstCudaSemaphoreHandleTypeFlags types = GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE;
+  GstCudaSemaphoreHandleTypeFlags types =
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NONE;
   GstCudaSemaphore *offered = NULL, *sem;
   gboolean understood = FALSE;
   GstQuery *query;
@@ -431,7 +433,8 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
 
   if (!self->active)
-    return apply_fallback (self, stream, "No semaphore: downstream offered none and "
+    return apply_fallback (self, stream,
+        "No semaphore: downstream offered none and "
         "the semaphore property is not set");
 
   if (gst_cuda_semaphore_get_handle_type (self->active) ==
@@ -444,7 +447,8 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       /* binary semaphore still signalled for the previous buffer */
       GST_DEBUG_OBJECT (self, "%s", err->message);
       g_clear_error (&err);
-      return apply_fallback (self, stream, "The binary semaphore's previous signal "
+      return apply_fallback (self, stream,
+          "The binary semaphore's previous signal "
           "has not been waited for yet");
     }
     GST_CUDA_SYNC_ELEMENT_ERROR (base, err,

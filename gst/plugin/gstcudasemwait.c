@@ -142,7 +142,8 @@ gst_cuda_sem_wait_class_init (GstCudaSemWaitClass * klass)
   trans_class->transform_ip_on_passthrough = TRUE;
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_sem_wait_propose_allocation);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_sem_wait_transform_ip);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cuda_sem_wait_transform_ip);
 
   base_class->counter_names = counter_names;
   base_class->n_counters = GST_CUDA_SYNC_N_COUNTERS;

@@ -272,8 +272,7 @@ start_with_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
   gst_cuda_context_pop (NULL);
   if (!gst_cuda_sync_check_result (r, "cuStreamCreate", &err)) {
     priv->stream = NULL;
-    GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
-        "Could not create a CUDA stream");
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not create a CUDA stream");
     return FALSE;
   }
 

@@ -329,7 +329,8 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   /* an upstream cudasemsignal signals this, we wait on the GPU */
   if (BRIDGE (self)->offer_sem)
     gst_query_add_cuda_sync_meta (query,
-        GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD, BRIDGE (self)->offer_sem);
+        GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
+        BRIDGE (self)->offer_sem);
   return TRUE;
 }
 

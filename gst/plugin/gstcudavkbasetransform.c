@@ -41,20 +41,16 @@ static void
 gst_cuda_vk_base_transform_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  if (!gst_cuda_vk_bridge_set_property (&PRIV (object)->bridge, prop_id,
-          value))
-    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
-        pspec);
+  if (!gst_cuda_vk_bridge_set_property (&PRIV (object)->bridge, prop_id, value))
+    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value, pspec);
 }
 
 static void
 gst_cuda_vk_base_transform_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  if (!gst_cuda_vk_bridge_get_property (&PRIV (object)->bridge, prop_id,
-          value))
-    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
-        pspec);
+  if (!gst_cuda_vk_bridge_get_property (&PRIV (object)->bridge, prop_id, value))
+    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
 }
 
 static void

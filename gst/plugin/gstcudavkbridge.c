@@ -352,12 +352,13 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Could not read the CUDA device's "
-        "UUID");
+    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
+        "Could not read the CUDA device's " "UUID");
     return FALSE;
   }
   if (!create_stream (b, &err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Could not create a CUDA stream");
+    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
+        "Could not create a CUDA stream");
     return FALSE;
   }
 

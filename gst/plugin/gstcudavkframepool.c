@@ -121,7 +121,8 @@ frame_free (gpointer data)
  * UNDEFINED may discard the contents). Once per allocation, so its CPU wait
  * is not a per-frame synchronisation. */
 static gboolean
-frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f, GError ** error)
+frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
+    GError ** error)
 {
   GstCudaVkBridge *b = pool->bridge;
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
@@ -440,8 +441,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 
       /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
        * whatever queue (the images' timelines, image_add_timeline()) */
-      src_stages |= pool->kind->give_back (mem, pool->queue, &barriers,
-          &sync);
+      src_stages |= pool->kind->give_back (mem, pool->queue, &barriers, &sync);
     }
     /* images and VkBuffers alike go back to the external queue family,
      * with a fence that tells when downstream's work on them is done */

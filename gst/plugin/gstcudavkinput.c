@@ -141,8 +141,7 @@ check_image (GstVulkanDevice * device, const GstVideoInfo * info,
             "not the multi-planar format of %s",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
             img->create_info.format,
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info))),
-        (NULL));
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info))), (NULL));
     return FALSE;
   }
   gst_video_format_info_component (info->finfo, i, comp);

@@ -96,8 +96,7 @@ get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
  * memory anyway, so this costs nothing. The size given to CUDA is the
  * allocation's (VkMemoryRequirements.size), not the plane's. */
 static gboolean
-alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane,
-    GError ** error)
+alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
 {
   VkMemoryRequirements req_storage, *req = &req_storage;
   VkExportMemoryAllocateInfo export_info = { 0, };

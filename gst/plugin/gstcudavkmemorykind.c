@@ -59,18 +59,15 @@ image_take_over (GstMemory * gmem, GstVulkanQueue * queue,
   VkImageMemoryBarrier *ib = &barriers->images[barriers->n_images++];
 
   *ib = (VkImageMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = 0,
-    .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-    .oldLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .dstQueueFamilyIndex = queue->family,
-    .image = mem->image,
-    .subresourceRange = {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,.srcAccessMask =
+        0,.dstAccessMask =
+        VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,.oldLayout =
+        VK_IMAGE_LAYOUT_GENERAL,.newLayout =
+        VK_IMAGE_LAYOUT_GENERAL,.srcQueueFamilyIndex =
+        VK_QUEUE_FAMILY_EXTERNAL,.dstQueueFamilyIndex = queue->family,.image =
+        mem->image,.subresourceRange = {
       .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
-    },
-  };
+  },};
   mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
   mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
@@ -100,18 +97,14 @@ image_give_back (GstMemory * gmem, GstVulkanQueue * queue,
 
   gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, queue, &stages, &access);
   barriers->images[barriers->n_images++] = (VkImageMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = 0,
-    .oldLayout = mem->barrier.image_layout,
-    .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-    .srcQueueFamilyIndex = queue->family,
-    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .image = mem->image,
-    .subresourceRange = {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,.srcAccessMask =
+        access,.dstAccessMask = 0,.oldLayout =
+        mem->barrier.image_layout,.newLayout =
+        VK_IMAGE_LAYOUT_GENERAL,.srcQueueFamilyIndex =
+        queue->family,.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,.image =
+        mem->image,.subresourceRange = {
       .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,.levelCount = 1,.layerCount = 1,
-    },
-  };
+  },};
   mem->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
   mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
   mem->barrier.parent.access_flags = 0;
@@ -138,24 +131,22 @@ image_record_read (const GstCudaVkInputFrame * in, guint i,
       (GstVulkanImageMemory *) gst_buffer_peek_memory (in->buf, i);
 
   barriers->images[barriers->n_images++] = (VkImageMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-    .oldLayout = im->barrier.image_layout,
-    .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-    .srcQueueFamilyIndex = family,
-    .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
-        VK_QUEUE_FAMILY_IGNORED : queue->family,
-    .image = im->image,
-    /* every plane of a multi-planar image (disjoint or not) */
-    .subresourceRange = {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,.srcAccessMask =
+        access,.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,.oldLayout =
+        im->barrier.image_layout,.newLayout =
+        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,.srcQueueFamilyIndex =
+        family,.dstQueueFamilyIndex =
+        family ==
+        VK_QUEUE_FAMILY_IGNORED ? VK_QUEUE_FAMILY_IGNORED : queue->
+        family,.image = im->image,
+        /* every plane of a multi-planar image (disjoint or not) */
+        .subresourceRange = {
       .aspectMask = in->multiplanar ? (VK_IMAGE_ASPECT_PLANE_0_BIT |
           VK_IMAGE_ASPECT_PLANE_1_BIT | (GST_VIDEO_INFO_N_PLANES
               (in->info) > 2 ? VK_IMAGE_ASPECT_PLANE_2_BIT : 0)) :
           VK_IMAGE_ASPECT_COLOR_BIT,
       .levelCount = 1,.layerCount = 1,
-    },
-  };
+  },};
 }
 
 static void
@@ -168,8 +159,7 @@ image_read_done (GstMemory * mem)
 /* vkCmdCopyImageToBuffer per plane */
 static void
 image_record_copy (const GstCudaVkInputFrame * in, VkBuffer dst,
-    const gsize * offsets, const gsize * pitches,
-    GstVulkanCommandBuffer * cmd)
+    const gsize * offsets, const gsize * pitches, GstVulkanCommandBuffer * cmd)
 {
   const GstVideoInfo *info = in->info;
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);
@@ -242,13 +232,12 @@ buffer_take_over (GstMemory * gmem, GstVulkanQueue * queue,
   GstVulkanBufferMemory *mem = (GstVulkanBufferMemory *) gmem;
 
   barriers->buffers[barriers->n_buffers++] = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = 0,
-    .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .dstQueueFamilyIndex = queue->family,
-    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-  };
+  .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,.srcAccessMask =
+        0,.dstAccessMask =
+        VK_ACCESS_MEMORY_READ_BIT |
+        VK_ACCESS_MEMORY_WRITE_BIT,.srcQueueFamilyIndex =
+        VK_QUEUE_FAMILY_EXTERNAL,.dstQueueFamilyIndex =
+        queue->family,.buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,};
   mem->barrier.parent.type = GST_VULKAN_BARRIER_TYPE_BUFFER;
   mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   mem->barrier.parent.access_flags = VK_ACCESS_MEMORY_WRITE_BIT;
@@ -268,13 +257,11 @@ buffer_give_back (GstMemory * gmem, GstVulkanQueue * queue,
 
   gst_cuda_vk_barrier_src_masks (&mem->barrier.parent, queue, &stages, &access);
   barriers->buffers[barriers->n_buffers++] = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = 0,
-    .srcQueueFamilyIndex = queue->family,
-    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-    .buffer = mem->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-  };
+  .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,.srcAccessMask =
+        access,.dstAccessMask = 0,.srcQueueFamilyIndex =
+        queue->family,.dstQueueFamilyIndex =
+        VK_QUEUE_FAMILY_EXTERNAL,.buffer = mem->buffer,.offset = 0,.size =
+        VK_WHOLE_SIZE,};
   mem->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
   mem->barrier.parent.access_flags = 0;
   return stages;
@@ -297,14 +284,13 @@ buffer_record_read (const GstCudaVkInputFrame * in, guint i,
       (GstVulkanBufferMemory *) gst_buffer_peek_memory (in->buf, i);
 
   barriers->buffers[barriers->n_buffers++] = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-    .srcAccessMask = access,
-    .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
-    .srcQueueFamilyIndex = family,
-    .dstQueueFamilyIndex = family == VK_QUEUE_FAMILY_IGNORED ?
-        VK_QUEUE_FAMILY_IGNORED : queue->family,
-    .buffer = bm->buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-  };
+  .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,.srcAccessMask =
+        access,.dstAccessMask =
+        VK_ACCESS_TRANSFER_READ_BIT,.srcQueueFamilyIndex =
+        family,.dstQueueFamilyIndex =
+        family ==
+        VK_QUEUE_FAMILY_IGNORED ? VK_QUEUE_FAMILY_IGNORED : queue->
+        family,.buffer = bm->buffer,.offset = 0,.size = VK_WHOLE_SIZE,};
 }
 
 static void
@@ -315,8 +301,7 @@ buffer_read_done (GstMemory * mem)
 /* vkCmdCopyBuffer per plane (per row when the strides differ) */
 static void
 buffer_record_copy (const GstCudaVkInputFrame * in, VkBuffer dst,
-    const gsize * offsets, const gsize * pitches,
-    GstVulkanCommandBuffer * cmd)
+    const gsize * offsets, const gsize * pitches, GstVulkanCommandBuffer * cmd)
 {
   const GstVideoInfo *info = in->info;
   guint i, n = GST_VIDEO_INFO_N_PLANES (info);

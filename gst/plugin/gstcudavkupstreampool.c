@@ -98,8 +98,7 @@ static gboolean
 pool_set_config (GstBufferPool * bpool, GstStructure * config)
 {
   GstCudaVkUpstreamPool *self = GST_CUDA_VK_UPSTREAM_POOL (bpool);
-  GstBufferPoolClass *base_class =
-      g_type_class_peek (GST_TYPE_BUFFER_POOL);
+  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
   GstCudaStream *stream;
   GstCaps *caps = NULL;
   guint size, min, max;

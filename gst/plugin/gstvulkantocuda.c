@@ -236,8 +236,7 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   if (!caps)
     return FALSE;
 
-  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self),
-      NULL);
+  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self), NULL);
   max = gst_cuda_vk_allocation_bound (query, DEFAULT_MAX_OUTPUTS);
   GST_DEBUG_OBJECT (self, "at most %u output buffers", max);
   /* wrap mode: the output buffers are the staging slots */
@@ -260,8 +259,7 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
     gst_object_unref (pool);
     return FALSE;
   }
-  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self),
-      pool);
+  gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self), pool);
   return TRUE;
 }
 
@@ -437,13 +435,12 @@ record_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
    * done: slot_state()): acquire it before writing it again */
   if (s->released) {
     barriers.buffers[barriers.n_buffers++] = (VkBufferMemoryBarrier) {
-      .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-      .srcAccessMask = 0,
-      .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-      .srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-      .dstQueueFamilyIndex = b->queue->family,
-      .buffer = s->staging.buffer,.offset = 0,.size = VK_WHOLE_SIZE,
-    };
+    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,.srcAccessMask =
+          0,.dstAccessMask =
+          VK_ACCESS_TRANSFER_WRITE_BIT,.srcQueueFamilyIndex =
+          VK_QUEUE_FAMILY_EXTERNAL,.dstQueueFamilyIndex =
+          b->queue->family,.buffer = s->staging.buffer,.offset = 0,.size =
+          VK_WHOLE_SIZE,};
   }
   if (!src_stages)
     src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
@@ -488,8 +485,7 @@ submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
   if (!cmd)
     return FALSE;
   record_input_barriers (self, in, s, cmd, &sync);
-  self->in_kind->record_copy (in, s->staging.buffer, s->offset, s->pitch,
-      cmd);
+  self->in_kind->record_copy (in, s->staging.buffer, s->offset, s->pitch, cmd);
 
   /* hand the staging buffer to CUDA */
   release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;

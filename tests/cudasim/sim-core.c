@@ -213,7 +213,7 @@ sim_sleep_us (unsigned us)
 
   if (!us)
     return;
-  t = sim_now_ns () + (int64_t) us * 1000;
+  t = sim_now_ns () + (int64_t) us *1000;
   ts.tv_sec = t / 1000000000LL;
   ts.tv_nsec = t % 1000000000LL;
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR);
@@ -958,7 +958,7 @@ sim_alloc_add_locked (void *base, size_t size, SimAllocKind kind, void *owner)
 }
 
 int
-sim_alloc_remove_locked (void *base, SimAllocKind * kind, size_t * size,
+sim_alloc_remove_locked (void *base, SimAllocKind * kind, size_t *size,
     void **owner)
 {
   long i = alloc_find ((uintptr_t) base);
@@ -980,8 +980,7 @@ sim_alloc_remove_locked (void *base, SimAllocKind * kind, size_t * size,
 }
 
 int
-sim_alloc_contains_locked (const void *p, size_t len, void **base,
-    size_t * size)
+sim_alloc_contains_locked (const void *p, size_t len, void **base, size_t *size)
 {
   uintptr_t a = (uintptr_t) p;
   long i = alloc_find (a);
@@ -1194,8 +1193,7 @@ cuCtxGetCurrent (CUcontext * pctx)
   if (tls_ctx_depth == 0)
     *pctx = NULL;
   else
-    *pctx = sim_handle_from_id (tls_ctx_stack[tls_ctx_depth - 1],
-        KIND_CONTEXT);
+    *pctx = sim_handle_from_id (tls_ctx_stack[tls_ctx_depth - 1], KIND_CONTEXT);
   return CUDA_SUCCESS;
 }
 
@@ -1438,8 +1436,7 @@ sim_parse_env (void)
       if (res) {
         *res++ = '\0';
         if (!sim_result_from_string (res, &result)) {
-          fprintf (stderr, "cudasim: CUDASIM_FAIL: unknown result '%s'\n",
-              res);
+          fprintf (stderr, "cudasim: CUDASIM_FAIL: unknown result '%s'\n", res);
           continue;
         }
       }
@@ -1458,8 +1455,7 @@ sim_parse_env (void)
 }
 
 __attribute__((constructor))
-static void
-sim_init (void)
+     static void sim_init (void)
 {
   pthread_condattr_t attr;
 
@@ -1476,8 +1472,7 @@ sim_init (void)
 /* CUDASIM_STATS=1: print call counts and live objects at exit (handy with
  * gst-launch-1.0) */
 __attribute__((destructor))
-static void
-sim_fini (void)
+     static void sim_fini (void)
 {
   int i;
 

@@ -499,7 +499,7 @@ typedef struct
 typedef int (*SimSciAttrsFunc) (void *list, SimSciPair * pairs, size_t n);
 
 #define SIM_SCI_KEY_REQUIRED_PERM 2     /* NvSciSyncAttrKey_RequiredPerm */
-#define SIM_SCI_PERM_WAIT 1ull          /* NvSciSyncAccessPerm_WaitOnly */
+#define SIM_SCI_PERM_WAIT 1ull  /* NvSciSyncAccessPerm_WaitOnly */
 #define SIM_SCI_PERM_SIGNAL 2ull        /* NvSciSyncAccessPerm_SignalOnly */
 
 /* The real driver fills the list through libnvscisync. The simulator does
@@ -528,7 +528,8 @@ cuDeviceGetNvSciSyncAttributes (void *nvSciSyncAttrList, CUdevice dev,
     perm |= SIM_SCI_PERM_SIGNAL;
   if (flags & CUDA_NVSCISYNC_ATTR_WAIT)
     perm |= SIM_SCI_PERM_WAIT;
-  if (!perm || (flags & ~(CUDA_NVSCISYNC_ATTR_SIGNAL | CUDA_NVSCISYNC_ATTR_WAIT)))
+  if (!perm
+      || (flags & ~(CUDA_NVSCISYNC_ATTR_SIGNAL | CUDA_NVSCISYNC_ATTR_WAIT)))
     return CUDA_ERROR_INVALID_VALUE;
 
   memset (&pair, 0, sizeof (pair));
@@ -901,8 +902,7 @@ sim_copy2d (const CUDA_MEMCPY2D * p, CUstream stream, SimSubmit mode,
     op = sim_op_new (OP_NOP, entry);
   } else {
     r = sim_copy_side_locked (p->srcMemoryType, p->srcHost, p->srcDevice,
-        p->srcXInBytes, p->srcY, p->srcPitch, p->WidthInBytes, p->Height,
-        &src);
+        p->srcXInBytes, p->srcY, p->srcPitch, p->WidthInBytes, p->Height, &src);
     if (r == CUDA_SUCCESS)
       r = sim_copy_side_locked (p->dstMemoryType, p->dstHost, p->dstDevice,
           p->dstXInBytes, p->dstY, p->dstPitch, p->WidthInBytes, p->Height,
@@ -982,8 +982,7 @@ cuMemcpyDtoH_v2 (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 }
 
 SIM_EXPORT CUresult
-cuMemcpyDtoD_v2 (CUdeviceptr dstDevice, CUdeviceptr srcDevice,
-    size_t ByteCount)
+cuMemcpyDtoD_v2 (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
   SIM_ENTER (cuMemcpyDtoD_v2);
   return sim_copy1d (CU_MEMORYTYPE_DEVICE, (void *) (uintptr_t) dstDevice,
@@ -1140,13 +1139,10 @@ SIM_MEMSET2D (8, unsigned char, 1)
 SIM_MEMSET2D (16, unsigned short, 2)
 SIM_MEMSET2D (32, unsigned int, 4)
 #undef SIM_MEMSET2D
-
 /* ------------------------------------------------------------------ */
 /* streams                                                             */
 /* ------------------------------------------------------------------ */
-
-static CUresult
-sim_stream_create (CUstream * phStream, unsigned int Flags)
+     static CUresult sim_stream_create (CUstream * phStream, unsigned int Flags)
 {
   SimCtx *c;
   SimStream *s;
@@ -1578,8 +1574,7 @@ cuGraphicsResourceSetMapFlags_v2 (CUgraphicsResource resource,
 
 SIM_EXPORT CUresult
 cuGraphicsSubResourceGetMappedArray (CUarray * pArray,
-    CUgraphicsResource resource, unsigned int arrayIndex,
-    unsigned int mipLevel)
+    CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
   SIM_ENTER (cuGraphicsSubResourceGetMappedArray);
   return CUDA_ERROR_NOT_SUPPORTED;
@@ -1662,8 +1657,8 @@ cuModuleGetFunction (CUfunction * hfunc, CUmodule hmod, const char *name)
 }
 
 SIM_EXPORT CUresult
-cuTexObjectCreate (CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc,
-    const CUDA_TEXTURE_DESC * pTexDesc,
+cuTexObjectCreate (CUtexObject * pTexObject,
+    const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc,
     const CUDA_RESOURCE_VIEW_DESC * pResViewDesc)
 {
   SIM_ENTER (cuTexObjectCreate);

@@ -357,7 +357,7 @@ cudasim_mem_create (size_t size)
 /* NvSciSync: fake objects and fences                                  */
 /* ------------------------------------------------------------------ */
 
-#define SIM_NVSCI_FENCE_MAGIC 0x63736d6e76736369ULL    /* "icsvnmsc" */
+#define SIM_NVSCI_FENCE_MAGIC 0x63736d6e76736369ULL     /* "icsvnmsc" */
 
 /* the 48 bytes of an NvSciSyncFence as the simulator fills them */
 typedef struct
@@ -551,8 +551,7 @@ cudasim_nvsci_fence_clear (void *fence)
     return 0;
   memcpy (&f, fence, sizeof (f));
   pthread_mutex_lock (&g_sim.lock);
-  i = f.magic == SIM_NVSCI_FENCE_MAGIC ? live_fence_find_locked (f.serial) :
-      -1;
+  i = f.magic == SIM_NVSCI_FENCE_MAGIC ? live_fence_find_locked (f.serial) : -1;
   if (i >= 0) {
     SimSemObject *sem = g_live_fences[i].sem;
     g_live_fences[i] = g_live_fences[--g_n_live_fences];
@@ -780,7 +779,8 @@ sem_check_param_locked (SimOpType type, const char *what, SimExtSem * es,
   }
 
   if (type == OP_SEM_SIGNAL) {
-    if (flags & ~(unsigned) CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC)
+    if (flags & ~(unsigned)
+        CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC)
       return CUDA_ERROR_INVALID_VALUE;
     /* cuda.h: an NvSciSyncObj whose attribute list was not made with
      * CUDA_NVSCISYNC_ATTR_SIGNAL cannot be signalled */
@@ -806,8 +806,7 @@ sem_check_param_locked (SimOpType type, const char *what, SimExtSem * es,
     if (live_fence_find_locked (f.serial) < 0) {
       sim_violation ("%s: waiting on a copy of fence %llu (value %llu of "
           "NvSciSync object %d), which was already cleared", what,
-          (unsigned long long) f.serial, (unsigned long long) f.value,
-          sem->id);
+          (unsigned long long) f.serial, (unsigned long long) f.value, sem->id);
       return CUDA_ERROR_INVALID_VALUE;
     }
     *value = f.value;
@@ -1033,8 +1032,8 @@ sim_extmem_data_offset (int fd, const struct stat *st, size_t size,
     if (getenv ("CUDASIM_VERBOSE"))
       fprintf (stderr, "cudasim: cuImportExternalMemory: llvmpipe memfd with "
           "an unexpected header (size %llu, offset %llu, file size %llu)\n",
-        (unsigned long long) hdr[0], (unsigned long long) hdr[1],
-        (unsigned long long) st->st_size);
+          (unsigned long long) hdr[0], (unsigned long long) hdr[1],
+          (unsigned long long) st->st_size);
     return CUDA_ERROR_INVALID_HANDLE;
   }
   if (hdr[0] - hdr[1] < size)
@@ -1190,8 +1189,7 @@ cuDestroyExternalMemory (CUexternalMemory extMem)
 
   SIM_ENTER (cuDestroyExternalMemory);
   pthread_mutex_lock (&g_sim.lock);
-  r = sim_resolve_locked (extMem, KIND_EXTMEM, "cuDestroyExternalMemory",
-      &obj);
+  r = sim_resolve_locked (extMem, KIND_EXTMEM, "cuDestroyExternalMemory", &obj);
   if (r == CUDA_SUCCESS) {
     em = obj;
     em->destroyed = 1;

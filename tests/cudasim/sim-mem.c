@@ -266,7 +266,8 @@ cuMemExportToShareableHandle (void *shareableHandle,
   pthread_mutex_lock (&g_sim.lock);
   r = sim_phys_resolve_locked (handle, "cuMemExportToShareableHandle", &p);
   if (r == CUDA_SUCCESS &&
-      !(p->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+      !(p->
+          prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     r = CUDA_ERROR_INVALID_VALUE;       /* not requested at cuMemCreate */
   if (r == CUDA_SUCCESS) {
     fd = fcntl (p->fd, F_DUPFD_CLOEXEC, 0);
@@ -657,8 +658,7 @@ cuMemGetAccess (unsigned long long *flags, const CUmemLocation * location,
 
 /* returns the handle the memory was mapped with, with one more reference */
 SIM_EXPORT CUresult
-cuMemRetainAllocationHandle (CUmemGenericAllocationHandle * handle,
-    void *addr)
+cuMemRetainAllocationHandle (CUmemGenericAllocationHandle * handle, void *addr)
 {
   SimMapping *m;
 
@@ -859,16 +859,14 @@ sim_pool_attr (CUmemoryPool pool, CUmemPool_attribute attr, void *value,
 }
 
 SIM_EXPORT CUresult
-cuMemPoolSetAttribute (CUmemoryPool pool, CUmemPool_attribute attr,
-    void *value)
+cuMemPoolSetAttribute (CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
   SIM_ENTER (cuMemPoolSetAttribute);
   return sim_pool_attr (pool, attr, value, 1, "cuMemPoolSetAttribute");
 }
 
 SIM_EXPORT CUresult
-cuMemPoolGetAttribute (CUmemoryPool pool, CUmemPool_attribute attr,
-    void *value)
+cuMemPoolGetAttribute (CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
   SIM_ENTER (cuMemPoolGetAttribute);
   return sim_pool_attr (pool, attr, value, 0, "cuMemPoolGetAttribute");

@@ -135,7 +135,8 @@ count_stream_threads (void)
     f = fopen (path, "r");
     if (!f)
       continue;
-    if (fgets (comm, sizeof (comm), f) && strncmp (comm, "cudasim-strm", 12) == 0)
+    if (fgets (comm, sizeof (comm), f)
+        && strncmp (comm, "cudasim-strm", 12) == 0)
       n++;
     fclose (f);
   }
@@ -205,7 +206,7 @@ test_load (void)
   if (!cu.name) { printf ("  FAIL missing symbol %s\n", #name); exit (1); }
   CU_FUNCS (LOAD_)
 #undef LOAD_
-  cu.cuCtxCreate_v2 = (CtxCreateV2Func) dlsym (lib, "cuCtxCreate_v2");
+      cu.cuCtxCreate_v2 = (CtxCreateV2Func) dlsym (lib, "cuCtxCreate_v2");
   CHECK (cu.cuCtxCreate_v2 != NULL, "cuCtxCreate_v2 exported");
   CHECK (dlsym (lib, "cuCtxCreate") && dlsym (lib, "cuEventDestroy") &&
       dlsym (lib, "cuStreamDestroy") && dlsym (lib, "cuGLGetDevices_v2"),
@@ -272,7 +273,11 @@ test_init (void)
   CHECK (name && strcmp (name, "CUDA_ERROR_INVALID_VALUE") == 0,
       "cuGetErrorName(INVALID_VALUE) = %s", name ? name : "(null)");
   {
-    static const struct { CUresult r; const char *n; } names[] = {
+    static const struct
+    {
+      CUresult r;
+      const char *n;
+    } names[] = {
       {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE"},
       {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"},
       {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
@@ -577,10 +582,12 @@ test_semaphores (void)
   CU_OK (cu.cuMemsetD8_v2 (d, 0, 1));
   tl = sim.sem_create (CUDASIM_SEM_TIMELINE, 0);
   CHECK (tl > 0, "timeline semaphore created (id %d)", tl);
-  es_a = import_sem (tl, CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+  es_a =
+      import_sem (tl, CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
       &r);
   CU_OK (r);
-  es_b = import_sem (tl, CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+  es_b =
+      import_sem (tl, CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
       &r);
   CU_OK (r);
   CHECK (sim.live_objects ("extsem") == 2, "two imported handles");
@@ -680,8 +687,7 @@ test_import_errors (void)
   desc.handle.fd = fd = sim.sem_export_fd (bin);
   close (fd);
   r = cu.cuImportExternalSemaphore (&es, &desc);
-  CHECK (r == CUDA_ERROR_INVALID_HANDLE, "closed fd -> INVALID_HANDLE (%d)",
-      r);
+  CHECK (r == CUDA_ERROR_INVALID_HANDLE, "closed fd -> INVALID_HANDLE (%d)", r);
 
   desc.handle.fd = -1;
   r = cu.cuImportExternalSemaphore (&es, &desc);
@@ -743,8 +749,7 @@ import_nvsci (void *obj, CUresult * res)
 }
 
 static CUresult
-nvsci_signal (CUexternalSemaphore es, void *fence, unsigned flags,
-    CUstream s)
+nvsci_signal (CUexternalSemaphore es, void *fence, unsigned flags, CUstream s)
 {
   CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS p;
 
@@ -836,8 +841,7 @@ nvsci_second_signal (NvsciFixture * x)
   CHECK (sim.nvsci_fence_value (x->f2) == 2, "second signal: value 2");
   CHECK (sim.nvsci_fence_wait (x->f2, 5000ull * 1000000) == 0 &&
       sim.nvsci_obj_get_value (x->obj) == 2, "CPU fence wait returns at 2");
-  CHECK (sim.nvsci_fence_wait (x->zero, 0) == 0,
-      "a cleared fence has expired");
+  CHECK (sim.nvsci_fence_wait (x->zero, 0) == 0, "a cleared fence has expired");
   CU_OK (nvsci_wait (x->es, x->zero, 0, x->sb));
   CU_OK (nvsci_wait (x->es, x->f2,
           CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC, x->sb));
@@ -917,11 +921,11 @@ nvsci_fence_misuse (NvsciFixture * x)
   unsigned before;
 
   before = sim.violation_count ();
-  CU_OK (nvsci_signal (x->es, x->f1, 0, x->sa));  /* f1 still holds value 1 */
+  CU_OK (nvsci_signal (x->es, x->f1, 0, x->sa));        /* f1 still holds value 1 */
   CHECK (sim.violation_count () == before + 1 &&
       sim.nvsci_fence_value (x->f1) == 3,
       "signal into uncleared fence storage: violation (leak): %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
   CU_OK (cu.cuStreamSynchronize (x->sa));
 
   memcpy (copy, x->f2, sizeof (copy));
@@ -930,12 +934,12 @@ nvsci_fence_misuse (NvsciFixture * x)
   CHECK (nvsci_wait (x->es, copy, 0, x->sb) == CUDA_ERROR_INVALID_VALUE &&
       sim.violation_count () == before + 1,
       "wait on a copy of a cleared fence: violation: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
   before = sim.violation_count ();
   CHECK (sim.nvsci_fence_clear (copy) == -1 &&
       sim.violation_count () == before + 1,
       "clearing the copy again: double clear violation: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
   CHECK (sim.nvsci_fence_clear (copy) == 0, "clearing a cleared fence: no-op");
 }
 
@@ -960,7 +964,7 @@ nvsci_out_of_order (NvsciFixture * x)
       sim.nvsci_fence_value (x->f3) == 5 &&
       sim.violation_count () >= before + 1,
       "deterministic signals executed out of order: violation: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 }
 
 static void
@@ -1053,13 +1057,13 @@ test_violations (void)
   CHECK (sim.sem_host_signal (tl, 3) == -1 &&
       sim.violation_count () == before + 1,
       "host signal with a lower timeline value: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 
   before = sim.violation_count ();
   r = sem_signal (es, 5, s);
   CHECK (r == CUDA_ERROR_INVALID_VALUE && sim.violation_count () == before + 1,
       "non-increasing timeline signal detected at call time (%d): %s", r,
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 
   before = sim.violation_count ();
   sim.set_delay_us ("cuSignalExternalSemaphoresAsync", 50000);
@@ -1070,7 +1074,7 @@ test_violations (void)
   CHECK (sim.violation_count () == before + 1 && sim.last_violation () &&
       strstr (sim.last_violation (), "non-increasing"),
       "non-increasing timeline signal detected at execution time: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 
   before = sim.violation_count ();
   CU_OK (sem_signal (es_bin, 0, s));
@@ -1080,7 +1084,7 @@ test_violations (void)
       strstr (sim.last_violation (), "binary semaphore") &&
       strstr (sim.last_violation (), "twice"),
       "binary semaphore double signal: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
   before = sim.violation_count ();
   CHECK (sim.sem_host_signal (bin, 1) == -1 &&
       sim.violation_count () == before + 1, "host double signal");
@@ -1091,7 +1095,7 @@ test_violations (void)
   CHECK (sim.violation_count () == before + 1 && sim.last_violation () &&
       strstr (sim.last_violation (), "1 pending operations"),
       "destroy with pending operations: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
   CU_OK (cu.cuStreamSynchronize (s));
   CHECK (1, "the orphaned wait gave up, the stream drained");
 
@@ -1101,7 +1105,7 @@ test_violations (void)
       sim.violation_count () == before + 1 && sim.last_violation () &&
       strstr (sim.last_violation (), "use after destroy"),
       "external semaphore use after destroy (%d): %s", r,
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 
   CU_OK (cu.cuStreamCreate (&s_dead, 0));
   CU_OK (cu.cuStreamDestroy_v2 (s_dead));
@@ -1109,7 +1113,7 @@ test_violations (void)
   r = cu.cuStreamQuery (s_dead);
   CHECK (r == CUDA_ERROR_INVALID_HANDLE && sim.violation_count () == before + 1,
       "stream use after destroy (%d): %s", r,
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 
   CU_OK (cu.cuEventCreate (&ev_dead, 0));
   CU_OK (cu.cuEventDestroy_v2 (ev_dead));
@@ -1117,7 +1121,7 @@ test_violations (void)
   r = cu.cuEventRecord (ev_dead, s);
   CHECK (r == CUDA_ERROR_INVALID_HANDLE && sim.violation_count () == before + 1,
       "event use after destroy (%d): %s", r,
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
 
   before = sim.violation_count ();
   r = cu.cuStreamQuery ((CUstream) (uintptr_t) 0x1234560);
@@ -1162,7 +1166,7 @@ test_host_func (void)
   CHECK (host_fn_nested == CUDA_ERROR_NOT_PERMITTED &&
       sim.violation_count () == before + 1,
       "a CUDA call from a host function is a violation: %s",
-      sim.last_violation () ? sim.last_violation () : "(none)");
+      sim.last_violation ()? sim.last_violation () : "(none)");
   CU_OK (cu.cuStreamDestroy_v2 (s));
 }
 
@@ -1342,7 +1346,6 @@ test_extmem (void)
         "external memory use after destroy");
   }
 }
-
 
 /* A memfd laid out like Mesa llvmpipe's exported VkDeviceMemory: header
  * {u64 file size, u64 data offset, 16 id bytes}, data at @data_offset. */
@@ -1542,8 +1545,7 @@ child_env (void)
   CUstream s;
   double t0, t;
 
-  if (cu.cuInit (0) != CUDA_SUCCESS || cu.cuDeviceGetCount (&n) != 0 ||
-      n != 3) {
+  if (cu.cuInit (0) != CUDA_SUCCESS || cu.cuDeviceGetCount (&n) != 0 || n != 3) {
     printf ("child: device count %d\n", n);
     return 1;
   }
@@ -1845,7 +1847,7 @@ vmm_errors (CUmemGenericAllocationHandle hnd, size_t g)
   before = sim.violation_count ();
   CHECK (cu.cuMemRelease (h2) == CUDA_ERROR_INVALID_HANDLE &&
       sim.violation_count () == before + 1, "cuMemRelease after the last "
-      "release: violation + INVALID_HANDLE (%s)", sim.last_violation () ?
+      "release: violation + INVALID_HANDLE (%s)", sim.last_violation ()?
       sim.last_violation () : "-");
   devnull = open ("/dev/null", O_RDONLY);
   CHECK (cu.cuMemImportFromShareableHandle (&h2,
@@ -1924,7 +1926,7 @@ test_vmm (void)
       "new handle");
   close (fd);
   CU_OK (vmm_map (h3, g, &va2));
-  CU_OK (cu.cuMemRelease (h3));     /* the mapping keeps the memory */
+  CU_OK (cu.cuMemRelease (h3)); /* the mapping keeps the memory */
   memset (h, 0, g);
   CU_OK (cu.cuMemcpyDtoH_v2 (h, va2, g));
   for (i = 0, ok = 1; i < g; i++)
@@ -2026,8 +2028,8 @@ test_stream_ordered (void)
   double t0, t;
 
   SECTION ("stream-ordered allocation and memory pools");
-  CU_OK (cu.cuDeviceGetAttribute (&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
-          0));
+  CU_OK (cu.cuDeviceGetAttribute (&v,
+          CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 0));
   CHECK (v == 1, "MEMORY_POOLS_SUPPORTED = 1");
   CU_OK (cu.cuStreamCreate (&s, CU_STREAM_NON_BLOCKING));
   CU_OK (cu.cuStreamCreate (&other, CU_STREAM_NON_BLOCKING));
@@ -2152,7 +2154,7 @@ main (int argc, char **argv)
 
   setvbuf (stdout, NULL, _IOLBF, 0);
   if (strchr (argv[0], '/'))
-    self_path = argv[0];         /* /proc/self/exe is valgrind under valgrind */
+    self_path = argv[0];        /* /proc/self/exe is valgrind under valgrind */
 
   if (argc > 1) {
     /* child modes for test_env(): quiet loading */
@@ -2162,7 +2164,7 @@ main (int argc, char **argv)
 #define LOAD_(name) cu.name = (__typeof__ (cu.name)) dlsym (lib, #name);
     CU_FUNCS (LOAD_)
 #undef LOAD_
-    cu.cuCtxCreate_v2 = (CtxCreateV2Func) dlsym (lib, "cuCtxCreate_v2");
+        cu.cuCtxCreate_v2 = (CtxCreateV2Func) dlsym (lib, "cuCtxCreate_v2");
     if (strcmp (argv[1], "--child-env") == 0)
       return child_env ();
     if (strcmp (argv[1], "--child-abort") == 0)

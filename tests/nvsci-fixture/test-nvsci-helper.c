@@ -95,7 +95,10 @@ test_signal_cpu_waiter (void)
   gst_cuda_nvsci_fence_clear (fence, NULL);
   g_assert_cmpint (nvscistub_fence_clears (), ==, clears + 1);
   g_assert_cmpint (sim.nvsci_live_fences (), ==, live);
-  g_assert_true (memcmp (fence, &(NvSciSyncFence) { {0}}, 48) == 0);
+  g_assert_true (memcmp (fence, &(NvSciSyncFence) { {
+          0}
+          }
+          , 48) == 0);
 
   gst_object_unref (sem);
   gst_cuda_sync_wait_idle ();

@@ -108,7 +108,8 @@ vk_has_device_extension (VkPhysicalDevice phys, const char *name)
   if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, NULL) != VK_SUCCESS)
     return FALSE;
   props = g_new0 (VkExtensionProperties, n ? n : 1);
-  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, props) == VK_SUCCESS) {
+  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n,
+          props) == VK_SUCCESS) {
     for (i = 0; i < n && !found; i++)
       found = strcmp (props[i].extensionName, name) == 0;
   }
@@ -518,7 +519,8 @@ vk_sem_new (TestSem * s, guint64 initial_value)
   };
   VkSemaphoreCreateInfo sci = {
     .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
-    .pNext = s->timeline ? (const void *) &type_info : (const void *) &export_info,
+    .pNext =
+        s->timeline ? (const void *) &type_info : (const void *) &export_info,
   };
   VkFenceCreateInfo fci = {
     .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
@@ -576,7 +578,7 @@ test_sem_new (gboolean timeline, guint64 initial_value)
     case TEST_SEM_BACKEND_SIM:
       s = g_new0 (TestSem, 1);
       s->backend = TEST_SEM_BACKEND_SIM;
-      s->timeline = ! !timeline;
+      s->timeline = !!timeline;
       s->sim_id = be.sim_create (timeline ? 1 : 0, initial_value);
       if (s->sim_id < 0) {
         g_warning ("testsem: cudasim_sem_create (%s, %" G_GUINT64_FORMAT
@@ -589,7 +591,7 @@ test_sem_new (gboolean timeline, guint64 initial_value)
     case TEST_SEM_BACKEND_VULKAN:
       s = g_new0 (TestSem, 1);
       s->backend = TEST_SEM_BACKEND_VULKAN;
-      s->timeline = ! !timeline;
+      s->timeline = !!timeline;
       if (!vk_sem_new (s, initial_value)) {
         g_free (s);
         return NULL;

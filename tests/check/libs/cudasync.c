@@ -623,7 +623,8 @@ GST_START_TEST (test_meta_binary_exactly_one_wait)
   GstBuffer *buf = meta_buffer (), *copy;
   GstCudaSyncMeta *meta = gst_buffer_add_cuda_sync_meta (buf);
   GError *err = NULL;
-  guint waits0 = cs_is_sim ? cs_sim.call_count ("cuWaitExternalSemaphoresAsync") : 0;
+  guint waits0 =
+      cs_is_sim ? cs_sim.call_count ("cuWaitExternalSemaphoresAsync") : 0;
 
   /* an external producer signalled it */
   fail_unless (test_sem_host_signal (ts, 1));
@@ -740,8 +741,9 @@ GST_START_TEST (test_allocation_query)
   GstCudaSemaphoreHandleTypeFlags types = 0;
 
   fail_if (gst_query_parse_cuda_sync_meta (q, &types, &got));
-  gst_query_add_cuda_sync_meta (q, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD
-      | GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, sem);
+  gst_query_add_cuda_sync_meta (q,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD |
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC, sem);
   fail_unless (gst_query_parse_cuda_sync_meta (q, &types, &got));
   fail_unless_equals_int (types, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_TIMELINE_FD
       | GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_NVSCISYNC);
@@ -750,8 +752,8 @@ GST_START_TEST (test_allocation_query)
   gst_query_unref (q);
 
   q = gst_query_new_allocation (caps, FALSE);
-  gst_query_add_cuda_sync_meta (q, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
-      NULL);
+  gst_query_add_cuda_sync_meta (q,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD, NULL);
   fail_unless (gst_query_parse_cuda_sync_meta (q, &types, &got));
   fail_unless (got == NULL);
   fail_unless_equals_int (types, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD);
