@@ -2,15 +2,17 @@
 # gst-cudasync
 # Copyright (C) 2026 gst-cudasync developers
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""File-level call edges between the object files of a library.
+"""File-level call edges between the object files of a library or program.
 
   check-cycles.py OBJDIR [OBJDIR ...]
 
 Reads the global symbols each object file defines and the ones it uses
 (nm), prints every edge "A -> B (n)": A uses n symbols that B defines,
 then the cycles (strongly connected components of more than one file).
-Exits 1 when there is a cycle. Run it on the library's object folder,
-e.g. build/gst/cudasync/libgstcudasync-1.0.so.0.1.0.p.
+Exits 1 when there is a cycle. Run it on an object folder, e.g.
+build/gst/cudasync/libgstcudasync-1.0.so.0.1.0.p (the library),
+build/gst/plugin/libgstcudasync.so.p (the plugin) or
+build/bench/gst-cudasync-bench.p (the bench).
 """
 import collections
 import os

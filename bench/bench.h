@@ -12,7 +12,7 @@
  * sections that share the frame harness); frames.c and run.c (the frame
  * harness); results.c (the results and their JSON document), pipeline.c,
  * bench-cuda.c; harness.c. Nothing below the scenarios names one: it
- * reaches them through the descriptors in Bench. bench/call-edges.py
+ * reaches them through the descriptors in Bench. .ci/check-cycles.py
  * checks that no file calls back up.
  */
 #pragma once

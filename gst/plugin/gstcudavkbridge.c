@@ -188,17 +188,6 @@ gst_cuda_vk_bridge_change_state (GstCudaVkBridge * b,
   return ret;
 }
 
-static GstCaps *
-set_features (GstCaps * caps, const gchar * feature)
-{
-  GstCaps *ret = gst_caps_copy (caps);
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (ret); i++)
-    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
-  return ret;
-}
-
 GstCaps *
 gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
     gboolean to_vulkan, guint max_image)
@@ -208,7 +197,8 @@ gst_cuda_vk_transform_caps (GstCaps * caps, GstCaps * filter,
   if (to_vulkan) {
     tmp = gst_cuda_vk_memory_kinds_caps (caps, max_image);
   } else {
-    tmp = set_features (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    tmp = gst_cuda_vk_caps_set_features (caps,
+        GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   }
 
   if (filter) {

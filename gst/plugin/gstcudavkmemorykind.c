@@ -372,8 +372,8 @@ gst_cuda_vk_memory_kind_from_caps (GstCaps * caps)
   return NULL;
 }
 
-static GstCaps *
-set_features (GstCaps * caps, const gchar * feature)
+GstCaps *
+gst_cuda_vk_caps_set_features (GstCaps * caps, const gchar * feature)
 {
   GstCaps *ret = gst_caps_copy (caps);
   guint i;
@@ -393,7 +393,7 @@ gst_cuda_vk_memory_kinds_template_caps (void)
   guint i;
 
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++)
-    ret = gst_caps_merge (ret, set_features (raw,
+    ret = gst_caps_merge (ret, gst_cuda_vk_caps_set_features (raw,
             gst_cuda_vk_memory_kinds[i]->caps_feature));
   gst_caps_unref (raw);
   return ret;
@@ -449,14 +449,18 @@ gst_cuda_vk_memory_kinds_caps (GstCaps * caps, guint max_image)
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
     const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kinds[i];
 
-    ret = gst_caps_merge (ret, set_features (kind->size_limited ? fit : caps,
+    ret =
+        gst_caps_merge (ret,
+        gst_cuda_vk_caps_set_features (kind->size_limited ? fit : caps,
             kind->caps_feature));
   }
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
     const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kinds[i];
 
     if (kind->size_limited)
-      ret = gst_caps_merge (ret, set_features (over, kind->caps_feature));
+      ret =
+          gst_caps_merge (ret, gst_cuda_vk_caps_set_features (over,
+              kind->caps_feature));
   }
   gst_caps_unref (fit);
   gst_caps_unref (over);

@@ -105,6 +105,9 @@ const GstCudaVkMemoryKind * gst_cuda_vk_memory_kind_from_caps (GstCaps * caps);
 /* Every kind's caps, in order, with the formats the bridge supports: the
  * Vulkan side's pad template caps (transfer full) */
 GstCaps * gst_cuda_vk_memory_kinds_template_caps (void);
+/* A copy of @caps with @feature as the only caps feature of every
+ * structure (transfer full) */
+GstCaps * gst_cuda_vk_caps_set_features  (GstCaps * caps, const gchar * feature);
 
 /* The Vulkan side of transform_caps: @caps with each kind's feature, in
  * order; with the device's image limit @max_image (0: not known yet) the
