@@ -197,6 +197,18 @@ typedef struct
   GPtrArray *configs;
 } S6Result;
 
+/* scenario 7: real decodes (scenario-7.h has its configurations) */
+typedef struct
+{
+  gchar *status, *reason;
+  gchar *clips;                 /* how the clips were made */
+  gchar *container;             /* what holds them */
+  gint repetitions;
+  gboolean sw_decoder;          /* --sw-decoder (a debug run) */
+  gchar **mode_skipped;         /* per mode: why it does not run, or NULL */
+  GPtrArray *configs;
+} S7Result;
+
 typedef struct
 {
   gchar *started;
@@ -219,6 +231,7 @@ typedef struct
   S2Result s4;                  /* Vulkan -> CUDA */
   S2Result s5;                  /* CUDA -> Vulkan -> CUDA stages */
   S6Result s6;                  /* scaling */
+  S7Result s7;                  /* real decodes */
 } Results;
 
 /* ------------------------------------------------------------------ */

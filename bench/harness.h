@@ -40,6 +40,7 @@ typedef struct
   gint frames;                  /* 0: depends on the GPU work */
   gint calls;                   /* scenario 1 calls per repetition */
   gdouble time_limit;
+  gboolean sw_decoder;          /* scenario 7: software decoder (debug) */
   gchar *command_line;
 } BenchOptions;
 

@@ -18,7 +18,9 @@
 #    Vulkan, modes a-d; skipped with a reason where there is no Vulkan),
 #    scenario 5 (CUDA -> Vulkan -> CUDA stages, 0 ms only) and scenario 6
 #    (1 and 2 pipelines at once). Scenario 4 (Vulkan -> CUDA) needs no
-#    kernel and runs in 1.
+#    kernel and runs in 1. Scenario 7 (real decodes) runs in 1 where a
+#    hardware H.264 decoder is registered; on the simulator it must be
+#    listed and skipped with that reason.
 # 3. On the simulated driver only: the raw reference fails on purpose
 #    (CUDASIM_FAIL makes a cuMemAlloc of mode d's set-up fail; only the raw
 #    program calls cuMemAlloc), as a lost Vulkan device makes it fail on a
@@ -271,6 +273,51 @@ def check_s6(doc, n_configs, name):
               where + ': element stats: %s' % c.get('element_stats_note'))
 
 
+S7_MODES = ('a', 'b', 'v', 'c', 'e', 'n', 'n0', 'v0')
+
+
+def check_s7(doc, sim, name):
+    """Scenario 7 (real decodes): listed with its modes; on the simulator
+    skipped because no decoder element is registered; elsewhere ok (every
+    mode ran or says why it was skipped) or skipped with a reason."""
+    s = doc.get('scenario7_decode')
+    check(isinstance(s, dict), '%s: scenario7_decode missing' % name)
+    if not isinstance(s, dict):
+        return
+    check(set(s.get('modes', {})) == set(S7_MODES), '%s: scenario 7 modes %s'
+          % (name, list(s.get('modes', {}))))
+    if sim:
+        check(s['status'] == 'skipped' and
+              'no H.264 decoder' in (s.get('reason') or ''),
+              '%s: scenario 7 on the simulator: %s (%s)'
+              % (name, s['status'], s.get('reason')))
+    check(s['status'] in ('ok', 'skipped'), '%s: scenario 7 status %s (%s)'
+          % (name, s['status'], s.get('reason')))
+    if s['status'] == 'skipped':
+        check(bool(s.get('reason')), '%s: scenario 7 skipped without a reason' % name)
+        print('%s: scenario7_decode skipped: %s' % (name, s.get('reason')))
+        return
+    for c in s['configs']:
+        where = '%s: scenario 7 %sx%s, %d decoders' % (name, c['width'],
+                                                       c['height'], c['decoders'])
+        if c['status'] == 'skipped':
+            check(bool(c.get('reason')), where + ': skipped without a reason')
+            continue
+        check(c['status'] == 'ok', where + ': %s (%s)' % (c['status'], c.get('reason')))
+        for key, m in c['modes'].items():
+            if m['status'] == 'skipped':
+                check(bool(m.get('error')), where + ' mode %s: skipped without a reason' % key)
+                continue
+            check(m['status'] == 'ok', where + ' mode %s: %s (%s)'
+                  % (key, m['status'], m.get('error')))
+            check(number(m['fps'].get('median')), where + ' mode %s: fps' % key)
+            check(m.get('element_stats_as_expected') is True, where +
+                  ' mode %s: element stats: %s' % (key, m.get('element_stats_note')))
+            if key in ('a', 'c'):
+                check(number(m.get('copies_per_frame')),
+                      where + ' mode %s: copies_per_frame' % key)
+
+
 def check_section(doc, key, modes, ref, n_configs, sim, name, syncs=None):
     """Scenario 2d, 3, 4: ok, or skipped with a reason; when ok, n_configs
     configurations ran with every mode ok and the ratios written."""
@@ -345,6 +392,8 @@ def main():
         # no kernel needed: runs on the simulator too (lavapipe)
         check_section(doc, 'scenario4_vulkan_to_cuda', ('a', 'b'), 'b', 2, sim,
                       'quick')
+        # real decodes: no decoder element on the simulator
+        check_s7(doc, sim, 'quick')
 
     # 2. memset frames: the scenario 2 harness, also on the simulator
     doc = run(bench, os.path.join(outdir, 'bench-smoke-memset.json'),
