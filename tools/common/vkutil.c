@@ -172,6 +172,21 @@ collect_element (const GValue * v, gpointer queues)
 }
 #endif
 
+gboolean
+vk_util_queue_wait_idle (GstVulkanQueue * queue)
+{
+  VkResult res;
+
+  g_return_val_if_fail (GST_IS_VULKAN_QUEUE (queue), FALSE);
+  gst_vulkan_queue_submit_lock (queue);
+  res = vkQueueWaitIdle (queue->queue);
+  gst_vulkan_queue_submit_unlock (queue);
+  if (res != VK_SUCCESS)
+    g_warning ("vkQueueWaitIdle (queue family %u) failed: VkResult %d",
+        queue->family, (gint) res);
+  return res == VK_SUCCESS;
+}
+
 guint
 vk_util_drain_pipeline (GstElement * pipeline)
 {
@@ -187,17 +202,8 @@ vk_util_drain_pipeline (GstElement * pipeline)
       GST_ITERATOR_RESYNC)
     gst_iterator_resync (it);
   gst_iterator_free (it);
-  for (i = 0; i < queues->len; i++) {
-    GstVulkanQueue *queue = g_ptr_array_index (queues, i);
-    VkResult res;
-
-    gst_vulkan_queue_submit_lock (queue);
-    res = vkQueueWaitIdle (queue->queue);
-    gst_vulkan_queue_submit_unlock (queue);
-    if (res != VK_SUCCESS)
-      g_warning ("vkQueueWaitIdle (queue family %u) failed: VkResult %d",
-          queue->family, (gint) res);
-  }
+  for (i = 0; i < queues->len; i++)
+    vk_util_queue_wait_idle (g_ptr_array_index (queues, i));
   n = queues->len;
   g_ptr_array_unref (queues);
 #endif

@@ -59,6 +59,11 @@ GstVulkanQueue * vk_util_pad_queue (GstPad * pad);
  * (CUDASIM_DEVICE_UUID) */
 gchar *  vk_util_interop_uuid    (void);
 
+/* Waits until @queue is idle: vkQueueWaitIdle() under its submit lock.
+ * Returns whether the wait succeeded (a failure, a lost device, is also
+ * reported with g_warning()). */
+gboolean vk_util_queue_wait_idle (GstVulkanQueue * queue);
+
 /* Waits until the Vulkan queues that @pipeline's elements answer a queue
  * context query with are idle, and returns how many queues it waited for
  * (an element that submits to a queue it does not answer with, a video

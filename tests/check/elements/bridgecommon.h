@@ -65,6 +65,14 @@ void         bc_assert_stats        (GstElement * e, guint64 n);
 void         bc_assert_stats_full   (GstElement * e, guint64 n,
                                      guint64 copies);
 
+/* Keeps every buffer entering @element (a Vulkan element) until it has
+ * pushed the output made from it and the queue it answers with is idle
+ * (Mesa lavapipe and vulkancolorconvert's outputs, see bridgecommon.c);
+ * bc_assert_held() then checks that @n buffers went through that way and
+ * that none of their memories was freed inside the element's chain. */
+void         bc_hold_inputs         (GstElement * element);
+void         bc_assert_held         (guint n, const gchar * what);
+
 gboolean     bc_vulkandownload_packs_rows (void);
 gboolean     bc_vulkan_has_i420     (void);
 GstBuffer *  bc_system_frame        (const GstVideoInfo * info, guint8 seed,

@@ -17,7 +17,8 @@
  * test_concurrent_branches: four branches on one device and one queue
  *     object: byte-exact and in order
  * test_colorconvert_like_vulkanupload: vulkancolorconvert after cudatovulkan
- *     gives what it gives after vulkanupload
+ *     gives what it gives after vulkanupload; vulkandownload's inputs are
+ *     freed only once its queue is idle (bc_hold_inputs())
  */
 #include "bridgecommon.h"
 #include "vkutil.h"
@@ -348,6 +349,19 @@ upload_needs_packing (const GstVideoInfo * info)
   return FALSE;
 }
 
+/* vulkancolorconvert's NV12 outputs are freed, not recycled, when
+ * vulkandownload drops them, right after its fence wait: kept until the
+ * queue is idle instead (bc_hold_inputs()) */
+static gboolean pack_rows;
+
+static void
+colorconvert_hook (GstElement * pipeline)
+{
+  if (pack_rows)
+    pack_rows_hook (pipeline);
+  bc_hold_inputs (bc_by_name (pipeline, "down"));
+}
+
 static const struct
 {
   const gchar *in, *out;
@@ -363,7 +377,7 @@ check_colorconvert (const gchar * in, const gchar * out, gint w, gint h,
       "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", n, in, w,
       h);
   gchar *tail = g_strdup_printf ("vulkancolorconvert ! "
-      "video/x-raw(memory:VulkanImage),format=%s ! vulkandownload ! "
+      "video/x-raw(memory:VulkanImage),format=%s ! vulkandownload name=down ! "
       "video/x-raw,format=%s ! appsink name=sink sync=false", out, out);
   gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
       "%s", src, tail);
@@ -377,12 +391,15 @@ check_colorconvert (const gchar * in, const gchar * out, gint w, gint h,
       w, h);
   bc_tight_rows = (w % 4) != 0 && (!strcmp (out, "NV12")) &&
       bc_vulkandownload_packs_rows ();
+  bc_pipeline_hook = colorconvert_hook;
   got = bc_run_frames (&pipeline, desc);
+  bc_assert_held (n, what);
   bc_assert_stats (bc_by_name (pipeline, "c2v"), n);
   bc_stop_pipeline (pipeline);
-  if (upload_needs_packing (&pack_info))
-    bc_pipeline_hook = pack_rows_hook;
+  pack_rows = upload_needs_packing (&pack_info);
   want = bc_run_frames (NULL, ref);
+  bc_assert_held (n, what);
+  pack_rows = FALSE;
   bc_pipeline_hook = NULL;
   bc_tight_rows = FALSE;
   bc_assert_same_frames (got, want, what);
