@@ -269,16 +269,6 @@ gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
   return GST_FLOW_OK;
 }
 
-/* A blocking stream: ordered with the legacy default stream, on which
- * upstream 1.22 CUDA elements copy. On 1.24+ a GstCudaStream (blocking
- * too), so that it can be set on CUDA pools. */
-static gboolean
-create_stream (GstCudaVkBridge * b, GError ** error)
-{
-  return gst_cuda_vk_compat_stream_new (b->cuda, &b->cuda_stream, &b->stream,
-      error);
-}
-
 /* Chooses the synchronisation: one timeline semaphore (1.24+, where the
  * device has them and the "timeline" property allows it), else binary
  * semaphores made per slot later, else (Vulkan cannot export semaphores,
@@ -327,28 +317,19 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (self);
   guint cuda_dev = 0;
 
-  if (!gst_cuda_sync_init (&err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Cannot use the CUDA driver");
+  /* the driver, the context and the element's stream (on 1.24+ a
+   * GstCudaStream, see gst_cuda_vk_compat_stream_new()) */
+  if (!gst_cuda_sync_base_transform_open (base))
     return FALSE;
-  }
-  if (!gst_cuda_sync_base_transform_ensure_context (base)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
-        ("gst_cuda_ensure_element_context failed for device id %d",
-            gst_cuda_sync_base_transform_get_device_id (base)));
-    return FALSE;
-  }
   gst_object_replace ((GstObject **) & b->cuda,
       GST_OBJECT (gst_cuda_sync_base_transform_get_context (base)));
+  b->stream = gst_cuda_sync_base_transform_get_stream (base);
+  b->cuda_stream = gst_cuda_sync_base_transform_get_cuda_stream (base);
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
         "Could not read the CUDA device's " "UUID");
-    return FALSE;
-  }
-  if (!create_stream (b, &err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
-        "Could not create a CUDA stream");
     return FALSE;
   }
 
@@ -396,12 +377,13 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     gst_cuda_vk_interop_wait_idle (b->interop);
   gst_clear_object (&b->interop);
   /* the semaphores and the pooled memory may still be used by enqueued
-   * work: let it finish (stop is not the streaming thread) */
-  if (b->stream && b->cuda &&
-      !gst_cuda_vk_compat_stream_free (b->cuda, &b->cuda_stream, &b->stream))
-    GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
-        "current to release the stream");
+   * work: the base class's stream_free (gst_cuda_vk_compat_stream_free())
+   * lets it finish (stop is not the streaming thread). The context stays
+   * the element's. */
+  gst_cuda_sync_base_transform_close (GST_CUDA_SYNC_BASE_TRANSFORM
+      (b->element), FALSE);
   b->stream = NULL;
+  b->cuda_stream = NULL;
   b->gpu_sync = FALSE;
   /* after the fences and the stream: nothing uses it any more */
   g_clear_pointer (&b->timeline, gst_cuda_vk_semaphore_free);

@@ -2,9 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The state cudatovulkan and vulkantocuda share: the CUDA stream, the
- * Vulkan device and queue, the `timeline` property, state changes, caps and
- * start/stop (the CUDA context, `cuda-device-id` and `stats` are
+ * The state cudatovulkan and vulkantocuda share: the Vulkan device and
+ * queue, the `timeline` property, state changes, caps and start/stop (the
+ * CUDA context and stream, `cuda-device-id` and `stats` are
  * GstCudaSyncBaseTransform's). Its parts: gstcudavkdevice.h (device),
  * gstcudavkqueue.h (shared queue, fences), gstcudavkmemory.h (exportable
  * memory), gstcudavkmemorykind.h (images and buffers), gstcudavksemaphore.h
@@ -64,12 +64,14 @@ struct _GstCudaVkBridge
   const gchar *sem_type;        /* "timeline", "binary" or "none" */
 
   /* set between start and stop (contexts may come earlier). @cuda: the
-   * element's context (GstCudaSyncBaseTransform's) as of the last start */
+   * element's context (GstCudaSyncBaseTransform's) as of the last start;
+   * @stream: its stream (GstCudaSyncBaseTransform's) */
   GstCudaContext *cuda;
   CUstream stream;
-  /* owns @stream (1.24+, else NULL); set on the CUDA pools the element
-   * proposes and uses, so that the memory it hands out and the memory
-   * written for it carry the stream its work is on */
+  /* owns @stream (1.24+, else NULL; GstCudaSyncBaseTransform's); set on
+   * the CUDA pools the element proposes and uses, so that the memory it
+   * hands out and the memory written for it carry the stream its work is
+   * on */
   GstCudaStream *cuda_stream;
   GstVulkanInstance *instance;
   GstVulkanDevice *device;
