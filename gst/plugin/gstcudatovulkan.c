@@ -246,7 +246,7 @@ offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_cuda_vk_compat_pool_config_set_stream (config,
-      BRIDGE (self)->cuda_stream);
+      gst_cuda_vk_interop_get_cuda_stream (BRIDGE (self)->interop));
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT " refused caps %"
         GST_PTR_FORMAT, pool, caps);
@@ -302,7 +302,8 @@ propose_pool (GstCudaToVulkan * self, GstQuery * query)
   GstCaps *caps;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !b->cuda || !b->cuda_stream ||
+  if (!caps || !b->interop || !gst_cuda_vk_interop_get_cuda_stream
+      (b->interop) ||
       gst_query_get_n_allocation_pools (query) > 0 ||
       !gst_video_info_from_caps (&info, caps))
     return;
@@ -327,10 +328,11 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   propose_pool (self, query);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
-  if (BRIDGE (self)->offer_sem)
+  if (BRIDGE (self)->interop &&
+      gst_cuda_vk_interop_get_offer_semaphore (BRIDGE (self)->interop))
     gst_query_add_cuda_sync_meta (query,
         GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
-        BRIDGE (self)->offer_sem);
+        gst_cuda_vk_interop_get_offer_semaphore (BRIDGE (self)->interop));
   return TRUE;
 }
 
@@ -453,7 +455,7 @@ work_stream (GstCudaToVulkan * self, GstCudaMemory * cmem, gboolean gpu,
   if (mem_stream && !(gpu && meta && gst_cuda_sync_meta_get_release (meta,
               NULL)))
     return mem_stream;
-  return BRIDGE (self)->stream;
+  return gst_cuda_vk_interop_get_stream (BRIDGE (self)->interop);
 }
 
 /* GPU path, copy out of @inbuf enqueued on @stream: keep @inbuf until
@@ -627,7 +629,7 @@ cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
   if (!sem) {
     /* Vulkan cannot wait on the GPU: make the copy complete first (a host
      * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
-    if (!gst_cuda_vk_bridge_cpu_sync (b, stream, error))
+    if (!gst_cuda_vk_interop_cpu_sync (b->interop, stream, error))
       return FALSE;
     if (in_place)
       writes_done (GST_MEMORY_CAST (cmem));
@@ -714,7 +716,7 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  sem = gst_cuda_vk_semaphore_for_slot (b, &f->sem);
+  sem = gst_cuda_vk_interop_semaphore_for_slot (b->interop, &f->sem);
 
   if (!cuda_side (self, inbuf, cmem, f, sem, &value, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not copy the CUDA frame "

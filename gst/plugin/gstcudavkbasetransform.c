@@ -128,8 +128,10 @@ gst_cuda_vk_base_transform_stop (GstBaseTransform * trans)
 
   /* stop is not a streaming thread: let the enqueued GPU work finish
    * before what it uses goes away */
-  if (priv->bridge.cuda && priv->bridge.stream)
-    gst_cuda_vk_bridge_cpu_sync (&priv->bridge, priv->bridge.stream, NULL);
+  if (priv->bridge.interop &&
+      gst_cuda_vk_interop_get_stream (priv->bridge.interop))
+    gst_cuda_vk_interop_cpu_sync (priv->bridge.interop,
+        gst_cuda_vk_interop_get_stream (priv->bridge.interop), NULL);
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (trans),
       NULL);
   return TRUE;

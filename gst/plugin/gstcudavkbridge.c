@@ -269,43 +269,38 @@ gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
   return GST_FLOW_OK;
 }
 
-/* Chooses the synchronisation: one timeline semaphore (1.24+, where the
- * device has them and the "timeline" property allows it), else binary
- * semaphores made per slot later, else (Vulkan cannot export semaphores,
- * CUDA cannot import them) the CPU fallback. */
+/* the element's counters (GstCudaSyncBaseTransform's) */
 static void
-setup_sync (GstCudaVkBridge * b, gboolean offer_semaphore)
+count_cb (gpointer user_data, GstCudaVkCounter c, guint64 add)
 {
-  VkSemaphore probe_vk;
-  GstCudaSemaphore *probe;
+  gst_cuda_sync_base_transform_count (user_data, c, add);
+}
+
+/* The interop and its synchronisation (gst_cuda_vk_interop_setup_sync()):
+ * the "timeline" property allows the timeline semaphore */
+static gboolean
+make_interop (GstCudaVkBridge * b, gboolean offer_semaphore, GError ** error)
+{
+  GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (b->element);
+  const gchar *sem_type;
   gboolean want_timeline;
+
+  b->interop = gst_cuda_vk_interop_new (b->cuda,
+      gst_cuda_sync_base_transform_get_cuda_stream (base),
+      gst_cuda_sync_base_transform_get_stream (base), b->queue, &b->namer,
+      count_cb, base, error);
+  if (!b->interop)
+    return FALSE;
 
   g_mutex_lock (&b->lock);
   want_timeline = b->use_timeline;
   g_mutex_unlock (&b->lock);
-
-  if (want_timeline && gst_cuda_vk_timeline_supported (b))
-    b->timeline = gst_cuda_vk_timeline_new (b);
-  if (b->timeline) {
-    b->gpu_sync = TRUE;
-  } else {
-    /* probe: the frames' and staging slots' own semaphores are made the
-     * same way later */
-    gst_cuda_vk_export_semaphore (b, FALSE, &probe_vk, &probe);
-    b->gpu_sync = probe != NULL;
-    if (probe) {
-      gst_object_unref (probe);
-      vkDestroySemaphore (b->device->device, probe_vk, NULL);
-    }
-  }
-  /* CUDA-only use (an upstream cudasemsignal signals it, the element waits
-   * on its stream): binary, like every semaphore cudasemsignal is offered */
-  if (offer_semaphore && b->gpu_sync)
-    gst_cuda_vk_export_semaphore (b, FALSE, &b->offer_vk_sem, &b->offer_sem);
-
+  sem_type = gst_cuda_vk_interop_setup_sync (b->interop, want_timeline,
+      offer_semaphore);
   g_mutex_lock (&b->lock);
-  b->sem_type = b->timeline ? "timeline" : b->gpu_sync ? "binary" : "none";
+  b->sem_type = sem_type;
   g_mutex_unlock (&b->lock);
+  return TRUE;
 }
 
 gboolean
@@ -323,8 +318,6 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
     return FALSE;
   gst_object_replace ((GstObject **) & b->cuda,
       GST_OBJECT (gst_cuda_sync_base_transform_get_context (base)));
-  b->stream = gst_cuda_sync_base_transform_get_stream (base);
-  b->cuda_stream = gst_cuda_sync_base_transform_get_cuda_stream (base);
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
 
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
@@ -355,14 +348,11 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
         ("The Vulkan device has no graphics or compute queue"), (NULL));
     return FALSE;
   }
-  b->interop = gst_cuda_vk_interop_new (b->queue, &b->namer, &err);
-  if (!b->interop) {
+  if (!make_interop (b, offer_semaphore, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
         "Could not create a Vulkan command pool");
     return FALSE;
   }
-
-  setup_sync (b, offer_semaphore);
   GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
       "semaphores: %s", cuda_dev,
       b->device->physical_device->properties.deviceName, b->queue->family,
@@ -373,24 +363,14 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
 void
 gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
 {
+  /* the interop waits for its submissions and the stream's work (stop is
+   * not the streaming thread) and drops its semaphores; then the base class
+   * frees the stream. The context stays the element's. */
   if (b->interop)
-    gst_cuda_vk_interop_wait_idle (b->interop);
+    gst_cuda_vk_interop_stop (b->interop);
   gst_clear_object (&b->interop);
-  /* the semaphores and the pooled memory may still be used by enqueued
-   * work: the base class's stream_free (gst_cuda_vk_compat_stream_free())
-   * lets it finish (stop is not the streaming thread). The context stays
-   * the element's. */
   gst_cuda_sync_base_transform_close (GST_CUDA_SYNC_BASE_TRANSFORM
       (b->element), FALSE);
-  b->stream = NULL;
-  b->cuda_stream = NULL;
-  b->gpu_sync = FALSE;
-  /* after the fences and the stream: nothing uses it any more */
-  g_clear_pointer (&b->timeline, gst_cuda_vk_semaphore_free);
-  gst_clear_object (&b->offer_sem);
-  if (b->device && b->device->device && b->offer_vk_sem)
-    vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
-  b->offer_vk_sem = VK_NULL_HANDLE;
   {
     GstVulkanQueue *queue;
     GstVulkanDevice *device;
@@ -405,5 +385,4 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     gst_clear_object (&device);
   }
   b->get_memory_fd = NULL;
-  b->get_semaphore_fd = NULL;
 }

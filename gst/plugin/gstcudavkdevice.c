@@ -198,9 +198,6 @@ get_functions (GstCudaVkBridge * b, GError ** error)
   }
   b->get_memory_fd = gst_vulkan_device_get_proc_address (b->device,
       "vkGetMemoryFdKHR");
-  if (gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD))
-    b->get_semaphore_fd = gst_vulkan_device_get_proc_address (b->device,
-        "vkGetSemaphoreFdKHR");
   if (!b->get_memory_fd) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
         ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));

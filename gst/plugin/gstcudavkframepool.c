@@ -240,7 +240,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
-    if (pool->kind->barrier_timeline && b->timeline &&
+    if (pool->kind->barrier_timeline &&
+        gst_cuda_vk_interop_get_timeline (b->interop) &&
         !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
       return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
           "Could not create a timeline semaphore for a Vulkan image", err,

@@ -338,7 +338,8 @@ gst_cuda_vk_staging_wrap (GstCudaVkBridge * b, GstCudaVkStaging * s)
   g_return_val_if_fail (s->wrap, NULL);
   g_atomic_int_inc (&s->refcount);
   g_atomic_int_set (&s->in_use, 1);
-  mem = gst_cuda_vk_compat_alloc_wrapped (b->cuda, b->cuda_stream,
+  mem = gst_cuda_vk_compat_alloc_wrapped (b->cuda,
+      gst_cuda_vk_interop_get_cuda_stream (b->interop),
       &s->winfo, s->staging.cuda_ptr, s, wrapped_memory_freed);
   if (!mem) {
     g_atomic_int_set (&s->in_use, 0);

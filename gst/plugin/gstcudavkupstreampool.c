@@ -332,7 +332,8 @@ gst_cuda_vk_upstream_pool_new (GstCudaVkBridge * b, GstBufferPool * frames)
   GstStructure *config;
   GstCaps *caps = NULL;
 
-  g_return_val_if_fail (b->cuda && b->cuda_stream, NULL);
+  g_return_val_if_fail (b->cuda && b->interop &&
+      gst_cuda_vk_interop_get_cuda_stream (b->interop), NULL);
 
   config = gst_buffer_pool_get_config (frames);
   gst_buffer_pool_config_get_params (config, &caps, NULL, NULL, NULL);
@@ -340,7 +341,8 @@ gst_cuda_vk_upstream_pool_new (GstCudaVkBridge * b, GstBufferPool * frames)
   gst_object_ref_sink (self);
   GST_CUDA_BUFFER_POOL_CAST (self)->context = gst_object_ref (b->cuda);
   self->frames = gst_object_ref (frames);
-  self->own_stream = gst_cuda_stream_ref (b->cuda_stream);
+  self->own_stream =
+      gst_cuda_stream_ref (gst_cuda_vk_interop_get_cuda_stream (b->interop));
   if (!caps || !gst_video_info_from_caps (&self->info, caps) ||
       !gst_cuda_vk_upstream_pool_supported (&self->info) ||
       !frame_layout (self)) {

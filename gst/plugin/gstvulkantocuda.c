@@ -251,7 +251,7 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   /* the output memory carries the stream the copy into it runs on */
   gst_cuda_vk_compat_pool_config_set_stream (config,
-      BRIDGE (self)->cuda_stream);
+      gst_cuda_vk_interop_get_cuda_stream (BRIDGE (self)->interop));
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -524,6 +524,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
   GstCudaVkBridge *b = BRIDGE (self);
   GstVideoInfo *info = IN_INFO (self);
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (omem);
+  CUstream stream = gst_cuda_vk_interop_get_stream (b->interop);
   GstMapInfo map;
   guint i;
 
@@ -540,7 +541,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
     wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    if (!gst_cuda_vk_copy_2d (b->stream, (CUdeviceptr) map.data +
+    if (!gst_cuda_vk_copy_2d (stream, (CUdeviceptr) map.data +
             GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
             GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i),
             s->staging.cuda_ptr + s->offset[i], s->pitch[i], wbytes, h,
@@ -556,7 +557,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
   if (!s->event && !(s->event = gst_cuda_sync_event_new (b->cuda, FALSE,
               error)))
     return FALSE;
-  if (!gst_cuda_sync_event_record (s->event, b->stream, error))
+  if (!gst_cuda_sync_event_record (s->event, stream, error))
     return FALSE;
   s->event_pending = TRUE;
   s->sem_unwaited = FALSE;
@@ -565,7 +566,7 @@ enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
    * work on blocking streams of their own or the legacy default stream:
    * make the legacy stream wait for the copy on the GPU, and every later
    * work of blocking streams is ordered after it. No CPU wait either way. */
-  if (gst_cuda_sync_memory_get_stream (omem) != b->stream) {
+  if (gst_cuda_sync_memory_get_stream (omem) != stream) {
     if (!gst_cuda_sync_event_wait_gpu (s->event, CU_STREAM_LEGACY, error))
       return FALSE;
   }
@@ -607,7 +608,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return ret;
   if (!s)
     return GST_FLOW_ERROR;
-  sem = gst_cuda_vk_semaphore_for_slot (b, &s->sem);
+  sem = gst_cuda_vk_interop_semaphore_for_slot (b->interop, &s->sem);
 
   if (!submit_vulkan_copy (self, &in, s, sem, &err))
     goto vk_error;
@@ -620,7 +621,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
      * to repair */
     s->sem_unwaited = !sem->timeline;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!gst_cuda_semaphore_wait (sem->sem, b->stream, sem->vk_value, &err))
+    if (!gst_cuda_semaphore_wait (sem->sem,
+            gst_cuda_vk_interop_get_stream (b->interop), sem->vk_value, &err))
       goto cuda_error;
     gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
   } else {
