@@ -213,7 +213,7 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   g_return_val_if_fail (self->out_kind, FALSE);
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
-  pool = gst_cuda_vk_frame_pool_new (BRIDGE (self), OUT_INFO (self),
+  pool = gst_cuda_vk_frame_pool_new (BRIDGE (self)->interop, OUT_INFO (self),
       self->out_kind, frame_pool_error, self);
   if (!gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
@@ -279,7 +279,7 @@ in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
       (self));
   if (!frames)
     return NULL;
-  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self), frames);
+  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self)->interop, frames);
   gst_object_unref (frames);
   if (!pool)
     GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");

@@ -384,5 +384,4 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     gst_clear_object (&queue);
     gst_clear_object (&device);
   }
-  b->get_memory_fd = NULL;
 }

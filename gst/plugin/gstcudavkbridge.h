@@ -49,7 +49,6 @@ struct _GstCudaVkBridge
    * the semaphores, the command pool, fences and trash list */
   GstCudaVkInterop *interop;
 
-  PFN_vkGetMemoryFdKHR get_memory_fd;
   GstCudaVkNamer namer;
 };
 

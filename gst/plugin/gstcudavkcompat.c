@@ -156,7 +156,8 @@ gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
 }
 
 GstBufferPool *
-gst_cuda_vk_upstream_pool_new (GstCudaVkBridge * b, GstBufferPool * frames)
+gst_cuda_vk_upstream_pool_new (GstCudaVkInterop * interop,
+    GstBufferPool * frames)
 {
   return NULL;
 }

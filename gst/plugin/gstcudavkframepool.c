@@ -44,7 +44,7 @@ struct _GstCudaVkImagePool
 {
   GstBufferPool parent;
 
-  GstCudaVkBridge *bridge;      /* allocation only (streaming thread) */
+  GstCudaVkInterop *interop;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
   GstVulkanCommandPool *cmd_pool;
@@ -124,14 +124,13 @@ static gboolean
 frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
     GError ** error)
 {
-  GstCudaVkBridge *b = pool->bridge;
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
   VkResult res;
   guint i;
 
-  cmd = gst_cuda_vk_interop_begin (b->interop, error);
+  cmd = gst_cuda_vk_interop_begin (pool->interop, error);
   if (!cmd)
     return FALSE;
   for (i = 0; i < f->n_planes; i++) {
@@ -151,7 +150,7 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
       barriers);
-  fence = gst_cuda_vk_interop_submit (b->interop, cmd, NULL, NULL, error);
+  fence = gst_cuda_vk_interop_submit (pool->interop, cmd, NULL, NULL, error);
   if (!fence)
     return FALSE;
   res = vkWaitForFences (pool->device->device, 1,
@@ -212,7 +211,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
-  GstCudaVkBridge *b = pool->bridge;
+  GstCudaVkInterop *interop = pool->interop;
   GstVideoInfo *info = &pool->info;
   GstBuffer *buf = gst_buffer_new ();
   GstCudaVkFrame *f = g_new0 (GstCudaVkFrame, 1);
@@ -224,14 +223,14 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
     GstMemory *mem;
 
-    if (!pool->kind->alloc_plane (b, info, i, &h->plane, &err)) {
+    if (!pool->kind->alloc_plane (interop, info, i, &h->plane, &err)) {
       g_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "Could not allocate shareable Vulkan memory", err, buf, f);
     }
-    h->cuda = gst_object_ref (b->cuda);
-    h->device = gst_object_ref (b->device);
-    mem = pool->kind->wrap_plane (b->device, info, i, &h->plane, h,
+    h->cuda = gst_object_ref (gst_cuda_vk_interop_get_context (interop));
+    h->device = gst_object_ref (pool->device);
+    mem = pool->kind->wrap_plane (pool->device, info, i, &h->plane, h,
         plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
@@ -241,7 +240,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
     if (pool->kind->barrier_timeline &&
-        gst_cuda_vk_interop_get_timeline (b->interop) &&
+        gst_cuda_vk_interop_get_timeline (interop) &&
         !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
       return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
           "Could not create a timeline semaphore for a Vulkan image", err,
@@ -552,6 +551,7 @@ pool_finalize (GObject * object)
   gst_clear_object (&pool->cmd_pool);
   gst_clear_object (&pool->queue);
   gst_clear_object (&pool->device);
+  gst_clear_object (&pool->interop);
   g_mutex_clear (&pool->lock);
   G_OBJECT_CLASS (gst_cuda_vk_image_pool_parent_class)->finalize (object);
 }
@@ -582,7 +582,7 @@ gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 }
 
 GstBufferPool *
-gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
+gst_cuda_vk_frame_pool_new (GstCudaVkInterop * interop, GstVideoInfo * info,
     const GstCudaVkMemoryKind * kind, GstCudaVkPoolErrorFunc on_error,
     gpointer user_data)
 {
@@ -591,14 +591,14 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
   GstCaps *caps = gst_video_info_to_caps (info);
 
   gst_object_ref_sink (pool);
-  pool->bridge = b;
-  pool->device = gst_object_ref (b->device);
-  pool->queue = gst_object_ref (b->queue);
+  pool->interop = gst_object_ref (interop);
+  pool->queue = gst_object_ref (gst_cuda_vk_interop_get_queue (interop));
+  pool->device = gst_object_ref (pool->queue->device);
   pool->cmd_pool = gst_object_ref
-      (gst_cuda_vk_interop_get_command_pool (b->interop));
+      (gst_cuda_vk_interop_get_command_pool (interop));
   pool->trash = gst_vulkan_trash_fence_list_new ();
   pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
-  pool->namer = b->namer;
+  pool->namer = *gst_cuda_vk_interop_get_namer (interop);
   pool->info = *info;
   pool->kind = kind;
   pool->on_error = on_error;

@@ -135,7 +135,8 @@ gc_retired (GstVulkanToCuda * self)
   while (self->retired && i < self->retired->len) {
     Slot *s = g_ptr_array_index (self->retired, i);
     GError *err = NULL;
-    GstCudaVkStagingState st = gst_cuda_vk_staging_state (BRIDGE (self), s,
+    GstCudaVkStagingState st =
+        gst_cuda_vk_staging_state (BRIDGE (self)->interop, s,
         &err);
 
     if (st == GST_CUDA_VK_STAGING_ERROR) {
@@ -278,7 +279,7 @@ wait_returned_slot (GstVulkanToCuda * self, GError ** error)
     if (g_atomic_int_get (&s->in_use) || s->broken)
       continue;
     GST_LOG_OBJECT (self, "%u staging buffers in flight: waiting", n);
-    if (!gst_cuda_vk_staging_wait (BRIDGE (self), s, error))
+    if (!gst_cuda_vk_staging_wait (BRIDGE (self)->interop, s, error))
       return NULL;
     self->next_slot = (k + 1) % n;
     return s;
@@ -316,7 +317,7 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       GstCudaVkStagingState st;
 
       s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-      st = gst_cuda_vk_staging_state (b, s, error);
+      st = gst_cuda_vk_staging_state (b->interop, s, error);
       if (st == GST_CUDA_VK_STAGING_ERROR)
         return GST_FLOW_ERROR;
       if (st == GST_CUDA_VK_STAGING_READY) {
@@ -342,8 +343,8 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       return GST_FLOW_FLUSHING;
   }
 
-  s = gst_cuda_vk_staging_new (b, IN_INFO (self), self->wrap, self->waiter,
-      error);
+  s = gst_cuda_vk_staging_new (b->interop, IN_INFO (self), self->wrap,
+      self->waiter, error);
   if (!s)
     return GST_FLOW_ERROR;
   g_ptr_array_add (self->slots, s);
@@ -389,7 +390,7 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
         (trans, inbuf, outbuf);
   if ((ret = acquire_slot (self, &s)) != GST_FLOW_OK)
     return ret;
-  if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self), s))) {
+  if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self)->interop, s))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not wrap a staging buffer into CUDA memory"),
         ("gst_cuda_allocator_alloc_wrapped() failed"));
