@@ -127,11 +127,9 @@ gst_cuda_vk_base_transform_stop (GstBaseTransform * trans)
   GstCudaVkBaseTransformPrivate *priv = PRIV (trans);
 
   /* stop is not a streaming thread: let the enqueued GPU work finish
-   * before what it uses goes away */
-  if (priv->bridge.interop &&
-      gst_cuda_vk_interop_get_stream (priv->bridge.interop))
-    gst_cuda_vk_interop_cpu_sync (priv->bridge.interop,
-        gst_cuda_vk_interop_get_stream (priv->bridge.interop), NULL);
+   * before what it uses goes away (and give back what the interop holds) */
+  if (priv->bridge.interop)
+    gst_cuda_vk_interop_flush (priv->bridge.interop);
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (trans),
       NULL);
   return TRUE;

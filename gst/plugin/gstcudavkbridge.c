@@ -276,6 +276,15 @@ count_cb (gpointer user_data, GstCudaVkCounter c, guint64 add)
   gst_cuda_sync_base_transform_count (user_data, c, add);
 }
 
+/* an error of the interop's own threads: the element's error */
+static void
+error_cb (gpointer user_data, GError * error)
+{
+  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
+}
+
+static const GstCudaVkInteropFuncs interop_funcs = { count_cb, error_cb };
+
 /* The interop and its synchronisation (gst_cuda_vk_interop_setup_sync()):
  * the "timeline" property allows the timeline semaphore */
 static gboolean
@@ -288,7 +297,7 @@ make_interop (GstCudaVkBridge * b, gboolean offer_semaphore, GError ** error)
   b->interop = gst_cuda_vk_interop_new (b->cuda,
       gst_cuda_sync_base_transform_get_cuda_stream (base),
       gst_cuda_sync_base_transform_get_stream (base), b->queue, &b->namer,
-      count_cb, base, error);
+      &interop_funcs, base, error);
   if (!b->interop)
     return FALSE;
 

@@ -11,25 +11,6 @@
 
 G_BEGIN_DECLS
 
-/* one plane of a frame: the memory and what frees it */
-typedef struct
-{
-  GstCudaVkPlane plane;
-  GstCudaContext *cuda;
-  GstVulkanDevice *device;
-} GstCudaVkFramePlane;
-
-typedef struct
-{
-  GstCudaVkFramePlane *planes[GST_VIDEO_MAX_PLANES];
-  guint n_planes;
-  gboolean used;                /* acquired by the queue at least once */
-  GstVulkanFence *fence;        /* downstream's work on it done */
-  /* GPU path: CUDA signals it after the copy into this frame, the acquire
-   * submission waits on it; created on first use */
-  GstCudaVkSemaphore *sem;
-} GstCudaVkFrame;
-
 /* The frame of a buffer of the pool */
 GstCudaVkFrame * gst_cuda_vk_frame_get     (GstBuffer * buf);
 

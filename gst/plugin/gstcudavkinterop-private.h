@@ -23,8 +23,8 @@ struct _GstCudaVkInterop
    * written for it carry that stream. NULL after stop. */
   CUstream stream;
   GstCudaStream *cuda_stream;
-  GstCudaVkCountFunc count;
-  gpointer count_data;
+  GstCudaVkInteropFuncs funcs;
+  gpointer user_data;
 
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
@@ -39,6 +39,19 @@ struct _GstCudaVkInterop
    * a queue's submit lock), never the other way round. */
   GMutex trash_lock;
   GstVulkanTrashList *trash;
+  /* the give-back submissions (command buffers only): a list of their own,
+   * since freeing the hand-overs' list may give frames back */
+  GMutex give_back_lock;
+  GstVulkanTrashList *give_back_trash;
+
+  /* What is held until the CUDA work enqueued before it has run
+   * (gst_cuda_vk_interop_hold()): the releaser's thread gives it back, in
+   * order. The streaming thread makes the releaser and holds; flush and
+   * stop (after streaming) free it. @unreleased: what could not be
+   * tracked, kept until then (the releaser's thread adds to it). */
+  GstCudaSyncReleaser *releaser;
+  GAsyncQueue *free_events;     /* GstCudaSyncEvent, for reuse */
+  GPtrArray *unreleased;
 
   /* set by setup_sync, until stop. GPU path: Vulkan exports semaphores
    * (opaque fd) that CUDA imports. FALSE when Vulkan cannot export
@@ -58,8 +71,24 @@ static inline void
 gst_cuda_vk_interop_count (GstCudaVkInterop * self, GstCudaVkCounter c,
     guint64 add)
 {
-  if (self->count)
-    self->count (self->count_data, c, add);
+  if (self->funcs.count)
+    self->funcs.count (self->user_data, c, add);
 }
+
+/* Holds @buf (a reference; CUDA memory) until the CUDA work enqueued on
+ * @stream so far has run, then clears its memories' pending writes
+ * (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC: the producer's writes are complete
+ * too) and gives it back; never blocks */
+gboolean gst_cuda_vk_interop_hold (GstCudaVkInterop * self, GstBuffer * buf,
+    CUstream stream, GError ** error);
+
+/* gst_cuda_vk_interop_begin() with the command buffer named @what */
+GstVulkanCommandBuffer *gst_cuda_vk_interop_begin_named (GstCudaVkInterop *
+    self, const gchar * what, GError ** error);
+/* gst_cuda_vk_interop_submit() into the list of give-back submissions
+ * (@give_back) or of hand-overs */
+GstVulkanFence *gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,
+    GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
+    GstMiniObject * keep, gboolean give_back, GError ** error);
 
 G_END_DECLS

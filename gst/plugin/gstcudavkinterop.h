@@ -10,15 +10,23 @@
  * and owns the command pool, the fences of its submissions, the trash
  * list that releases what they used once their fence signals, and the
  * semaphores shared with CUDA (the timeline one, or binary ones per slot,
- * and the one offered upstream) with the CPU-wait fallback. Its calls
- * return GErrors for the element to post; what it counts goes to its
- * maker's count function. Its parts: gstcudavksemaphore.c (semaphores).
- * Not installed.
+ * and the one offered upstream) with the CPU-wait fallback, and what it
+ * holds until CUDA's work on it has run (cudatovulkan's copied inputs).
+ * The hand-overs are its calls: the take-over of a CUDA frame into a
+ * Vulkan frame (cudatovulkan), the give-back of a frame to CUDA (its pool)
+ * and the copy of a Vulkan frame into CUDA memory (vulkantocuda). They
+ * return GErrors for the element to post (GST_CUDA_SYNC_ELEMENT_ERROR_FROM());
+ * what it counts goes to its maker's functions. Its parts:
+ * gstcudavksemaphore.c (semaphores), gstcudavkmemory.c (exportable
+ * memory), gstcudavkstaging.c (staging slots),
+ * gstcudavkinterop-tovulkan.c (take-over, give-back). Not installed.
  *
- * Locking: submissions take the trash lock, then (while it is held, when
- * freeing the list's entries releases frames) a frame pool's lock or a
- * queue's submit lock; never the other way round. The queue's submit lock
- * is taken alone around vkQueueSubmit.
+ * Locking: hand-over submissions take the trash lock, then (while it is
+ * held, when freeing the list's entries releases frames) a frame pool's
+ * lock and the give-back lock, or a queue's submit lock; never the other
+ * way round. The give-back lock guards the list of give-back submissions
+ * (command buffers only) and is taken under a frame pool's lock, or alone.
+ * The queue's submit lock is taken alone around vkQueueSubmit.
  */
 #pragma once
 
@@ -30,6 +38,7 @@
 #include "gstcudavkqueue.h"
 #include "gstcudavksubmit.h"
 #include "gstcudavksemaphore.h"
+#include "gstcudavkmemorykind.h"
 
 G_BEGIN_DECLS
 
@@ -48,9 +57,42 @@ typedef enum
   GST_CUDA_VK_N_COUNTERS,
 } GstCudaVkCounter;
 
-/* Told how many objects or operations of kind @c the interop made */
-typedef void (*GstCudaVkCountFunc) (gpointer user_data, GstCudaVkCounter c,
-    guint64 add);
+/**
+ * GstCudaVkInteropFuncs:
+ * @count: told how many objects or operations of kind @c the interop made
+ * @error: an error found on a thread of the interop's own (@error is
+ *   taken, for GST_CUDA_SYNC_ELEMENT_ERROR_FROM())
+ *
+ * What the interop tells its maker, with the maker's user data; each may
+ * be NULL.
+ */
+typedef struct
+{
+  void (*count) (gpointer user_data, GstCudaVkCounter c, guint64 add);
+  void (*error) (gpointer user_data, GError * error);
+} GstCudaVkInteropFuncs;
+
+/* One plane of a frame of cudatovulkan's pool: the memory and what frees
+ * it */
+typedef struct
+{
+  GstCudaVkPlane plane;
+  GstCudaContext *cuda;
+  GstVulkanDevice *device;
+} GstCudaVkFramePlane;
+
+/* A frame of cudatovulkan's pool (gstcudavkframepool.h), what the
+ * take-over fills and the give-back returns */
+typedef struct
+{
+  GstCudaVkFramePlane *planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+  gboolean used;                /* taken over by the queue at least once */
+  GstVulkanFence *fence;        /* downstream's work on it done */
+  /* GPU path: CUDA signals it after the copy into this frame, the
+   * take-over submission waits on it; created on first use */
+  GstCudaVkSemaphore *sem;
+} GstCudaVkFrame;
 
 #define GST_TYPE_CUDA_VK_INTEROP (gst_cuda_vk_interop_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaVkInterop, gst_cuda_vk_interop, GST,
@@ -59,11 +101,12 @@ G_DECLARE_FINAL_TYPE (GstCudaVkInterop, gst_cuda_vk_interop, GST,
 /* Makes the command pool on @queue. @stream is a blocking stream of
  * @cuda, @cuda_stream (nullable, 1.24+) its GstCudaStream, of which the
  * interop takes a reference. @namer (nullable) names the Vulkan objects
- * the interop makes; @count (nullable) is told what it counts. Transfer
- * full; NULL and @error on failure. */
+ * the interop makes; @funcs (nullable, copied) are told what it counts and
+ * the errors of its own threads, with @user_data. Transfer full; NULL and
+ * @error on failure. */
 GstCudaVkInterop *gst_cuda_vk_interop_new (GstCudaContext * cuda,
     GstCudaStream * cuda_stream, CUstream stream, GstVulkanQueue * queue,
-    const GstCudaVkNamer * namer, GstCudaVkCountFunc count,
+    const GstCudaVkNamer * namer, const GstCudaVkInteropFuncs * funcs,
     gpointer user_data, GError ** error);
 
 /* Chooses the synchronisation (gstcudavksemaphore.c): one timeline
@@ -75,10 +118,16 @@ GstCudaVkInterop *gst_cuda_vk_interop_new (GstCudaContext * cuda,
 const gchar *gst_cuda_vk_interop_setup_sync (GstCudaVkInterop * self,
     gboolean want_timeline, gboolean offer_semaphore);
 
+/* The end of streaming (the thread that stops the element): gives back
+ * what the interop holds once CUDA's work on it has run, waits on the CPU
+ * for the stream (counted in cpu-syncs), then drops what could not be
+ * tracked (its CUDA work has run, or failed for good) */
+void gst_cuda_vk_interop_flush (GstCudaVkInterop * self);
+
 /* Waits for every submission and for the stream's work, then drops the
  * stream and the semaphores: nothing the interop enqueued runs any more.
- * What gives frames back to CUDA later (their pool) may still submit.
- * Not from the streaming thread. */
+ * Frames may still be given back to CUDA later (by their pool). Not from
+ * the streaming thread. */
 void gst_cuda_vk_interop_stop (GstCudaVkInterop * self);
 
 /* transfer none */
@@ -91,8 +140,6 @@ GstCudaStream *gst_cuda_vk_interop_get_cuda_stream (GstCudaVkInterop *
     self);
 /* transfer none */
 GstVulkanQueue *gst_cuda_vk_interop_get_queue (GstCudaVkInterop * self);
-GstVulkanCommandPool *gst_cuda_vk_interop_get_command_pool (GstCudaVkInterop
-    * self);
 /* names Vulkan objects as the interop does */
 const GstCudaVkNamer *gst_cuda_vk_interop_get_namer (GstCudaVkInterop *
     self);
@@ -115,6 +162,33 @@ GstCudaVkSemaphore *gst_cuda_vk_interop_semaphore_for_slot
  * to) is idle; counted in cpu-syncs */
 gboolean gst_cuda_vk_interop_cpu_sync (GstCudaVkInterop * self,
     CUstream stream, GError ** error);
+
+/* cudatovulkan's hand-over of @inbuf, one CUDA memory of the interop's
+ * context at least as large as @info says (checked by the element), into
+ * @outbuf, a buffer of @frame (memory of @kind): the incoming acquire
+ * points waited for on the GPU; the copy into the frame after the
+ * producer's pending work, unless @in_place (@outbuf's memory is the
+ * input's: upstream wrote it); then a signal of the frame's semaphore
+ * (GPU path: a copied input is held until the copy out of it has run) or
+ * a CPU wait (fallback); then the Vulkan submission that waits for that
+ * signal and takes @outbuf's memories over from CUDA (@outbuf is kept
+ * until it completes). On the streaming thread. */
+gboolean gst_cuda_vk_interop_take_over (GstCudaVkInterop * self,
+    GstBuffer * inbuf, const GstVideoInfo * info, GstBuffer * outbuf,
+    GstCudaVkFrame * frame, const GstCudaVkMemoryKind * kind,
+    gboolean in_place, GError ** error);
+
+/* Downstream is done with @buf (its Vulkan work is submitted): a
+ * submission that gives the first @n_planes memories of @buf, of @kind,
+ * back to CUDA once that work completes. Returns its fence (transfer
+ * full), which also covers the earlier work on the queue; NULL and @error
+ * on failure (the queue may still read the memories). Any thread; also
+ * after stop. */
+GstVulkanFence *gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
+    const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_planes,
+    GError ** error);
+/* Waits until every give-back submission has completed */
+void gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self);
 
 /* A command buffer from the pool, begun for one submission and locked
  * until gst_cuda_vk_interop_submit() */
