@@ -19,7 +19,8 @@
  * what it counts goes to its maker's functions. Its parts:
  * gstcudavksemaphore.c (semaphores), gstcudavkmemory.c (exportable
  * memory), gstcudavkstaging.c (staging slots),
- * gstcudavkinterop-tovulkan.c (take-over, give-back). Not installed.
+ * gstcudavkinterop-tovulkan.c (take-over, give-back),
+ * gstcudavkinterop-tocuda.c (download). Not installed.
  *
  * Locking: hand-over submissions take the trash lock, then (while it is
  * held, when freeing the list's entries releases frames) a frame pool's
@@ -189,6 +190,22 @@ GstVulkanFence *gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
     GError ** error);
 /* Waits until every give-back submission has completed */
 void gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self);
+
+/* vulkantocuda's staging slots (gstcudavkstaging.h) */
+typedef struct _GstCudaVkStaging GstCudaVkStaging;
+
+/* vulkantocuda's hand-over of @in (an input frame of @kind, parsed) into
+ * @omem, one CUDA memory of the interop's context of the frame's size:
+ * a Vulkan submission that copies @in into the staging slot @s (a slot
+ * both sides are done with) and hands it to CUDA, signalling the slot's
+ * semaphore (GPU path); CUDA's wait for that signal on the stream (or, on
+ * the CPU fallback, a CPU wait for the copy); then, unless @omem wraps @s
+ * (@s in wrap mode), CUDA's copy of @s into @omem on the stream. @in's
+ * buffer is kept until the Vulkan copy completes. On the streaming
+ * thread. */
+gboolean gst_cuda_vk_interop_download (GstCudaVkInterop * self,
+    const GstCudaVkMemoryKind * kind, const GstCudaVkInputFrame * in,
+    GstCudaVkStaging * s, GstMemory * omem, GError ** error);
 
 /* A command buffer from the pool, begun for one submission and locked
  * until gst_cuda_vk_interop_submit() */

@@ -55,7 +55,7 @@ typedef struct
  * which the thread freeing a wrapped memory clears after recording the
  * event, then signals the waiter; the streaming thread reads @event only
  * when @in_use is 0. */
-typedef struct
+struct _GstCudaVkStaging
 {
   gint refcount;                /* atomic: the element's, a wrapped memory's */
   GstCudaContext *cuda;
@@ -79,7 +79,7 @@ typedef struct
   /* signalled by a submission whose CUDA wait + event were not all
    * enqueued (an error path): replaced before the slot is used again */
   gboolean sem_unwaited;
-} GstCudaVkStaging;
+};
 
 typedef enum
 {
