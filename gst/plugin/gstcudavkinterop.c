@@ -14,6 +14,7 @@
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
@@ -249,6 +250,10 @@ gst_cuda_vk_interop_stop (GstCudaVkInterop * self)
     vkDestroySemaphore (self->device->device, self->offer_vk_sem, NULL);
   self->offer_vk_sem = VK_NULL_HANDLE;
   drop_unreleased (self);
+  /* a frame pool may keep the interop beyond its maker: it tells it
+   * nothing more */
+  memset (&self->funcs, 0, sizeof (self->funcs));
+  self->user_data = NULL;
 }
 
 GstCudaContext *

@@ -126,9 +126,9 @@ const gchar *gst_cuda_vk_interop_setup_sync (GstCudaVkInterop * self,
 void gst_cuda_vk_interop_flush (GstCudaVkInterop * self);
 
 /* Waits for every submission and for the stream's work, then drops the
- * stream and the semaphores: nothing the interop enqueued runs any more.
- * Frames may still be given back to CUDA later (by their pool). Not from
- * the streaming thread. */
+ * stream and the semaphores: nothing the interop enqueued runs any more,
+ * and it calls its maker's functions no more. Frames may still be given
+ * back to CUDA later (by their pool). Not from the streaming thread. */
 void gst_cuda_vk_interop_stop (GstCudaVkInterop * self);
 
 /* transfer none */

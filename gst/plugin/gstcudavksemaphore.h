@@ -19,8 +19,8 @@ G_BEGIN_DECLS
 /* A semaphore created by Vulkan (exportable as an opaque fd) and imported
  * into the interop's CUDA context, of one of two kinds.
  *
- * Timeline (GStreamer 1.24+, @timeline): one per element, so per
- * direction, imported as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD.
+ * Timeline (GStreamer 1.24+, @timeline): one per interop, so per element
+ * and direction, imported as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD.
  * A timeline semaphore keeps every value it reached, so a signal can never
  * be lost however far one side runs ahead of the other: one object serves
  * every slot, and slots are reused only for the memory's sake (fences,
