@@ -25,8 +25,7 @@ enum
  * calling out of the element (queries, messages, the driver) nor into the
  * base class (whose lock it therefore never nests). The subclasses'
  * GST_OBJECT_LOCK guards their own properties; the two are never nested.
- * The stream is read unlocked by the streaming thread between start() and
- * stop(), which alone set it. */
+ * @start_sem is start()'s alone. */
 typedef struct
 {
   GMutex lock;
@@ -36,7 +35,8 @@ typedef struct
    * and cannot change */
   gboolean started;
   gboolean skip_nvscibuf_memsync;
-  CUstream stream;
+  /* start(): the semaphore it read, for open_context() */
+  GstCudaSemaphore *start_sem;
 } GstCudaSyncBaseFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSyncBaseFilter,
@@ -47,6 +47,7 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSyncBaseFilter,
 
 #define BASE(self) GST_CUDA_SYNC_BASE_TRANSFORM (self)
 #define CONTEXT(self) gst_cuda_sync_base_transform_get_context (BASE (self))
+#define parent_class gst_cuda_sync_base_filter_parent_class
 
 static void gst_cuda_sync_base_filter_finalize (GObject * object);
 static void gst_cuda_sync_base_filter_set_property (GObject * object,
@@ -55,12 +56,16 @@ static void gst_cuda_sync_base_filter_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static gboolean gst_cuda_sync_base_filter_start (GstBaseTransform * trans);
 static gboolean gst_cuda_sync_base_filter_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_sync_base_filter_open_context (GstCudaSyncBaseTransform
+    * base);
 
 static void
 gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaSyncBaseTransformClass *base_class =
+      GST_CUDA_SYNC_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_sync_base_filter_finalize;
   gobject_class->set_property = gst_cuda_sync_base_filter_set_property;
@@ -110,6 +115,8 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_stop);
+  base_class->open_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_open_context);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_base_filter_debug,
       "cudasyncbasefilter", 0, "cudasync base filter");
@@ -133,7 +140,7 @@ gst_cuda_sync_base_filter_finalize (GObject * object)
   gst_clear_object (&priv->semaphore);
   g_mutex_clear (&priv->lock);
 
-  G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->finalize (object);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 /* The property: refused while the element runs, whose CUDA context and
@@ -176,7 +183,7 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
           g_value_get_object (value));
       break;
     default:
-      G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->set_property
+      G_OBJECT_CLASS (parent_class)->set_property
           (object, prop_id, value, pspec);
       break;
   }
@@ -200,100 +207,77 @@ gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
           (GST_CUDA_SYNC_BASE_FILTER (object)));
       break;
     default:
-      G_OBJECT_CLASS (gst_cuda_sync_base_filter_parent_class)->get_property
+      G_OBJECT_CLASS (parent_class)->get_property
           (object, prop_id, value, pspec);
       break;
   }
 }
 
-/* start() with the semaphore property's value @sem (transfer full) */
+/* The context the element starts with: the semaphore property's (the
+ * value start() read), else the base class's choice */
 static gboolean
-start_with_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
+gst_cuda_sync_base_filter_open_context (GstCudaSyncBaseTransform * base)
 {
+  GstCudaSyncBaseFilter *self = GST_CUDA_SYNC_BASE_FILTER (base);
   GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemaphore *sem = g_steal_pointer (&priv->start_sem);
+  GstCudaContext *sem_ctx;
   GError *err = NULL;
-  CUresult r;
+  guint sem_dev = 0;
+  gint want_dev;
 
-  if (!gst_cuda_sync_init (&err)) {
-    gst_clear_object (&sem);
-    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Cannot use the CUDA driver");
-    return FALSE;
-  }
+  if (!sem)
+    return GST_CUDA_SYNC_BASE_TRANSFORM_CLASS (parent_class)->open_context
+        (base);
 
-  if (sem) {
-    GstCudaContext *sem_ctx = gst_cuda_semaphore_get_context (sem);
-    guint sem_dev = 0;
-    gint want_dev;
-
-    want_dev = gst_cuda_sync_base_transform_get_device_id (BASE (self));
-    g_object_get (sem_ctx, "cuda-device-id", &sem_dev, NULL);
-    /* a semaphore is valid in one context only: it cannot serve another
-     * device the element was told to use */
-    if (want_dev >= 0 && (guint) want_dev != sem_dev) {
-      gst_object_unref (sem);
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("The semaphore was imported into CUDA device %u, but "
-              "cuda-device-id is %d", sem_dev, want_dev),
-          ("a semaphore is valid only in the context it was imported into; "
-              "leave cuda-device-id at -1 or import it on device %d",
-              want_dev));
-      return FALSE;
-    }
-
-    /* The semaphore is only valid in the context it was imported into, so
-     * that context is the element's (and is offered to its neighbours). */
-    if (CONTEXT (self) && CONTEXT (self) != sem_ctx) {
-      gboolean ok = gst_cuda_semaphore_check_context (sem, CONTEXT (self),
-          &err);
-      g_assert (!ok);
-      gst_object_unref (sem);
-      GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
-          "The semaphore property does not match the pipeline's CUDA context");
-      return FALSE;
-    }
-    gst_cuda_sync_base_transform_adopt_context (BASE (self), sem_ctx);
+  sem_ctx = gst_cuda_semaphore_get_context (sem);
+  want_dev = gst_cuda_sync_base_transform_get_device_id (base);
+  g_object_get (sem_ctx, "cuda-device-id", &sem_dev, NULL);
+  /* a semaphore is valid in one context only: it cannot serve another
+   * device the element was told to use */
+  if (want_dev >= 0 && (guint) want_dev != sem_dev) {
     gst_object_unref (sem);
-  } else if (!gst_cuda_sync_base_transform_ensure_context (BASE (self))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No CUDA device available"),
-        ("gst_cuda_ensure_element_context failed for device id %d",
-            gst_cuda_sync_base_transform_get_device_id (BASE (self))));
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("The semaphore was imported into CUDA device %u, but "
+            "cuda-device-id is %d", sem_dev, want_dev),
+        ("a semaphore is valid only in the context it was imported into; "
+            "leave cuda-device-id at -1 or import it on device %d", want_dev));
     return FALSE;
   }
 
-  if (!gst_cuda_context_push (CONTEXT (self))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current"), (NULL));
+  /* The semaphore is only valid in the context it was imported into, so
+   * that context is the element's (and is offered to its neighbours). */
+  if (CONTEXT (self) && CONTEXT (self) != sem_ctx) {
+    gboolean ok = gst_cuda_semaphore_check_context (sem, CONTEXT (self),
+        &err);
+    g_assert (!ok);
+    gst_object_unref (sem);
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
+        "The semaphore property does not match the pipeline's CUDA context");
     return FALSE;
   }
-  /* A blocking stream: work on it is ordered after the legacy default
-   * stream, where GstCudaMemory copies and cudasemwait's waits run. */
-  r = CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT);
-  gst_cuda_context_pop (NULL);
-  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", &err)) {
-    priv->stream = NULL;
-    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not create a CUDA stream");
-    return FALSE;
-  }
-
+  gst_cuda_sync_base_transform_adopt_context (base, sem_ctx);
+  gst_object_unref (sem);
   return TRUE;
 }
 
+/* The base class opens the CUDA side (driver, context, stream) */
 static gboolean
 gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
-  GstCudaSemaphore *sem;
   gboolean ok;
 
   /* the semaphore read here is the element's until stop() */
   g_mutex_lock (&priv->lock);
   priv->started = TRUE;
-  sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
+  priv->start_sem = priv->semaphore ? gst_object_ref (priv->semaphore) : NULL;
   g_mutex_unlock (&priv->lock);
 
-  ok = start_with_semaphore (GST_CUDA_SYNC_BASE_FILTER (trans), sem);
-  /* GstBaseTransform calls no stop() after a failed start() */
+  ok = GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans);
+  gst_clear_object (&priv->start_sem);
+  /* GstBaseTransform calls no stop() after a failed start() (the stream
+   * is made last: a failed start made none) */
   if (!ok) {
     g_mutex_lock (&priv->lock);
     priv->started = FALSE;
@@ -306,30 +290,12 @@ static gboolean
 gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
 {
   GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 
-  if (priv->stream && CONTEXT (trans)) {
-    /* does not block: pending work completes, then the stream goes away.
-     * A stream belongs to its context: it can be destroyed without the
-     * context current, if pushing it fails. */
-    gboolean pushed = gst_cuda_context_push (CONTEXT (trans));
-    CUresult r;
-
-    if (!pushed)
-      GST_WARNING_OBJECT (trans, "could not make the CUDA context current "
-          "to destroy the stream");
-    r = CuStreamDestroy (priv->stream);
-    if (r != CUDA_SUCCESS)
-      GST_WARNING_OBJECT (trans, "cuStreamDestroy: %s",
-          gst_cuda_sync_result_name (r));
-    if (pushed)
-      gst_cuda_context_pop (NULL);
-  }
-  priv->stream = NULL;
-  gst_cuda_sync_base_transform_drop_context (BASE (trans));
   g_mutex_lock (&priv->lock);
   priv->started = FALSE;
   g_mutex_unlock (&priv->lock);
-  return TRUE;
+  return ret;
 }
 
 GstCudaContext *
@@ -433,7 +399,7 @@ gst_cuda_sync_base_filter_input_stream (GstCudaSyncBaseFilter * self,
   guint i, n = gst_buffer_n_memory (buffer);
 
   if (!s)
-    s = PRIV (self)->stream;
+    s = gst_cuda_sync_base_transform_get_stream (BASE (self));
   for (i = 0; i < n; i++) {
     if (!gst_cuda_sync_memory_wait_pending (gst_buffer_peek_memory (buffer,
                 i), s, error))

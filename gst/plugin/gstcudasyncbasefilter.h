@@ -20,9 +20,11 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseFilter, gst_cuda_sync_base_filter,
  * GstCudaSyncBaseFilter:
  *
  * Shared base of cudasemsignal and cudasemwait, on
- * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the context): the
- * element's own CUDA stream, the `semaphore` and `skip-nvscibuf-memsync`
- * properties, and input checks. Not registered as an element.
+ * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the context, the
+ * element's own CUDA stream, start and stop): the `semaphore` and
+ * `skip-nvscibuf-memsync` properties (the semaphore's context is the one
+ * the element starts with), and input checks. Not registered as an
+ * element.
  */
 struct _GstCudaSyncBaseFilterClass
 {

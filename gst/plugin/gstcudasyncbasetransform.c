@@ -7,7 +7,9 @@
 #endif
 
 #include "gstcudasyncbasetransform.h"
+#include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/cuda-gst.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_sync_base_transform_debug
@@ -18,13 +20,17 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_base_transform_debug);
  * (set by set_context() from any thread). It is held only briefly, never
  * while calling out of the element (queries, messages, the driver), and
  * never taken with a subclass's lock held nor the other way round: it is
- * the innermost lock of every element of the plugin. */
+ * the innermost lock of every element of the plugin. The stream is set
+ * and cleared by the thread that starts and stops the element (_open(),
+ * _close()) and read unlocked by the streaming thread in between. */
 typedef struct
 {
   GMutex lock;
   gint device_id;
   GstCudaContext *context;
   guint64 counters[GST_CUDA_SYNC_MAX_COUNTERS];
+  CUstream stream;
+  GstCudaStream *cuda_stream;   /* owns @stream where stream_new made one */
 } GstCudaSyncBaseTransformPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSyncBaseTransform,
@@ -140,6 +146,79 @@ gst_cuda_sync_base_transform_query (GstBaseTransform * trans,
       query);
 }
 
+/* The default open_context: the pipeline's context, or a new one for
+ * cuda-device-id */
+static gboolean
+open_context_default (GstCudaSyncBaseTransform * self)
+{
+  if (gst_cuda_sync_base_transform_ensure_context (self))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
+      ("gst_cuda_ensure_element_context failed for device id %d",
+          gst_cuda_sync_base_transform_get_device_id (self)));
+  return FALSE;
+}
+
+/* The default stream_new: a blocking stream, ordered after the legacy
+ * default stream, where GstCudaMemory copies and the legacy stream's
+ * waits run */
+static gboolean
+stream_new_default (GstCudaContext * context, GstCudaStream ** owner,
+    CUstream * stream, GError ** error)
+{
+  CUresult r;
+
+  *owner = NULL;
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamCreate (stream, CU_STREAM_DEFAULT);
+  gst_cuda_context_pop (NULL);
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error)) {
+    *stream = NULL;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The default stream_free: does not block (pending work completes, then
+ * the stream goes away). A stream belongs to its context: it can be
+ * destroyed without the context current, if pushing it fails. */
+static void
+stream_free_default (GstCudaContext * context, GstCudaStream ** owner,
+    CUstream * stream)
+{
+  gboolean pushed = gst_cuda_context_push (context);
+  CUresult r;
+
+  if (!pushed)
+    GST_WARNING ("could not make the CUDA context current to destroy the "
+        "stream");
+  r = CuStreamDestroy (*stream);
+  if (r != CUDA_SUCCESS)
+    GST_WARNING ("cuStreamDestroy: %s", gst_cuda_sync_result_name (r));
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+  *stream = NULL;
+}
+
+static gboolean
+gst_cuda_sync_base_transform_start (GstBaseTransform * trans)
+{
+  return gst_cuda_sync_base_transform_open (GST_CUDA_SYNC_BASE_TRANSFORM
+      (trans));
+}
+
+static gboolean
+gst_cuda_sync_base_transform_stop (GstBaseTransform * trans)
+{
+  gst_cuda_sync_base_transform_close (GST_CUDA_SYNC_BASE_TRANSFORM (trans),
+      TRUE);
+  return TRUE;
+}
+
 static void
 gst_cuda_sync_base_transform_class_init (GstCudaSyncBaseTransformClass * klass)
 {
@@ -154,6 +233,11 @@ gst_cuda_sync_base_transform_class_init (GstCudaSyncBaseTransformClass * klass)
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sync_base_transform_set_context);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_transform_query);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_transform_stop);
+  klass->open_context = open_context_default;
+  klass->stream_new = stream_new_default;
+  klass->stream_free = stream_free_default;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_base_transform_debug,
       "cudasyncbasetransform", 0, "cudasync elements' base class");
@@ -276,4 +360,56 @@ gst_cuda_sync_base_transform_drop_context (GstCudaSyncBaseTransform * self)
   g_mutex_lock (&priv->lock);
   gst_clear_object (&priv->context);
   g_mutex_unlock (&priv->lock);
+}
+
+gboolean
+gst_cuda_sync_base_transform_open (GstCudaSyncBaseTransform * self)
+{
+  GstCudaSyncBaseTransformPrivate *priv = PRIV (self);
+  GstCudaSyncBaseTransformClass *klass =
+      GST_CUDA_SYNC_BASE_TRANSFORM_GET_CLASS (self);
+  GError *err = NULL;
+
+  if (!gst_cuda_sync_init (&err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Cannot use the CUDA driver");
+    return FALSE;
+  }
+  if (!klass->open_context (self))
+    return FALSE;
+  if (priv->stream)
+    return TRUE;
+  if (!klass->stream_new (priv->context, &priv->cuda_stream, &priv->stream,
+          &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not create a CUDA stream");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cuda_sync_base_transform_close (GstCudaSyncBaseTransform * self,
+    gboolean drop_context)
+{
+  GstCudaSyncBaseTransformPrivate *priv = PRIV (self);
+  GstCudaSyncBaseTransformClass *klass =
+      GST_CUDA_SYNC_BASE_TRANSFORM_GET_CLASS (self);
+
+  if (priv->stream && priv->context)
+    klass->stream_free (priv->context, &priv->cuda_stream, &priv->stream);
+  priv->stream = NULL;
+  priv->cuda_stream = NULL;
+  if (drop_context)
+    gst_cuda_sync_base_transform_drop_context (self);
+}
+
+CUstream
+gst_cuda_sync_base_transform_get_stream (GstCudaSyncBaseTransform * self)
+{
+  return PRIV (self)->stream;
+}
+
+GstCudaStream *
+gst_cuda_sync_base_transform_get_cuda_stream (GstCudaSyncBaseTransform * self)
+{
+  return PRIV (self)->cuda_stream;
 }

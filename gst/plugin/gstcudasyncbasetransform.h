@@ -7,8 +7,13 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 
 G_BEGIN_DECLS
+
+/* 1.24+: upstream's GstCudaStream; an opaque type never instantiated on
+ * 1.22 */
+typedef struct _GstCudaStream GstCudaStream;
 
 #define GST_TYPE_CUDA_SYNC_BASE_TRANSFORM \
     (gst_cuda_sync_base_transform_get_type ())
@@ -26,13 +31,25 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseTransform,
  * @n_counters: how many entries @counter_names has
  * @add_stats: adds what follows the counters to the stats structure
  *   (called without the counters' lock held)
+ * @open_context: makes the element's CUDA context the one it starts with
+ *   (the default: the pipeline's, or a new one for `cuda-device-id`);
+ *   FALSE once it has posted an element error
+ * @stream_new: makes the element's stream on @context: a blocking stream
+ *   in *@stream and, where the subclass wants one (1.24+), its
+ *   GstCudaStream in *@owner, else NULL (the default: cuStreamCreate, no
+ *   owner); called without @context current
+ * @stream_free: releases what @stream_new made (the default destroys the
+ *   stream without waiting: its pending work completes first)
  *
  * The abstract base of every element of the plugin (cudasemsignal and
  * cudasemwait through #GstCudaSyncBaseFilter, cudatovulkan and
  * vulkantocuda through #GstCudaVkBaseTransform): the `cuda-device-id` and
  * `stats` properties (gst_cuda_sync_base_transform_class_install_properties()),
- * the counters, and the CUDA context (GstContext query and set_context).
- * Not registered as an element.
+ * the counters, the CUDA context (GstContext query and set_context), and
+ * the start and stop of the CUDA side: the driver, the context and the
+ * element's own CUDA stream (gst_cuda_sync_base_transform_open() and
+ * _close(), GstBaseTransform's start and stop unless a subclass calls them
+ * itself). Not registered as an element.
  */
 struct _GstCudaSyncBaseTransformClass
 {
@@ -42,6 +59,12 @@ struct _GstCudaSyncBaseTransformClass
   guint n_counters;
 
   void (*add_stats) (GstCudaSyncBaseTransform * self, GstStructure * stats);
+
+  gboolean (*open_context) (GstCudaSyncBaseTransform * self);
+  gboolean (*stream_new) (GstCudaContext * context, GstCudaStream ** owner,
+      CUstream * stream, GError ** error);
+  void (*stream_free) (GstCudaContext * context, GstCudaStream ** owner,
+      CUstream * stream);
 };
 
 /* Property ids the base handles; a subclass numbers its own from
@@ -82,5 +105,22 @@ GstCudaContext *gst_cuda_sync_base_transform_adopt_context
     (GstCudaSyncBaseTransform * self, GstCudaContext * context);
 void gst_cuda_sync_base_transform_drop_context (GstCudaSyncBaseTransform *
     self);
+
+/* The CUDA side's start: the driver, the context (the class's
+ * open_context) and the element's stream (stream_new). FALSE once it has
+ * posted an element error; what it made is released by _close(). On the
+ * thread that starts and stops the element. */
+gboolean gst_cuda_sync_base_transform_open (GstCudaSyncBaseTransform * self);
+/* Releases the stream (stream_free) and, when @drop_context, the context */
+void gst_cuda_sync_base_transform_close (GstCudaSyncBaseTransform * self,
+    gboolean drop_context);
+/* The element's stream; NULL outside _open() to _close(). Read by the
+ * streaming thread in between. */
+CUstream gst_cuda_sync_base_transform_get_stream (GstCudaSyncBaseTransform *
+    self);
+/* Its GstCudaStream where stream_new made one (1.24+), else NULL
+ * (transfer none) */
+GstCudaStream *gst_cuda_sync_base_transform_get_cuda_stream
+    (GstCudaSyncBaseTransform * self);
 
 G_END_DECLS

@@ -70,6 +70,18 @@ gst_cuda_sync_take_error (GError ** error, GQuark domain, gint code,
   g_free (details);
 }
 
+void
+gst_cuda_sync_wrap_error (GError ** error, GError * cause, const gchar * what)
+{
+  GQuark domain;
+  gint code;
+
+  map_error (cause, &domain, &code);
+  gst_cuda_sync_take_error (error, domain, code, g_strdup (what),
+      g_strdup (cause ? cause->message : "unknown error"));
+  g_clear_error (&cause);
+}
+
 static gboolean
 is_gst_error_domain (GQuark domain)
 {

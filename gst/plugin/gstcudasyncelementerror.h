@@ -39,6 +39,14 @@ void gst_cuda_sync_element_post_error (GstElement * element, GError * error,
 void gst_cuda_sync_take_error (GError ** error, GQuark domain, gint code,
     gchar * text, gchar * details);
 
+/* For helpers that know no element: @cause (taken; nullable: "unknown
+ * error") as the GError the element posts with
+ * GST_CUDA_SYNC_ELEMENT_ERROR_FROM(): @what (a human sentence) as its
+ * text, @cause's message as its details, and the domain and code that
+ * GST_CUDA_SYNC_ELEMENT_ERROR() gives @cause */
+void gst_cuda_sync_wrap_error (GError ** error, GError * cause,
+    const gchar * what);
+
 void gst_cuda_sync_element_post_gerror (GstElement * element, GError * error,
     const gchar * file, const gchar * function, gint line);
 

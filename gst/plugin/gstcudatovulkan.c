@@ -101,24 +101,7 @@ struct _GstCudaToVulkan
    * transformed was written in place (prepare_output_buffer()) */
   gboolean proposed;
   gboolean written_in_place;
-
-  /* inputs kept until the copy out of them ran (hold_input()): this
-   * element's own releaser gives them back, in order */
-  GstCudaSyncReleaser *releaser;
-  GAsyncQueue *free_events;     /* GstCudaSyncEvent, for reuse */
-  /* inputs whose copy could not be known complete (releaser thread only,
-   * then stop) */
-  GPtrArray *unreleased;
 };
-
-typedef struct
-{
-  GstCudaToVulkan *self;
-  GstCudaSyncEvent *event;
-  GstBuffer *buf;
-} HeldInput;
-
-static void releaser_stop (GstCudaToVulkan * self);
 
 /* after the base class's (gstcudavkbridge.h) */
 enum
@@ -137,16 +120,6 @@ G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudatovulkan, "cudatovulkan", GST_RANK_NONE,
     GST_TYPE_CUDA_TO_VULKAN);
-
-static void
-gst_cuda_to_vulkan_finalize (GObject * object)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
-
-  releaser_stop (self);
-  g_ptr_array_unref (self->unreleased);
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
 
 static void
 gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
@@ -178,22 +151,6 @@ gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
   G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
 }
 
-static gboolean
-gst_cuda_to_vulkan_stop (GstBaseTransform * trans)
-{
-  GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-  gboolean ret;
-
-  /* first the held inputs: their events come after every copy made on an
-   * input's own stream (work_stream()), which the base class does not
-   * know; then the base class lets the element's stream finish and drops
-   * the frames */
-  g_clear_pointer (&self->releaser, gst_cuda_sync_releaser_free);
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  releaser_stop (self);
-  return ret;
-}
-
 /* The frame pool could not allocate a frame (on the streaming thread, or
  * upstream's through the pool proposed to it) */
 static void
@@ -213,7 +170,7 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   g_return_val_if_fail (self->out_kind, FALSE);
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
-  pool = gst_cuda_vk_frame_pool_new (BRIDGE (self), OUT_INFO (self),
+  pool = gst_cuda_vk_frame_pool_new (BRIDGE (self)->interop, OUT_INFO (self),
       self->out_kind, frame_pool_error, self);
   if (!gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
@@ -246,7 +203,7 @@ offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_cuda_vk_compat_pool_config_set_stream (config,
-      BRIDGE (self)->cuda_stream);
+      gst_cuda_vk_interop_get_cuda_stream (BRIDGE (self)->interop));
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT " refused caps %"
         GST_PTR_FORMAT, pool, caps);
@@ -279,7 +236,7 @@ in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
       (self));
   if (!frames)
     return NULL;
-  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self), frames);
+  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self)->interop, frames);
   gst_object_unref (frames);
   if (!pool)
     GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
@@ -302,7 +259,8 @@ propose_pool (GstCudaToVulkan * self, GstQuery * query)
   GstCaps *caps;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !b->cuda || !b->cuda_stream ||
+  if (!caps || !b->interop || !gst_cuda_vk_interop_get_cuda_stream
+      (b->interop) ||
       gst_query_get_n_allocation_pools (query) > 0 ||
       !gst_video_info_from_caps (&info, caps))
     return;
@@ -327,10 +285,11 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   propose_pool (self, query);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
-  if (BRIDGE (self)->offer_sem)
+  if (BRIDGE (self)->interop &&
+      gst_cuda_vk_interop_get_offer_semaphore (BRIDGE (self)->interop))
     gst_query_add_cuda_sync_meta (query,
         GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
-        BRIDGE (self)->offer_sem);
+        gst_cuda_vk_interop_get_offer_semaphore (BRIDGE (self)->interop));
   return TRUE;
 }
 
@@ -382,276 +341,6 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
   return TRUE;
 }
 
-/* 1.24+: the producer's writes into @mem are complete, or ordered before
- * everything that will touch the memory again: clears
- * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, as upstream's gst_cuda_buffer_copy()
- * does once it has ordered its reading after them. Otherwise the memory's
- * free synchronises its whole stream on the CPU (cuStreamSynchronize in
- * gst_cuda_allocator_free()), waiting for the work of later frames too:
- * seen on the H200 as a CPU stall a frame with frames written in place. */
-static void
-writes_done (GstMemory * mem)
-{
-  gst_cuda_vk_compat_memory_set_pending (mem, FALSE);
-}
-
-/* A GstCudaSyncReleaseFunc, on the element's releaser thread once the
- * copy out of the held input has run (the events are blocking-sync, so the
- * thread sleeps), in order. One releaser per element, so a pipeline whose
- * GPU work is slow or stuck never delays another's buffers. */
-static void
-release_input (gpointer data, const GError * error)
-{
-  HeldInput *h = data;
-  GstCudaToVulkan *self = h->self;
-
-  if (!error) {
-    /* the producer's writes are complete (the copy after them is) */
-    writes_done (gst_buffer_peek_memory (h->buf, 0));
-    gst_buffer_unref (h->buf);
-  } else {
-    /* the copy out of it may still run: upstream must not reuse it.
-     * Kept until stop(), which runs after the stream's work. */
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not tell whether the GPU copy out of an input frame has "
-            "completed"), ("%s", error->message));
-    g_ptr_array_add (self->unreleased, h->buf);
-  }
-  g_async_queue_push (self->free_events, h->event);
-  g_free (h);
-}
-
-/* Stops the releaser once every held input has been given back (the copies
- * complete: stop runs after the stream's work) and frees its events. */
-static void
-releaser_stop (GstCudaToVulkan * self)
-{
-  g_clear_pointer (&self->releaser, gst_cuda_sync_releaser_free);
-  /* the stream was synchronised before (stop()), or failed for good */
-  g_ptr_array_set_size (self->unreleased, 0);
-  g_clear_pointer (&self->free_events, g_async_queue_unref);
-}
-
-/* Where a frame's CUDA work goes. On GStreamer 1.24+, the input memory's
- * own stream when it carries one and the input is then held until the copy
- * has run (no release point; the held input's event is what stop() waits
- * for): the producer's work is ordered before the copy with no event, and
- * a pipeline keeps one CUDA stream instead of two. That matters: the GPU
- * has CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default) for all
- * streams, and streams that share one are serialised, each semaphore wait
- * holding up the others (seen on the H200 with 8 pipelines: 4.0x one
- * pipeline's frames/s with two streams each, see docs/benchmarks.md).
- * Otherwise the element's own stream, ordered after the memory's pending
- * work by an event. */
-static CUstream
-work_stream (GstCudaToVulkan * self, GstCudaMemory * cmem, gboolean gpu,
-    GstCudaSyncMeta * meta)
-{
-  CUstream mem_stream = gst_cuda_sync_memory_get_stream (GST_MEMORY_CAST
-      (cmem));
-
-  if (mem_stream && !(gpu && meta && gst_cuda_sync_meta_get_release (meta,
-              NULL)))
-    return mem_stream;
-  return BRIDGE (self)->stream;
-}
-
-/* GPU path, copy out of @inbuf enqueued on @stream: keep @inbuf until
- * that copy has completed (see the class documentation). */
-static gboolean
-hold_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaSyncMeta * meta,
-    CUstream stream, GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaSyncEvent *ev;
-  HeldInput *h;
-
-  if (meta && gst_cuda_sync_meta_get_release (meta, NULL))
-    return TRUE;
-  if (!self->releaser) {
-    self->free_events = g_async_queue_new_full ((GDestroyNotify)
-        gst_cuda_sync_event_unref);
-    self->releaser = gst_cuda_sync_releaser_new ("cudatovulkan-release");
-  }
-  ev = g_async_queue_try_pop (self->free_events);
-  /* blocking-sync: the releaser sleeps instead of spinning */
-  if (!ev && !(ev = gst_cuda_sync_event_new (b->cuda, TRUE, error)))
-    return FALSE;
-  if (!gst_cuda_sync_event_record (ev, stream, error)) {
-    gst_cuda_sync_event_unref (ev);
-    return FALSE;
-  }
-  h = g_new (HeldInput, 1);
-  h->self = self;
-  h->event = ev;
-  h->buf = gst_buffer_ref (inbuf);
-  gst_cuda_sync_releaser_push (self->releaser, ev, release_input, h);
-  return TRUE;
-}
-
-/* The incoming buffer's acquire points (an upstream cudasemsignal's),
- * waited for on @stream, on the GPU */
-static gboolean
-wait_acquire_points (GstCudaToVulkan * self, GstCudaSyncMeta * meta,
-    CUstream stream, GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  guint n_waits = 0;
-
-  if (!gst_cuda_sync_meta_wait_gpu_checked (meta, b->cuda, stream,
-          GST_CUDA_SYNC_FLAG_NONE, &n_waits, error))
-    return FALSE;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, n_waits);
-  return TRUE;
-}
-
-/* The CUDA half: copies @cmem into @f's planes on @stream, after the
- * producer's pending work */
-static gboolean
-copy_into_frame (GstCudaToVulkan * self, GstCudaMemory * cmem,
-    GstCudaVkFrame * f, CUstream stream, GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  GstVideoInfo *info = IN_INFO (self);
-  gboolean ok = TRUE;
-  GstMapInfo map;
-  guint i;
-
-  /* 1.24+: the producer's work on the memory's own stream may be pending */
-  if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), stream,
-          error))
-    return FALSE;
-  if (!gst_memory_map (GST_MEMORY_CAST (cmem), &map,
-          GST_MAP_READ | GST_MAP_CUDA)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-        "Could not map the input CUDA memory");
-    return FALSE;
-  }
-  if (!gst_cuda_context_push (b->cuda)) {
-    gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    return FALSE;
-  }
-  for (i = 0; i < f->n_planes && ok; i++) {
-    GstCudaVkPlane *p = &f->planes[i]->plane;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize wbytes, h;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    ok = gst_cuda_vk_copy_2d (stream, p->cuda_ptr, p->pitch,
-        (CUdeviceptr) map.data + GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
-        GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i), wbytes, h, error);
-  }
-  gst_cuda_context_pop (NULL);
-  gst_memory_unmap (GST_MEMORY_CAST (cmem), &map);
-  if (ok) {
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
-  }
-  return ok;
-}
-
-/* The Vulkan half: a submission that waits for CUDA's signal of @value on
- * @sem (GPU path; NULL: the fallback) and takes @outbuf's memories over
- * from CUDA */
-static gboolean
-submit_take_over (GstCudaToVulkan * self, GstBuffer * outbuf,
-    GstCudaVkFrame * f, GstCudaVkSemaphore * sem, guint64 value,
-    GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaVkBarriers barriers = { 0, };
-  GstCudaVkSubmitSync sync = { 0, };
-  GstVulkanCommandBuffer *cmd;
-  GstVulkanFence *fence;
-  guint i;
-
-  cmd = gst_cuda_vk_interop_begin (b->interop, error);
-  if (!cmd)
-    return FALSE;
-  for (i = 0; i < f->n_planes; i++)
-    self->out_kind->take_over (gst_buffer_peek_memory (outbuf, i), b->queue,
-        &barriers, &sync);
-  /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
-   * the wait, this barrier and every later command on the queue one
-   * dependency chain, so downstream's own submissions read the frame only
-   * after CUDA's copy. With TOP_OF_PIPE here the chain is broken: seen on
-   * the H200 as a vulkandownload branch reading a frame early, with several
-   * branches submitting to one queue. */
-  gst_cuda_vk_barriers_record (&barriers, cmd,
-      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
-  if (sem)
-    gst_cuda_vk_sync_add_wait (&sync, sem->vk_sem, value);
-  fence = gst_cuda_vk_interop_submit (b->interop, cmd, &sync,
-      GST_MINI_OBJECT_CAST (outbuf), error);
-  if (!fence)
-    return FALSE;
-  if (sem)
-    gst_cuda_vk_semaphore_wait_submitted (sem, fence);
-  gst_vulkan_fence_unref (fence);
-  f->used = TRUE;
-  return TRUE;
-}
-
-/* The CUDA side of a frame: acquire points, the copy (unless upstream
- * wrote the frame in place), then either a signal of @sem (GPU path: the
- * element's timeline, or the frame's binary semaphore; *@value is the
- * value signalled; a copied input held until the copy has run) or, when
- * @sem is NULL, a CPU wait for the copy or upstream's writing (fallback) */
-static gboolean
-cuda_side (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory * cmem,
-    GstCudaVkFrame * f, GstCudaVkSemaphore * sem, guint64 * value,
-    GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (inbuf);
-  CUstream stream = work_stream (self, cmem, sem != NULL, meta);
-  gboolean in_place = self->written_in_place;
-
-  if (meta && !wait_acquire_points (self, meta, stream, error))
-    return FALSE;
-  if (in_place) {
-    /* the output frame is the input's memory: the frame pool keeps it
-     * from upstream until Vulkan is done with it, nothing to hold */
-    if (!gst_cuda_sync_memory_wait_pending (GST_MEMORY_CAST (cmem), stream,
-            error))
-      return FALSE;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
-  } else if (!copy_into_frame (self, cmem, f, stream, error)) {
-    return FALSE;
-  }
-  if (!sem) {
-    /* Vulkan cannot wait on the GPU: make the copy complete first (a host
-     * wait through Vulkan on a CUDA-signalled semaphore would be slower) */
-    if (!gst_cuda_vk_bridge_cpu_sync (b, stream, error))
-      return FALSE;
-    if (in_place)
-      writes_done (GST_MEMORY_CAST (cmem));
-    return TRUE;
-  }
-  /* before the signal: a failure here leaves the frame's semaphore
-   * unsignalled, so the frame stays reusable */
-  if (!in_place && !hold_input (self, inbuf, meta, stream, error))
-    return FALSE;
-  /* the timeline's next value; or the frame's own binary semaphore, which
-   * the pool handed out only once the Vulkan wait on its previous signal
-   * had completed */
-  if (!gst_cuda_vk_semaphore_signal (sem, stream, value, error))
-    return FALSE;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-  /* in place: the signal is on the memory's own stream, after upstream's
-   * writes, and the frame pool hands the memory out again only after the
-   * Vulkan work that waited for it; nobody else reads it (a tee passes no
-   * pool on) */
-  if (in_place)
-    writes_done (GST_MEMORY_CAST (cmem));
-  return TRUE;
-}
-
 /* The output frame that @inbuf is, when upstream wrote it in place (a
  * buffer of the pool in_place_pool() made, for the current
  * output pool) and nothing asks for it to be copied: a release point
@@ -698,34 +387,24 @@ gst_cuda_to_vulkan_prepare_output_buffer (GstBaseTransform * trans,
       (trans, inbuf, outbuf);
 }
 
+/* The frame goes to Vulkan through the interop (its take-over) */
 static GstFlowReturn
 gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
   GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaVkFrame *f = gst_cuda_vk_frame_get (outbuf);
-  GstCudaVkSemaphore *sem = NULL;
   GstCudaMemory *cmem;
   GError *err = NULL;
-  guint64 value = 0;
 
   if (!check_input (self, inbuf, &cmem))
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  sem = gst_cuda_vk_semaphore_for_slot (b, &f->sem);
-
-  if (!cuda_side (self, inbuf, cmem, f, sem, &value, &err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "Could not copy the CUDA frame "
-        "into shareable Vulkan memory");
-    return GST_FLOW_ERROR;
-  }
-  if (!submit_take_over (self, outbuf, f, sem, value, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not hand the frame over to Vulkan"), ("%s",
-            err ? err->message : "unknown error"));
-    g_clear_error (&err);
+  if (!gst_cuda_vk_interop_take_over (b->interop, inbuf, IN_INFO (self),
+          outbuf, gst_cuda_vk_frame_get (outbuf), self->out_kind,
+          self->written_in_place, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
@@ -741,7 +420,6 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
       GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
   GstCaps *caps;
 
-  gobject_class->finalize = gst_cuda_to_vulkan_finalize;
   gobject_class->set_property = gst_cuda_to_vulkan_set_property;
   gobject_class->get_property = gst_cuda_to_vulkan_get_property;
 
@@ -773,7 +451,6 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_stop);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_to_vulkan_propose_allocation);
   trans_class->decide_allocation =
@@ -793,6 +470,4 @@ static void
 gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
 {
   self->in_place = DEFAULT_IN_PLACE;
-  self->unreleased = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_buffer_unref);
 }

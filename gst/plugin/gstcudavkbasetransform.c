@@ -127,12 +127,24 @@ gst_cuda_vk_base_transform_stop (GstBaseTransform * trans)
   GstCudaVkBaseTransformPrivate *priv = PRIV (trans);
 
   /* stop is not a streaming thread: let the enqueued GPU work finish
-   * before what it uses goes away */
-  if (priv->bridge.cuda && priv->bridge.stream)
-    gst_cuda_vk_bridge_cpu_sync (&priv->bridge, priv->bridge.stream, NULL);
+   * before what it uses goes away (and give back what the interop holds) */
+  if (priv->bridge.interop)
+    gst_cuda_vk_interop_flush (priv->bridge.interop);
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (trans),
       NULL);
   return TRUE;
+}
+
+/* The stream_free of the base class: the bridge's stream is freed in
+ * READY->NULL, after the element's GPU work, which may still use the
+ * semaphores and the pooled memory: wait for it */
+static void
+stream_free (GstCudaContext * context, GstCudaStream ** owner,
+    CUstream * stream)
+{
+  if (!gst_cuda_vk_compat_stream_free (context, owner, stream))
+    GST_WARNING ("could not make the CUDA context current to release the "
+        "stream");
 }
 
 static GstCaps *
@@ -231,6 +243,8 @@ gst_cuda_vk_base_transform_class_init (GstCudaVkBaseTransformClass * klass)
   base_class->counter_names = gst_cuda_vk_counter_fields;
   base_class->n_counters = GST_CUDA_VK_N_COUNTERS;
   base_class->add_stats = gst_cuda_vk_base_transform_add_stats;
+  base_class->stream_new = gst_cuda_vk_compat_stream_new;
+  base_class->stream_free = stream_free;
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_set_context);

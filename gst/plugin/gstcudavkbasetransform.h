@@ -26,9 +26,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVkBaseTransform, gst_cuda_vk_base_transform,
  *   by the base class)
  *
  * The abstract base of cudatovulkan and vulkantocuda, on
- * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the CUDA context):
- * the `timeline` property, the Vulkan contexts (GstContext), the devices'
- * set-up in NULL->READY, caps, the output pool and errors. Not registered
+ * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the CUDA context
+ * and stream, which it opens in NULL->READY with the devices and closes in
+ * READY->NULL): the `timeline` property, the Vulkan contexts (GstContext),
+ * the devices' set-up, caps, the output pool and errors. Not registered
  * as an element.
  */
 struct _GstCudaVkBaseTransformClass

@@ -269,53 +269,47 @@ gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
   return GST_FLOW_OK;
 }
 
-/* A blocking stream: ordered with the legacy default stream, on which
- * upstream 1.22 CUDA elements copy. On 1.24+ a GstCudaStream (blocking
- * too), so that it can be set on CUDA pools. */
-static gboolean
-create_stream (GstCudaVkBridge * b, GError ** error)
+/* the element's counters (GstCudaSyncBaseTransform's) */
+static void
+count_cb (gpointer user_data, GstCudaVkCounter c, guint64 add)
 {
-  return gst_cuda_vk_compat_stream_new (b->cuda, &b->cuda_stream, &b->stream,
-      error);
+  gst_cuda_sync_base_transform_count (user_data, c, add);
 }
 
-/* Chooses the synchronisation: one timeline semaphore (1.24+, where the
- * device has them and the "timeline" property allows it), else binary
- * semaphores made per slot later, else (Vulkan cannot export semaphores,
- * CUDA cannot import them) the CPU fallback. */
+/* an error of the interop's own threads: the element's error */
 static void
-setup_sync (GstCudaVkBridge * b, gboolean offer_semaphore)
+error_cb (gpointer user_data, GError * error)
 {
-  VkSemaphore probe_vk;
-  GstCudaSemaphore *probe;
+  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
+}
+
+static const GstCudaVkInteropFuncs interop_funcs = { count_cb, error_cb };
+
+/* The interop and its synchronisation (gst_cuda_vk_interop_setup_sync()):
+ * the "timeline" property allows the timeline semaphore */
+static gboolean
+make_interop (GstCudaVkBridge * b, gboolean offer_semaphore, GError ** error)
+{
+  GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (b->element);
+  const gchar *sem_type;
   gboolean want_timeline;
+
+  b->interop = gst_cuda_vk_interop_new (b->cuda,
+      gst_cuda_sync_base_transform_get_cuda_stream (base),
+      gst_cuda_sync_base_transform_get_stream (base), b->queue, &b->namer,
+      &interop_funcs, base, error);
+  if (!b->interop)
+    return FALSE;
 
   g_mutex_lock (&b->lock);
   want_timeline = b->use_timeline;
   g_mutex_unlock (&b->lock);
-
-  if (want_timeline && gst_cuda_vk_timeline_supported (b))
-    b->timeline = gst_cuda_vk_timeline_new (b);
-  if (b->timeline) {
-    b->gpu_sync = TRUE;
-  } else {
-    /* probe: the frames' and staging slots' own semaphores are made the
-     * same way later */
-    gst_cuda_vk_export_semaphore (b, FALSE, &probe_vk, &probe);
-    b->gpu_sync = probe != NULL;
-    if (probe) {
-      gst_object_unref (probe);
-      vkDestroySemaphore (b->device->device, probe_vk, NULL);
-    }
-  }
-  /* CUDA-only use (an upstream cudasemsignal signals it, the element waits
-   * on its stream): binary, like every semaphore cudasemsignal is offered */
-  if (offer_semaphore && b->gpu_sync)
-    gst_cuda_vk_export_semaphore (b, FALSE, &b->offer_vk_sem, &b->offer_sem);
-
+  sem_type = gst_cuda_vk_interop_setup_sync (b->interop, want_timeline,
+      offer_semaphore);
   g_mutex_lock (&b->lock);
-  b->sem_type = b->timeline ? "timeline" : b->gpu_sync ? "binary" : "none";
+  b->sem_type = sem_type;
   g_mutex_unlock (&b->lock);
+  return TRUE;
 }
 
 gboolean
@@ -327,16 +321,10 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (self);
   guint cuda_dev = 0;
 
-  if (!gst_cuda_sync_init (&err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "Cannot use the CUDA driver");
+  /* the driver, the context and the element's stream (on 1.24+ a
+   * GstCudaStream, see gst_cuda_vk_compat_stream_new()) */
+  if (!gst_cuda_sync_base_transform_open (base))
     return FALSE;
-  }
-  if (!gst_cuda_sync_base_transform_ensure_context (base)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device available"),
-        ("gst_cuda_ensure_element_context failed for device id %d",
-            gst_cuda_sync_base_transform_get_device_id (base)));
-    return FALSE;
-  }
   gst_object_replace ((GstObject **) & b->cuda,
       GST_OBJECT (gst_cuda_sync_base_transform_get_context (base)));
   g_object_get (b->cuda, "cuda-device-id", &cuda_dev, NULL);
@@ -344,11 +332,6 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
   if (!gst_cuda_sync_context_get_uuid (b->cuda, uuid, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
         "Could not read the CUDA device's " "UUID");
-    return FALSE;
-  }
-  if (!create_stream (b, &err)) {
-    GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
-        "Could not create a CUDA stream");
     return FALSE;
   }
 
@@ -374,14 +357,11 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
         ("The Vulkan device has no graphics or compute queue"), (NULL));
     return FALSE;
   }
-  b->interop = gst_cuda_vk_interop_new (b->queue, &b->namer, &err);
-  if (!b->interop) {
+  if (!make_interop (b, offer_semaphore, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err,
         "Could not create a Vulkan command pool");
     return FALSE;
   }
-
-  setup_sync (b, offer_semaphore);
   GST_INFO_OBJECT (self, "CUDA device %u, Vulkan device %s, queue family %u, "
       "semaphores: %s", cuda_dev,
       b->device->physical_device->properties.deviceName, b->queue->family,
@@ -392,23 +372,14 @@ gst_cuda_vk_bridge_start (GstCudaVkBridge * b, gboolean offer_semaphore)
 void
 gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
 {
+  /* the interop waits for its submissions and the stream's work (stop is
+   * not the streaming thread) and drops its semaphores; then the base class
+   * frees the stream. The context stays the element's. */
   if (b->interop)
-    gst_cuda_vk_interop_wait_idle (b->interop);
+    gst_cuda_vk_interop_stop (b->interop);
   gst_clear_object (&b->interop);
-  /* the semaphores and the pooled memory may still be used by enqueued
-   * work: let it finish (stop is not the streaming thread) */
-  if (b->stream && b->cuda &&
-      !gst_cuda_vk_compat_stream_free (b->cuda, &b->cuda_stream, &b->stream))
-    GST_WARNING_OBJECT (b->element, "could not make the CUDA context "
-        "current to release the stream");
-  b->stream = NULL;
-  b->gpu_sync = FALSE;
-  /* after the fences and the stream: nothing uses it any more */
-  g_clear_pointer (&b->timeline, gst_cuda_vk_semaphore_free);
-  gst_clear_object (&b->offer_sem);
-  if (b->device && b->device->device && b->offer_vk_sem)
-    vkDestroySemaphore (b->device->device, b->offer_vk_sem, NULL);
-  b->offer_vk_sem = VK_NULL_HANDLE;
+  gst_cuda_sync_base_transform_close (GST_CUDA_SYNC_BASE_TRANSFORM
+      (b->element), FALSE);
   {
     GstVulkanQueue *queue;
     GstVulkanDevice *device;
@@ -422,6 +393,4 @@ gst_cuda_vk_bridge_stop (GstCudaVkBridge * b)
     gst_clear_object (&queue);
     gst_clear_object (&device);
   }
-  b->get_memory_fd = NULL;
-  b->get_semaphore_fd = NULL;
 }

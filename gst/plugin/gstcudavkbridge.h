@@ -2,16 +2,17 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The state cudatovulkan and vulkantocuda share: the CUDA stream, the
- * Vulkan device and queue, the `timeline` property, state changes, caps and
- * start/stop (the CUDA context, `cuda-device-id` and `stats` are
- * GstCudaSyncBaseTransform's). Its parts: gstcudavkdevice.h (device),
- * gstcudavkqueue.h (shared queue, fences), gstcudavkmemory.h (exportable
- * memory), gstcudavkmemorykind.h (images and buffers), gstcudavksemaphore.h
- * (semaphores), gstcudavkstaging.h (vulkantocuda's staging slots),
- * gstcudavksubmit.h (submission synchronisation), gstcudavkinterop.h (the
- * command pool, fences and submissions, knowing no element),
- * gstcudavkcompat.h (version-dependent calls). Not installed.
+ * The element state cudatovulkan and vulkantocuda share: the Vulkan
+ * contexts (instance, device, queue) found in the pipeline, the `timeline`
+ * property, state changes, caps and start/stop (the CUDA context and
+ * stream, `cuda-device-id` and `stats` are GstCudaSyncBaseTransform's).
+ * What the hand-overs run on is a GstCudaVkInterop (gstcudavkinterop.h),
+ * made in start, that knows no element. Other parts: gstcudavkdevice.h
+ * (device), gstcudavkqueue.h (shared queue, fences), gstcudavkmemory.h
+ * (exportable memory), gstcudavkmemorykind.h (images and buffers),
+ * gstcudavkstaging.h (vulkantocuda's staging slots), gstcudavksubmit.h
+ * (submission synchronisation), gstcudavkcompat.h (version-dependent
+ * calls). Not installed.
  */
 #pragma once
 
@@ -22,38 +23,11 @@
 #include <gst/cudasync/gstcudasync-internal.h>
 #include "gstcudavkcompat.h"
 #include "gstcudasyncbasetransform.h"
+#include "gstcudavkinterop.h"
 
 G_BEGIN_DECLS
 
-typedef enum
-{
-  GST_CUDA_VK_COUNTER_BUFFERS,
-  GST_CUDA_VK_COUNTER_SIGNALS,
-  GST_CUDA_VK_COUNTER_WAITS,
-  GST_CUDA_VK_COUNTER_CPU_SYNCS,
-  GST_CUDA_VK_COUNTER_COPIES,
-  GST_CUDA_VK_COUNTER_SEMAPHORES,
-  GST_CUDA_VK_COUNTER_GPU_COPIES,
-  GST_CUDA_VK_COUNTER_IN_PLACE,
-  GST_CUDA_VK_N_COUNTERS,
-} GstCudaVkCounter;
-
 typedef struct _GstCudaVkBridge GstCudaVkBridge;
-
-/* Names Vulkan objects "gst-cudasync <element> <what>" when the instance
- * has VK_EXT_debug_utils enabled (a validation run: validation messages
- * then say which objects are the project's); else does nothing. Copied by
- * value into what outlives the streaming thread (the frame pool). */
-typedef struct
-{
-  PFN_vkSetDebugUtilsObjectNameEXT fn;
-  VkDevice device;
-  gchar prefix[64];
-} GstCudaVkNamer;
-
-void     gst_cuda_vk_namer_name          (const GstCudaVkNamer * namer,
-                                          VkObjectType type, guint64 handle,
-                                          const gchar * what);
 
 struct _GstCudaVkBridge
 {
@@ -64,36 +38,18 @@ struct _GstCudaVkBridge
   const gchar *sem_type;        /* "timeline", "binary" or "none" */
 
   /* set between start and stop (contexts may come earlier). @cuda: the
-   * element's context (GstCudaSyncBaseTransform's) as of the last start */
+   * element's context (GstCudaSyncBaseTransform's) as of the last start.
+   * @device and @queue are swapped under the element's object lock. */
   GstCudaContext *cuda;
-  CUstream stream;
-  /* owns @stream (1.24+, else NULL); set on the CUDA pools the element
-   * proposes and uses, so that the memory it hands out and the memory
-   * written for it carry the stream its work is on */
-  GstCudaStream *cuda_stream;
   GstVulkanInstance *instance;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
-  /* the command pool, fences and trash list submissions use (made from
-   * @queue) */
-  struct _GstCudaVkInterop *interop;
+  /* what the hand-overs run on: made in start from the element's CUDA
+   * context and stream (GstCudaSyncBaseTransform's) and @queue; it owns
+   * the semaphores, the command pool, fences and trash list */
+  GstCudaVkInterop *interop;
 
-  PFN_vkGetMemoryFdKHR get_memory_fd;
-  PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
   GstCudaVkNamer namer;
-
-  /* GPU path: Vulkan exports semaphores (opaque fd) that CUDA imports.
-   * FALSE when Vulkan cannot export semaphores or CUDA cannot import them:
-   * then the CPU fallback applies. */
-  gboolean gpu_sync;
-  /* GPU path on 1.24+ (property "timeline", the device's timeline
-   * semaphores): the element's one timeline semaphore. NULL: one binary
-   * semaphore per pooled frame / staging slot
-   * (gst_cuda_vk_semaphore_for_slot()) */
-  struct _GstCudaVkSemaphore *timeline;
-  /* for an upstream cudasemsignal (cudatovulkan only): CUDA-only use */
-  VkSemaphore offer_vk_sem;
-  GstCudaSemaphore *offer_sem;
 };
 
 /* The property both elements add to GstCudaSyncBaseTransform's, with
@@ -164,9 +120,4 @@ void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b,
 
 G_END_DECLS
 
-#include "gstcudavkdevice.h"
-#include "gstcudavkqueue.h"
 #include "gstcudavkmemory.h"
-#include "gstcudavksemaphore.h"
-#include "gstcudavksubmit.h"
-#include "gstcudavkinterop.h"

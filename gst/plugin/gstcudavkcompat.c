@@ -71,6 +71,27 @@ gst_cuda_vk_compat_stream_free (GstCudaContext * cuda, GstCudaStream ** owner,
   return pushed;
 }
 
+GstCudaStream *
+gst_cuda_vk_compat_stream_ref (GstCudaStream * stream)
+{
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  return stream ? gst_cuda_stream_ref (stream) : NULL;
+#else
+  g_return_val_if_fail (stream == NULL, NULL);
+  return NULL;
+#endif
+}
+
+void
+gst_cuda_vk_compat_stream_unref (GstCudaStream ** stream)
+{
+#if GST_CUDA_SYNC_HAVE_MEMORY_STREAM
+  gst_clear_cuda_stream (stream);
+#else
+  *stream = NULL;
+#endif
+}
+
 void
 gst_cuda_vk_compat_pool_config_set_stream (GstStructure * config,
     GstCudaStream * stream)
@@ -135,7 +156,8 @@ gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
 }
 
 GstBufferPool *
-gst_cuda_vk_upstream_pool_new (GstCudaVkBridge * b, GstBufferPool * frames)
+gst_cuda_vk_upstream_pool_new (GstCudaVkInterop * interop,
+    GstBufferPool * frames)
 {
   return NULL;
 }

@@ -36,6 +36,10 @@ gboolean gst_cuda_vk_compat_stream_new   (GstCudaContext * cuda,
 gboolean gst_cuda_vk_compat_stream_free  (GstCudaContext * cuda,
                                           GstCudaStream ** owner,
                                           CUstream * stream);
+/* A reference to @stream (nullable: NULL), and its release (clears
+ * *@stream); only NULL on 1.22 */
+GstCudaStream * gst_cuda_vk_compat_stream_ref (GstCudaStream * stream);
+void     gst_cuda_vk_compat_stream_unref (GstCudaStream ** stream);
 /* Sets @stream on a CUDA buffer pool's @config; does nothing on 1.22 */
 void     gst_cuda_vk_compat_pool_config_set_stream (GstStructure * config,
                                           GstCudaStream * stream);

@@ -181,7 +181,8 @@ open_device (GstCudaVkBridge * b, GError ** error)
   return TRUE;
 }
 
-/* The debug names and the extension functions the bridge calls */
+/* The debug names, and whether the device shares memory with CUDA (the
+ * interop looks the functions up itself) */
 static gboolean
 get_functions (GstCudaVkBridge * b, GError ** error)
 {
@@ -196,12 +197,7 @@ get_functions (GstCudaVkBridge * b, GError ** error)
     g_snprintf (b->namer.prefix, sizeof (b->namer.prefix), "gst-cudasync %s",
         GST_OBJECT_NAME (self));
   }
-  b->get_memory_fd = gst_vulkan_device_get_proc_address (b->device,
-      "vkGetMemoryFdKHR");
-  if (gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD))
-    b->get_semaphore_fd = gst_vulkan_device_get_proc_address (b->device,
-        "vkGetSemaphoreFdKHR");
-  if (!b->get_memory_fd) {
+  if (!gst_vulkan_device_get_proc_address (b->device, "vkGetMemoryFdKHR")) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
         ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));
     return FALSE;

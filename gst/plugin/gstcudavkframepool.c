@@ -14,14 +14,19 @@
  * flushes (gst_buffer_pool_set_flushing(), deactivation), as
  * GstBufferPool's own acquire does.
  *
- * Locks: pool->lock guards the released frames, the frame count, the bound
- * and the trash list; it is held only briefly and never while waiting for
- * a fence (downstream threads take it to release frames); acquire waits on
- * pool->cond with it. Order: pool->lock, then
- * a frame semaphore's GstCudaSemaphore op_lock (frame_ready() ->
- * gst_cuda_vk_semaphore_waited() -> gst_cuda_semaphore_mark_waited());
- * nothing takes them the other way round. A Vulkan queue's submit lock is
- * never taken with pool->lock held.
+ * The frames are allocated, prepared for CUDA and given back to CUDA by
+ * the interop the pool is made from (gstcudavkinterop.h), which the pool
+ * keeps.
+ *
+ * Locks: pool->lock guards the released frames, the frame count and the
+ * bound; it is held only briefly and never while waiting for a fence
+ * (downstream threads take it to release frames), except in the pool's
+ * stop; acquire waits on pool->cond with it. Order: pool->lock, then a
+ * frame semaphore's GstCudaSemaphore op_lock (frame_ready() ->
+ * gst_cuda_vk_semaphore_waited() -> gst_cuda_semaphore_mark_waited()) or
+ * (stop) the interop's give-back lock; nothing takes them the other way
+ * round. A Vulkan queue's submit lock is never taken with pool->lock
+ * held.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -44,13 +49,10 @@ struct _GstCudaVkImagePool
 {
   GstBufferPool parent;
 
-  GstCudaVkBridge *bridge;      /* allocation only (streaming thread) */
+  /* what the frames are allocated, prepared and given back with */
+  GstCudaVkInterop *interop;
   GstVulkanDevice *device;
   GstVulkanQueue *queue;
-  GstVulkanCommandPool *cmd_pool;
-  GstVulkanTrashList *trash;
-  GstCudaVkFencePool *fences;
-  GstCudaVkNamer namer;
   GstVideoInfo info;
   const GstCudaVkMemoryKind *kind;
   GstCudaVkPoolErrorFunc on_error;
@@ -124,14 +126,13 @@ static gboolean
 frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
     GError ** error)
 {
-  GstCudaVkBridge *b = pool->bridge;
   VkImageMemoryBarrier barriers[GST_VIDEO_MAX_PLANES];
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
   VkResult res;
   guint i;
 
-  cmd = gst_cuda_vk_interop_begin (b->interop, error);
+  cmd = gst_cuda_vk_interop_begin (pool->interop, error);
   if (!cmd)
     return FALSE;
   for (i = 0; i < f->n_planes; i++) {
@@ -151,7 +152,7 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
       barriers);
-  fence = gst_cuda_vk_interop_submit (b->interop, cmd, NULL, NULL, error);
+  fence = gst_cuda_vk_interop_submit (pool->interop, cmd, NULL, NULL, error);
   if (!fence)
     return FALSE;
   res = vkWaitForFences (pool->device->device, 1,
@@ -180,8 +181,8 @@ image_add_timeline (GstCudaVkImagePool * pool, GstVulkanImageMemory * mem,
     return FALSE;
   sem = gst_cuda_vk_compat_barrier_timeline (&mem->barrier.parent, &value);
   if (sem != VK_NULL_HANDLE)
-    gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_SEMAPHORE,
-        (guint64) sem, "image timeline");
+    gst_cuda_vk_namer_name (gst_cuda_vk_interop_get_namer (pool->interop),
+        VK_OBJECT_TYPE_SEMAPHORE, (guint64) sem, "image timeline");
   return TRUE;
 }
 
@@ -212,7 +213,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
-  GstCudaVkBridge *b = pool->bridge;
+  GstCudaVkInterop *interop = pool->interop;
   GstVideoInfo *info = &pool->info;
   GstBuffer *buf = gst_buffer_new ();
   GstCudaVkFrame *f = g_new0 (GstCudaVkFrame, 1);
@@ -224,14 +225,14 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
     GstMemory *mem;
 
-    if (!pool->kind->alloc_plane (b, info, i, &h->plane, &err)) {
+    if (!pool->kind->alloc_plane (interop, info, i, &h->plane, &err)) {
       g_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "Could not allocate shareable Vulkan memory", err, buf, f);
     }
-    h->cuda = gst_object_ref (b->cuda);
-    h->device = gst_object_ref (b->device);
-    mem = pool->kind->wrap_plane (b->device, info, i, &h->plane, h,
+    h->cuda = gst_object_ref (gst_cuda_vk_interop_get_context (interop));
+    h->device = gst_object_ref (pool->device);
+    mem = pool->kind->wrap_plane (pool->device, info, i, &h->plane, h,
         plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
@@ -240,7 +241,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
-    if (pool->kind->barrier_timeline && b->timeline &&
+    if (pool->kind->barrier_timeline &&
+        gst_cuda_vk_interop_get_timeline (interop) &&
         !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
       return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
           "Could not create a timeline semaphore for a Vulkan image", err,
@@ -380,30 +382,6 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   return ret;
 }
 
-/* Records into @cmd the barriers that give the frame back to CUDA */
-static gboolean
-record_give_back (GstVulkanCommandBuffer * cmd, VkPipelineStageFlags stages,
-    const GstCudaVkBarriers * barriers, GError ** error)
-{
-  VkCommandBufferBeginInfo bi = {
-    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-  };
-  VkResult res;
-
-  gst_vulkan_command_buffer_lock (cmd);
-  res = vkBeginCommandBuffer (cmd->cmd, &bi);
-  if (gst_vulkan_error_to_g_error (res, error, "vkBeginCommandBuffer") < 0) {
-    gst_vulkan_command_buffer_unlock (cmd);
-    return FALSE;
-  }
-  gst_cuda_vk_barriers_record (barriers, cmd, stages,
-      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
-  res = vkEndCommandBuffer (cmd->cmd);
-  gst_vulkan_command_buffer_unlock (cmd);
-  return gst_vulkan_error_to_g_error (res, error, "vkEndCommandBuffer") >= 0;
-}
-
 /* Downstream is done with @buf (its Vulkan work is submitted): give the
  * images back to the external queue family once that work completes, and
  * remember the fence; reuse happens when it has signalled. */
@@ -412,16 +390,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
-  GstCudaVkBarriers barriers = { 0, };
-  VkPipelineStageFlags src_stages = 0;
-  VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
-  VkTimelineSemaphoreSubmitInfo tl = { 0, };
-  GstCudaVkSubmitSync sync = { 0, };
-  VkSubmitInfo si = { 0, };
-  GstVulkanCommandBuffer *cmd = NULL;
-  GstVulkanFence *fence = NULL;
   GError *err = NULL;
-  guint i;
 
   if (!f || gst_buffer_n_memory (buf) != f->n_planes) {
     /* not a frame as the pool made it (memories removed downstream) */
@@ -436,49 +405,10 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   }
 
   if (f->used) {
-    for (i = 0; i < f->n_planes; i++) {
-      GstMemory *mem = gst_buffer_peek_memory (buf, i);
-
-      /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
-       * whatever queue (the images' timelines, image_add_timeline()) */
-      src_stages |= pool->kind->give_back (mem, pool->queue, &barriers, &sync);
-    }
-    /* images and VkBuffers alike go back to the external queue family,
-     * with a fence that tells when downstream's work on them is done */
-    if (!src_stages)
-      src_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-
-    cmd = gst_vulkan_command_pool_create (pool->cmd_pool, &err);
-    if (!cmd)
+    f->fence = gst_cuda_vk_interop_give_back (pool->interop, pool->kind, buf,
+        f->n_planes, &err);
+    if (!f->fence)
       goto error;
-    gst_cuda_vk_namer_name (&pool->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
-        (guint64) (guintptr) cmd->cmd, "release commands");
-    if (!record_give_back (cmd, src_stages, &barriers, &err))
-      goto error;
-
-    fence = gst_cuda_vk_fence_pool_get (pool->fences, &err);
-    if (!fence)
-      goto error;
-    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd->cmd;
-    gst_cuda_vk_sync_fill (&si, &tl, wait_stages, &sync);
-    gst_vulkan_queue_submit_lock (pool->queue);
-    /* the fence also covers all earlier work on the queue: downstream's */
-    if (vkQueueSubmit (pool->queue->queue, 1, &si,
-            GST_VULKAN_FENCE_FENCE (fence)) != VK_SUCCESS) {
-      gst_vulkan_queue_submit_unlock (pool->queue);
-      goto error;
-    }
-    gst_vulkan_queue_submit_unlock (pool->queue);
-    gst_cuda_vk_sync_submitted (&sync);
-    g_mutex_lock (&pool->lock);
-    gst_vulkan_trash_list_add (pool->trash,
-        gst_vulkan_trash_list_acquire (pool->trash, fence,
-            gst_vulkan_trash_mini_object_unref, GST_MINI_OBJECT_CAST (cmd)));
-    gst_vulkan_trash_list_gc (pool->trash);
-    g_mutex_unlock (&pool->lock);
-    f->fence = fence;
   }
 
   g_mutex_lock (&pool->lock);
@@ -489,16 +419,9 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 
 error:
   GST_ERROR_OBJECT (pool, "could not release the frame to CUDA: %s; "
-      "dropping it", err ? err->message : "vkQueueSubmit failed");
+      "dropping it", err->message);
   g_clear_error (&err);
-  if (cmd)
-    gst_vulkan_command_buffer_unref (cmd);
-  if (fence) {
-    /* nothing was submitted with it (it would never signal: out of the
-     * recycler); the queue may still read the image */
-    gst_cuda_vk_fence_pool_discard (pool->fences, fence);
-    gst_vulkan_fence_unref (fence);
-  }
+  /* the queue may still read the image */
   gst_vulkan_queue_submit_lock (pool->queue);
   vkQueueWaitIdle (pool->queue->queue);
   gst_vulkan_queue_submit_unlock (pool->queue);
@@ -520,7 +443,7 @@ pool_stop (GstBufferPool * bpool)
     gst_buffer_unref (buf);
     g_mutex_lock (&pool->lock);
   }
-  gst_vulkan_trash_list_wait (pool->trash, G_MAXUINT64);
+  gst_cuda_vk_interop_wait_given_back (pool->interop);
   g_mutex_unlock (&pool->lock);
 
   return GST_BUFFER_POOL_CLASS (gst_cuda_vk_image_pool_parent_class)->stop
@@ -546,11 +469,9 @@ pool_finalize (GObject * object)
 
   g_assert (pool->released.length == 0);
   g_cond_clear (&pool->cond);
-  gst_clear_object (&pool->trash);
-  gst_cuda_vk_fence_pool_free (pool->fences);
-  gst_clear_object (&pool->cmd_pool);
   gst_clear_object (&pool->queue);
   gst_clear_object (&pool->device);
+  gst_clear_object (&pool->interop);
   g_mutex_clear (&pool->lock);
   G_OBJECT_CLASS (gst_cuda_vk_image_pool_parent_class)->finalize (object);
 }
@@ -581,7 +502,7 @@ gst_cuda_vk_image_pool_init (GstCudaVkImagePool * pool)
 }
 
 GstBufferPool *
-gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
+gst_cuda_vk_frame_pool_new (GstCudaVkInterop * interop, GstVideoInfo * info,
     const GstCudaVkMemoryKind * kind, GstCudaVkPoolErrorFunc on_error,
     gpointer user_data)
 {
@@ -590,14 +511,9 @@ gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b, GstVideoInfo * info,
   GstCaps *caps = gst_video_info_to_caps (info);
 
   gst_object_ref_sink (pool);
-  pool->bridge = b;
-  pool->device = gst_object_ref (b->device);
-  pool->queue = gst_object_ref (b->queue);
-  pool->cmd_pool = gst_object_ref
-      (gst_cuda_vk_interop_get_command_pool (b->interop));
-  pool->trash = gst_vulkan_trash_fence_list_new ();
-  pool->fences = gst_cuda_vk_fence_pool_new (pool->device);
-  pool->namer = b->namer;
+  pool->interop = gst_object_ref (interop);
+  pool->queue = gst_object_ref (gst_cuda_vk_interop_get_queue (interop));
+  pool->device = gst_object_ref (pool->queue->device);
   pool->info = *info;
   pool->kind = kind;
   pool->on_error = on_error;

@@ -6,29 +6,10 @@
  */
 #pragma once
 
-#include "gstcudavkbridge.h"
+#include "gstcudavkinterop.h"
 #include "gstcudavkmemorykind.h"
 
 G_BEGIN_DECLS
-
-/* one plane of a frame: the memory and what frees it */
-typedef struct
-{
-  GstCudaVkPlane plane;
-  GstCudaContext *cuda;
-  GstVulkanDevice *device;
-} GstCudaVkFramePlane;
-
-typedef struct
-{
-  GstCudaVkFramePlane *planes[GST_VIDEO_MAX_PLANES];
-  guint n_planes;
-  gboolean used;                /* acquired by the queue at least once */
-  GstVulkanFence *fence;        /* downstream's work on it done */
-  /* GPU path: CUDA signals it after the copy into this frame, the acquire
-   * submission waits on it; created on first use */
-  GstCudaVkSemaphore *sem;
-} GstCudaVkFrame;
 
 /* The frame of a buffer of the pool */
 GstCudaVkFrame * gst_cuda_vk_frame_get     (GstBuffer * buf);
@@ -47,11 +28,12 @@ GstBuffer *      gst_cuda_vk_frame_share    (GstBuffer * frame);
  * what the element error should say (GST_CUDA_SYNC_SET_ERROR(), taken) */
 typedef void (*GstCudaVkPoolErrorFunc) (GError * error, gpointer user_data);
 
-/* A pool of frames of @info for @b, of memory of @kind,
- * with at most GST_CUDA_VK_DEFAULT_MAX_FRAMES frames: acquire waits while
- * all of them are out, until one comes back or the pool flushes. Reports
- * allocation failures to @on_error (nullable) with @user_data. */
-GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkBridge * b,
+/* A pool of frames of @info, of memory of @kind, allocated by @interop (a
+ * reference is taken), with at most GST_CUDA_VK_DEFAULT_MAX_FRAMES frames:
+ * acquire waits while all of them are out, until one comes back or the
+ * pool flushes. Reports allocation failures to @on_error (nullable) with
+ * @user_data. */
+GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkInterop * interop,
                                              GstVideoInfo * info,
                                              const GstCudaVkMemoryKind * kind,
                                              GstCudaVkPoolErrorFunc on_error,

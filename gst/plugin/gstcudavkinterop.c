@@ -2,33 +2,24 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * GstCudaVkInterop: command buffers and queue submissions of the bridge
- * elements, with no knowledge of them (see the header).
+ * GstCudaVkInterop: the stream, command buffers, queue submissions and CPU
+ * waits of the bridge elements, with no knowledge of them (see the
+ * header).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudavkinterop.h"
+#include "gstcudavkinterop-private.h"
+#include "gstcudasyncelementerror.h"
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
-struct _GstCudaVkInterop
-{
-  GstObject parent;
-
-  GstVulkanQueue *queue;
-  GstVulkanCommandPool *cmd_pool;
-  GstCudaVkNamer namer;
-  GstCudaVkFencePool *fences;
-  /* trash_lock guards trash: cudatovulkan's frame pool submits from
-   * upstream's thread too when it allocates for the upstream pool. Freeing
-   * what the list held may release frames to their pool (the pool's lock,
-   * a queue's submit lock), never the other way round. */
-  GMutex trash_lock;
-  GstVulkanTrashList *trash;
-};
+#define EXT_SEM_FD VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
 
 G_DEFINE_TYPE (GstCudaVkInterop, gst_cuda_vk_interop, GST_TYPE_OBJECT);
 
@@ -37,12 +28,18 @@ gst_cuda_vk_interop_finalize (GObject * object)
 {
   GstCudaVkInterop *self = GST_CUDA_VK_INTEROP (object);
 
-  gst_cuda_vk_interop_wait_idle (self);
+  gst_cuda_vk_interop_stop (self);
+  gst_cuda_vk_interop_wait_given_back (self);
   gst_clear_object (&self->trash);
+  gst_clear_object (&self->give_back_trash);
+  g_ptr_array_unref (self->unreleased);
   g_clear_pointer (&self->fences, gst_cuda_vk_fence_pool_free);
   gst_clear_object (&self->cmd_pool);
   gst_clear_object (&self->queue);
+  gst_clear_object (&self->device);
+  gst_clear_object (&self->cuda);
   g_mutex_clear (&self->trash_lock);
+  g_mutex_clear (&self->give_back_lock);
   G_OBJECT_CLASS (gst_cuda_vk_interop_parent_class)->finalize (object);
 }
 
@@ -56,15 +53,20 @@ static void
 gst_cuda_vk_interop_init (GstCudaVkInterop * self)
 {
   g_mutex_init (&self->trash_lock);
+  g_mutex_init (&self->give_back_lock);
+  self->unreleased = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
 }
 
 GstCudaVkInterop *
-gst_cuda_vk_interop_new (GstVulkanQueue * queue, const GstCudaVkNamer * namer,
-    GError ** error)
+gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
+    CUstream stream, GstVulkanQueue * queue, const GstCudaVkNamer * namer,
+    const GstCudaVkInteropFuncs * funcs, gpointer user_data, GError ** error)
 {
   GstCudaVkInterop *self;
   GstVulkanCommandPool *cmd_pool;
 
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (cuda), NULL);
   g_return_val_if_fail (GST_IS_VULKAN_QUEUE (queue), NULL);
 
   cmd_pool = gst_vulkan_queue_create_command_pool (queue, error);
@@ -72,13 +74,204 @@ gst_cuda_vk_interop_new (GstVulkanQueue * queue, const GstCudaVkNamer * namer,
     return NULL;
   self = g_object_new (GST_TYPE_CUDA_VK_INTEROP, NULL);
   gst_object_ref_sink (self);
+  self->cuda = gst_object_ref (cuda);
+  self->stream = stream;
+  self->cuda_stream = gst_cuda_vk_compat_stream_ref (cuda_stream);
+  if (funcs)
+    self->funcs = *funcs;
+  self->user_data = user_data;
   self->queue = gst_object_ref (queue);
+  self->device = gst_object_ref (queue->device);
   self->cmd_pool = cmd_pool;
   if (namer)
     self->namer = *namer;
+  /* the device's set-up made sure it has it */
+  self->get_memory_fd = gst_vulkan_device_get_proc_address (self->device,
+      "vkGetMemoryFdKHR");
+  if (gst_vulkan_device_is_extension_enabled (self->device, EXT_SEM_FD))
+    self->get_semaphore_fd = gst_vulkan_device_get_proc_address
+        (self->device, "vkGetSemaphoreFdKHR");
   self->trash = gst_vulkan_trash_fence_list_new ();
-  self->fences = gst_cuda_vk_fence_pool_new (queue->device);
+  self->give_back_trash = gst_vulkan_trash_fence_list_new ();
+  self->fences = gst_cuda_vk_fence_pool_new (self->device);
   return self;
+}
+
+/* every submission made so far has completed, and what it used is
+ * released */
+static void
+wait_submissions (GstCudaVkInterop * self)
+{
+  g_mutex_lock (&self->trash_lock);
+  if (self->trash)
+    gst_vulkan_trash_list_wait (self->trash, G_MAXUINT64);
+  g_mutex_unlock (&self->trash_lock);
+}
+
+/* ---- what is held until CUDA's work on it has run ---- */
+
+typedef struct
+{
+  GstCudaVkInterop *self;
+  GstCudaSyncEvent *event;
+  GstBuffer *buf;
+} Held;
+
+/* 1.24+: the producer's writes into @buf's memories are complete, or
+ * ordered before everything that will touch them again: clears
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, as upstream's gst_cuda_buffer_copy()
+ * does once it has ordered its reading after them. Otherwise the memory's
+ * free synchronises its whole stream on the CPU (cuStreamSynchronize in
+ * gst_cuda_allocator_free()), waiting for the work of later frames too. */
+static void
+writes_done (GstBuffer * buf)
+{
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (buf); i++)
+    if (gst_is_cuda_memory (gst_buffer_peek_memory (buf, i)))
+      gst_cuda_vk_compat_memory_set_pending (gst_buffer_peek_memory (buf, i),
+          FALSE);
+}
+
+/* A GstCudaSyncReleaseFunc, on the releaser's thread once the work
+ * recorded before the held buffer's event has run (the events are
+ * blocking-sync, so the thread sleeps), in order. One releaser per
+ * interop, so a pipeline whose GPU work is slow or stuck never delays
+ * another's buffers. */
+static void
+release_held (gpointer data, const GError * error)
+{
+  Held *h = data;
+  GstCudaVkInterop *self = h->self;
+
+  if (!error) {
+    writes_done (h->buf);
+    gst_buffer_unref (h->buf);
+  } else {
+    GError *err = NULL;
+
+    /* the copy out of it may still run: upstream must not reuse it. Kept
+     * until flush, which runs after the stream's work. */
+    GST_CUDA_SYNC_SET_ERROR (&err, RESOURCE, FAILED,
+        ("Could not tell whether the GPU copy out of an input frame has "
+            "completed"), ("%s", error->message));
+    if (self->funcs.error)
+      self->funcs.error (self->user_data, err);
+    else
+      g_error_free (err);
+    g_ptr_array_add (self->unreleased, h->buf);
+  }
+  g_async_queue_push (self->free_events, h->event);
+  g_free (h);
+}
+
+gboolean
+gst_cuda_vk_interop_hold (GstCudaVkInterop * self, GstBuffer * buf,
+    CUstream stream, GError ** error)
+{
+  GstCudaSyncEvent *ev;
+  Held *h;
+
+  if (!self->releaser) {
+    self->free_events = g_async_queue_new_full ((GDestroyNotify)
+        gst_cuda_sync_event_unref);
+    self->releaser = gst_cuda_sync_releaser_new ("cudavk-release");
+  }
+  ev = g_async_queue_try_pop (self->free_events);
+  /* blocking-sync: the releaser sleeps instead of spinning */
+  if (!ev && !(ev = gst_cuda_sync_event_new (self->cuda, TRUE, error)))
+    return FALSE;
+  if (!gst_cuda_sync_event_record (ev, stream, error)) {
+    gst_cuda_sync_event_unref (ev);
+    return FALSE;
+  }
+  h = g_new (Held, 1);
+  h->self = self;
+  h->event = ev;
+  h->buf = gst_buffer_ref (buf);
+  gst_cuda_sync_releaser_push (self->releaser, ev, release_held, h);
+  return TRUE;
+}
+
+/* Gives back everything held once its event has completed: the releaser
+ * stops after calling every function pushed */
+static void
+release_all_held (GstCudaVkInterop * self)
+{
+  g_clear_pointer (&self->releaser, gst_cuda_sync_releaser_free);
+}
+
+/* After the stream's work: drops what could not be tracked, and the
+ * events */
+static void
+drop_unreleased (GstCudaVkInterop * self)
+{
+  g_ptr_array_set_size (self->unreleased, 0);
+  g_clear_pointer (&self->free_events, g_async_queue_unref);
+}
+
+void
+gst_cuda_vk_interop_flush (GstCudaVkInterop * self)
+{
+  /* first what is held: its events come after every copy, also those on
+   * an input's own stream, which the stream below does not cover */
+  release_all_held (self);
+  if (self->stream)
+    gst_cuda_vk_interop_cpu_sync (self, self->stream, NULL);
+  drop_unreleased (self);
+}
+
+void
+gst_cuda_vk_interop_stop (GstCudaVkInterop * self)
+{
+  release_all_held (self);
+  wait_submissions (self);
+  /* the semaphores and the pooled memory may still be used by enqueued
+   * work: let it finish. A stream belongs to its context: it can be
+   * synchronised without the context current, if pushing it fails. */
+  if (self->stream) {
+    gboolean pushed = gst_cuda_context_push (self->cuda);
+
+    CuStreamSynchronize (self->stream);
+    if (pushed)
+      gst_cuda_context_pop (NULL);
+    else
+      GST_WARNING_OBJECT (self, "could not make the CUDA context current to "
+          "wait for the stream");
+  }
+  self->stream = NULL;
+  gst_cuda_vk_compat_stream_unref (&self->cuda_stream);
+  self->gpu_sync = FALSE;
+  /* after the fences and the stream: nothing uses them any more */
+  g_clear_pointer (&self->timeline, gst_cuda_vk_semaphore_free);
+  gst_clear_object (&self->offer_sem);
+  if (self->offer_vk_sem && self->device->device)
+    vkDestroySemaphore (self->device->device, self->offer_vk_sem, NULL);
+  self->offer_vk_sem = VK_NULL_HANDLE;
+  drop_unreleased (self);
+  /* a frame pool may keep the interop beyond its maker: it tells it
+   * nothing more */
+  memset (&self->funcs, 0, sizeof (self->funcs));
+  self->user_data = NULL;
+}
+
+GstCudaContext *
+gst_cuda_vk_interop_get_context (GstCudaVkInterop * self)
+{
+  return self->cuda;
+}
+
+CUstream
+gst_cuda_vk_interop_get_stream (GstCudaVkInterop * self)
+{
+  return self->stream;
+}
+
+GstCudaStream *
+gst_cuda_vk_interop_get_cuda_stream (GstCudaVkInterop * self)
+{
+  return self->cuda_stream;
 }
 
 GstVulkanQueue *
@@ -87,23 +280,50 @@ gst_cuda_vk_interop_get_queue (GstCudaVkInterop * self)
   return self->queue;
 }
 
-GstVulkanCommandPool *
-gst_cuda_vk_interop_get_command_pool (GstCudaVkInterop * self)
+const GstCudaVkNamer *
+gst_cuda_vk_interop_get_namer (GstCudaVkInterop * self)
 {
-  return self->cmd_pool;
+  return &self->namer;
 }
 
-void
-gst_cuda_vk_interop_wait_idle (GstCudaVkInterop * self)
+GstCudaVkSemaphore *
+gst_cuda_vk_interop_get_timeline (GstCudaVkInterop * self)
 {
-  g_mutex_lock (&self->trash_lock);
-  if (self->trash)
-    gst_vulkan_trash_list_wait (self->trash, G_MAXUINT64);
-  g_mutex_unlock (&self->trash_lock);
+  return self->timeline;
+}
+
+GstCudaSemaphore *
+gst_cuda_vk_interop_get_offer_semaphore (GstCudaVkInterop * self)
+{
+  return self->offer_sem;
+}
+
+gboolean
+gst_cuda_vk_interop_cpu_sync (GstCudaVkInterop * self, CUstream stream,
+    GError ** error)
+{
+  CUresult r;
+
+  if (!gst_cuda_context_push (self->cuda)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamSynchronize (stream);
+  gst_cuda_context_pop (NULL);
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
 }
 
 GstVulkanCommandBuffer *
 gst_cuda_vk_interop_begin (GstCudaVkInterop * self, GError ** error)
+{
+  return gst_cuda_vk_interop_begin_named (self, "commands", error);
+}
+
+GstVulkanCommandBuffer *
+gst_cuda_vk_interop_begin_named (GstCudaVkInterop * self, const gchar * what,
+    GError ** error)
 {
   VkCommandBufferBeginInfo bi = { 0, };
   GstVulkanCommandBuffer *cmd;
@@ -113,7 +333,7 @@ gst_cuda_vk_interop_begin (GstCudaVkInterop * self, GError ** error)
   if (!cmd)
     return NULL;
   gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
-      (guint64) (guintptr) cmd->cmd, "commands");
+      (guint64) (guintptr) cmd->cmd, what);
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   gst_vulkan_command_buffer_lock (cmd);
@@ -129,12 +349,13 @@ gst_cuda_vk_interop_begin (GstCudaVkInterop * self, GError ** error)
 /* @cmd and @keep are released once @fence signals */
 static void
 trash_add (GstCudaVkInterop * self, GstVulkanFence * fence,
-    GstVulkanCommandBuffer * cmd, GstMiniObject * keep)
+    GstVulkanCommandBuffer * cmd, GstMiniObject * keep, gboolean give_back)
 {
+  GMutex *lock = give_back ? &self->give_back_lock : &self->trash_lock;
   GstVulkanTrashList *trash;
 
-  g_mutex_lock (&self->trash_lock);
-  trash = self->trash;
+  g_mutex_lock (lock);
+  trash = give_back ? self->give_back_trash : self->trash;
   gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
           fence, gst_vulkan_trash_mini_object_unref,
           GST_MINI_OBJECT_CAST (cmd)));
@@ -143,13 +364,29 @@ trash_add (GstCudaVkInterop * self, GstVulkanFence * fence,
             fence, gst_vulkan_trash_mini_object_unref,
             gst_mini_object_ref (keep)));
   gst_vulkan_trash_list_gc (trash);
-  g_mutex_unlock (&self->trash_lock);
+  g_mutex_unlock (lock);
+}
+
+void
+gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self)
+{
+  g_mutex_lock (&self->give_back_lock);
+  gst_vulkan_trash_list_wait (self->give_back_trash, G_MAXUINT64);
+  g_mutex_unlock (&self->give_back_lock);
 }
 
 GstVulkanFence *
 gst_cuda_vk_interop_submit (GstCudaVkInterop * self,
     GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
     GstMiniObject * keep, GError ** error)
+{
+  return gst_cuda_vk_interop_submit_to (self, cmd, sync, keep, FALSE, error);
+}
+
+GstVulkanFence *
+gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,
+    GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
+    GstMiniObject * keep, gboolean give_back, GError ** error)
 {
   VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
   VkTimelineSemaphoreSubmitInfo tl = { 0, };
@@ -188,6 +425,6 @@ gst_cuda_vk_interop_submit (GstCudaVkInterop * self,
   }
   if (sync)
     gst_cuda_vk_sync_submitted (sync);
-  trash_add (self, fence, cmd, keep);
+  trash_add (self, fence, cmd, keep, give_back);
   return fence;
 }

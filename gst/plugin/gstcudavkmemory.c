@@ -8,7 +8,8 @@
 #include "config.h"
 #endif
 
-#include "gstcudavkbridge.h"
+#include "gstcudavkmemory.h"
+#include "gstcudavkinterop-private.h"
 #include <gst/cuda/cuda-gst.h>
 #include <unistd.h>
 #include <string.h>
@@ -20,19 +21,19 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
  * lookup by type bits with one by requirements (which also checks the heap
  * size). */
 static gboolean
-find_memory_type (GstCudaVkBridge * b, const VkMemoryRequirements * req,
+find_memory_type (GstCudaVkInterop * self, const VkMemoryRequirements * req,
     guint32 * idx)
 {
-  if (gst_cuda_vk_compat_find_memory_type (b->device, req,
+  if (gst_cuda_vk_compat_find_memory_type (self->device, req,
           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
     return TRUE;
-  return gst_cuda_vk_compat_find_memory_type (b->device, req, 0, idx);
+  return gst_cuda_vk_compat_find_memory_type (self->device, req, 0, idx);
 }
 
 /* The memory requirements of @plane's image or buffer; logs whether the
  * driver requires or prefers a dedicated allocation for it. */
 static void
-get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+get_requirements (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     VkMemoryRequirements * req)
 {
   PFN_vkGetImageMemoryRequirements2 get_img2 = NULL;
@@ -41,16 +42,16 @@ get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   VkMemoryRequirements2 req2 = { 0, };
 
   if (plane->image) {
-    get_img2 = gst_vulkan_device_get_proc_address (b->device,
+    get_img2 = gst_vulkan_device_get_proc_address (self->device,
         "vkGetImageMemoryRequirements2");
     if (!get_img2)
-      get_img2 = gst_vulkan_device_get_proc_address (b->device,
+      get_img2 = gst_vulkan_device_get_proc_address (self->device,
           "vkGetImageMemoryRequirements2KHR");
   } else {
-    get_buf2 = gst_vulkan_device_get_proc_address (b->device,
+    get_buf2 = gst_vulkan_device_get_proc_address (self->device,
         "vkGetBufferMemoryRequirements2");
     if (!get_buf2)
-      get_buf2 = gst_vulkan_device_get_proc_address (b->device,
+      get_buf2 = gst_vulkan_device_get_proc_address (self->device,
           "vkGetBufferMemoryRequirements2KHR");
   }
 
@@ -61,20 +62,20 @@ get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     VkImageMemoryRequirementsInfo2 info = { 0, };
     info.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
     info.image = plane->image;
-    get_img2 (b->device->device, &info, &req2);
+    get_img2 (self->device->device, &info, &req2);
     *req = req2.memoryRequirements;
   } else if (get_buf2) {
     VkBufferMemoryRequirementsInfo2 info = { 0, };
     info.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
     info.buffer = plane->buffer;
-    get_buf2 (b->device->device, &info, &req2);
+    get_buf2 (self->device->device, &info, &req2);
     *req = req2.memoryRequirements;
   } else if (plane->image) {
-    vkGetImageMemoryRequirements (b->device->device, plane->image, req);
+    vkGetImageMemoryRequirements (self->device->device, plane->image, req);
   } else {
-    vkGetBufferMemoryRequirements (b->device->device, plane->buffer, req);
+    vkGetBufferMemoryRequirements (self->device->device, plane->buffer, req);
   }
-  GST_DEBUG_OBJECT (b->element, "%s: size %" G_GUINT64_FORMAT ", alignment %"
+  GST_DEBUG_OBJECT (self, "%s: size %" G_GUINT64_FORMAT ", alignment %"
       G_GUINT64_FORMAT ", memory types 0x%x, dedicated allocation: requires %d"
       ", prefers %d", plane->image ? "image" : "buffer", (guint64) req->size,
       (guint64) req->alignment, req->memoryTypeBits,
@@ -96,7 +97,8 @@ get_requirements (GstCudaVkBridge * b, GstCudaVkPlane * plane,
  * memory anyway, so this costs nothing. The size given to CUDA is the
  * allocation's (VkMemoryRequirements.size), not the plane's. */
 static gboolean
-alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
+alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+    GError ** error)
 {
   VkMemoryRequirements req_storage, *req = &req_storage;
   VkExportMemoryAllocateInfo export_info = { 0, };
@@ -107,8 +109,8 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
   VkResult res;
   int fd = -1;
 
-  get_requirements (b, plane, req);
-  if (!find_memory_type (b, req, &type_idx)) {
+  get_requirements (self, plane, req);
+  if (!find_memory_type (self, req, &type_idx)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "No Vulkan memory type for exportable memory (bits 0x%x)",
         req->memoryTypeBits);
@@ -124,7 +126,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
   ai.pNext = &export_info;
   ai.allocationSize = req->size;
   ai.memoryTypeIndex = type_idx;
-  res = vkAllocateMemory (b->device->device, &ai, NULL, &plane->memory);
+  res = vkAllocateMemory (self->device->device, &ai, NULL, &plane->memory);
   if (res != VK_SUCCESS) {
     plane->memory = VK_NULL_HANDLE;
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -133,14 +135,17 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
     return FALSE;
   }
   plane->alloc_size = req->size;
-  GST_DEBUG_OBJECT (b->element, "allocated %" G_GUINT64_FORMAT " bytes of "
+  GST_DEBUG_OBJECT (self, "allocated %" G_GUINT64_FORMAT " bytes of "
       "memory type %u (flags 0x%x), dedicated", (guint64) req->size, type_idx,
-      b->device->physical_device->memory_properties.memoryTypes[type_idx].
+      self->device->physical_device->memory_properties.memoryTypes[type_idx].
       propertyFlags);
   if (plane->image)
-    res = vkBindImageMemory (b->device->device, plane->image, plane->memory, 0);
+    res =
+        vkBindImageMemory (self->device->device, plane->image, plane->memory,
+        0);
   else
-    res = vkBindBufferMemory (b->device->device, plane->buffer, plane->memory,
+    res =
+        vkBindBufferMemory (self->device->device, plane->buffer, plane->memory,
         0);
   if (res != VK_SUCCESS) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -151,7 +156,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
   fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
   fd_info.memory = plane->memory;
   fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  res = b->get_memory_fd (b->device->device, &fd_info, &fd);
+  res = self->get_memory_fd (self->device->device, &fd_info, &fd);
   if (res != VK_SUCCESS || fd < 0) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
@@ -160,7 +165,7 @@ alloc_and_import (GstCudaVkBridge * b, GstCudaVkPlane * plane, GError ** error)
   }
 
   /* dedicated on every driver: see docs/design.md */
-  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (b->cuda, fd,
+  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (self->cuda, fd,
       req->size, TRUE, error);
   if (!plane->ext_mem) {
     /* on failure the fd stays ours */
@@ -282,7 +287,7 @@ gst_cuda_vk_check_image_size (GstVulkanDevice * device,
 }
 
 gboolean
-gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     VkFormat format, guint width, guint height, VkImageUsageFlags usage,
     GError ** error)
 {
@@ -303,7 +308,8 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
    * gst_cuda_vk_check_image_size()) */
   {
     gchar *what = g_strdup_printf ("A %ux%u plane is", width, height);
-    gboolean ok = check_image_extent (b->device, format, width, height, usage,
+    gboolean ok =
+        check_image_extent (self->device, format, width, height, usage,
         what, error);
 
     g_free (what);
@@ -311,7 +317,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
       return FALSE;
   }
 
-  res = export_format_props (b->device, format, usage, &limits, &features);
+  res = export_format_props (self->device, format, usage, &limits, &features);
   if (res != VK_ERROR_EXTENSION_NOT_PRESENT &&
       !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
@@ -339,9 +345,9 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   /* external memory: must start UNDEFINED (VUID-VkImageCreateInfo-pNext-01443);
    * the user moves it to GENERAL before CUDA writes into it */
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  res = vkCreateImage (b->device->device, &ci, NULL, &plane->image);
+  res = vkCreateImage (self->device->device, &ci, NULL, &plane->image);
   if (res == VK_SUCCESS)
-    gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_IMAGE,
+    gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_IMAGE,
         (guint64) plane->image, "image");
   if (res != VK_SUCCESS) {
     plane->image = VK_NULL_HANDLE;
@@ -351,18 +357,19 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     return FALSE;
   }
   /* linear image: CUDA writes the rows where this layout says they are */
-  vkGetImageSubresourceLayout (b->device->device, plane->image, &sub, &layout);
+  vkGetImageSubresourceLayout (self->device->device, plane->image, &sub,
+      &layout);
   plane->offset = layout.offset;
   plane->pitch = layout.rowPitch;
   plane->size = layout.size;
-  GST_DEBUG_OBJECT (b->element, "linear %ux%u image of format %d: offset %"
+  GST_DEBUG_OBJECT (self, "linear %ux%u image of format %d: offset %"
       G_GUINT64_FORMAT ", row pitch %" G_GUINT64_FORMAT ", size %"
       G_GUINT64_FORMAT ", external memory features 0x%x", width, height,
       format, (guint64) layout.offset, (guint64) layout.rowPitch,
       (guint64) layout.size, features);
 
-  if (!alloc_and_import (b, plane, error)) {
-    gst_cuda_vk_plane_free (b->cuda, b->device, plane);
+  if (!alloc_and_import (self, plane, error)) {
+    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
     return FALSE;
   }
   plane->cuda_ptr += plane->offset;
@@ -370,7 +377,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkBridge * b, GstCudaVkPlane * plane,
 }
 
 gboolean
-gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+gst_cuda_vk_plane_alloc_buffer (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     gsize size, VkBufferUsageFlags usage, GError ** error)
 {
   VkExternalMemoryBufferCreateInfo ext_ci = { 0, };
@@ -385,9 +392,9 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
   ci.size = size;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  res = vkCreateBuffer (b->device->device, &ci, NULL, &plane->buffer);
+  res = vkCreateBuffer (self->device->device, &ci, NULL, &plane->buffer);
   if (res == VK_SUCCESS)
-    gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_BUFFER,
+    gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_BUFFER,
         (guint64) plane->buffer, "buffer");
   if (res != VK_SUCCESS) {
     plane->buffer = VK_NULL_HANDLE;
@@ -397,8 +404,8 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkBridge * b, GstCudaVkPlane * plane,
     return FALSE;
   }
   plane->size = size;
-  if (!alloc_and_import (b, plane, error)) {
-    gst_cuda_vk_plane_free (b->cuda, b->device, plane);
+  if (!alloc_and_import (self, plane, error)) {
+    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
     return FALSE;
   }
   return TRUE;

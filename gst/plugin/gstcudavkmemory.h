@@ -2,8 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Exportable Vulkan memory imported into CUDA. Part of the bridge elements
- * (cudatovulkan, vulkantocuda); not installed.
+ * Exportable Vulkan memory imported into CUDA, allocated by the interop
+ * (gstcudavkinterop.h) on its device and CUDA context: a part of it. Part
+ * of the bridge elements (cudatovulkan, vulkantocuda); not installed.
  */
 #pragma once
 
@@ -15,7 +16,7 @@
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaVkBridge GstCudaVkBridge;
+typedef struct _GstCudaVkInterop GstCudaVkInterop;
 
 /* One plane of exportable Vulkan memory mapped into CUDA. */
 typedef struct
@@ -45,10 +46,12 @@ gboolean gst_cuda_vk_check_image_size    (GstVulkanDevice * device,
                                           const GstVideoInfo * info,
                                           VkImageUsageFlags usage,
                                           GError ** error);
-gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkInterop * interop,
+                                          GstCudaVkPlane * plane,
                                           VkFormat format, guint width, guint height,
                                           VkImageUsageFlags usage, GError ** error);
-gboolean gst_cuda_vk_plane_alloc_buffer  (GstCudaVkBridge * b, GstCudaVkPlane * plane,
+gboolean gst_cuda_vk_plane_alloc_buffer  (GstCudaVkInterop * interop,
+                                          GstCudaVkPlane * plane,
                                           gsize size, VkBufferUsageFlags usage,
                                           GError ** error);
 void     gst_cuda_vk_plane_free          (GstCudaContext * cuda, GstVulkanDevice * device,

@@ -30,10 +30,10 @@ gst_cuda_vk_barriers_record (const GstCudaVkBarriers * barriers,
 /* ---- memory:VulkanImage: one linear image per plane ---- */
 
 static gboolean
-image_alloc_plane (GstCudaVkBridge * b, const GstVideoInfo * info, guint i,
-    GstCudaVkPlane * plane, GError ** error)
+image_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
+    guint i, GstCudaVkPlane * plane, GError ** error)
 {
-  return gst_cuda_vk_plane_alloc_image (b, plane,
+  return gst_cuda_vk_plane_alloc_image (interop, plane,
       gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info), i),
       GST_VIDEO_INFO_COMP_WIDTH (info, i), GST_VIDEO_INFO_COMP_HEIGHT (info,
           i), GST_CUDA_VK_IMAGE_USAGE, error);
@@ -203,14 +203,14 @@ static const GstCudaVkMemoryKind image_kind = {
 /* ---- memory:VulkanBuffer: one buffer per plane, GstVideoInfo's layout */
 
 static gboolean
-buffer_alloc_plane (GstCudaVkBridge * b, const GstVideoInfo * info, guint i,
-    GstCudaVkPlane * plane, GError ** error)
+buffer_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
+    guint i, GstCudaVkPlane * plane, GError ** error)
 {
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
 
   gst_video_format_info_component (info->finfo, i, comp);
-  if (!gst_cuda_vk_plane_alloc_buffer (b, plane, stride *
+  if (!gst_cuda_vk_plane_alloc_buffer (interop, plane, stride *
           GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), BUFFER_USAGE, error))
     return FALSE;
   plane->pitch = stride;

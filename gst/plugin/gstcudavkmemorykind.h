@@ -44,7 +44,8 @@ void     gst_cuda_vk_barriers_record     (const GstCudaVkBarriers * barriers,
  *   semaphore of its own in its barrier state (1.24 to 1.28)
  * @video_meta: frames carry a video meta with the planes' offsets (one
  *   memory per plane)
- * @alloc_plane: allocates plane @i of a frame of @info, exportable
+ * @alloc_plane: allocates plane @i of a frame of @info, exportable, with
+ *   @interop
  * @wrap_plane: wraps @plane (plane @i of @info) into a GstMemory of the
  *   kind; @notify (@holder) frees the plane with the memory
  * @take_over: records the barrier that takes @mem over from CUDA (the
@@ -72,8 +73,9 @@ typedef struct
   gboolean barrier_timeline;
   gboolean video_meta;
 
-  gboolean (*alloc_plane) (GstCudaVkBridge * b, const GstVideoInfo * info,
-      guint i, GstCudaVkPlane * plane, GError ** error);
+  gboolean (*alloc_plane) (GstCudaVkInterop * interop,
+      const GstVideoInfo * info, guint i, GstCudaVkPlane * plane,
+      GError ** error);
   GstMemory * (*wrap_plane) (GstVulkanDevice * device,
       const GstVideoInfo * info, guint i, GstCudaVkPlane * plane,
       gpointer holder, GDestroyNotify notify);

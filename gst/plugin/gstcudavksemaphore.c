@@ -3,14 +3,15 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Semaphores exported by Vulkan and imported into CUDA: one timeline
- * semaphore per element (GStreamer 1.24+), else one binary semaphore per
- * pooled frame or staging slot.
+ * semaphore per interop (GStreamer 1.24+), else one binary semaphore per
+ * pooled frame or staging slot; the interop's choice between them and the
+ * CPU fallback. A part of GstCudaVkInterop (gstcudavkinterop.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudavkbridge.h"
+#include "gstcudavkinterop-private.h"
 #include <gst/cuda/cuda-gst.h>
 #include <unistd.h>
 
@@ -21,15 +22,16 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
  * GstVulkanDevice enables every feature the physical device has, among
  * them timelineSemaphore (Vulkan 1.2, or VK_KHR_timeline_semaphore); the
  * 1.22 one enables none. */
-gboolean
-gst_cuda_vk_timeline_supported (GstCudaVkBridge * b)
+static gboolean
+timeline_supported (GstCudaVkInterop * self)
 {
-  return gst_cuda_vk_compat_timeline_enabled (b->device, b->instance);
+  return gst_cuda_vk_compat_timeline_enabled (self->device,
+      self->device->instance);
 }
 
 /* Whether Vulkan can export a semaphore of @type as an opaque fd */
 static gboolean
-can_export (GstCudaVkBridge * b, VkSemaphoreType type)
+can_export (GstCudaVkInterop * self, VkSemaphoreType type)
 {
   PFN_vkGetPhysicalDeviceExternalSemaphoreProperties get_props;
   VkSemaphoreTypeCreateInfo type_info = {
@@ -45,24 +47,24 @@ can_export (GstCudaVkBridge * b, VkSemaphoreType type)
     .sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES,
   };
 
-  get_props = gst_vulkan_instance_get_proc_address (b->instance,
+  get_props = gst_vulkan_instance_get_proc_address (self->device->instance,
       "vkGetPhysicalDeviceExternalSemaphoreProperties");
   if (!get_props)
-    get_props = gst_vulkan_instance_get_proc_address (b->instance,
+    get_props = gst_vulkan_instance_get_proc_address (self->device->instance,
         "vkGetPhysicalDeviceExternalSemaphorePropertiesKHR");
   if (!get_props)
     return FALSE;
-  get_props (b->device->physical_device->device, &info, &props);
+  get_props (self->device->physical_device->device, &info, &props);
   return (props.externalSemaphoreFeatures &
       VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
 }
 
 /* Creates a semaphore exportable as an opaque fd (a timeline one, value 0,
- * when @timeline) and imports it into the bridge's CUDA context. Leaves
+ * when @timeline) and imports it into the interop's CUDA context. Leaves
  * both NULL (and says why in the debug log) when Vulkan cannot export it
  * or CUDA cannot import it. */
-void
-gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, gboolean timeline,
+static void
+export_semaphore (GstCudaVkInterop * self, gboolean timeline,
     VkSemaphore * vk_sem, GstCudaSemaphore ** sem)
 {
   VkSemaphoreTypeCreateInfo type_info = {
@@ -88,40 +90,38 @@ gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, gboolean timeline,
 
   *vk_sem = VK_NULL_HANDLE;
   *sem = NULL;
-  if (!b->get_semaphore_fd)
+  if (!self->get_semaphore_fd)
     return;
   /* binary: 1.22's GstVulkanDevice enables no device features, so no
    * timeline semaphores on a device it opened (see gstcudavksemaphore.h) */
-  if (!can_export (b, timeline ? VK_SEMAPHORE_TYPE_TIMELINE :
+  if (!can_export (self, timeline ? VK_SEMAPHORE_TYPE_TIMELINE :
           VK_SEMAPHORE_TYPE_BINARY)) {
-    GST_INFO_OBJECT (b->element, "Vulkan cannot export %s opaque-fd "
+    GST_INFO_OBJECT (self, "Vulkan cannot export %s opaque-fd "
         "semaphores", what);
     return;
   }
 
-  res = vkCreateSemaphore (b->device->device, &ci, NULL, vk_sem);
+  res = vkCreateSemaphore (self->device->device, &ci, NULL, vk_sem);
   if (res == VK_SUCCESS)
-    gst_cuda_vk_namer_name (&b->namer, VK_OBJECT_TYPE_SEMAPHORE,
+    gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_SEMAPHORE,
         (guint64) * vk_sem, "exported semaphore");
   if (res != VK_SUCCESS) {
-    GST_WARNING_OBJECT (b->element, "vkCreateSemaphore (%s) failed: %d",
-        what, res);
+    GST_WARNING_OBJECT (self, "vkCreateSemaphore (%s) failed: %d", what, res);
     *vk_sem = VK_NULL_HANDLE;
     return;
   }
   fd_info.semaphore = *vk_sem;
-  res = b->get_semaphore_fd (b->device->device, &fd_info, &fd);
+  res = self->get_semaphore_fd (self->device->device, &fd_info, &fd);
   if (res != VK_SUCCESS || fd < 0) {
-    GST_INFO_OBJECT (b->element, "vkGetSemaphoreFdKHR (%s) failed: %d",
-        what, res);
+    GST_INFO_OBJECT (self, "vkGetSemaphoreFdKHR (%s) failed: %d", what, res);
     goto fail;
   }
-  *sem = gst_cuda_semaphore_import_fd (b->cuda, timeline ?
+  *sem = gst_cuda_semaphore_import_fd (self->cuda, timeline ?
       GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD :
       GST_CUDA_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD, fd, &err);
   if (!*sem) {
     /* on failure the fd is still ours */
-    GST_WARNING_OBJECT (b->element, "Could not import the Vulkan %s "
+    GST_WARNING_OBJECT (self, "Could not import the Vulkan %s "
         "semaphore into CUDA: %s", what, err->message);
     g_clear_error (&err);
     close (fd);
@@ -130,47 +130,69 @@ gst_cuda_vk_export_semaphore (GstCudaVkBridge * b, gboolean timeline,
   return;
 
 fail:
-  vkDestroySemaphore (b->device->device, *vk_sem, NULL);
+  vkDestroySemaphore (self->device->device, *vk_sem, NULL);
   *vk_sem = VK_NULL_HANDLE;
 }
 
 static GstCudaVkSemaphore *
-semaphore_new (GstCudaVkBridge * b, gboolean timeline)
+semaphore_new (GstCudaVkInterop * self, gboolean timeline)
 {
   GstCudaVkSemaphore *s;
   VkSemaphore vk_sem;
   GstCudaSemaphore *sem;
 
-  gst_cuda_vk_export_semaphore (b, timeline, &vk_sem, &sem);
+  export_semaphore (self, timeline, &vk_sem, &sem);
   if (!sem)
     return NULL;
   s = g_new0 (GstCudaVkSemaphore, 1);
   s->vk_sem = vk_sem;
   s->sem = sem;
-  s->device = gst_object_ref (b->device);
+  s->device = gst_object_ref (self->device);
   s->timeline = timeline;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SEMAPHORES, 1);
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_SEMAPHORES, 1);
   return s;
 }
 
-GstCudaVkSemaphore *
-gst_cuda_vk_timeline_new (GstCudaVkBridge * b)
+const gchar *
+gst_cuda_vk_interop_setup_sync (GstCudaVkInterop * self,
+    gboolean want_timeline, gboolean offer_semaphore)
 {
-  return semaphore_new (b, TRUE);
+  VkSemaphore probe_vk;
+  GstCudaSemaphore *probe;
+
+  if (want_timeline && timeline_supported (self))
+    self->timeline = semaphore_new (self, TRUE);
+  if (self->timeline) {
+    self->gpu_sync = TRUE;
+  } else {
+    /* probe: the frames' and staging slots' own semaphores are made the
+     * same way later */
+    export_semaphore (self, FALSE, &probe_vk, &probe);
+    self->gpu_sync = probe != NULL;
+    if (probe) {
+      gst_object_unref (probe);
+      vkDestroySemaphore (self->device->device, probe_vk, NULL);
+    }
+  }
+  /* CUDA-only use (an upstream cudasemsignal signals it, the element waits
+   * on its stream): binary, like every semaphore cudasemsignal is offered */
+  if (offer_semaphore && self->gpu_sync)
+    export_semaphore (self, FALSE, &self->offer_vk_sem, &self->offer_sem);
+  return self->timeline ? "timeline" : self->gpu_sync ? "binary" : "none";
 }
 
 GstCudaVkSemaphore *
-gst_cuda_vk_semaphore_for_slot (GstCudaVkBridge * b,
+gst_cuda_vk_interop_semaphore_for_slot (GstCudaVkInterop * self,
     GstCudaVkSemaphore ** slot_sem)
 {
-  if (!b->gpu_sync)
+  if (!self->gpu_sync)
     return NULL;
-  if (b->timeline)
-    return b->timeline;
+  if (self->timeline)
+    return self->timeline;
   if (!*slot_sem)
-    *slot_sem = semaphore_new (b, FALSE);
+    *slot_sem = semaphore_new (self, FALSE);
   if (!*slot_sem)
-    GST_WARNING_OBJECT (b->element, "could not create a semaphore for a new "
+    GST_WARNING_OBJECT (self, "could not create a semaphore for a new "
         "frame slot: CPU synchronisation for it");
   return *slot_sem;
 }

@@ -2,8 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Semaphores shared between Vulkan and CUDA. Part of the bridge elements
- * (cudatovulkan, vulkantocuda); not installed.
+ * Semaphores shared between Vulkan and CUDA, made by the interop
+ * (gstcudavkinterop.h) on its device and CUDA context. Part of the bridge
+ * elements (cudatovulkan, vulkantocuda); not installed.
  */
 #pragma once
 
@@ -15,23 +16,11 @@
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaVkBridge GstCudaVkBridge;
-
-/* Creates a semaphore exportable as an opaque fd (binary, or timeline with
- * value 0) and imports it into the bridge's CUDA context; both NULL when
- * Vulkan cannot export it or CUDA cannot import it (the reason is logged) */
-void     gst_cuda_vk_export_semaphore    (GstCudaVkBridge * b, gboolean timeline,
-                                          VkSemaphore * vk_sem,
-                                          GstCudaSemaphore ** sem);
-/* TRUE when the bridge's Vulkan device has timeline semaphores enabled
- * (never on GStreamer 1.22) */
-gboolean gst_cuda_vk_timeline_supported  (GstCudaVkBridge * b);
-
 /* A semaphore created by Vulkan (exportable as an opaque fd) and imported
- * into the bridge's CUDA context, of one of two kinds.
+ * into the interop's CUDA context, of one of two kinds.
  *
- * Timeline (GStreamer 1.24+, @timeline): one per element, so per
- * direction, imported as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD.
+ * Timeline (GStreamer 1.24+, @timeline): one per interop, so per element
+ * and direction, imported as CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD.
  * A timeline semaphore keeps every value it reached, so a signal can never
  * be lost however far one side runs ahead of the other: one object serves
  * every slot, and slots are reused only for the memory's sake (fences,
@@ -59,8 +48,11 @@ gboolean gst_cuda_vk_timeline_supported  (GstCudaVkBridge * b);
  * gst_cuda_vk_semaphore_waited(), once the fence of the submission that
  * waited has signalled, i.e. in GPU execution order, not at submission.
  *
- * Freed after the element's Vulkan submissions and CUDA stream are idle
- * (stop), or with its slot. */
+ * Freed after the interop's Vulkan submissions and CUDA stream are idle
+ * (gst_cuda_vk_interop_stop()), or with its slot. The interop makes them
+ * (gst_cuda_vk_interop_setup_sync(),
+ * gst_cuda_vk_interop_semaphore_for_slot()) and counts them in the
+ * "semaphores" statistic. */
 typedef struct _GstCudaVkSemaphore
 {
   VkSemaphore vk_sem;
@@ -73,16 +65,6 @@ typedef struct _GstCudaVkSemaphore
   GstVulkanFence *wait_fence;   /* binary: the Vulkan submission waiting */
 } GstCudaVkSemaphore;
 
-/* The element's timeline semaphore; NULL (the reason logged) when Vulkan
- * cannot export one or CUDA cannot import it. Counted in the "semaphores"
- * statistic, as binary ones are. */
-GstCudaVkSemaphore * gst_cuda_vk_timeline_new (GstCudaVkBridge * b);
-/* The semaphore a slot's frame synchronises with: the element's timeline
- * semaphore if it has one, else the slot's own binary one in *@slot_sem,
- * created on first use. NULL on the CPU fallback, and (with a warning)
- * when it cannot be created: that slot then takes the CPU fallback. */
-GstCudaVkSemaphore * gst_cuda_vk_semaphore_for_slot (GstCudaVkBridge * b,
-                                          GstCudaVkSemaphore ** slot_sem);
 /* CUDA signals @s on @stream; *@value (nullable) is the value signalled
  * (0 for a binary semaphore) */
 gboolean gst_cuda_vk_semaphore_signal    (GstCudaVkSemaphore * s, CUstream stream,

@@ -9,6 +9,7 @@
 #endif
 
 #include "gstcudavkstaging.h"
+#include "gstcudavkinterop-private.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/cuda-gst.h>
 
@@ -155,7 +156,7 @@ gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
 }
 
 GstCudaVkStaging *
-gst_cuda_vk_staging_new (GstCudaVkBridge * b, const GstVideoInfo * info,
+gst_cuda_vk_staging_new (GstCudaVkInterop * self, const GstVideoInfo * info,
     gboolean wrap, GstCudaVkStagingWaiter * waiter, GError ** error)
 {
   GstCudaVkStaging *s = g_new0 (GstCudaVkStaging, 1);
@@ -164,21 +165,21 @@ gst_cuda_vk_staging_new (GstCudaVkBridge * b, const GstVideoInfo * info,
   s->refcount = 1;
   s->wrap = wrap;
   total = layout (s, info);
-  if (!gst_cuda_vk_plane_alloc_buffer (b, &s->staging, total,
+  if (!gst_cuda_vk_plane_alloc_buffer (self, &s->staging, total,
           VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
           error)) {
     g_free (s);
     return NULL;
   }
-  if (wrap && !(s->event = gst_cuda_sync_event_new (b->cuda, FALSE, error))) {
-    gst_cuda_vk_plane_free (b->cuda, b->device, &s->staging);
+  if (wrap && !(s->event = gst_cuda_sync_event_new (self->cuda, FALSE, error))) {
+    gst_cuda_vk_plane_free (self->cuda, self->device, &s->staging);
     g_free (s);
     return NULL;
   }
-  s->cuda = gst_object_ref (b->cuda);
-  s->device = gst_object_ref (b->device);
+  s->cuda = gst_object_ref (self->cuda);
+  s->device = gst_object_ref (self->device);
   s->waiter = waiter_ref (waiter);
-  GST_DEBUG_OBJECT (b->element, "allocated a staging buffer of %"
+  GST_DEBUG_OBJECT (self, "allocated a staging buffer of %"
       G_GSIZE_FORMAT " bytes%s", total, wrap ? " (output memory)" : "");
   return s;
 }
@@ -221,11 +222,11 @@ gst_cuda_vk_staging_unref (GstCudaVkStaging * s)
 /* A failed event query: wait on the CPU for the event (counted in
  * cpu-syncs). A failed wait is an error, never "done". */
 static GstCudaVkStagingState
-wait_event (GstCudaVkBridge * b, GstCudaVkStaging * s, GError ** error)
+wait_event (GstCudaVkInterop * self, GstCudaVkStaging * s, GError ** error)
 {
   gboolean ok = gst_cuda_sync_event_wait_cpu (s->event, error);
 
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
   if (!ok)
     return GST_CUDA_VK_STAGING_ERROR;
   s->event_pending = FALSE;
@@ -233,7 +234,7 @@ wait_event (GstCudaVkBridge * b, GstCudaVkStaging * s, GError ** error)
 }
 
 GstCudaVkStagingState
-gst_cuda_vk_staging_state (GstCudaVkBridge * b, GstCudaVkStaging * s,
+gst_cuda_vk_staging_state (GstCudaVkInterop * self, GstCudaVkStaging * s,
     GError ** error)
 {
   GError *err = NULL;
@@ -253,14 +254,14 @@ gst_cuda_vk_staging_state (GstCudaVkBridge * b, GstCudaVkStaging * s,
     default:
       break;
   }
-  GST_WARNING_OBJECT (b->element, "%s: waiting for the staging buffer's "
+  GST_WARNING_OBJECT (self, "%s: waiting for the staging buffer's "
       "readers on the CPU", err->message);
   g_clear_error (&err);
-  return wait_event (b, s, error);
+  return wait_event (self, s, error);
 }
 
 gboolean
-gst_cuda_vk_staging_wait (GstCudaVkBridge * b, GstCudaVkStaging * s,
+gst_cuda_vk_staging_wait (GstCudaVkInterop * self, GstCudaVkStaging * s,
     GError ** error)
 {
   VkResult res;
@@ -274,8 +275,8 @@ gst_cuda_vk_staging_wait (GstCudaVkBridge * b, GstCudaVkStaging * s,
       return FALSE;
   }
   if (s->event_pending)
-    return wait_event (b, s, error) == GST_CUDA_VK_STAGING_READY;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+    return wait_event (self, s, error) == GST_CUDA_VK_STAGING_READY;
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
   return TRUE;
 }
 
@@ -331,14 +332,14 @@ wrapped_memory_freed (gpointer data)
 }
 
 GstMemory *
-gst_cuda_vk_staging_wrap (GstCudaVkBridge * b, GstCudaVkStaging * s)
+gst_cuda_vk_staging_wrap (GstCudaVkInterop * self, GstCudaVkStaging * s)
 {
   GstMemory *mem;
 
   g_return_val_if_fail (s->wrap, NULL);
   g_atomic_int_inc (&s->refcount);
   g_atomic_int_set (&s->in_use, 1);
-  mem = gst_cuda_vk_compat_alloc_wrapped (b->cuda, b->cuda_stream,
+  mem = gst_cuda_vk_compat_alloc_wrapped (self->cuda, self->cuda_stream,
       &s->winfo, s->staging.cuda_ptr, s, wrapped_memory_freed);
   if (!mem) {
     g_atomic_int_set (&s->in_use, 0);

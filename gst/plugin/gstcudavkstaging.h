@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * vulkantocuda's staging slots: exportable VkBuffers imported into CUDA,
- * which a Vulkan copy fills and CUDA reads. Part of the bridge elements;
- * not installed.
+ * which a Vulkan copy fills and CUDA reads, allocated by the interop
+ * (gstcudavkinterop.h): a part of it. Part of the bridge elements; not
+ * installed.
  */
 #pragma once
 
@@ -12,7 +13,8 @@
 #include <gst/video/video.h>
 #include <gst/vulkan/vulkan.h>
 #include <gst/cudasync/gstcudasync-internal.h>
-#include "gstcudavkbridge.h"
+#include "gstcudavkinterop.h"
+#include "gstcudavkmemory.h"
 
 G_BEGIN_DECLS
 
@@ -53,7 +55,7 @@ typedef struct
  * which the thread freeing a wrapped memory clears after recording the
  * event, then signals the waiter; the streaming thread reads @event only
  * when @in_use is 0. */
-typedef struct
+struct _GstCudaVkStaging
 {
   gint refcount;                /* atomic: the element's, a wrapped memory's */
   GstCudaContext *cuda;
@@ -77,7 +79,7 @@ typedef struct
   /* signalled by a submission whose CUDA wait + event were not all
    * enqueued (an error path): replaced before the slot is used again */
   gboolean sem_unwaited;
-} GstCudaVkStaging;
+};
 
 typedef enum
 {
@@ -104,7 +106,7 @@ gboolean gst_cuda_vk_staging_wait_returned (GstCudaVkStagingWaiter * w,
 
 /* A slot of @info; @waiter (a reference is taken) is signalled when a
  * wrapped memory of it is freed */
-GstCudaVkStaging * gst_cuda_vk_staging_new (GstCudaVkBridge * b,
+GstCudaVkStaging * gst_cuda_vk_staging_new (GstCudaVkInterop * interop,
                                           const GstVideoInfo * info,
                                           gboolean wrap,
                                           GstCudaVkStagingWaiter * waiter,
@@ -112,17 +114,18 @@ GstCudaVkStaging * gst_cuda_vk_staging_new (GstCudaVkBridge * b,
 void     gst_cuda_vk_staging_unref       (GstCudaVkStaging * s);
 /* Never blocks, except when a failed event query falls back to a CPU wait
  * (counted in cpu-syncs) */
-GstCudaVkStagingState gst_cuda_vk_staging_state (GstCudaVkBridge * b,
+GstCudaVkStagingState gst_cuda_vk_staging_state (GstCudaVkInterop * interop,
                                           GstCudaVkStaging * s, GError ** error);
 /* Waits on the CPU for @s (counted in cpu-syncs): the limit of slots in
  * flight. FALSE when a wrapped memory of @s is still alive. */
-gboolean gst_cuda_vk_staging_wait        (GstCudaVkBridge * b, GstCudaVkStaging * s,
-                                          GError ** error);
+gboolean gst_cuda_vk_staging_wait        (GstCudaVkInterop * interop,
+                                          GstCudaVkStaging * s, GError ** error);
 /* Before @s is used again: drops the old fence, replaces an unwaited
  * binary semaphore */
 void     gst_cuda_vk_staging_reuse       (GstCudaVkStaging * s);
 /* Wrap mode: a GstCudaMemory (transfer full) of @s's layout that carries
- * the bridge's stream; @s is in use until it is freed */
-GstMemory * gst_cuda_vk_staging_wrap     (GstCudaVkBridge * b, GstCudaVkStaging * s);
+ * the interop's stream; @s is in use until it is freed */
+GstMemory * gst_cuda_vk_staging_wrap     (GstCudaVkInterop * interop,
+                                          GstCudaVkStaging * s);
 
 G_END_DECLS

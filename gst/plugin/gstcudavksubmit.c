@@ -9,28 +9,11 @@
 #include "config.h"
 #endif
 
-#include "gstcudavkbridge.h"
-#include <gst/cuda/cuda-gst.h>
+#include "gstcudavksubmit.h"
+#include "gstcudavkcompat.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
-
-gboolean
-gst_cuda_vk_bridge_cpu_sync (GstCudaVkBridge * b, CUstream stream,
-    GError ** error)
-{
-  CUresult r;
-
-  if (!gst_cuda_context_push (b->cuda)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-        "Could not make the CUDA context current");
-    return FALSE;
-  }
-  r = CuStreamSynchronize (stream);
-  gst_cuda_context_pop (NULL);
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
-}
 
 void
 gst_cuda_vk_sync_add_wait (GstCudaVkSubmitSync * sync, VkSemaphore sem,

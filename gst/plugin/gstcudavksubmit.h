@@ -16,13 +16,6 @@
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaVkBridge GstCudaVkBridge;
-
-/* Blocks until @stream (the bridge's, or the one a frame's CUDA work went
- * to) is idle; counted in cpu-syncs. */
-gboolean gst_cuda_vk_bridge_cpu_sync     (GstCudaVkBridge * b, CUstream stream,
-                                          GError ** error);
-
 /* What one submission waits on and signals. Binary semaphores have value
  * 0. On GStreamer 1.24+ a Vulkan memory may carry a timeline semaphore
  * (GstVulkanBarrierMemoryInfo.semaphore) that GstVulkanOperation users wait

@@ -7,7 +7,8 @@
  */
 #pragma once
 
-#include "gstcudavkbridge.h"
+#include "gstcudavkinterop.h"
+#include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
@@ -17,10 +18,10 @@ G_BEGIN_DECLS
 gboolean        gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info);
 
 /* A GstCudaBufferPool whose every buffer is a frame of @frames (a pool of
- * gst_cuda_vk_frame_pool_new(), active) wrapped in one GstCudaMemory. NULL
- * when @frames cannot hand out a frame, and always on 1.22 (no
- * GST_CUDA_SYNC_HAVE_MEMORY_STREAM). */
-GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkBridge * b,
+ * gst_cuda_vk_frame_pool_new(), active) wrapped in one GstCudaMemory of
+ * @interop's context, with its stream. NULL when @frames cannot hand out a
+ * frame, and always on 1.22 (no GST_CUDA_SYNC_HAVE_MEMORY_STREAM). */
+GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkInterop * interop,
                                                  GstBufferPool * frames);
 
 /* The frame of @frames that @mem wraps (transfer full), or NULL when @mem is

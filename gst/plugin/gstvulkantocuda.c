@@ -135,7 +135,8 @@ gc_retired (GstVulkanToCuda * self)
   while (self->retired && i < self->retired->len) {
     Slot *s = g_ptr_array_index (self->retired, i);
     GError *err = NULL;
-    GstCudaVkStagingState st = gst_cuda_vk_staging_state (BRIDGE (self), s,
+    GstCudaVkStagingState st =
+        gst_cuda_vk_staging_state (BRIDGE (self)->interop, s,
         &err);
 
     if (st == GST_CUDA_VK_STAGING_ERROR) {
@@ -251,7 +252,7 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   /* the output memory carries the stream the copy into it runs on */
   gst_cuda_vk_compat_pool_config_set_stream (config,
-      BRIDGE (self)->cuda_stream);
+      gst_cuda_vk_interop_get_cuda_stream (BRIDGE (self)->interop));
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -278,7 +279,7 @@ wait_returned_slot (GstVulkanToCuda * self, GError ** error)
     if (g_atomic_int_get (&s->in_use) || s->broken)
       continue;
     GST_LOG_OBJECT (self, "%u staging buffers in flight: waiting", n);
-    if (!gst_cuda_vk_staging_wait (BRIDGE (self), s, error))
+    if (!gst_cuda_vk_staging_wait (BRIDGE (self)->interop, s, error))
       return NULL;
     self->next_slot = (k + 1) % n;
     return s;
@@ -316,7 +317,7 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       GstCudaVkStagingState st;
 
       s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-      st = gst_cuda_vk_staging_state (b, s, error);
+      st = gst_cuda_vk_staging_state (b->interop, s, error);
       if (st == GST_CUDA_VK_STAGING_ERROR)
         return GST_FLOW_ERROR;
       if (st == GST_CUDA_VK_STAGING_READY) {
@@ -342,8 +343,8 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       return GST_FLOW_FLUSHING;
   }
 
-  s = gst_cuda_vk_staging_new (b, IN_INFO (self), self->wrap, self->waiter,
-      error);
+  s = gst_cuda_vk_staging_new (b->interop, IN_INFO (self), self->wrap,
+      self->waiter, error);
   if (!s)
     return GST_FLOW_ERROR;
   g_ptr_array_add (self->slots, s);
@@ -389,7 +390,7 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
         (trans, inbuf, outbuf);
   if ((ret = acquire_slot (self, &s)) != GST_FLOW_OK)
     return ret;
-  if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self), s))) {
+  if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self)->interop, s))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not wrap a staging buffer into CUDA memory"),
         ("gst_cuda_allocator_alloc_wrapped() failed"));
@@ -407,187 +408,21 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
-/* Barriers that make the input readable by the transfer and, on 1.24+,
- * the waits on (and next signals of) the input's timeline semaphores */
-static void
-record_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
-    Slot * s, GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  /* the input's, then (buffers) the staging acquire */
-  GstCudaVkBarriers barriers = { 0, };
-  VkPipelineStageFlags src_stages = 0;
-  guint i;
-
-  for (i = 0; i < in->n_memories; i++) {
-    VkPipelineStageFlags stages;
-    VkAccessFlags access;
-    /* acquired from the family of its last use when that is another one
-     * (a video decode queue), as GstVulkanOperation does */
-    guint32 family = gst_cuda_vk_barrier_src_masks (in->barriers[i], b->queue,
-        &stages, &access);
-
-    self->in_kind->record_read (in, i, b->queue, family, access, &barriers);
-    src_stages |= stages;
-    gst_cuda_vk_sync_add_memory (sync, in->barriers[i]);
-  }
-  /* a reused staging buffer comes back from CUDA (its copy out of it is
-   * done: slot_state()): acquire it before writing it again */
-  if (s->released) {
-    barriers.buffers[barriers.n_buffers++] = (VkBufferMemoryBarrier) {
-    .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,.srcAccessMask =
-          0,.dstAccessMask =
-          VK_ACCESS_TRANSFER_WRITE_BIT,.srcQueueFamilyIndex =
-          VK_QUEUE_FAMILY_EXTERNAL,.dstQueueFamilyIndex =
-          b->queue->family,.buffer = s->staging.buffer,.offset = 0,.size =
-          VK_WHOLE_SIZE,};
-  }
-  if (!src_stages)
-    src_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
-  gst_cuda_vk_barriers_record (&barriers, cmd, src_stages,
-      VK_PIPELINE_STAGE_TRANSFER_BIT);
-}
-
-/* what later users of the input order after */
-static void
-update_input_barriers (GstVulkanToCuda * self, const GstCudaVkInputFrame * in)
-{
-  guint i;
-
-  for (i = 0; i < in->n_memories; i++) {
-    GstVulkanBarrierMemoryInfo *barrier = in->barriers[i];
-
-    barrier->pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
-    barrier->access_flags = VK_ACCESS_TRANSFER_READ_BIT;
-    /* No queue, as after upstream's vulkandownload: GstVulkanOperation
-     * (1.24 to 1.28) overwrites the memory's queue without dropping the
-     * reference it holds, so the element's queue left on a decoder's
-     * image leaked when the decoder used the image again, and with it the
-     * queue's GstVulkanDevice and GstVulkanInstance (seen with the leaks
-     * tracer on the H200 with 1.26.2, vulkanh264dec ! vulkantocuda). */
-    gst_cuda_vk_barrier_set_queue (barrier, NULL);
-    self->in_kind->read_done (gst_buffer_peek_memory (in->buf, i));
-  }
-}
-
-/* The Vulkan half: copy @in into the staging buffer of @s and hand it to
- * CUDA, signalling @sem (the GPU path; NULL: the fallback) */
-static gboolean
-submit_vulkan_copy (GstVulkanToCuda * self, const GstCudaVkInputFrame * in,
-    Slot * s, GstCudaVkSemaphore * sem, GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaVkSubmitSync sync = { 0, };
-  GstVulkanCommandBuffer *cmd;
-  VkBufferMemoryBarrier release = { 0, };
-
-  cmd = gst_cuda_vk_interop_begin (b->interop, error);
-  if (!cmd)
-    return FALSE;
-  record_input_barriers (self, in, s, cmd, &sync);
-  self->in_kind->record_copy (in, s->staging.buffer, s->offset, s->pitch, cmd);
-
-  /* hand the staging buffer to CUDA */
-  release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-  release.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  release.dstAccessMask = 0;
-  release.srcQueueFamilyIndex = b->queue->family;
-  release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-  release.buffer = s->staging.buffer;
-  release.offset = 0;
-  release.size = VK_WHOLE_SIZE;
-  vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &release, 0, NULL);
-
-  /* a timeline's next value, committed once submitted */
-  if (sem)
-    gst_cuda_vk_sync_add_signal (&sync, sem->vk_sem,
-        gst_cuda_vk_semaphore_next_value (sem));
-  s->fence = gst_cuda_vk_interop_submit (b->interop, cmd, &sync,
-      GST_MINI_OBJECT_CAST (in->buf), error);
-  if (!s->fence)
-    return FALSE;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
-  if (sem)
-    gst_cuda_vk_semaphore_vk_signalled (sem);
-  update_input_barriers (self, in);
-  s->released = TRUE;
-  return TRUE;
-}
-
-/* The CUDA half, context pushed: copy the staging buffer into @omem on the
- * element's stream and record the slot's event behind it. */
-static gboolean
-enqueue_cuda_copy (GstVulkanToCuda * self, Slot * s, GstMemory * omem,
-    GError ** error)
-{
-  GstCudaVkBridge *b = BRIDGE (self);
-  GstVideoInfo *info = IN_INFO (self);
-  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (omem);
-  GstMapInfo map;
-  guint i;
-
-  if (!gst_memory_map (omem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-        "Could not map the output CUDA memory");
-    return FALSE;
-  }
-  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize wbytes, h;
-
-    gst_video_format_info_component (info->finfo, i, comp);
-    wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    if (!gst_cuda_vk_copy_2d (b->stream, (CUdeviceptr) map.data +
-            GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
-            GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i),
-            s->staging.cuda_ptr + s->offset[i], s->pitch[i], wbytes, h,
-            error)) {
-      gst_memory_unmap (omem, &map);
-      return FALSE;
-    }
-  }
-  gst_memory_unmap (omem, &map);
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_COPIES, 1);
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
-
-  if (!s->event && !(s->event = gst_cuda_sync_event_new (b->cuda, FALSE,
-              error)))
-    return FALSE;
-  if (!gst_cuda_sync_event_record (s->event, b->stream, error))
-    return FALSE;
-  s->event_pending = TRUE;
-  s->sem_unwaited = FALSE;
-  /* 1.24+: the memory carries the element's stream (the pool's), and its
-   * consumers order themselves after it. Otherwise (1.22) the consumers
-   * work on blocking streams of their own or the legacy default stream:
-   * make the legacy stream wait for the copy on the GPU, and every later
-   * work of blocking streams is ordered after it. No CPU wait either way. */
-  if (gst_cuda_sync_memory_get_stream (omem) != b->stream) {
-    if (!gst_cuda_sync_event_wait_gpu (s->event, CU_STREAM_LEGACY, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
+/* The frame goes to CUDA through the interop (its download), by the
+ * staging slot the output wraps or one of its own */
 static GstFlowReturn
 gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaVkSemaphore *sem = NULL;
   GstCudaVkInputFrame in;
   GstMemory *omem;
   GError *err = NULL;
   GstFlowReturn ret;
-  gboolean ok;
   Slot *s = NULL;
 
-  if (!self->in_kind->parse_input (&in, BRIDGE (self)->device,
-          IN_INFO (self), inbuf, &err)) {
+  if (!self->in_kind->parse_input (&in, b->device, IN_INFO (self), inbuf, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
   }
@@ -607,62 +442,13 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return ret;
   if (!s)
     return GST_FLOW_ERROR;
-  sem = gst_cuda_vk_semaphore_for_slot (b, &s->sem);
 
-  if (!submit_vulkan_copy (self, &in, s, sem, &err))
-    goto vk_error;
-
-  if (sem) {
-    /* the value this copy signalled (a binary semaphore's is 0). Binary:
-     * cleared once the event behind the wait is recorded, as the slot (and
-     * this semaphore) is reused only after that event completed; a
-     * timeline wait consumes nothing, so an error before it leaves nothing
-     * to repair */
-    s->sem_unwaited = !sem->timeline;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!gst_cuda_semaphore_wait (sem->sem, b->stream, sem->vk_value, &err))
-      goto cuda_error;
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_WAITS, 1);
-  } else {
-    /* no exportable semaphore: wait for the Vulkan copy on the CPU */
-    VkResult res = vkWaitForFences (b->device->device, 1,
-        &GST_VULKAN_FENCE_FENCE (s->fence), VK_TRUE, G_MAXUINT64);
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-    if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0)
-      goto vk_error;
-  }
-
-  if (self->wrap) {
-    /* the output is the slot: no CUDA copy. Its release event comes after
-     * the wait (see gstcudavkstaging.h), so that is what reuses the slot
-     * and its binary semaphore. Consumers order themselves after the wait
-     * on the memory's stream. */
-    s->sem_unwaited = FALSE;
-    if (sem)
-      gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
-    return GST_FLOW_OK;
-  }
-  if (!gst_cuda_context_push (b->cuda)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current"), (NULL));
+  if (!gst_cuda_vk_interop_download (b->interop, self->in_kind, &in, s,
+          omem, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
   }
-  ok = enqueue_cuda_copy (self, s, omem, &err);
-  gst_cuda_context_pop (NULL);
-  if (!ok)
-    goto cuda_error;
   return GST_FLOW_OK;
-
-cuda_error:
-  GST_CUDA_SYNC_ELEMENT_ERROR (b->element, err, "CUDA operation failed");
-  return GST_FLOW_ERROR;
-
-vk_error:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("Could not copy the Vulkan frame for CUDA"), ("%s",
-          err ? err->message : "unknown error"));
-  g_clear_error (&err);
-  return GST_FLOW_ERROR;
 }
 
 static void
