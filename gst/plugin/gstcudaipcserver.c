@@ -1,0 +1,807 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Locks: the server's lock guards the sessions, the slots and the
+ * counters, and is held while sending (non-blocking) and while enqueueing
+ * semaphore operations (so the semaphores' op_locks nest inside it). The
+ * pool condition waits with it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#define _GNU_SOURCE
+#include "gstcudaipcserver.h"
+#include "gstcudaipcproto.h"
+#include "gstcudasyncelementerror.h"
+#include <gst/cudasync/gstcudasync-internal.h>
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <testsem.h>
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_server_debug);
+#define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+
+typedef struct
+{
+  GstCudaSemaphore *sem;
+  guint64 value;
+} ReleasePoint;
+
+typedef struct
+{
+  guint id;
+  guint32 epoch;
+  GstCudaSyncVmm *vmm;
+  guint n_holders;
+  GArray *points;               /* ReleasePoint: waited before reuse */
+} Slot;
+
+typedef struct
+{
+  gint fd;
+  guint uid;
+  gint pid;
+  gboolean ready;               /* the source's release semaphore arrived */
+  gboolean said_bye;
+  guint32 caps_epoch;           /* of the last CAPS sent */
+  GstCudaSemaphore *acquire;    /* ours, signalled per frame */
+  GstCudaSemaphore *release;    /* the source's */
+  guint64 release_last;         /* last release value announced */
+  GHashTable *sent;             /* slot ids whose fd this source has */
+  GHashTable *held;             /* slot id -> Slot held by this source */
+} Session;
+
+struct _GstCudaIpcServer
+{
+  GstCudaContext *context;
+  GstCudaIpcServerConfig config;
+  gchar *path;
+  gchar *allowed_uids;
+  guint8 uuid[16];
+  CUstream stream;
+  CUstream rescue;
+  GstCudaSyncReleaser *releaser;
+
+  gint listen_fd;
+  gint wake_fd;
+  GThread *thread;
+
+  GMutex lock;
+  GCond cond;
+  gboolean stopping;
+  gboolean flushing;
+  GList *sessions;
+  GPtrArray *slots;
+  guint next_id;
+  guint32 epoch;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  guint64 buffers, frames_sent, signals, waits, copies, dropped, unsent,
+      releases, sessions_total, sessions_refused, sessions_lost;
+};
+
+static void
+slot_free (Slot * slot)
+{
+  guint i;
+
+  for (i = 0; i < slot->points->len; i++)
+    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  g_array_free (slot->points, TRUE);
+  gst_cuda_sync_vmm_free (slot->vmm);
+  g_free (slot);
+}
+
+static void
+session_free (Session * s)
+{
+  if (s->fd >= 0)
+    close (s->fd);
+  gst_clear_object (&s->acquire);
+  gst_clear_object (&s->release);
+  g_hash_table_unref (s->sent);
+  g_hash_table_unref (s->held);
+  g_free (s);
+}
+
+/* The session is gone (lock held). A source that vanished without BYE may
+ * have died with release signals pending on its GPU: signal its release
+ * semaphore far past the last value it announced, on a stream of ours that
+ * nothing else waits behind, so that no wait of ours stays stuck; its held
+ * frames are free again (nothing of it reads them any more). */
+static void
+session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
+{
+  GHashTableIter it;
+  gpointer value;
+
+  if (!s->said_bye && s->release) {
+    GError *err = NULL;
+    if (!gst_cuda_context_push (self->context) ||
+        !gst_cuda_semaphore_signal_value (s->release, self->rescue,
+            s->release_last + GST_CUDA_IPC_RESCUE_STEP, &err))
+      GST_WARNING ("rescue signal failed: %s", err ? err->message : "push");
+    else
+      gst_cuda_context_pop (NULL);
+    g_clear_error (&err);
+  }
+  g_hash_table_iter_init (&it, s->held);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    ((Slot *) value)->n_holders--;
+  if (lost)
+    self->sessions_lost++;
+  GST_INFO ("session of pid %d gone (%s)", s->pid, lost ? "lost" : "bye");
+  self->sessions = g_list_remove (self->sessions, s);
+  session_free (s);
+  g_cond_broadcast (&self->cond);
+}
+
+static gboolean
+send_caps (GstCudaIpcServer * self, Session * s, GError ** error)
+{
+  GstCudaIpcCaps c;
+  gchar *text;
+  gboolean ok;
+
+  gst_cuda_ipc_caps_from_info (&c, &self->info, self->epoch);
+  text = gst_caps_to_string (self->caps);
+  c.caps_len = strlen (text) + 1;
+  if (c.caps_len > GST_CUDA_IPC_MAX_CAPS) {
+    g_free (text);
+    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT, ("The caps are too long "
+            "for the protocol."), ("%u bytes", c.caps_len));
+    return FALSE;
+  }
+  ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_CAPS, &c, sizeof (c), text,
+      c.caps_len, -1, error);
+  g_free (text);
+  if (ok) {
+    s->caps_epoch = self->epoch;
+    g_hash_table_remove_all (s->sent);
+  }
+  return ok;
+}
+
+/* HELLO and our acquire semaphore to a new source (lock held) */
+static gboolean
+session_start (GstCudaIpcServer * self, Session * s, GError ** error)
+{
+  GstCudaIpcHello hello = { GST_CUDA_IPC_VERSION_MAJOR,
+    GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SINK
+  };
+  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
+  TestSem *ts;
+  gint fd, send_fd;
+  gboolean ok;
+
+  memcpy (hello.device_uuid, self->uuid, 16);
+  hello.max_buffers = self->config.max_buffers;
+  if (!gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_HELLO, &hello,
+          sizeof (hello), NULL, 0, -1, error))
+    return FALSE;
+  ts = test_sem_new (TRUE, 0);
+  fd = ts ? test_sem_export_fd (ts) : -1;
+  send_fd = ts ? test_sem_export_fd (ts) : -1;
+  if (fd < 0 || send_fd < 0) {
+    test_sem_free (ts);
+    if (fd >= 0)
+      close (fd);
+    if (send_fd >= 0)
+      close (send_fd);
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not create an "
+            "exportable timeline semaphore."), ("%s",
+            test_sem_backend_name ()));
+    return FALSE;
+  }
+  s->acquire = gst_cuda_semaphore_import_fd (self->context,
+      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, error);
+  /* the import keeps the semaphore alive */
+  test_sem_free (ts);
+  if (!s->acquire) {
+    close (fd);
+    close (send_fd);
+    return FALSE;
+  }
+  ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+      sizeof (sm), NULL, 0, send_fd, error);
+  close (send_fd);
+  if (ok && self->caps)
+    ok = send_caps (self, s, error);
+  return ok;
+}
+
+static void
+accept_one (GstCudaIpcServer * self)
+{
+  GError *err = NULL;
+  Session *s;
+  gint fd;
+
+  fd = accept4 (self->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (fd < 0)
+    return;
+  s = g_new0 (Session, 1);
+  s->fd = fd;
+  s->sent = g_hash_table_new (NULL, NULL);
+  s->held = g_hash_table_new (NULL, NULL);
+  if (!gst_cuda_ipc_check_peer (fd, self->allowed_uids, &s->uid, &s->pid, &err)) {
+    /* nothing is sent to a peer that is not allowed */
+    GST_WARNING ("refused: %s", err->message);
+    g_clear_error (&err);
+    g_mutex_lock (&self->lock);
+    self->sessions_refused++;
+    g_mutex_unlock (&self->lock);
+    session_free (s);
+    return;
+  }
+  g_mutex_lock (&self->lock);
+  self->sessions_total++;
+  self->sessions = g_list_append (self->sessions, s);
+  if (!session_start (self, s, &err)) {
+    GST_WARNING ("session start failed: %s", err->message);
+    g_clear_error (&err);
+    session_drop (self, s, TRUE);
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+/* one message of a source (lock held); FALSE drops the session */
+static gboolean
+session_handle (GstCudaIpcServer * self, Session * s, GstCudaIpcMsg * msg,
+    GError ** error)
+{
+  switch (msg->hdr.type) {
+    case GST_CUDA_IPC_MSG_HELLO:
+      return !s->ready && gst_cuda_ipc_check_hello (msg,
+          GST_CUDA_IPC_ROLE_SOURCE, error);
+    case GST_CUDA_IPC_MSG_SEMAPHORE:{
+      const GstCudaIpcSemaphore *sm = (const void *) msg->body;
+      gint fd;
+      if (s->ready || sm->purpose != GST_CUDA_IPC_SEM_RELEASE ||
+          sm->handle_type != 1)
+        break;
+      fd = gst_cuda_ipc_msg_take_fd (msg);
+      s->release = gst_cuda_semaphore_import_fd (self->context,
+          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, error);
+      if (!s->release) {
+        close (fd);
+        return FALSE;
+      }
+      s->release_last = sm->initial_value;
+      s->ready = TRUE;
+      return TRUE;
+    }
+    case GST_CUDA_IPC_MSG_RELEASE:{
+      const GstCudaIpcRelease *r = (const void *) msg->body;
+      Slot *slot = g_hash_table_lookup (s->held, GUINT_TO_POINTER (r->id));
+      ReleasePoint p;
+      if (!s->ready || !slot || r->release_value <= s->release_last)
+        break;
+      s->release_last = r->release_value;
+      p.sem = gst_object_ref (s->release);
+      p.value = r->release_value;
+      g_array_append_val (slot->points, p);
+      g_hash_table_remove (s->held, GUINT_TO_POINTER (r->id));
+      slot->n_holders--;
+      self->releases++;
+      g_cond_broadcast (&self->cond);
+      return TRUE;
+    }
+    case GST_CUDA_IPC_MSG_BYE:
+      s->said_bye = TRUE;
+      return FALSE;
+    default:
+      break;
+  }
+  GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE, ("A source sent a message "
+          "out of place."), ("message type %u, id or value not valid now",
+          msg->hdr.type));
+  return FALSE;
+}
+
+static void
+session_read (GstCudaIpcServer * self, gint fd)
+{
+  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
+  GError *err = NULL;
+  Session *s = NULL;
+  GList *l;
+  gint r;
+
+  r = gst_cuda_ipc_recv (fd, msg, &err);
+  g_mutex_lock (&self->lock);
+  for (l = self->sessions; l; l = l->next)
+    if (((Session *) l->data)->fd == fd)
+      s = l->data;
+  if (s && (r <= 0 || !session_handle (self, s, msg, &err))) {
+    if (err)
+      GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
+    session_drop (self, s, !s->said_bye);
+  }
+  g_mutex_unlock (&self->lock);
+  gst_cuda_ipc_msg_clear (msg);
+  g_free (msg);
+  g_clear_error (&err);
+}
+
+static gpointer
+server_thread (gpointer data)
+{
+  GstCudaIpcServer *self = data;
+  struct pollfd *pfd = NULL;
+
+  for (;;) {
+    guint n = 2, i;
+    GList *l;
+
+    g_mutex_lock (&self->lock);
+    if (self->stopping) {
+      g_mutex_unlock (&self->lock);
+      break;
+    }
+    pfd = g_renew (struct pollfd, pfd, 2 + g_list_length (self->sessions));
+    pfd[0].fd = self->listen_fd;
+    pfd[1].fd = self->wake_fd;
+    for (l = self->sessions; l; l = l->next)
+      pfd[n++].fd = ((Session *) l->data)->fd;
+    g_mutex_unlock (&self->lock);
+    for (i = 0; i < n; i++)
+      pfd[i].events = POLLIN;
+    if (poll (pfd, n, -1) < 0 && errno != EINTR)
+      break;
+    if (pfd[1].revents) {
+      guint64 v;
+      if (read (self->wake_fd, &v, sizeof (v)) < 0)
+        GST_LOG ("wake: %s", g_strerror (errno));
+    }
+    for (i = 2; i < n; i++)
+      if (pfd[i].revents)
+        session_read (self, pfd[i].fd);
+    if (pfd[0].revents)
+      accept_one (self);
+  }
+  g_free (pfd);
+  return NULL;
+}
+
+static gint
+listen_on (const gchar * path, guint mode, GError ** error)
+{
+  struct sockaddr_un addr;
+  gint fd;
+
+  memset (&addr, 0, sizeof (addr));
+  addr.sun_family = AF_UNIX;
+  if (!path || strlen (path) >= sizeof (addr.sun_path)) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("No valid socket "
+            "path was given."), ("socket-path \"%s\"", path ? path : ""));
+    return -1;
+  }
+  strcpy (addr.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  unlink (path);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0 ||
+      chmod (path, mode) != 0 || listen (fd, 16) != 0) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
+            "listen on the socket."), ("%s: %s", path, g_strerror (errno)));
+    if (fd >= 0)
+      close (fd);
+    return -1;
+  }
+  return fd;
+}
+
+GstCudaIpcServer *
+gst_cuda_ipc_server_new (GstCudaContext * context,
+    const GstCudaIpcServerConfig * config, GError ** error)
+{
+  GstCudaIpcServer *self;
+  CUresult r;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_server_debug, "cudasyncipcserver", 0,
+      "cudasyncipcsink's server");
+  self = g_new0 (GstCudaIpcServer, 1);
+  self->context = gst_object_ref (context);
+  self->config = *config;
+  self->path = g_strdup (config->path);
+  self->allowed_uids = g_strdup (config->allowed_uids);
+  self->config.path = self->path;
+  self->config.allowed_uids = self->allowed_uids;
+  self->listen_fd = self->wake_fd = -1;
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->slots = g_ptr_array_new_with_free_func ((GDestroyNotify) slot_free);
+  self->next_id = 1;
+  if (!gst_cuda_sync_context_get_uuid (context, self->uuid, error))
+    goto failed;
+  if (!gst_cuda_context_push (context))
+    goto failed;
+  r = CuStreamCreate (&self->stream, CU_STREAM_DEFAULT);
+  if (r == CUDA_SUCCESS)
+    r = CuStreamCreate (&self->rescue, CU_STREAM_NON_BLOCKING);
+  gst_cuda_context_pop (NULL);
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error))
+    goto failed;
+  self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
+  self->listen_fd = listen_on (self->path, config->mode, error);
+  self->wake_fd = eventfd (0, EFD_CLOEXEC);
+  if (self->listen_fd < 0 || self->wake_fd < 0)
+    goto failed;
+  self->thread = g_thread_new ("cudaipcsink", server_thread, self);
+  return self;
+
+failed:
+  gst_cuda_ipc_server_free (self);
+  return NULL;
+}
+
+static void
+wake (GstCudaIpcServer * self)
+{
+  guint64 one = 1;
+
+  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
+    GST_LOG ("wake: %s", g_strerror (errno));
+}
+
+void
+gst_cuda_ipc_server_free (GstCudaIpcServer * self)
+{
+  GstCudaIpcBye bye = { 0, 0 };
+
+  g_mutex_lock (&self->lock);
+  self->stopping = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  wake (self);
+  if (self->thread)
+    g_thread_join (self->thread);
+  while (self->sessions) {
+    Session *s = self->sessions->data;
+    gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye), NULL,
+        0, -1, NULL);
+    s->said_bye = TRUE;         /* the source released what it will */
+    session_drop (self, s, FALSE);
+  }
+  if (self->releaser)
+    gst_cuda_sync_releaser_free (self->releaser);
+  g_ptr_array_unref (self->slots);
+  if (self->listen_fd >= 0) {
+    close (self->listen_fd);
+    unlink (self->path);
+  }
+  if (self->wake_fd >= 0)
+    close (self->wake_fd);
+  if ((self->stream || self->rescue) && gst_cuda_context_push (self->context)) {
+    if (self->stream)
+      CuStreamDestroy (self->stream);
+    if (self->rescue)
+      CuStreamDestroy (self->rescue);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_clear_caps (&self->caps);
+  gst_object_unref (self->context);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  g_free (self->path);
+  g_free (self->allowed_uids);
+  g_free (self);
+}
+
+gboolean
+gst_cuda_ipc_server_set_caps (GstCudaIpcServer * self, GstCaps * caps,
+    GError ** error)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_CUDA_SYNC_SET_ERROR (error, CORE, NEGOTIATION, ("Invalid video "
+            "caps."), ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  g_mutex_lock (&self->lock);
+  gst_caps_replace (&self->caps, caps);
+  self->info = info;
+  self->epoch++;                /* sessions get CAPS before the next frame */
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+/* a free slot of this epoch, a new one, or NULL (lock held; frees
+ * unused slots of older epochs once nothing holds them) */
+static Slot *
+slot_get (GstCudaIpcServer * self, GError ** error)
+{
+  guint i, n_epoch = 0;
+  Slot *slot;
+
+  for (i = 0; i < self->slots->len;) {
+    slot = g_ptr_array_index (self->slots, i);
+    if (slot->epoch != self->epoch && slot->n_holders == 0 &&
+        slot->points->len == 0) {
+      g_ptr_array_remove_index_fast (self->slots, i);
+      continue;
+    }
+    if (slot->epoch == self->epoch) {
+      n_epoch++;
+      if (slot->n_holders == 0)
+        return slot;
+    }
+    i++;
+  }
+  if (n_epoch >= self->config.max_buffers)
+    return NULL;
+  slot = g_new0 (Slot, 1);
+  slot->points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
+  slot->epoch = self->epoch;
+  slot->id = self->next_id++;
+  slot->vmm = gst_cuda_sync_vmm_new (self->context,
+      gst_cuda_sync_vmm_round_size (self->context, self->info.size, NULL),
+      error);
+  if (!slot->vmm) {
+    g_array_free (slot->points, TRUE);
+    g_free (slot);
+    return GINT_TO_POINTER (-1);
+  }
+  g_ptr_array_add (self->slots, slot);
+  return slot;
+}
+
+/* stream order: after the sources' reads of the slot, after the input's
+ * producer; then the copy (context pushed, lock held) */
+static gboolean
+copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  GstVideoFrame frame;
+  CUdeviceptr dst = gst_cuda_sync_vmm_get_pointer (slot->vmm);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i < slot->points->len && ok; i++) {
+    ReleasePoint *p = &g_array_index (slot->points, ReleasePoint, i);
+    ok = gst_cuda_semaphore_wait (p->sem, self->stream, p->value, error);
+    self->waits++;
+  }
+  for (i = 0; i < slot->points->len; i++)
+    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  g_array_set_size (slot->points, 0);
+  if (ok && meta)
+    ok = gst_cuda_sync_meta_wait_gpu (meta, self->stream, error);
+  for (i = 0; ok && i < gst_buffer_n_memory (buf); i++)
+    ok = gst_cuda_sync_memory_wait_pending (gst_buffer_peek_memory (buf, i),
+        self->stream, error);
+  if (!ok)
+    return FALSE;
+  if (!gst_video_frame_map (&frame, &self->info, buf,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ, ("Could not map the "
+            "input frame."), ("gst_video_frame_map (CUDA)"));
+    return FALSE;
+  }
+  for (i = 0; ok && i < GST_VIDEO_FRAME_N_PLANES (&frame); i++) {
+    CUDA_MEMCPY2D p;
+    CUresult r;
+    memset (&p, 0, sizeof (p));
+    p.srcMemoryType = p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    p.srcDevice = (CUdeviceptr) GST_VIDEO_FRAME_PLANE_DATA (&frame, i);
+    p.srcPitch = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, i);
+    p.dstDevice = dst + GST_VIDEO_INFO_PLANE_OFFSET (&self->info, i);
+    p.dstPitch = GST_VIDEO_INFO_PLANE_STRIDE (&self->info, i);
+    p.WidthInBytes = GST_VIDEO_FRAME_COMP_WIDTH (&frame, i) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, i);
+    p.Height = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, i);
+    r = CuMemcpy2DAsync (&p, self->stream);
+    ok = gst_cuda_sync_check_result (r, "cuMemcpy2DAsync", error);
+  }
+  gst_video_frame_unmap (&frame);
+  self->copies += ok;
+  return ok;
+}
+
+/* the input stays alive until the copy out of it ran: upstream pools
+ * rewrite their buffers without a GPU wait */
+static gboolean
+hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
+{
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, error);
+
+  if (!ev || !gst_cuda_sync_event_record (ev, self->stream, error)) {
+    if (ev)
+      gst_cuda_sync_event_unref (ev);
+    return FALSE;
+  }
+  gst_cuda_sync_releaser_push (self->releaser, ev,
+      (GstCudaSyncReleaseFunc) gst_buffer_unref, gst_buffer_ref (buf));
+  gst_cuda_sync_event_unref (ev);
+  return TRUE;
+}
+
+/* acquire signal, BUFFER (first use), CAPS (new epoch) and FRAME to one
+ * ready session (lock held) */
+static gboolean
+send_frame (GstCudaIpcServer * self, Session * s, Slot * slot,
+    GstBuffer * buf, GError ** error)
+{
+  GstCudaIpcFrame f;
+  guint64 value;
+
+  if (s->caps_epoch != self->epoch && !send_caps (self, s, error))
+    return FALSE;
+  if (!g_hash_table_contains (s->sent, GUINT_TO_POINTER (slot->id))) {
+    GstCudaIpcBuffer b = { slot->id, slot->epoch,
+      gst_cuda_sync_vmm_get_size (slot->vmm)
+    };
+    gint fd = gst_cuda_sync_vmm_export_fd (slot->vmm, error);
+    gboolean ok = fd >= 0 && gst_cuda_ipc_send (s->fd,
+        GST_CUDA_IPC_MSG_BUFFER, &b, sizeof (b), NULL, 0, fd, error);
+    if (fd >= 0)
+      close (fd);
+    if (!ok)
+      return FALSE;
+    g_hash_table_add (s->sent, GUINT_TO_POINTER (slot->id));
+  }
+  if (!gst_cuda_semaphore_signal (s->acquire, self->stream, &value, error))
+    return FALSE;
+  self->signals++;
+  memset (&f, 0, sizeof (f));
+  f.id = slot->id;
+  f.epoch = slot->epoch;
+  f.acquire_value = value;
+  f.pts = GST_BUFFER_PTS (buf);
+  f.dts = GST_BUFFER_DTS (buf);
+  f.duration = GST_BUFFER_DURATION (buf);
+  f.offset = GST_BUFFER_OFFSET (buf);
+  f.offset_end = GST_BUFFER_OFFSET_END (buf);
+  f.flags = GST_BUFFER_FLAGS (buf) & GST_CUDA_IPC_FRAME_FLAGS;
+  if (!gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_FRAME, &f, sizeof (f),
+          NULL, 0, -1, error))
+    return FALSE;
+  g_hash_table_insert (s->held, GUINT_TO_POINTER (slot->id), slot);
+  slot->n_holders++;
+  self->frames_sent++;
+  return TRUE;
+}
+
+static guint
+n_ready (GstCudaIpcServer * self)
+{
+  GList *l;
+  guint n = 0;
+
+  for (l = self->sessions; l; l = l->next)
+    n += ((Session *) l->data)->ready;
+  return n;
+}
+
+/* lock held; a slot, NULL (flushing or dropped: *ret says) */
+static Slot *
+wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
+{
+  for (;;) {
+    Slot *slot;
+    if (self->flushing || self->stopping) {
+      *ret = GST_FLOW_FLUSHING;
+      return NULL;
+    }
+    if (n_ready (self) == 0) {
+      self->unsent++;
+      *ret = GST_FLOW_OK;
+      return NULL;
+    }
+    slot = slot_get (self, error);
+    if (slot == GINT_TO_POINTER (-1)) {
+      *ret = GST_FLOW_ERROR;
+      return NULL;
+    }
+    if (slot)
+      return slot;
+    if (self->config.drop_when_full) {
+      self->dropped++;
+      *ret = GST_FLOW_OK;
+      return NULL;
+    }
+    g_cond_wait (&self->cond, &self->lock);
+  }
+}
+
+GstFlowReturn
+gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
+    GError ** error)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GList *l, *next;
+  Slot *slot;
+
+  g_mutex_lock (&self->lock);
+  self->buffers++;
+  slot = wait_slot (self, &ret, error);
+  if (!slot) {
+    g_mutex_unlock (&self->lock);
+    return ret;
+  }
+  if (!gst_cuda_context_push (self->context)) {
+    g_mutex_unlock (&self->lock);
+    GST_CUDA_SYNC_SET_ERROR (error, LIBRARY, FAILED, ("Could not make the "
+            "CUDA context current."), ("gst_cuda_context_push"));
+    return GST_FLOW_ERROR;
+  }
+  if (!copy_in (self, slot, buf, error) || !hold_input (self, buf, error)) {
+    gst_cuda_context_pop (NULL);
+    g_mutex_unlock (&self->lock);
+    return GST_FLOW_ERROR;
+  }
+  for (l = self->sessions; l; l = next) {
+    Session *s = l->data;
+    GError *err = NULL;
+    next = l->next;
+    if (s->ready && !send_frame (self, s, slot, buf, &err)) {
+      GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
+      g_clear_error (&err);
+      session_drop (self, s, TRUE);
+    }
+  }
+  gst_cuda_context_pop (NULL);
+  g_mutex_unlock (&self->lock);
+  return GST_FLOW_OK;
+}
+
+void
+gst_cuda_ipc_server_eos (GstCudaIpcServer * self)
+{
+  GList *l;
+
+  g_mutex_lock (&self->lock);
+  for (l = self->sessions; l; l = l->next) {
+    Session *s = l->data;
+    if (s->ready)
+      gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_EOS, NULL, 0, NULL, 0, -1,
+          NULL);
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+void
+gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * self, gboolean flushing)
+{
+  g_mutex_lock (&self->lock);
+  self->flushing = flushing;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+GstStructure *
+gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
+{
+  GstStructure *s;
+
+  g_mutex_lock (&self->lock);
+  s = gst_structure_new ("application/x-cudasyncipcsink-stats",
+      "buffers", G_TYPE_UINT64, self->buffers,
+      "frames-sent", G_TYPE_UINT64, self->frames_sent,
+      "signals", G_TYPE_UINT64, self->signals,
+      "waits", G_TYPE_UINT64, self->waits,
+      "copies", G_TYPE_UINT64, self->copies,
+      "releases", G_TYPE_UINT64, self->releases,
+      "dropped", G_TYPE_UINT64, self->dropped,
+      "unsent", G_TYPE_UINT64, self->unsent,
+      "cpu-syncs", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "buffers-allocated", G_TYPE_UINT64, (guint64) self->slots->len,
+      "sessions", G_TYPE_UINT64, (guint64) n_ready (self),
+      "sessions-total", G_TYPE_UINT64, self->sessions_total,
+      "sessions-refused", G_TYPE_UINT64, self->sessions_refused,
+      "sessions-lost", G_TYPE_UINT64, self->sessions_lost, NULL);
+  g_mutex_unlock (&self->lock);
+  return s;
+}
