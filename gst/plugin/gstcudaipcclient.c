@@ -15,7 +15,6 @@
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/video/video.h>
-#include <testsem.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -29,6 +28,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_client_debug);
 struct _GstCudaIpcClient
 {
   GstCudaContext *context;
+  GstCudaIpcClientConfig config;
   gint fd;
   gint wake_fd;
   CUstream stream;
@@ -81,39 +81,26 @@ client_hello (GstCudaIpcClient * self, GError ** error)
     GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SOURCE
   };
   GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
-  TestSem *ts = test_sem_new (TRUE, 0);
-  gint fd = ts ? test_sem_export_fd (ts) : -1;
-  gint send_fd = ts ? test_sem_export_fd (ts) : -1;
-  gboolean ok = FALSE;
+  gint send_fd = -1;
+  gboolean ok;
 
-  if (fd < 0 || send_fd < 0) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not create an "
-            "exportable timeline semaphore."), ("%s",
-            test_sem_backend_name ()));
-  } else {
-    self->release = gst_cuda_semaphore_import_fd (self->context,
-        GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, error);
-    if (self->release)
-      fd = -1;
-    ok = self->release && gst_cuda_sync_context_get_uuid (self->context,
-        hello.device_uuid, error) && gst_cuda_ipc_send (self->fd,
-        GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello), NULL, 0, -1, error)
-        && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
-        sizeof (sm), NULL, 0, send_fd, error);
-  }
-  /* the imports keep the semaphore alive */
-  test_sem_free (ts);
-  if (fd >= 0)
-    close (fd);
+  self->release = gst_cuda_ipc_semaphore_new (self->context,
+      self->config.new_semaphore, self->config.user_data, &send_fd, error);
+  ok = self->release && gst_cuda_sync_context_get_uuid (self->context,
+      hello.device_uuid, error) && gst_cuda_ipc_send (self->fd,
+      GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello), NULL, 0, -1, error)
+      && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+      sizeof (sm), NULL, 0, send_fd, error);
   if (send_fd >= 0)
     close (send_fd);
   return ok;
 }
 
 GstCudaIpcClient *
-gst_cuda_ipc_client_connect (GstCudaContext * context, const gchar * path,
-    const gchar * allowed_uids, gint wake_fd, GError ** error)
+gst_cuda_ipc_client_connect (GstCudaContext * context,
+    const GstCudaIpcClientConfig * config, GError ** error)
 {
+  const gchar *path = config->path;
   GstCudaIpcClient *self;
   struct sockaddr_un addr;
   guint uid;
@@ -132,7 +119,10 @@ gst_cuda_ipc_client_connect (GstCudaContext * context, const gchar * path,
   strcpy (addr.sun_path, path);
   self = g_new0 (GstCudaIpcClient, 1);
   self->context = gst_object_ref (context);
-  self->wake_fd = wake_fd;
+  self->config = *config;
+  self->config.path = NULL;
+  self->config.allowed_uids = NULL;
+  self->wake_fd = config->wake_fd;
   self->imports = g_hash_table_new (NULL, NULL);
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsrc");
   self->fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -143,7 +133,8 @@ gst_cuda_ipc_client_connect (GstCudaContext * context, const gchar * path,
     goto failed;
   }
   /* memory and semaphores only for a sink of an allowed user */
-  if (!gst_cuda_ipc_check_peer (self->fd, allowed_uids, &uid, &pid, error))
+  if (!gst_cuda_ipc_check_peer (self->fd, config->allowed_uids, &uid, &pid,
+          error))
     goto failed;
   if (!gst_cuda_context_push (context))
     goto failed;
@@ -243,7 +234,8 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
 
 /* stream order: the sink's signal, the copy, our release signal; then
  * the legacy default stream (which the blocking streams of downstream
- * CUDA elements follow) waits for the copy (context pushed) */
+ * CUDA elements follow) waits for the copy, or, with cpu_wait, the CPU
+ * does (context pushed) */
 static gboolean
 copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
     const GstCudaIpcFrame * f, GstBuffer * out, guint64 * release,
@@ -285,6 +277,12 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
           release, error))
     return FALSE;
   self->counters.signals++;
+  if (self->config.cpu_wait) {
+    /* the one CPU-synchronising call of the source, counted */
+    CUresult r = CuStreamSynchronize (self->stream);
+    self->counters.cpu_syncs++;
+    return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
+  }
   return gst_cuda_sync_event_record (self->event, self->stream, error) &&
       gst_cuda_sync_event_wait_gpu (self->event, NULL, error);
 }
@@ -435,4 +433,5 @@ gst_cuda_ipc_client_add_counters (GstCudaIpcClient * self,
   sum->copies += self->counters.copies;
   sum->releases += self->counters.releases;
   sum->rescues += self->counters.rescues;
+  sum->cpu_syncs += self->counters.cpu_syncs;
 }

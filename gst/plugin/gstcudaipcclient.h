@@ -10,6 +10,7 @@
 
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
+#include "gstcudaipcsemaphore.h"
 
 G_BEGIN_DECLS
 
@@ -28,13 +29,23 @@ typedef enum
 
 typedef struct
 {
-  guint64 frames, waits, signals, copies, releases, rescues;
+  guint64 frames, waits, signals, copies, releases, rescues, cpu_syncs;
 } GstCudaIpcClientCounters;
 
+typedef struct
+{
+  const gchar *path;
+  const gchar *allowed_uids;
+  gint wake_fd;                 /* readable: stop waiting (flushing) */
+  gboolean cpu_wait;            /* wait for each copy on the CPU */
+  /* the release semaphore's source (NULL: Vulkan); called from
+   * gst_cuda_ipc_client_connect() */
+  GstCudaIpcSemaphoreFunc new_semaphore;
+  gpointer user_data;
+} GstCudaIpcClientConfig;
+
 GstCudaIpcClient * gst_cuda_ipc_client_connect (GstCudaContext * context,
-                                               const gchar * path,
-                                               const gchar * allowed_uids,
-                                               gint wake_fd,
+                                               const GstCudaIpcClientConfig * config,
                                                GError ** error);
 void               gst_cuda_ipc_client_free    (GstCudaIpcClient * client);
 GstCudaIpcClientResult gst_cuda_ipc_client_next (GstCudaIpcClient * client,

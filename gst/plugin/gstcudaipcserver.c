@@ -2,23 +2,18 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Locks: the server's lock guards the sessions, the slots and the
- * counters, and is held while sending (non-blocking) and while enqueueing
- * semaphore operations (so the semaphores' op_locks nest inside it). The
- * pool condition waits with it.
+ * The listening socket and its thread, the pool of shareable frames and
+ * rendering; the sessions are gstcudaipcsession.c's. Locks:
+ * gstcudaipcserver-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #define _GNU_SOURCE
-#include "gstcudaipcserver.h"
-#include "gstcudaipcproto.h"
+#include "gstcudaipcserver-private.h"
 #include "gstcudasyncelementerror.h"
-#include <gst/cudasync/gstcudasync-internal.h>
-#include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <testsem.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -28,68 +23,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_server_debug);
 #define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
 
-typedef struct
-{
-  GstCudaSemaphore *sem;
-  guint64 value;
-} ReleasePoint;
-
-typedef struct
-{
-  guint id;
-  guint32 epoch;
-  GstCudaSyncVmm *vmm;
-  guint n_holders;
-  GArray *points;               /* ReleasePoint: waited before reuse */
-} Slot;
-
-typedef struct
-{
-  gint fd;
-  guint uid;
-  gint pid;
-  gboolean ready;               /* the source's release semaphore arrived */
-  gboolean said_bye;
-  guint32 caps_epoch;           /* of the last CAPS sent */
-  GstCudaSemaphore *acquire;    /* ours, signalled per frame */
-  GstCudaSemaphore *release;    /* the source's */
-  guint64 release_last;         /* last release value announced */
-  GHashTable *sent;             /* slot ids whose fd this source has */
-  GHashTable *held;             /* slot id -> Slot held by this source */
-} Session;
-
-struct _GstCudaIpcServer
-{
-  GstCudaContext *context;
-  GstCudaIpcServerConfig config;
-  gchar *path;
-  gchar *allowed_uids;
-  guint8 uuid[16];
-  CUstream stream;
-  CUstream rescue;
-  GstCudaSyncReleaser *releaser;
-
-  gint listen_fd;
-  gint wake_fd;
-  GThread *thread;
-
-  GMutex lock;
-  GCond cond;
-  gboolean stopping;
-  gboolean flushing;
-  GList *sessions;
-  GPtrArray *slots;
-  guint next_id;
-  guint32 epoch;
-  GstVideoInfo info;
-  GstCaps *caps;
-
-  guint64 buffers, frames_sent, signals, waits, copies, dropped, unsent,
-      releases, sessions_total, sessions_refused, sessions_lost;
-};
+typedef GstCudaIpcSession Session;
+typedef GstCudaIpcSlot Slot;
+typedef GstCudaIpcReleasePoint ReleasePoint;
 
 static void
 slot_free (Slot * slot)
@@ -104,124 +42,6 @@ slot_free (Slot * slot)
 }
 
 static void
-session_free (Session * s)
-{
-  if (s->fd >= 0)
-    close (s->fd);
-  gst_clear_object (&s->acquire);
-  gst_clear_object (&s->release);
-  g_hash_table_unref (s->sent);
-  g_hash_table_unref (s->held);
-  g_free (s);
-}
-
-/* The session is gone (lock held). A source that vanished without BYE may
- * have died with release signals pending on its GPU: signal its release
- * semaphore far past the last value it announced, on a stream of ours that
- * nothing else waits behind, so that no wait of ours stays stuck; its held
- * frames are free again (nothing of it reads them any more). */
-static void
-session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
-{
-  GHashTableIter it;
-  gpointer value;
-
-  if (!s->said_bye && s->release) {
-    GError *err = NULL;
-    if (!gst_cuda_context_push (self->context) ||
-        !gst_cuda_semaphore_signal_value (s->release, self->rescue,
-            s->release_last + GST_CUDA_IPC_RESCUE_STEP, &err))
-      GST_WARNING ("rescue signal failed: %s", err ? err->message : "push");
-    else
-      gst_cuda_context_pop (NULL);
-    g_clear_error (&err);
-  }
-  g_hash_table_iter_init (&it, s->held);
-  while (g_hash_table_iter_next (&it, NULL, &value))
-    ((Slot *) value)->n_holders--;
-  if (lost)
-    self->sessions_lost++;
-  GST_INFO ("session of pid %d gone (%s)", s->pid, lost ? "lost" : "bye");
-  self->sessions = g_list_remove (self->sessions, s);
-  session_free (s);
-  g_cond_broadcast (&self->cond);
-}
-
-static gboolean
-send_caps (GstCudaIpcServer * self, Session * s, GError ** error)
-{
-  GstCudaIpcCaps c;
-  gchar *text;
-  gboolean ok;
-
-  gst_cuda_ipc_caps_from_info (&c, &self->info, self->epoch);
-  text = gst_caps_to_string (self->caps);
-  c.caps_len = strlen (text) + 1;
-  if (c.caps_len > GST_CUDA_IPC_MAX_CAPS) {
-    g_free (text);
-    GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT, ("The caps are too long "
-            "for the protocol."), ("%u bytes", c.caps_len));
-    return FALSE;
-  }
-  ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_CAPS, &c, sizeof (c), text,
-      c.caps_len, -1, error);
-  g_free (text);
-  if (ok) {
-    s->caps_epoch = self->epoch;
-    g_hash_table_remove_all (s->sent);
-  }
-  return ok;
-}
-
-/* HELLO and our acquire semaphore to a new source (lock held) */
-static gboolean
-session_start (GstCudaIpcServer * self, Session * s, GError ** error)
-{
-  GstCudaIpcHello hello = { GST_CUDA_IPC_VERSION_MAJOR,
-    GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SINK
-  };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
-  TestSem *ts;
-  gint fd, send_fd;
-  gboolean ok;
-
-  memcpy (hello.device_uuid, self->uuid, 16);
-  hello.max_buffers = self->config.max_buffers;
-  if (!gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_HELLO, &hello,
-          sizeof (hello), NULL, 0, -1, error))
-    return FALSE;
-  ts = test_sem_new (TRUE, 0);
-  fd = ts ? test_sem_export_fd (ts) : -1;
-  send_fd = ts ? test_sem_export_fd (ts) : -1;
-  if (fd < 0 || send_fd < 0) {
-    test_sem_free (ts);
-    if (fd >= 0)
-      close (fd);
-    if (send_fd >= 0)
-      close (send_fd);
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not create an "
-            "exportable timeline semaphore."), ("%s",
-            test_sem_backend_name ()));
-    return FALSE;
-  }
-  s->acquire = gst_cuda_semaphore_import_fd (self->context,
-      GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, error);
-  /* the import keeps the semaphore alive */
-  test_sem_free (ts);
-  if (!s->acquire) {
-    close (fd);
-    close (send_fd);
-    return FALSE;
-  }
-  ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
-      sizeof (sm), NULL, 0, send_fd, error);
-  close (send_fd);
-  if (ok && self->caps)
-    ok = send_caps (self, s, error);
-  return ok;
-}
-
-static void
 accept_one (GstCudaIpcServer * self)
 {
   GError *err = NULL;
@@ -231,10 +51,7 @@ accept_one (GstCudaIpcServer * self)
   fd = accept4 (self->listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (fd < 0)
     return;
-  s = g_new0 (Session, 1);
-  s->fd = fd;
-  s->sent = g_hash_table_new (NULL, NULL);
-  s->held = g_hash_table_new (NULL, NULL);
+  s = gst_cuda_ipc_session_new (fd);
   if (!gst_cuda_ipc_check_peer (fd, self->allowed_uids, &s->uid, &s->pid, &err)) {
     /* nothing is sent to a peer that is not allowed */
     GST_WARNING ("refused: %s", err->message);
@@ -242,72 +59,27 @@ accept_one (GstCudaIpcServer * self)
     g_mutex_lock (&self->lock);
     self->sessions_refused++;
     g_mutex_unlock (&self->lock);
-    session_free (s);
+    gst_cuda_ipc_session_free (s);
+    return;
+  }
+  if (!gst_cuda_ipc_session_start (self, s, &err)) {
+    GST_WARNING ("session start failed: %s", err->message);
+    g_clear_error (&err);
+    g_mutex_lock (&self->lock);
+    self->sessions_failed++;
+    g_mutex_unlock (&self->lock);
+    gst_cuda_ipc_session_free (s);
     return;
   }
   g_mutex_lock (&self->lock);
   self->sessions_total++;
   self->sessions = g_list_append (self->sessions, s);
-  if (!session_start (self, s, &err)) {
-    GST_WARNING ("session start failed: %s", err->message);
+  if (self->caps && !gst_cuda_ipc_session_send_caps (self, s, &err)) {
+    GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
     g_clear_error (&err);
-    session_drop (self, s, TRUE);
+    gst_cuda_ipc_session_drop (self, s, TRUE);
   }
   g_mutex_unlock (&self->lock);
-}
-
-/* one message of a source (lock held); FALSE drops the session */
-static gboolean
-session_handle (GstCudaIpcServer * self, Session * s, GstCudaIpcMsg * msg,
-    GError ** error)
-{
-  switch (msg->hdr.type) {
-    case GST_CUDA_IPC_MSG_HELLO:
-      return !s->ready && gst_cuda_ipc_check_hello (msg,
-          GST_CUDA_IPC_ROLE_SOURCE, error);
-    case GST_CUDA_IPC_MSG_SEMAPHORE:{
-      const GstCudaIpcSemaphore *sm = (const void *) msg->body;
-      gint fd;
-      if (s->ready || sm->purpose != GST_CUDA_IPC_SEM_RELEASE ||
-          sm->handle_type != 1)
-        break;
-      fd = gst_cuda_ipc_msg_take_fd (msg);
-      s->release = gst_cuda_semaphore_import_fd (self->context,
-          GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, error);
-      if (!s->release) {
-        close (fd);
-        return FALSE;
-      }
-      s->release_last = sm->initial_value;
-      s->ready = TRUE;
-      return TRUE;
-    }
-    case GST_CUDA_IPC_MSG_RELEASE:{
-      const GstCudaIpcRelease *r = (const void *) msg->body;
-      Slot *slot = g_hash_table_lookup (s->held, GUINT_TO_POINTER (r->id));
-      ReleasePoint p;
-      if (!s->ready || !slot || r->release_value <= s->release_last)
-        break;
-      s->release_last = r->release_value;
-      p.sem = gst_object_ref (s->release);
-      p.value = r->release_value;
-      g_array_append_val (slot->points, p);
-      g_hash_table_remove (s->held, GUINT_TO_POINTER (r->id));
-      slot->n_holders--;
-      self->releases++;
-      g_cond_broadcast (&self->cond);
-      return TRUE;
-    }
-    case GST_CUDA_IPC_MSG_BYE:
-      s->said_bye = TRUE;
-      return FALSE;
-    default:
-      break;
-  }
-  GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE, ("A source sent a message "
-          "out of place."), ("message type %u, id or value not valid now",
-          msg->hdr.type));
-  return FALSE;
 }
 
 static void
@@ -324,10 +96,10 @@ session_read (GstCudaIpcServer * self, gint fd)
   for (l = self->sessions; l; l = l->next)
     if (((Session *) l->data)->fd == fd)
       s = l->data;
-  if (s && (r <= 0 || !session_handle (self, s, msg, &err))) {
+  if (s && (r <= 0 || !gst_cuda_ipc_session_handle (self, s, msg, &err))) {
     if (err)
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
-    session_drop (self, s, !s->said_bye);
+    gst_cuda_ipc_session_drop (self, s, !s->said_bye);
   }
   g_mutex_unlock (&self->lock);
   gst_cuda_ipc_msg_clear (msg);
@@ -455,32 +227,71 @@ wake (GstCudaIpcServer * self)
     GST_LOG ("wake: %s", g_strerror (errno));
 }
 
+/* waits on the CPU for @stream: the one CPU-synchronising call of the
+ * sink, counted in cpu-syncs */
+static void
+cpu_sync (GstCudaIpcServer * self, CUstream stream)
+{
+  GError *err = NULL;
+  CUresult r;
+
+  if (!gst_cuda_context_push (self->context))
+    return;
+  r = CuStreamSynchronize (stream);
+  gst_cuda_context_pop (NULL);
+  g_mutex_lock (&self->lock);
+  self->cpu_syncs++;
+  g_mutex_unlock (&self->lock);
+  if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", &err))
+    GST_WARNING ("%s", err->message);
+  g_clear_error (&err);
+}
+
 void
-gst_cuda_ipc_server_free (GstCudaIpcServer * self)
+gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
 {
   GstCudaIpcBye bye = { 0, 0 };
 
   g_mutex_lock (&self->lock);
+  if (self->stopping) {
+    g_mutex_unlock (&self->lock);
+    return;
+  }
   self->stopping = TRUE;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   wake (self);
   if (self->thread)
     g_thread_join (self->thread);
+  self->thread = NULL;
+  g_mutex_lock (&self->lock);
   while (self->sessions) {
     Session *s = self->sessions->data;
     gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye), NULL,
         0, -1, NULL);
-    s->said_bye = TRUE;         /* the source released what it will */
-    session_drop (self, s, FALSE);
+    s->said_bye = TRUE;         /* its release values are enqueued */
+    gst_cuda_ipc_session_drop (self, s, FALSE);
   }
+  g_mutex_unlock (&self->lock);
+  /* the copies into the shared memory, the waits before them and the
+   * acquire signals have run: the memory can go */
+  if (self->stream)
+    cpu_sync (self, self->stream);
   if (self->releaser)
     gst_cuda_sync_releaser_free (self->releaser);
-  g_ptr_array_unref (self->slots);
+  self->releaser = NULL;
   if (self->listen_fd >= 0) {
     close (self->listen_fd);
     unlink (self->path);
   }
+  self->listen_fd = -1;
+}
+
+void
+gst_cuda_ipc_server_free (GstCudaIpcServer * self)
+{
+  gst_cuda_ipc_server_stop (self);
+  g_ptr_array_unref (self->slots);
   if (self->wake_fd >= 0)
     close (self->wake_fd);
   if ((self->stream || self->rescue) && gst_cuda_context_push (self->context)) {
@@ -628,52 +439,6 @@ hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
   return TRUE;
 }
 
-/* acquire signal, BUFFER (first use), CAPS (new epoch) and FRAME to one
- * ready session (lock held) */
-static gboolean
-send_frame (GstCudaIpcServer * self, Session * s, Slot * slot,
-    GstBuffer * buf, GError ** error)
-{
-  GstCudaIpcFrame f;
-  guint64 value;
-
-  if (s->caps_epoch != self->epoch && !send_caps (self, s, error))
-    return FALSE;
-  if (!g_hash_table_contains (s->sent, GUINT_TO_POINTER (slot->id))) {
-    GstCudaIpcBuffer b = { slot->id, slot->epoch,
-      gst_cuda_sync_vmm_get_size (slot->vmm)
-    };
-    gint fd = gst_cuda_sync_vmm_export_fd (slot->vmm, error);
-    gboolean ok = fd >= 0 && gst_cuda_ipc_send (s->fd,
-        GST_CUDA_IPC_MSG_BUFFER, &b, sizeof (b), NULL, 0, fd, error);
-    if (fd >= 0)
-      close (fd);
-    if (!ok)
-      return FALSE;
-    g_hash_table_add (s->sent, GUINT_TO_POINTER (slot->id));
-  }
-  if (!gst_cuda_semaphore_signal (s->acquire, self->stream, &value, error))
-    return FALSE;
-  self->signals++;
-  memset (&f, 0, sizeof (f));
-  f.id = slot->id;
-  f.epoch = slot->epoch;
-  f.acquire_value = value;
-  f.pts = GST_BUFFER_PTS (buf);
-  f.dts = GST_BUFFER_DTS (buf);
-  f.duration = GST_BUFFER_DURATION (buf);
-  f.offset = GST_BUFFER_OFFSET (buf);
-  f.offset_end = GST_BUFFER_OFFSET_END (buf);
-  f.flags = GST_BUFFER_FLAGS (buf) & GST_CUDA_IPC_FRAME_FLAGS;
-  if (!gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_FRAME, &f, sizeof (f),
-          NULL, 0, -1, error))
-    return FALSE;
-  g_hash_table_insert (s->held, GUINT_TO_POINTER (slot->id), slot);
-  slot->n_holders++;
-  self->frames_sent++;
-  return TRUE;
-}
-
 static guint
 n_ready (GstCudaIpcServer * self)
 {
@@ -746,10 +511,10 @@ gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
     Session *s = l->data;
     GError *err = NULL;
     next = l->next;
-    if (s->ready && !send_frame (self, s, slot, buf, &err)) {
+    if (s->ready && !gst_cuda_ipc_session_send_frame (self, s, slot, buf, &err)) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
       g_clear_error (&err);
-      session_drop (self, s, TRUE);
+      gst_cuda_ipc_session_drop (self, s, TRUE);
     }
   }
   gst_cuda_context_pop (NULL);
@@ -796,12 +561,14 @@ gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
       "releases", G_TYPE_UINT64, self->releases,
       "dropped", G_TYPE_UINT64, self->dropped,
       "unsent", G_TYPE_UINT64, self->unsent,
-      "cpu-syncs", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "cpu-syncs", G_TYPE_UINT64, self->cpu_syncs,
+      "rescues", G_TYPE_UINT64, self->rescues,
       "buffers-allocated", G_TYPE_UINT64, (guint64) self->slots->len,
       "sessions", G_TYPE_UINT64, (guint64) n_ready (self),
       "sessions-total", G_TYPE_UINT64, self->sessions_total,
       "sessions-refused", G_TYPE_UINT64, self->sessions_refused,
-      "sessions-lost", G_TYPE_UINT64, self->sessions_lost, NULL);
+      "sessions-lost", G_TYPE_UINT64, self->sessions_lost,
+      "sessions-failed", G_TYPE_UINT64, self->sessions_failed, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }

@@ -11,6 +11,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
+#include "gstcudaipcsemaphore.h"
 
 G_BEGIN_DECLS
 
@@ -23,11 +24,19 @@ typedef struct
   const gchar *allowed_uids;
   guint max_buffers;
   gboolean drop_when_full;
+  /* the acquire semaphores' source (NULL: Vulkan); called from the
+   * server's thread with no lock held */
+  GstCudaIpcSemaphoreFunc new_semaphore;
+  gpointer user_data;
 } GstCudaIpcServerConfig;
 
 GstCudaIpcServer * gst_cuda_ipc_server_new   (GstCudaContext * context,
                                               const GstCudaIpcServerConfig * config,
                                               GError ** error);
+/* Stops the thread, says BYE to every source and waits on the CPU for
+ * the server's stream (counted in cpu-syncs); stats stay readable */
+void               gst_cuda_ipc_server_stop  (GstCudaIpcServer * server);
+/* stops it first when needed */
 void               gst_cuda_ipc_server_free  (GstCudaIpcServer * server);
 gboolean           gst_cuda_ipc_server_set_caps (GstCudaIpcServer * server,
                                               GstCaps * caps,

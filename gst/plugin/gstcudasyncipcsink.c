@@ -41,6 +41,7 @@
 
 #include "gstcudasyncipcsink.h"
 #include "gstcudaipcserver.h"
+#include "gstcudaipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -75,6 +76,13 @@ enum
   PROP_STATS,
 };
 
+enum
+{
+  SIGNAL_NEW_SEMAPHORE,
+  LAST_SIGNAL,
+};
+static guint signals[LAST_SIGNAL];
+
 struct _GstCudaSyncIpcSink
 {
   GstBaseSink parent;
@@ -88,6 +96,7 @@ struct _GstCudaSyncIpcSink
   gint device_id;
   GstCudaContext *context;
   GstCudaIpcServer *server;
+  GstStructure *last_stats;     /* of the last server, after stop */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -162,9 +171,13 @@ gst_cuda_sync_ipc_sink_get_property (GObject * object, guint prop_id,
       g_value_set_int (value, self->device_id);
       break;
     case PROP_STATS:
-      g_value_take_boxed (value, self->server ?
-          gst_cuda_ipc_server_stats (self->server) :
-          gst_structure_new_empty ("application/x-cudasyncipcsink-stats"));
+      if (self->server)
+        g_value_take_boxed (value, gst_cuda_ipc_server_stats (self->server));
+      else if (self->last_stats)
+        g_value_set_boxed (value, self->last_stats);
+      else
+        g_value_take_boxed (value,
+            gst_structure_new_empty ("application/x-cudasyncipcsink-stats"));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -193,6 +206,17 @@ gst_cuda_sync_ipc_sink_query (GstBaseSink * sink, GstQuery * query)
   return GST_BASE_SINK_CLASS (parent_class)->query (sink, query);
 }
 
+/* the server's semaphore source when the application handles
+ * new-semaphore (server thread, no lock held) */
+static gint
+gst_cuda_sync_ipc_sink_new_semaphore (gpointer data, GError ** error)
+{
+  gint fd = -1;
+
+  g_signal_emit (data, signals[SIGNAL_NEW_SEMAPHORE], 0, &fd);
+  return fd;
+}
+
 static gboolean
 gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
 {
@@ -210,6 +234,17 @@ gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not get a CUDA context."), ("device %d", self->device_id));
     return FALSE;
+  }
+  if (g_signal_has_handler_pending (self, signals[SIGNAL_NEW_SEMAPHORE], 0,
+          FALSE)) {
+    config.new_semaphore = gst_cuda_sync_ipc_sink_new_semaphore;
+    config.user_data = self;
+  } else if (!gst_cuda_ipc_semaphore_check (self->context, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+    return FALSE;
+  } else {
+    config.new_semaphore = NULL;
+    config.user_data = NULL;
   }
   g_mutex_lock (&self->lock);
   config.path = self->socket_path;
@@ -235,10 +270,17 @@ gst_cuda_sync_ipc_sink_stop (GstBaseSink * sink)
 
   g_mutex_lock (&self->lock);
   server = self->server;
-  self->server = NULL;
   g_mutex_unlock (&self->lock);
-  if (server)
+  if (server) {
+    /* counters stay readable after the stop's own synchronisation */
+    gst_cuda_ipc_server_stop (server);
+    g_mutex_lock (&self->lock);
+    g_clear_pointer (&self->last_stats, gst_structure_free);
+    self->last_stats = gst_cuda_ipc_server_stats (server);
+    self->server = NULL;
+    g_mutex_unlock (&self->lock);
     gst_cuda_ipc_server_free (server);
+  }
   gst_clear_object (&self->context);
   return TRUE;
 }
@@ -312,6 +354,7 @@ gst_cuda_sync_ipc_sink_finalize (GObject * object)
 
   g_free (self->socket_path);
   g_free (self->allowed_uids);
+  g_clear_pointer (&self->last_stats, gst_structure_free);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -395,14 +438,39 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    * Counters: `buffers` rendered, `frames-sent` (frames times sources),
    * `signals` (acquire signals), `waits` (GPU waits on release points),
    * `copies`, `releases`, `dropped` (on-full=drop), `unsent` (no source
-   * connected), `cpu-syncs` (CPU waits on the GPU: the sink makes none),
+   * connected), `cpu-syncs` (CPU-synchronising CUDA calls: none while
+   * frames flow, one when the sink stops, before it frees the shared
+   * memory), `rescues` (signals of a vanished source's release semaphore),
    * `buffers-allocated`, `sessions` (connected now), `sessions-total`,
    * `sessions-refused` (credential check), `sessions-lost` (gone without
-   * goodbye).
+   * goodbye), `sessions-failed` (no semaphore could be made for them).
+   * After the sink stopped, the counters of its last run.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Counters of the sink",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * GstCudaSyncIpcSink::new-semaphore:
+   * @sink: the #GstCudaSyncIpcSink
+   *
+   * Emitted, from the sink's socket thread, for each source that connects:
+   * the sink needs an exportable timeline semaphore to signal that
+   * source's frames on. A handler returns a new fd of a timeline semaphore
+   * at value 0 that CUDA imports as
+   * `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD` (a Vulkan
+   * timeline semaphore exported as `OPAQUE_FD`, for example); the sink
+   * takes the fd, and -1 refuses that source (`sessions-failed`). Without
+   * a handler connected when the sink starts, the sink makes them itself
+   * with Vulkan, on the Vulkan device whose UUID is the CUDA device's,
+   * and fails to start where that device cannot export timeline
+   * semaphores.
+   *
+   * Returns: a new semaphore fd, or -1
+   */
+  signals[SIGNAL_NEW_SEMAPHORE] = g_signal_new ("new-semaphore",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_INT, 0);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA IPC sink with GPU synchronisation", "Sink/Video/Hardware",

@@ -63,15 +63,34 @@ G_DEFINE_ENUM_TYPE (GstCudaSyncIpcPeerLost, gst_cuda_sync_ipc_peer_lost,
     G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_PEER_LOST_EOS, "eos"),
     G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_PEER_LOST_RECONNECT, "reconnect"));
 
+#define GST_TYPE_CUDA_SYNC_IPC_WAIT_MODE (gst_cuda_sync_ipc_wait_mode_get_type ())
+typedef enum
+{
+  GST_CUDA_SYNC_IPC_WAIT_MODE_GPU,
+  GST_CUDA_SYNC_IPC_WAIT_MODE_CPU,
+} GstCudaSyncIpcWaitMode;
+static GType gst_cuda_sync_ipc_wait_mode_get_type (void);
+G_DEFINE_ENUM_TYPE (GstCudaSyncIpcWaitMode, gst_cuda_sync_ipc_wait_mode,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_WAIT_MODE_GPU, "gpu"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_WAIT_MODE_CPU, "cpu"));
+
 enum
 {
   PROP_0,
   PROP_SOCKET_PATH,
   PROP_ALLOWED_UIDS,
   PROP_PEER_LOST,
+  PROP_WAIT_MODE,
   PROP_CUDA_DEVICE_ID,
   PROP_STATS,
 };
+
+enum
+{
+  SIGNAL_NEW_SEMAPHORE,
+  LAST_SIGNAL,
+};
+static guint signals[LAST_SIGNAL];
 
 struct _GstCudaSyncIpcSrc
 {
@@ -81,6 +100,7 @@ struct _GstCudaSyncIpcSrc
   gchar *socket_path;
   gchar *allowed_uids;
   GstCudaSyncIpcPeerLost peer_lost;
+  GstCudaSyncIpcWaitMode wait_mode;
   gint device_id;
   GstCudaContext *context;
   gint wake_fd;
@@ -112,7 +132,7 @@ make_stats (GstCudaSyncIpcSrc * self)
       "signals", G_TYPE_UINT64, c.signals, "copies", G_TYPE_UINT64, c.copies,
       "releases", G_TYPE_UINT64, c.releases,
       "rescues", G_TYPE_UINT64, c.rescues,
-      "cpu-syncs", G_TYPE_UINT64, G_GUINT64_CONSTANT (0),
+      "cpu-syncs", G_TYPE_UINT64, c.cpu_syncs,
       "connections", G_TYPE_UINT64, self->connections,
       "peers-lost", G_TYPE_UINT64, self->lost, NULL);
 }
@@ -135,6 +155,9 @@ gst_cuda_sync_ipc_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PEER_LOST:
       self->peer_lost = g_value_get_enum (value);
+      break;
+    case PROP_WAIT_MODE:
+      self->wait_mode = g_value_get_enum (value);
       break;
     case PROP_CUDA_DEVICE_ID:
       self->device_id = g_value_get_int (value);
@@ -162,6 +185,9 @@ gst_cuda_sync_ipc_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PEER_LOST:
       g_value_set_enum (value, self->peer_lost);
+      break;
+    case PROP_WAIT_MODE:
+      g_value_set_enum (value, self->wait_mode);
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->device_id);
@@ -342,16 +368,36 @@ gst_cuda_sync_ipc_src_negotiate (GstBaseSrc * src)
   return known ? GST_BASE_SRC_CLASS (parent_class)->negotiate (src) : TRUE;
 }
 
+/* the client's semaphore source when the application handles
+ * new-semaphore (streaming thread, no lock held) */
+static gint
+gst_cuda_sync_ipc_src_new_semaphore (gpointer data, GError ** error)
+{
+  gint fd = -1;
+
+  g_signal_emit (data, signals[SIGNAL_NEW_SEMAPHORE], 0, &fd);
+  return fd;
+}
+
 /* connects; in reconnect mode retries every 100 ms until flushing */
 static GstFlowReturn
 connect_client (GstCudaSyncIpcSrc * self)
 {
+  GstCudaIpcClientConfig config = { 0, };
   GError *err = NULL;
 
+  config.path = self->socket_path;
+  config.allowed_uids = self->allowed_uids;
+  config.wake_fd = self->wake_fd;
+  config.cpu_wait = self->wait_mode == GST_CUDA_SYNC_IPC_WAIT_MODE_CPU;
+  if (g_signal_has_handler_pending (self, signals[SIGNAL_NEW_SEMAPHORE], 0,
+          FALSE)) {
+    config.new_semaphore = gst_cuda_sync_ipc_src_new_semaphore;
+    config.user_data = self;
+  }
   for (;;) {
     struct pollfd pfd = { self->wake_fd, POLLIN, 0 };
-    self->client = gst_cuda_ipc_client_connect (self->context,
-        self->socket_path, self->allowed_uids, self->wake_fd, &err);
+    self->client = gst_cuda_ipc_client_connect (self->context, &config, &err);
     if (self->client) {
       g_mutex_lock (&self->lock);
       self->connections++;
@@ -506,6 +552,20 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
           GST_TYPE_CUDA_SYNC_IPC_PEER_LOST, GST_CUDA_SYNC_IPC_PEER_LOST_ERROR,
           rw));
   /**
+   * GstCudaSyncIpcSrc:wait-mode:
+   *
+   * `gpu` (the default): downstream CUDA elements are ordered after each
+   * frame's copy on the GPU (the legacy default stream waits for it).
+   * `cpu`: the source waits on the CPU for the copy before pushing, for
+   * consumers on non-blocking streams of their own (counted in `cpu-syncs`
+   * of #GstCudaSyncIpcSrc:stats).
+   */
+  g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
+      g_param_spec_enum ("wait-mode", "Wait mode",
+          "Order downstream after each frame on the GPU, or wait on the CPU",
+          GST_TYPE_CUDA_SYNC_IPC_WAIT_MODE, GST_CUDA_SYNC_IPC_WAIT_MODE_GPU,
+          rw));
+  /**
    * GstCudaSyncIpcSrc:cuda-device-id:
    *
    * The CUDA device (-1: any, from the pipeline's context).
@@ -518,12 +578,33 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
    *
    * Counters: `frames`, `waits` (GPU waits on the sink's semaphore),
    * `signals` (release signals), `copies`, `releases` (RELEASE messages),
-   * `rescues` (signals of a vanished sink's semaphore), `cpu-syncs` (CPU
-   * waits on the GPU: the source makes none), `connections`, `peers-lost`.
+   * `rescues` (signals of a vanished sink's semaphore), `cpu-syncs`
+   * (CPU-synchronising CUDA calls: one per frame with `wait-mode=cpu`,
+   * none otherwise), `connections`, `peers-lost`.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Counters of the source",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * GstCudaSyncIpcSrc::new-semaphore:
+   * @src: the #GstCudaSyncIpcSrc
+   *
+   * Emitted, from the streaming thread, each time the source connects: it
+   * needs an exportable timeline semaphore to signal its releases on. A
+   * handler returns a new fd of a timeline semaphore at value 0 that CUDA
+   * imports as `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`
+   * (a Vulkan timeline semaphore exported as `OPAQUE_FD`, for example);
+   * the source takes the fd, and -1 is an error. Without a handler the
+   * source makes them itself with Vulkan, on the Vulkan device whose UUID
+   * is the CUDA device's, and posts an error where that device cannot
+   * export timeline semaphores.
+   *
+   * Returns: a new semaphore fd, or -1
+   */
+  signals[SIGNAL_NEW_SEMAPHORE] = g_signal_new ("new-semaphore",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_INT, 0);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA IPC source with GPU synchronisation", "Source/Video/Hardware",
@@ -544,6 +625,7 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_src_decide_allocation);
   push_class->create = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_src_create);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_IPC_PEER_LOST, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_IPC_WAIT_MODE, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_src_debug, "cudasyncipcsrc", 0,
       "cudasyncipcsrc");
 }
