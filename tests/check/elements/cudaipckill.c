@@ -37,12 +37,13 @@ kill_child (GPid pid)
 
 /* the sink of this process, live NV12, semaphores of the test backend */
 static GstElement *
-start_sink (const gchar * path, GstElement ** sink, GstState state)
+start_sink (const gchar * path, guint max_buffers, GstElement ** sink,
+    GstState state)
 {
   gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " is-live=true ! "
       "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! cudasyncipcsink name=sink max-buffers=2 "
-      "socket-path=%s", W, H, path);
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=%u "
+      "socket-path=%s", W, H, max_buffers, path);
   GstElement *p = gst_parse_launch (desc, NULL);
 
   ipc_connect_new_semaphore (p, "sink");
@@ -72,7 +73,7 @@ static void
 source_killed (gboolean while_reading)
 {
   gchar *path = sock_path ("k");
-  GstElement *sink, *p = start_sink (path, &sink,
+  GstElement *sink, *p = start_sink (path, 2, &sink,
       while_reading ? GST_STATE_PLAYING : GST_STATE_PAUSED);
   gint64 t0;
   GPid pid;
@@ -228,13 +229,13 @@ settled (guint fds, const gint * live)
 
 /* 100 sources connect and are killed (some before, some while reading):
  * afterwards the sink has the fds and the simulator the live objects it
- * had after the first one */
+ * had after the first one (which made the sink's one shareable frame) */
 GST_START_TEST (test_connect_kill_cycles)
 {
   const guint cycles =
       g_getenv ("IPC_CYCLES") ? atoi (g_getenv ("IPC_CYCLES")) : 100;
   gchar *path = sock_path ("c");
-  GstElement *sink, *p = start_sink (path, &sink, GST_STATE_PLAYING);
+  GstElement *sink, *p = start_sink (path, 1, &sink, GST_STATE_PLAYING);
   gint live[G_N_ELEMENTS (kinds)];
   guint i, k, fds = 0;
 
@@ -242,7 +243,8 @@ GST_START_TEST (test_connect_kill_cycles)
     GPid pid = ipc_spawn_source (path, 100000, "gpu", NULL, NULL);
     fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-total", i + 1),
         i + 1);
-    if (i % 2)
+    /* the first one makes the sink's one shareable frame */
+    if (i % 2 || i == 0)
       ipc_wait_stat (sink, "frames-sent", cs_stat (sink, "frames-sent") + 1);
     kill_child (pid);
     fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-lost", i + 1),
@@ -262,7 +264,10 @@ GST_START_TEST (test_connect_kill_cycles)
   for (k = 0; cs_is_sim && k < G_N_ELEMENTS (kinds); k++)
     fail_unless (cs_sim_live (kinds[k]) == live[k], "%s: %d live, %d before",
         kinds[k], cs_sim_live (kinds[k]), live[k]);
-  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), cycles + 1);
+  /* one rescue per source whose semaphore had arrived: at least those
+   * killed after a frame */
+  fail_unless (cs_stat (sink, "rescues") <= cycles + 1 &&
+      cs_stat (sink, "rescues") >= cycles / 2 + 1);
   stop (p, sink);
   g_free (path);
 }
