@@ -183,8 +183,8 @@ gst_cuda_ipc_client_free (GstCudaIpcClient * self)
   g_free (self);
 }
 
-/* The sink vanished: its signals for the values it announced may never
- * come. Signal its semaphore far past them on a stream nothing waits
+/* The sink vanished or broke the protocol: its signals for the values it
+ * announced may never come. Signal its semaphore far past them on a stream nothing waits
  * behind, so that our stream's waits end; the frames already pushed may
  * hold what the memory held then. */
 static void
@@ -299,7 +299,8 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
   gboolean ok;
 
   if (!vmm || !self->acquire || f->epoch != self->epoch ||
-      f->acquire_value <= self->acquire_last || f->reserved ||
+      f->acquire_value <= self->acquire_last ||
+      f->acquire_value >= GST_CUDA_IPC_MAX_VALUE || f->reserved ||
       (f->flags & ~GST_CUDA_IPC_FRAME_FLAGS))
     return invalid (error, "unknown id or epoch, or a value that does not "
         "grow", msg->hdr.type);
@@ -349,7 +350,7 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
   switch (msg->hdr.type) {
     case GST_CUDA_IPC_MSG_SEMAPHORE:
       if (self->acquire || sm->purpose != GST_CUDA_IPC_SEM_ACQUIRE ||
-          sm->handle_type != 1)
+          sm->handle_type != 1 || sm->initial_value >= GST_CUDA_IPC_MAX_VALUE)
         break;
       self->acquire = gst_cuda_semaphore_import_fd (self->context,
           GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, msg->fd, error);
@@ -419,6 +420,10 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
       gst_cuda_ipc_msg_clear (msg);
     }
   }
+  /* a sink that breaks the protocol is as good as gone: its pending
+   * signals are not waited for */
+  if (ret == GST_CUDA_IPC_CLIENT_ERROR)
+    rescue (self);
   g_free (msg);
   return ret;
 }

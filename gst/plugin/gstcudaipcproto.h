@@ -21,6 +21,8 @@ G_BEGIN_DECLS
 #define GST_CUDA_IPC_MAX_MESSAGE 4096
 #define GST_CUDA_IPC_MAX_CAPS 3072
 #define GST_CUDA_IPC_MAX_BUFFERS 1024
+/* announced semaphore values stay below this: a rescue never overflows */
+#define GST_CUDA_IPC_MAX_VALUE (G_GUINT64_CONSTANT (1) << 62)
 /* what a survivor signals past the last value its peer announced */
 #define GST_CUDA_IPC_RESCUE_STEP (G_GUINT64_CONSTANT (1) << 32)
 

@@ -47,8 +47,10 @@ typedef struct
   gint fd;
   guint uid;
   gint pid;
+  gboolean got_hello;
   gboolean ready;               /* the source's release semaphore arrived */
   gboolean said_bye;
+  gboolean rescued;             /* its release semaphore was signalled */
   guint32 caps_epoch;           /* of the last CAPS sent */
   GstCudaSemaphore *acquire;    /* ours, signalled per frame */
   GstCudaSemaphore *release;    /* the source's */
@@ -85,7 +87,7 @@ struct _GstCudaIpcServer
 
   guint64 buffers, frames_sent, signals, waits, copies, dropped, unsent,
       releases, cpu_syncs, rescues, sessions_total, sessions_refused,
-      sessions_lost, sessions_failed;
+      sessions_lost, sessions_failed, sessions_invalid;
 };
 
 GstCudaIpcSession * gst_cuda_ipc_session_new   (gint fd);
@@ -101,6 +103,8 @@ gboolean gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self,
                                      GstCudaIpcSession * s,
                                      GstCudaIpcSlot * slot, GstBuffer * buf,
                                      GError ** error);
+void     gst_cuda_ipc_session_rescue (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s);
 void     gst_cuda_ipc_session_drop  (GstCudaIpcServer * self,
                                      GstCudaIpcSession * s, gboolean lost);
 

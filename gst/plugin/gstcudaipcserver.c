@@ -25,6 +25,10 @@
 
 #define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
 
+/* how long the sink's stop lets connected sources signal the release
+ * values its stream waits for, before it rescues them */
+#define STOP_GRACE_US G_USEC_PER_SEC
+
 typedef GstCudaIpcSession Session;
 typedef GstCudaIpcSlot Slot;
 typedef GstCudaIpcReleasePoint ReleasePoint;
@@ -97,9 +101,12 @@ session_read (GstCudaIpcServer * self, gint fd)
     if (((Session *) l->data)->fd == fd)
       s = l->data;
   if (s && (r <= 0 || !gst_cuda_ipc_session_handle (self, s, msg, &err))) {
-    if (err)
+    /* a protocol violation: dropped and rescued, but not lost */
+    if (err) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
-    gst_cuda_ipc_session_drop (self, s, !s->said_bye);
+      self->sessions_invalid++;
+    }
+    gst_cuda_ipc_session_drop (self, s, !err && !s->said_bye);
   }
   g_mutex_unlock (&self->lock);
   gst_cuda_ipc_msg_clear (msg);
@@ -247,11 +254,64 @@ cpu_sync (GstCudaIpcServer * self, CUstream stream)
   g_clear_error (&err);
 }
 
+/* whether the source's end of the connection closed (lock held) */
+static gboolean
+peer_closed (Session * s)
+{
+  struct pollfd pfd = { s->fd, POLLRDHUP, 0 };
+
+  return poll (&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP |
+          POLLERR));
+}
+
+/* Says BYE to every source and drops it. Before that, the stream's waits
+ * for the sources' release values must end: a source killed (or stopped)
+ * at this moment never signals them. For up to STOP_GRACE_US the sources
+ * may signal them themselves, and one whose connection closes is rescued
+ * at once; once the grace is over every source left is rescued. */
+static void
+stop_sessions (GstCudaIpcServer * self)
+{
+  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, NULL);
+  GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_ERROR;
+  gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
+  GList *l;
+
+  if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL))
+    st = GST_CUDA_SYNC_EVENT_PENDING;
+  g_mutex_lock (&self->lock);
+  for (l = self->sessions; l; l = l->next)
+    gst_cuda_ipc_send (((Session *) l->data)->fd, GST_CUDA_IPC_MSG_BYE, &bye,
+        sizeof (bye), NULL, 0, -1, NULL);
+  while (self->sessions && st == GST_CUDA_SYNC_EVENT_PENDING &&
+      (st = gst_cuda_sync_event_query (ev, NULL)) ==
+      GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end) {
+    for (l = self->sessions; l; l = l->next) {
+      Session *s = l->data;
+      if (!s->rescued && peer_closed (s)) {
+        self->sessions_lost++;
+        gst_cuda_ipc_session_rescue (self, s);
+      }
+    }
+    g_mutex_unlock (&self->lock);
+    g_usleep (1000);
+    g_mutex_lock (&self->lock);
+  }
+  while (self->sessions) {
+    Session *s = self->sessions->data;
+    if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
+      gst_cuda_ipc_session_rescue (self, s);
+    s->said_bye = TRUE;         /* its release values are enqueued */
+    gst_cuda_ipc_session_drop (self, s, FALSE);
+  }
+  g_mutex_unlock (&self->lock);
+  g_clear_pointer (&ev, gst_cuda_sync_event_unref);
+}
+
 void
 gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
 {
-  GstCudaIpcBye bye = { 0, 0 };
-
   g_mutex_lock (&self->lock);
   if (self->stopping) {
     g_mutex_unlock (&self->lock);
@@ -264,15 +324,8 @@ gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
   if (self->thread)
     g_thread_join (self->thread);
   self->thread = NULL;
-  g_mutex_lock (&self->lock);
-  while (self->sessions) {
-    Session *s = self->sessions->data;
-    gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye), NULL,
-        0, -1, NULL);
-    s->said_bye = TRUE;         /* its release values are enqueued */
-    gst_cuda_ipc_session_drop (self, s, FALSE);
-  }
-  g_mutex_unlock (&self->lock);
+  if (self->stream)
+    stop_sessions (self);
   /* the copies into the shared memory, the waits before them and the
    * acquire signals have run: the memory can go */
   if (self->stream)
@@ -568,7 +621,8 @@ gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
       "sessions-total", G_TYPE_UINT64, self->sessions_total,
       "sessions-refused", G_TYPE_UINT64, self->sessions_refused,
       "sessions-lost", G_TYPE_UINT64, self->sessions_lost,
-      "sessions-failed", G_TYPE_UINT64, self->sessions_failed, NULL);
+      "sessions-failed", G_TYPE_UINT64, self->sessions_failed,
+      "sessions-invalid", G_TYPE_UINT64, self->sessions_invalid, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }

@@ -49,31 +49,65 @@ gst_cuda_ipc_session_free (Session * s)
   g_free (s);
 }
 
-/* The session is gone (lock held). A source that vanished without BYE may
- * have died with release signals pending on its GPU: signal its release
- * semaphore far past the last value it announced, on a stream of ours that
- * nothing else waits behind, so that no wait of ours stays stuck; its held
- * frames are free again (nothing of it reads them any more). */
+/* A source that may have died with release signals pending on its GPU
+ * (lock held): signal its release semaphore far past the last value it
+ * announced, on a stream of ours that nothing else waits behind, so that
+ * no wait of ours stays stuck. Once per session; not for a source that
+ * said BYE (it has enqueued every signal it will). */
+void
+gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s)
+{
+  GError *err = NULL;
+
+  if (s->said_bye || s->rescued || !s->release)
+    return;
+  s->rescued = TRUE;
+  if (!gst_cuda_context_push (self->context)) {
+    GST_WARNING ("rescue: could not push the CUDA context");
+    return;
+  }
+  if (gst_cuda_semaphore_signal_value (s->release, self->rescue,
+          s->release_last + GST_CUDA_IPC_RESCUE_STEP, &err))
+    self->rescues++;
+  else
+    GST_WARNING ("rescue signal failed: %s", err->message);
+  gst_cuda_context_pop (NULL);
+  g_clear_error (&err);
+}
+
+/* the release points of a rescued source go from every slot: the rescue
+ * signal satisfies them (lock held) */
+static void
+forget_points (GstCudaIpcServer * self, Session * s)
+{
+  guint i, j;
+
+  for (i = 0; i < self->slots->len; i++) {
+    GArray *points = ((Slot *) g_ptr_array_index (self->slots, i))->points;
+    for (j = 0; j < points->len;) {
+      ReleasePoint *p = &g_array_index (points, ReleasePoint, j);
+      if (p->sem == s->release) {
+        gst_object_unref (p->sem);
+        g_array_remove_index_fast (points, j);
+      } else {
+        j++;
+      }
+    }
+  }
+}
+
+/* The session is gone (lock held). A source that vanished without BYE is
+ * rescued, and its release points are forgotten; its held frames are free
+ * again (nothing of it reads them any more). */
 void
 gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
 {
   GHashTableIter it;
   gpointer value;
 
-  if (!s->said_bye && s->release) {
-    GError *err = NULL;
-    if (!gst_cuda_context_push (self->context)) {
-      GST_WARNING ("rescue: could not push the CUDA context");
-    } else {
-      if (gst_cuda_semaphore_signal_value (s->release, self->rescue,
-              s->release_last + GST_CUDA_IPC_RESCUE_STEP, &err))
-        self->rescues++;
-      else
-        GST_WARNING ("rescue signal failed: %s", err->message);
-      gst_cuda_context_pop (NULL);
-    }
-    g_clear_error (&err);
-  }
+  gst_cuda_ipc_session_rescue (self, s);
+  if (s->rescued)
+    forget_points (self, s);
   g_hash_table_iter_init (&it, s->held);
   while (g_hash_table_iter_next (&it, NULL, &value))
     ((Slot *) value)->n_holders--;
@@ -148,13 +182,16 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
 {
   switch (msg->hdr.type) {
     case GST_CUDA_IPC_MSG_HELLO:
-      return !s->ready && gst_cuda_ipc_check_hello (msg,
-          GST_CUDA_IPC_ROLE_SOURCE, error);
+      if (s->got_hello)
+        break;
+      s->got_hello = TRUE;
+      return gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SOURCE, error);
     case GST_CUDA_IPC_MSG_SEMAPHORE:{
       const GstCudaIpcSemaphore *sm = (const void *) msg->body;
       gint fd;
-      if (s->ready || sm->purpose != GST_CUDA_IPC_SEM_RELEASE ||
-          sm->handle_type != 1)
+      if (!s->got_hello || s->ready || sm->purpose != GST_CUDA_IPC_SEM_RELEASE
+          || sm->handle_type != 1
+          || sm->initial_value >= GST_CUDA_IPC_MAX_VALUE)
         break;
       fd = gst_cuda_ipc_msg_take_fd (msg);
       s->release = gst_cuda_semaphore_import_fd (self->context,
@@ -171,7 +208,8 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
       const GstCudaIpcRelease *r = (const void *) msg->body;
       Slot *slot = g_hash_table_lookup (s->held, GUINT_TO_POINTER (r->id));
       ReleasePoint p;
-      if (!s->ready || !slot || r->release_value <= s->release_last)
+      if (!s->ready || !slot || r->release_value <= s->release_last ||
+          r->release_value >= GST_CUDA_IPC_MAX_VALUE)
         break;
       s->release_last = r->release_value;
       p.sem = gst_object_ref (s->release);

@@ -440,10 +440,13 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    * `copies`, `releases`, `dropped` (on-full=drop), `unsent` (no source
    * connected), `cpu-syncs` (CPU-synchronising CUDA calls: none while
    * frames flow, one when the sink stops, before it frees the shared
-   * memory), `rescues` (signals of a vanished source's release semaphore),
+   * memory), `rescues` (signals of the release semaphore of a source that
+   * vanished, broke the protocol, or was still connected and had not
+   * signalled what the sink's stream waits for one second into a stop),
    * `buffers-allocated`, `sessions` (connected now), `sessions-total`,
    * `sessions-refused` (credential check), `sessions-lost` (gone without
-   * goodbye), `sessions-failed` (no semaphore could be made for them).
+   * goodbye), `sessions-failed` (no semaphore could be made for them),
+   * `sessions-invalid` (dropped for breaking the protocol).
    * After the sink stopped, the counters of its last run.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,

@@ -199,6 +199,58 @@ GST_START_TEST (test_sink_killed_reconnect)
 
 GST_END_TEST;
 
+/* the sink stops while a source's release signals, which its stream
+ * waits for, are pending, and that source is killed (or frozen) at that
+ * moment: the stop rescues the source's semaphore (at once when the
+ * connection closed, after a one-second grace when it stays open), its
+ * CPU wait for the stream ends, and every simulated stream goes idle */
+static void
+sink_stops_with_pending (gboolean frozen)
+{
+  gchar *path = sock_path (frozen ? "f" : "s");
+  GstElement *sink, *p = start_sink (path, 2, &sink, GST_STATE_PLAYING);
+  gint64 t0;
+  GPid pid;
+  int status;
+
+  pid = ipc_spawn_source (path, 100000, "gpu", SLOW_SIGNALS, NULL);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  /* the slot was reused: the sink's stream waits for the source's
+   * delayed release signals */
+  fail_unless (ipc_wait_stat (sink, "waits", 4) >= 4);
+  fail_unless (kill (pid, frozen ? SIGSTOP : SIGKILL) == 0);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
+      "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  /* a killed source is lost (noticed by the socket thread or the stop),
+   * a frozen one is not */
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-lost"), frozen ? 0 : 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  if (frozen)
+    fail_unless (kill (pid, SIGKILL) == 0);
+  fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
+  stop (p, sink);
+  g_free (path);
+}
+
+GST_START_TEST (test_sink_stops_source_killed)
+{
+  sink_stops_with_pending (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_stops_source_frozen)
+{
+  sink_stops_with_pending (TRUE);
+}
+
+GST_END_TEST;
+
 static guint
 count_fds (void)
 {
@@ -211,8 +263,11 @@ count_fds (void)
   return n;
 }
 
+/* the sink's objects: its shareable frames are memhandle + varange (the
+ * upstream pool's cuMemAlloc buffers are not counted: how many it keeps
+ * depends on how far the live source runs ahead) */
 static const gchar *kinds[] = { "extsem", "stream", "event", "memhandle",
-  "varange", "alloc"
+  "varange"
 };
 
 static gboolean
@@ -286,6 +341,8 @@ cudaipckill_suite (void)
   tcase_add_test (tc, test_sink_killed_error);
   tcase_add_test (tc, test_sink_killed_eos);
   tcase_add_test (tc, test_sink_killed_reconnect);
+  tcase_add_test (tc, test_sink_stops_source_killed);
+  tcase_add_test (tc, test_sink_stops_source_frozen);
   tcase_add_test (tc, test_connect_kill_cycles);
   suite_add_tcase (s, tc);
   return s;
