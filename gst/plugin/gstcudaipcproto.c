@@ -267,6 +267,74 @@ layout_fits (const GstCudaIpcCaps * c, const GstVideoInfo * info)
   return TRUE;
 }
 
+/* a caps feature name as gst_caps_features_from_string() accepts it
+ * (letters, ':', a letter, letters and digits), or "ANY" */
+static gboolean
+feature_valid (const gchar * f, gsize len)
+{
+  gsize i = 0;
+
+  while (len > 0 && g_ascii_isspace (*f)) {
+    f++;
+    len--;
+  }
+  if (len == 3 && strncmp (f, "ANY", 3) == 0)
+    return TRUE;
+  while (i < len && g_ascii_isalpha (f[i]))
+    i++;
+  if (i == 0 || i + 1 >= len || f[i] != ':' || !g_ascii_isalpha (f[i + 1]))
+    return FALSE;
+  for (i += 2; i < len && g_ascii_isalnum (f[i]); i++);
+  return i == len;
+}
+
+/* gst_caps_from_string() warns (g_warning, g_return_if_fail) about an
+ * invalid structure or feature name: a peer must not be able to make the
+ * process warn, so the names and features of every structure in @text
+ * are checked first (names as gst_structure_validate_name() wants them,
+ * unquoted) */
+static gboolean
+caps_names_valid (const gchar * p)
+{
+  for (;;) {
+    gboolean quoted = FALSE;
+
+    while (g_ascii_isspace (*p))
+      p++;
+    if (!g_ascii_isalpha (*p))
+      return FALSE;
+    while (g_ascii_isalnum (*p) || (*p && strchr ("/-_.:+", *p)))
+      p++;
+    while (g_ascii_isspace (*p))
+      p++;
+    if (*p && *p != '(' && *p != ',' && *p != ';')
+      return FALSE;
+    if (*p == '(') {
+      const gchar *end = strchr (p, ')'), *f = p + 1;
+      if (!end)
+        return FALSE;
+      while (f <= end) {
+        const gchar *e = memchr (f, ',', end - f);
+        if (!e)
+          e = end;
+        if (!feature_valid (f, e - f))
+          return FALSE;
+        f = e + 1;
+      }
+      p = end + 1;
+    }
+    for (; *p && (quoted || *p != ';'); p++) {
+      if (*p == '\\' && p[1])
+        p++;
+      else if (*p == '"')
+        quoted = !quoted;
+    }
+    if (!*p)
+      return TRUE;
+    p++;
+  }
+}
+
 gboolean
 gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
     GstVideoInfo * layout, GError ** error)
@@ -279,7 +347,7 @@ gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
 
   if (c->caps_len == 0 || c->caps_len > GST_CUDA_IPC_MAX_CAPS ||
       c->caps_len != avail || text[c->caps_len - 1] != '\0' ||
-      strlen (text) != c->caps_len - 1)
+      strlen (text) != c->caps_len - 1 || !caps_names_valid (text))
     goto invalid;
   parsed = gst_caps_from_string (text);
   if (!parsed || !gst_caps_is_fixed (parsed) ||
