@@ -169,11 +169,20 @@ gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error)
   do {
     n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
+  /* A peer that closes with messages of ours unread resets the
+   * connection, and the kernel reports that before the messages the peer
+   * sent until then (its BYE): the error is cleared by reporting it, so
+   * those are read now */
+  if (n < 0 && errno == ECONNRESET) {
+    mh.msg_controllen = sizeof (cbuf.buf);
+    mh.msg_flags = 0;
+    n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == ECONNRESET))
+      return 0;
+  }
   if (n == 0)
     return 0;
   if (n < 0) {
-    if (errno == ECONNRESET)
-      return 0;
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ,
         ("Could not read from the peer."), ("recvmsg: %s", g_strerror (errno)));
     return -1;
