@@ -382,8 +382,37 @@ gst_cuda_ipc_server_set_caps (GstCudaIpcServer * self, GstCaps * caps,
   return TRUE;
 }
 
-/* a free slot of this epoch, a new one, or NULL (lock held; frees
- * unused slots of older epochs once nothing holds them) */
+static void
+slot_release (gpointer slot, const GError * error)
+{
+  slot_free (slot);
+}
+
+/* A slot of an older epoch that no source holds goes once the sink's
+ * stream ran past its last copy into it (the sources' release points do
+ * not matter: each source maps the memory with a handle of its own, and
+ * the sink never writes into it again); lock held */
+static void
+slot_retire (GstCudaIpcServer * self, Slot * slot)
+{
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, NULL);
+
+  if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL)) {
+    gst_cuda_sync_releaser_push (self->releaser, ev, slot_release, slot);
+  } else {
+    GST_WARNING ("no event for a retired frame: waiting for the stream");
+    if (gst_cuda_context_push (self->context)) {
+      CuStreamSynchronize (self->stream);
+      gst_cuda_context_pop (NULL);
+    }
+    self->cpu_syncs++;
+    slot_free (slot);
+  }
+  g_clear_pointer (&ev, gst_cuda_sync_event_unref);
+}
+
+/* a free slot of this epoch, a new one, or NULL (lock held; retires
+ * slots of older epochs once nothing holds them) */
 static Slot *
 slot_get (GstCudaIpcServer * self, GError ** error)
 {
@@ -392,9 +421,8 @@ slot_get (GstCudaIpcServer * self, GError ** error)
 
   for (i = 0; i < self->slots->len;) {
     slot = g_ptr_array_index (self->slots, i);
-    if (slot->epoch != self->epoch && slot->n_holders == 0 &&
-        slot->points->len == 0) {
-      g_ptr_array_remove_index_fast (self->slots, i);
+    if (slot->epoch != self->epoch && slot->n_holders == 0) {
+      slot_retire (self, g_ptr_array_steal_index_fast (self->slots, i));
       continue;
     }
     if (slot->epoch == self->epoch) {
