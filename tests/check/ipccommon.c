@@ -79,8 +79,6 @@ frames_equal (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
   return same;
 }
 
-/* the source side: N frames through cudasyncipcsrc ! cudadownload, each
- * compared with the same frame of videotestsrc; exit 0 when all match */
 /* CPU syncs the simulator counted on the streaming thread of the pad's
  * element, read when EOS passes (after the last buffer's work) */
 static GstPadProbeReturn
@@ -105,6 +103,25 @@ ipc_probe_thread_syncs (GstElement * pipeline, const gchar * name,
   gst_object_unref (e);
 }
 
+/* a reference of @n frames of videotestsrc at @w x @h */
+static GstElement *
+start_reference (guint n, gint w, gint h, GstElement ** sink)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "appsink name=out sync=false max-buffers=1000", n, w, h);
+  GstElement *ref = gst_parse_launch (desc, NULL);
+
+  *sink = gst_bin_get_by_name (GST_BIN (ref), "out");
+  gst_element_set_state (ref, GST_STATE_PLAYING);
+  g_free (desc);
+  return ref;
+}
+
+/* N frames through cudasyncipcsrc ! cudadownload, each compared with
+ * the same frame of videotestsrc of its size: W x H, or W2 x H2 after
+ * the sink's caps changed; prints the counters and the caps changes
+ * seen; exit 0 when all match */
 static int
 run_source (const gchar * path, guint n, const gchar * wait_mode)
 {
@@ -112,34 +129,32 @@ run_source (const gchar * path, guint n, const gchar * wait_mode)
       "num-buffers=%u wait-mode=%s ! queue ! cudadownload ! "
       "video/x-raw,format=" FORMAT " ! appsink name=out sync=false "
       "max-buffers=1000", path, n, wait_mode);
-  gchar *ref_desc =
-      g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "appsink name=out sync=false max-buffers=1000", n, W, H);
-  GstElement *p = gst_parse_launch (desc, NULL), *ref =
-      gst_parse_launch (ref_desc, NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out"), *rsink =
-      gst_bin_get_by_name (GST_BIN (ref), "out"), *src =
+  GstElement *p = gst_parse_launch (desc, NULL), *rsink[2], *ref[2];
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out"), *src =
       gst_bin_get_by_name (GST_BIN (p), "src");
-  GstVideoInfo info;
   GstStructure *st;
-  guint i, bad = 0, got = 0;
+  guint i, bad = 0, got = 0, changes = 0;
+  gint thread_syncs, last_w = 0;
 
-  gint thread_syncs;
-
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, W, H);
+  ref[0] = start_reference (n, W, H, &rsink[0]);
+  ref[1] = start_reference (n, W2, H2, &rsink[1]);
   ipc_connect_new_semaphore (p, "src");
   /* the source's thread runs only create() and the push into the queue */
   ipc_probe_thread_syncs (p, "src", "src", &thread_syncs);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  gst_element_set_state (ref, GST_STATE_PLAYING);
   for (i = 0; i < n; i++) {
     GstSample *a = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        20 * GST_SECOND);
-    GstSample *b = gst_app_sink_try_pull_sample (GST_APP_SINK (rsink),
-        20 * GST_SECOND);
-    if (!a || !b)
+        20 * GST_SECOND), *b = NULL;
+    GstVideoInfo info;
+    if (a && gst_video_info_from_caps (&info, gst_sample_get_caps (a)))
+      b = gst_app_sink_try_pull_sample (GST_APP_SINK (rsink[info.width !=
+                  W]), 20 * GST_SECOND);
+    if (!a || !b) {
+      g_clear_pointer (&a, gst_sample_unref);
       break;
+    }
+    changes += last_w && info.width != last_w;
+    last_w = info.width;
     bad += !frames_equal (gst_sample_get_buffer (a),
         gst_sample_get_buffer (b), &info);
     got++;
@@ -158,10 +173,15 @@ run_source (const gchar * path, guint n, const gchar * wait_mode)
   /* EOS reaches the probe after the last frame went */
   for (i = 0; i < 100 && g_atomic_int_get (&thread_syncs) == -2; i++)
     g_usleep (10000);
-  g_print ("SOURCE frames=%u bad=%u thread-syncs=(guint64)%d %s\n", got, bad,
+  g_print ("SOURCE frames=%u bad=%u caps-changes=(guint64)%u "
+      "thread-syncs=(guint64)%d %s\n", got, bad, changes,
       g_atomic_int_get (&thread_syncs), gst_structure_to_string (st));
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_element_set_state (ref, GST_STATE_NULL);
+  for (i = 0; i < 2; i++) {
+    gst_element_set_state (ref[i], GST_STATE_NULL);
+    gst_object_unref (rsink[i]);
+    gst_object_unref (ref[i]);
+  }
   return got == n && bad == 0 ? 0 : 1;
 }
 

@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 #define W 64
 #define H 48
 #define FORMAT "NV12"
+/* the size after a renegotiation */
+#define W2 32
+#define H2 24
 /* a pattern without moving parts: a source joining late gets the same
  * frames as a reference started on its own */
 #define PATTERN "pattern=smpte75"

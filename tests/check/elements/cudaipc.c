@@ -8,9 +8,23 @@
  * counters; the parent checks both sides' counters.
  */
 #include "../ipccommon.h"
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* waits (up to 1 s) until no source is connected; sessions-lost */
+static guint64
+sessions_gone (GstElement * sink)
+{
+  guint i;
+
+  for (i = 0; i < 100 && cs_stat (sink, "sessions") != 0; i++)
+    g_usleep (10000);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  return cs_stat (sink, "sessions-lost");
+}
 
 /* N frames from one sink to one source in another process: byte-exact,
  * one signal, GPU wait, copy and release per frame on each side, every
@@ -64,6 +78,8 @@ two_processes (const gchar * wait_mode, guint64 src_syncs)
   fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 0);
   if (cs_is_sim)
     fail_unless_equals_int (sink_thread_syncs, 0);
+  /* the source said goodbye (even with the sink's EOS unread) */
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
   /* max-buffers bounds the shared memory; the released frames are reused
    * after GPU waits on the source's release values */
   fail_unless (cs_stat (sink, "buffers-allocated") <= 4);
@@ -90,6 +106,144 @@ GST_END_TEST;
 GST_START_TEST (test_two_processes_cpu_wait)
 {
   two_processes ("cpu", 30);
+}
+
+GST_END_TEST;
+
+/* the output of a source child that must have exited 0 */
+static gchar *
+source_result (GPid pid, gint out_fd)
+{
+  gchar *out = ipc_read_all (out_fd);
+  gint status;
+
+  waitpid (pid, &status, 0);
+  g_print ("%s", out);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "source failed: %s", out);
+  return out;
+}
+
+/* two sources connected at once get every frame byte-exact, each waits
+ * for and releases each frame; the sink copies each frame once into a
+ * shareable frame that both read, signals each source's semaphore per
+ * frame, and reuses frames only once both released them */
+GST_START_TEST (test_two_sources)
+{
+  const guint n = 30;
+  gchar *path = g_strdup_printf ("%s/cudaipc-2s%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=3 sync=false "
+      "socket-path=%s", n, W, H, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  gint out_fd[2];
+  gchar *out[2];
+  GPid pid[2];
+  guint i;
+
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 2; i++)
+    pid[i] = ipc_spawn_source (path, n, "gpu", NULL, &out_fd[i]);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 2), 2);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (i = 0; i < 2; i++) {
+    out[i] = source_result (pid[i], out_fd[i]);
+    fail_unless_equals_uint64 (ipc_field_of (out[i], "frames"), n);
+    fail_unless_equals_uint64 (ipc_field_of (out[i], "waits"), n);
+    fail_unless_equals_uint64 (ipc_field_of (out[i], "releases"), n);
+  }
+  fail_unless_equals_uint64 (cs_stat (sink, "copies"), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), 2 * n);
+  fail_unless_equals_uint64 (cs_stat (sink, "signals"), 2 * n);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 2 * n), 2 * n);
+  fail_unless (cs_stat (sink, "buffers-allocated") <= 3);
+  /* a reused frame waits for both sources' release values */
+  fail_unless (cs_stat (sink, "waits") >= 2 * (n - 3));
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  gst_element_set_state (p, GST_STATE_NULL);
+  for (i = 0; i < 2; i++)
+    g_free (out[i]);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* pushes @n frames of videotestsrc at @w x @h into @appsrc */
+static void
+push_frames (GstElement * appsrc, guint n, gint w, gint h)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "appsink name=out sync=false", n, w, h);
+  GstElement *gen = gst_parse_launch (desc, NULL);
+  GstElement *out = gst_bin_get_by_name (GST_BIN (gen), "out");
+  GstSample *sample;
+  guint i;
+
+  gst_element_set_state (gen, GST_STATE_PLAYING);
+  for (i = 0; i < n; i++) {
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 20 * GST_SECOND);
+    fail_unless (sample != NULL);
+    fail_unless_equals_int (gst_app_src_push_sample (GST_APP_SRC (appsrc),
+            sample), GST_FLOW_OK);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (gen, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (gen);
+  g_free (desc);
+}
+
+/* the caps change mid-stream (W x H, then W2 x H2): the source gets new
+ * caps once, and every frame on both sides of the change byte-exact; the
+ * frames of the old caps go once nothing holds them */
+GST_START_TEST (test_renegotiation)
+{
+  const guint n = 12;
+  gchar *path = g_strdup_printf ("%s/cudaipc-rn%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! cudaupload ! "
+      "cudasyncipcsink name=sink max-buffers=3 sync=false socket-path=%s",
+      path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  gint out_fd;
+  gchar *out;
+  GPid pid;
+
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  pid = ipc_spawn_source (path, 2 * n, "gpu", NULL, &out_fd);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  push_frames (in, n, W, H);
+  push_frames (in, n, W2, H2);
+  out = source_result (pid, out_fd);
+  fail_unless_equals_uint64 (ipc_field_of (out, "frames"), 2 * n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "caps-changes"), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), 2 * n);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 2 * n), 2 * n);
+  /* at most max-buffers of each caps, the old ones freed at the next
+   * frame once released */
+  fail_unless (cs_stat (sink, "buffers-allocated") <= 3);
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_free (out);
+  gst_object_unref (in);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
 }
 
 GST_END_TEST;
@@ -170,6 +324,8 @@ cudaipc_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_two_processes);
   tcase_add_test (tc, test_two_processes_cpu_wait);
+  tcase_add_test (tc, test_two_sources);
+  tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_refused_uid);
   tcase_add_test (tc, test_no_semaphore_source);
   suite_add_tcase (s, tc);
