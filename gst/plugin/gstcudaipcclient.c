@@ -25,6 +25,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_client_debug);
 #define GST_CAT_DEFAULT gst_cuda_ipc_client_debug
 
+/* how long the source's stop lets the sink signal the values its stream
+ * waits for, before it rescues the sink's semaphore */
+#define STOP_GRACE_US G_USEC_PER_SEC
+
 struct _GstCudaIpcClient
 {
   GstCudaContext *context;
@@ -39,6 +43,7 @@ struct _GstCudaIpcClient
   guint max_buffers;
   GstCudaSemaphore *acquire;    /* the sink's */
   guint64 acquire_last;
+  gboolean rescued;
   GstCudaSemaphore *release;    /* ours */
   GHashTable *imports;          /* id -> GstCudaSyncVmm */
   guint32 epoch;
@@ -46,6 +51,8 @@ struct _GstCudaIpcClient
   GstVideoInfo layout;
   GstCudaIpcClientCounters counters;
 };
+
+static void rescue (GstCudaIpcClient * self);
 
 static void
 free_vmm (gpointer vmm, const GError * error)
@@ -154,8 +161,28 @@ failed:
   return NULL;
 }
 
+/* Before the imports go, the stream's waits for the sink's values must
+ * end: they normally do at once, but a sink hung (or killed) at this
+ * moment never signals them, and its semaphore is rescued after
+ * STOP_GRACE_US */
+static void
+settle (GstCudaIpcClient * self)
+{
+  gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
+  GstCudaSyncEventStatus st;
+
+  if (!self->acquire || !self->event || self->rescued ||
+      !gst_cuda_sync_event_record (self->event, self->stream, NULL))
+    return;
+  while ((st = gst_cuda_sync_event_query (self->event, NULL)) ==
+      GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
+    rescue (self);
+}
+
 void
-gst_cuda_ipc_client_free (GstCudaIpcClient * self)
+gst_cuda_ipc_client_close (GstCudaIpcClient * self)
 {
   GstCudaIpcBye bye = { 0, 0 };
 
@@ -164,8 +191,17 @@ gst_cuda_ipc_client_free (GstCudaIpcClient * self)
         NULL, 0, -1, NULL);
     close (self->fd);
   }
-  if (self->stream)
+  self->fd = -1;
+  if (self->stream) {
+    settle (self);
     drop_imports (self);
+  }
+}
+
+void
+gst_cuda_ipc_client_free (GstCudaIpcClient * self)
+{
+  gst_cuda_ipc_client_close (self);
   g_hash_table_unref (self->imports);
   /* waits for the events: the copies out of the imports ran */
   gst_cuda_sync_releaser_free (self->releaser);
@@ -192,8 +228,9 @@ rescue (GstCudaIpcClient * self)
 {
   GError *err = NULL;
 
-  if (!self->acquire || !gst_cuda_context_push (self->context))
+  if (!self->acquire || self->rescued || !gst_cuda_context_push (self->context))
     return;
+  self->rescued = TRUE;
   if (gst_cuda_semaphore_signal_value (self->acquire, self->rescue,
           self->acquire_last + GST_CUDA_IPC_RESCUE_STEP, &err))
     self->counters.rescues++;

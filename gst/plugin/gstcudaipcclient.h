@@ -47,6 +47,10 @@ typedef struct
 GstCudaIpcClient * gst_cuda_ipc_client_connect (GstCudaContext * context,
                                                const GstCudaIpcClientConfig * config,
                                                GError ** error);
+/* Says BYE and closes the connection, then makes sure the stream's waits
+ * for the sink's values end (rescuing a sink that does not signal them
+ * within a second); the counters stay readable. Called by _free(). */
+void               gst_cuda_ipc_client_close   (GstCudaIpcClient * client);
 void               gst_cuda_ipc_client_free    (GstCudaIpcClient * client);
 GstCudaIpcClientResult gst_cuda_ipc_client_next (GstCudaIpcClient * client,
                                                GstBufferPool * pool,

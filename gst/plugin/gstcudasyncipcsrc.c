@@ -254,6 +254,8 @@ close_client (GstCudaSyncIpcSrc * self)
 
   if (!client)
     return;
+  /* its stop may rescue the sink's semaphore: counted */
+  gst_cuda_ipc_client_close (client);
   g_mutex_lock (&self->lock);
   gst_cuda_ipc_client_add_counters (client, &self->done);
   self->client = NULL;

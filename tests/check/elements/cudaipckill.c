@@ -178,6 +178,43 @@ sink_killed (const gchar * peer_lost)
   g_free (path);
 }
 
+/* the source stops while its stream waits for the (delayed) signals of
+ * a sink frozen with SIGSTOP: after its one-second grace it rescues the
+ * sink's semaphore, its stop ends within 5 s, and no simulated stream
+ * stays stuck */
+GST_START_TEST (test_source_stops_sink_frozen)
+{
+  gchar *path = sock_path ("z");
+  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
+      "! queue ! fakesink sync=false", path);
+  GPid pid = ipc_spawn_sink (path, SLOW_SIGNALS);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  gint64 t0;
+  int status;
+
+  ipc_connect_new_semaphore (p, "src");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  fail_unless (ipc_wait_stat (src, "frames", 4) >= 4);
+  fail_unless (kill (pid, SIGSTOP) == 0);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
+      "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (cs_stat (src, "rescues"), 1);
+  fail_unless_equals_uint64 (cs_stat (src, "peers-lost"), 0);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  fail_unless (kill (pid, SIGKILL) == 0);
+  fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
+  unlink (path);
+  gst_object_unref (src);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_killed_error)
 {
   sink_killed ("error");
@@ -338,6 +375,7 @@ cudaipckill_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_source_killed_after_handshake);
   tcase_add_test (tc, test_source_killed_while_reading);
+  tcase_add_test (tc, test_source_stops_sink_frozen);
   tcase_add_test (tc, test_sink_killed_error);
   tcase_add_test (tc, test_sink_killed_eos);
   tcase_add_test (tc, test_sink_killed_reconnect);
