@@ -86,6 +86,38 @@ CUdeviceptr        gst_cuda_sync_external_memory_get_pointer (GstCudaSyncExterna
 GST_CUDA_SYNC_API
 void               gst_cuda_sync_external_memory_free (GstCudaSyncExternalMemory * mem);
 
+/**
+ * GstCudaSyncVmm:
+ *
+ * A CUDA virtual-memory allocation (`cuMemCreate`) that can be shared with
+ * other processes as a POSIX fd, mapped read-write into one context; or an
+ * import of such an fd. Internal API (gstcudasyncvmm.c).
+ */
+typedef struct _GstCudaSyncVmm GstCudaSyncVmm;
+
+GST_CUDA_SYNC_API
+gsize              gst_cuda_sync_vmm_round_size (GstCudaContext * context,
+                                                 gsize size,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+GstCudaSyncVmm *   gst_cuda_sync_vmm_new        (GstCudaContext * context,
+                                                 gsize size,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+GstCudaSyncVmm *   gst_cuda_sync_vmm_import_fd  (GstCudaContext * context,
+                                                 gint fd,
+                                                 gsize size,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+gint               gst_cuda_sync_vmm_export_fd  (GstCudaSyncVmm * vmm,
+                                                 GError ** error);
+GST_CUDA_SYNC_API
+CUdeviceptr        gst_cuda_sync_vmm_get_pointer (GstCudaSyncVmm * vmm);
+GST_CUDA_SYNC_API
+gsize              gst_cuda_sync_vmm_get_size   (GstCudaSyncVmm * vmm);
+GST_CUDA_SYNC_API
+void               gst_cuda_sync_vmm_free       (GstCudaSyncVmm * vmm);
+
 GST_CUDA_SYNC_API
 gboolean           gst_cuda_sync_context_get_uuid (GstCudaContext * context,
                                                  guint8 uuid[16],

@@ -66,6 +66,17 @@ typedef struct
   GST_CUDA_SYNC_DECL_FN (cuExternalMemoryGetMappedMipmappedArray);
   GST_CUDA_SYNC_DECL_FN (cuDeviceGetNvSciSyncAttributes);
   GST_CUDA_SYNC_DECL_FN (cuDeviceGet);
+  /* optional: virtual memory management (shareable allocations) */
+  GST_CUDA_SYNC_DECL_FN (cuMemGetAllocationGranularity);
+  GST_CUDA_SYNC_DECL_FN (cuMemCreate);
+  GST_CUDA_SYNC_DECL_FN (cuMemRelease);
+  GST_CUDA_SYNC_DECL_FN (cuMemExportToShareableHandle);
+  GST_CUDA_SYNC_DECL_FN (cuMemImportFromShareableHandle);
+  GST_CUDA_SYNC_DECL_FN (cuMemAddressReserve);
+  GST_CUDA_SYNC_DECL_FN (cuMemAddressFree);
+  GST_CUDA_SYNC_DECL_FN (cuMemMap);
+  GST_CUDA_SYNC_DECL_FN (cuMemUnmap);
+  GST_CUDA_SYNC_DECL_FN (cuMemSetAccess);
 } GstCudaSyncVTable;
 
 GST_CUDA_SYNC_API

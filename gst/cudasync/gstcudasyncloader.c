@@ -149,6 +149,16 @@ load_library (gpointer user_data)
   LOAD_OPTIONAL (cuExternalMemoryGetMappedMipmappedArray);
   LOAD_OPTIONAL (cuDeviceGetNvSciSyncAttributes);
   LOAD_OPTIONAL (cuDeviceGet);
+  LOAD_OPTIONAL (cuMemGetAllocationGranularity);
+  LOAD_OPTIONAL (cuMemCreate);
+  LOAD_OPTIONAL (cuMemRelease);
+  LOAD_OPTIONAL (cuMemExportToShareableHandle);
+  LOAD_OPTIONAL (cuMemImportFromShareableHandle);
+  LOAD_OPTIONAL (cuMemAddressReserve);
+  LOAD_OPTIONAL (cuMemAddressFree);
+  LOAD_OPTIONAL (cuMemMap);
+  LOAD_OPTIONAL (cuMemUnmap);
+  LOAD_OPTIONAL (cuMemSetAccess);
 
   _gst_cuda_sync_compat_use_loader_wrappers (&vtable);
   g_module_make_resident (module);

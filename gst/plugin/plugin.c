@@ -15,6 +15,8 @@
 #include <gst/gst.h>
 #include "gstcudasemsignal.h"
 #include "gstcudasemwait.h"
+#include "gstcudasyncipcsink.h"
+#include "gstcudasyncipcsrc.h"
 #ifdef HAVE_CUDA_VULKAN
 #include "gstcudatovulkan.h"
 #include "gstvulkantocuda.h"
@@ -42,6 +44,8 @@ plugin_init (GstPlugin * plugin)
    * when started without one. */
   ret |= GST_ELEMENT_REGISTER (cudasemsignal, plugin);
   ret |= GST_ELEMENT_REGISTER (cudasemwait, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudasyncipcsink, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudasyncipcsrc, plugin);
 #ifdef HAVE_CUDA_VULKAN
   ret |= GST_ELEMENT_REGISTER (cudatovulkan, plugin);
   ret |= GST_ELEMENT_REGISTER (vulkantocuda, plugin);

@@ -416,6 +416,10 @@ struct SimSemObject
   CudasimSemType type;
   uint64_t value;               /* timeline value; binary: 0/1; NvSciSync:
                                  * the deterministic count reached */
+  /* the value shared with other processes once the semaphore was exported
+   * or imported from another process (see sim-extsem.c), else NULL */
+  uint64_t *shared;
+  int shared_fd;                /* the exporter's payload memfd, else -1/0 */
   /* NvSciSync objects (CUDASIM_SEM_NVSCI) only */
   int nvsci_signal_perm;        /* CUDA_NVSCISYNC_ATTR_SIGNAL was requested */
   int nvsci_wait_perm;          /* CUDA_NVSCISYNC_ATTR_WAIT was requested */
@@ -546,6 +550,9 @@ SIM_HIDDEN size_t sim_alloc_total_device_locked (void);
 
 /* semaphores (sim-extsem.c) */
 SIM_HIDDEN int sim_sem_wait_step_locked (SimOp * op);
+SIM_HIDDEN void sim_sem_wait_block_locked (SimOp * op);
+/* how often a wait on a semaphore shared with another process looks at it */
+#define SIM_SHARED_POLL_NS 200000LL
 SIM_HIDDEN void sim_sem_signal_exec_locked (SimOp * op);
 SIM_HIDDEN void sim_extsem_unref_locked (SimExtSem * es);
 SIM_HIDDEN void sim_extmem_unref_locked (SimExtMem * em);

@@ -661,7 +661,7 @@ sim_stream_thread (void *data)
       case OP_SEM_WAIT:
         s->state = "waiting on an external semaphore";
         while (!sim_sem_wait_step_locked (op))
-          pthread_cond_wait (&g_sim.progress, &g_sim.lock);
+          sim_sem_wait_block_locked (op);
         break;
       case OP_SEM_SIGNAL:
         sim_sem_signal_exec_locked (op);

@@ -55,6 +55,8 @@ static SimSemExport *g_exports;
 static uint64_t g_export_serial;
 
 #define SIM_SEMFD_MAGIC "cudasim-semfd-1"
+#define SIM_SEMFD_SIZE 4096
+#define SIM_SEMFD_VALUE_OFFSET 64
 
 typedef struct
 {
@@ -62,6 +64,7 @@ typedef struct
   uint64_t nonce;
   int32_t sem_id;
   int32_t type;
+  int32_t pid;                  /* the exporting process */
 } SimSemFdHeader;
 
 static SimSemObject *
@@ -90,7 +93,48 @@ sem_object_unref_locked (SimSemObject * sem)
     }
   }
   g_sems[sem->id] = NULL;
+  if (sem->shared)
+    munmap ((char *) sem->shared - SIM_SEMFD_VALUE_OFFSET, SIM_SEMFD_SIZE);
+  if (sem->shared_fd > 0)
+    close (sem->shared_fd);
   free (sem);
+}
+
+/* The value of a semaphore whose fd was exported (or imported from another
+ * process) lives in its memfd, shared with every process that maps it;
+ * the value of an NvSciSync object or of a semaphore never exported lives
+ * in the object. Accesses are atomic: another process changes shared
+ * values without this process's lock. */
+static uint64_t
+sem_value (const SimSemObject * sem)
+{
+  if (sem->shared)
+    return __atomic_load_n (sem->shared, __ATOMIC_ACQUIRE);
+  return sem->value;
+}
+
+static void
+sem_set_value (SimSemObject * sem, uint64_t value)
+{
+  if (sem->shared)
+    __atomic_store_n (sem->shared, value, __ATOMIC_RELEASE);
+  else
+    sem->value = value;
+}
+
+/* Binary wait: consumes a signal; 1 when there was one. */
+static int
+sem_consume (SimSemObject * sem)
+{
+  uint64_t one = 1;
+
+  if (sem->shared)
+    return __atomic_compare_exchange_n (sem->shared, &one, 0, 0,
+        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  if (!sem->value)
+    return 0;
+  sem->value = 0;
+  return 1;
 }
 
 /* Applies a signal; returns 0, or -1 after reporting a violation. */
@@ -98,22 +142,24 @@ static int
 sem_signal_locked (SimSemObject * sem, uint64_t value, const char *who)
 {
   switch (sem->type) {
-    case CUDASIM_SEM_TIMELINE:
-      if (value <= sem->value) {
+    case CUDASIM_SEM_TIMELINE:{
+      uint64_t cur = sem_value (sem);
+      if (value <= cur) {
         sim_violation ("%s: timeline semaphore %d signalled with "
             "non-increasing value %llu (current value %llu)", who, sem->id,
-            (unsigned long long) value, (unsigned long long) sem->value);
+            (unsigned long long) value, (unsigned long long) cur);
         return -1;
       }
-      sem->value = value;
+      sem_set_value (sem, value);
       break;
+    }
     case CUDASIM_SEM_BINARY:
-      if (sem->value) {
+      if (sem_value (sem)) {
         sim_violation ("%s: binary semaphore %d signalled twice without a "
             "wait", who, sem->id);
         return -1;
       }
-      sem->value = 1;
+      sem_set_value (sem, 1);
       break;
     case CUDASIM_SEM_NVSCI:
       /* deterministic fences: each signal advances the count by exactly
@@ -144,11 +190,10 @@ sem_try_wait_locked (SimSemObject * sem, uint64_t value)
   switch (sem->type) {
     case CUDASIM_SEM_TIMELINE:
     case CUDASIM_SEM_NVSCI:
-      return sem->value >= value;
+      return sem_value (sem) >= value;
     case CUDASIM_SEM_BINARY:
-      if (!sem->value)
+      if (!sem_consume (sem))
         return 0;
-      sem->value = 0;
       sim_broadcast_locked ();
       return 1;
   }
@@ -158,6 +203,23 @@ sem_try_wait_locked (SimSemObject * sem, uint64_t value)
 /* ------------------------------------------------------------------ */
 /* exporter API                                                        */
 /* ------------------------------------------------------------------ */
+
+/* Gives @sem the next id; -1 when out of memory. */
+static int
+sem_register_locked (SimSemObject * sem)
+{
+  if (g_n_sems >= g_cap_sems) {
+    int cap = g_cap_sems ? g_cap_sems * 2 : 64;
+    SimSemObject **n = realloc (g_sems, (size_t) cap * sizeof (*n));
+    if (!n)
+      return -1;
+    g_sems = n;
+    g_cap_sems = cap;
+  }
+  sem->id = g_n_sems++;
+  g_sems[sem->id] = sem;
+  return sem->id;
+}
 
 SIM_EXPORT int
 cudasim_sem_create (CudasimSemType type, uint64_t initial_value)
@@ -171,19 +233,12 @@ cudasim_sem_create (CudasimSemType type, uint64_t initial_value)
   if (!sem)
     return -1;
   pthread_mutex_lock (&g_sim.lock);
-  if (g_n_sems >= g_cap_sems) {
-    int cap = g_cap_sems ? g_cap_sems * 2 : 64;
-    SimSemObject **n = realloc (g_sems, (size_t) cap * sizeof (*n));
-    if (!n) {
-      pthread_mutex_unlock (&g_sim.lock);
-      free (sem);
-      return -1;
-    }
-    g_sems = n;
-    g_cap_sems = cap;
+  id = sem_register_locked (sem);
+  if (id < 0) {
+    pthread_mutex_unlock (&g_sim.lock);
+    free (sem);
+    return -1;
   }
-  id = g_n_sems++;
-  sem->id = id;
   sem->refcount = 1;
   sem->exporter_ref = 1;
   sem->type = type;
@@ -194,51 +249,69 @@ cudasim_sem_create (CudasimSemType type, uint64_t initial_value)
   return id;
 }
 
-SIM_EXPORT int
-cudasim_sem_export_fd (int id)
+/* The semaphore's payload: one memfd per semaphore (header, then the value
+ * at SIM_SEMFD_VALUE_OFFSET), made at the first export and mapped shared,
+ * so that every process holding an fd of it sees one value. Each export is
+ * a new open file of that memfd (as each vkGetSemaphoreFdKHR is). */
+static int
+sem_make_payload_locked (SimSemObject * sem)
 {
-  SimSemObject *sem;
   SimSemFdHeader hdr;
   SimSemExport *rec;
   struct stat st;
+  void *map;
   int fd;
 
   fd = memfd_create ("cudasim-semaphore", MFD_CLOEXEC);
   if (fd < 0)
     return -1;
   rec = calloc (1, sizeof (SimSemExport));
-  if (!rec || fstat (fd, &st) != 0) {
-    free (rec);
-    close (fd);
-    return -1;
-  }
-
-  pthread_mutex_lock (&g_sim.lock);
-  sem = sem_get_locked (id);
-  if (!sem || !sem->exporter_ref) {
-    pthread_mutex_unlock (&g_sim.lock);
-    free (rec);
-    close (fd);
-    return -1;
-  }
+  if (!rec || ftruncate (fd, SIM_SEMFD_SIZE) != 0 || fstat (fd, &st) != 0)
+    goto failed;
   memset (&hdr, 0, sizeof (hdr));
   memcpy (hdr.magic, SIM_SEMFD_MAGIC, sizeof (SIM_SEMFD_MAGIC));
   hdr.nonce = (++g_export_serial << 20) ^ ((uint64_t) getpid () << 1) ^
       (uint64_t) sim_now_ns ();
-  hdr.sem_id = id;
+  hdr.sem_id = sem->id;
   hdr.type = sem->type;
+  hdr.pid = getpid ();
+  if (pwrite (fd, &hdr, sizeof (hdr), 0) != (ssize_t) sizeof (hdr))
+    goto failed;
+  map = mmap (NULL, SIM_SEMFD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED)
+    goto failed;
+  sem->shared = (uint64_t *) ((char *) map + SIM_SEMFD_VALUE_OFFSET);
+  __atomic_store_n (sem->shared, sem->value, __ATOMIC_RELEASE);
+  sem->shared_fd = fd;
   rec->nonce = hdr.nonce;
   rec->dev = st.st_dev;
   rec->ino = st.st_ino;
-  rec->sem_id = id;
+  rec->sem_id = sem->id;
   rec->next = g_exports;
   g_exports = rec;
-  pthread_mutex_unlock (&g_sim.lock);
+  return 0;
 
-  if (pwrite (fd, &hdr, sizeof (hdr), 0) != (ssize_t) sizeof (hdr)) {
-    close (fd);
-    return -1;
+failed:
+  free (rec);
+  close (fd);
+  return -1;
+}
+
+SIM_EXPORT int
+cudasim_sem_export_fd (int id)
+{
+  SimSemObject *sem;
+  char path[64];
+  int fd = -1;
+
+  pthread_mutex_lock (&g_sim.lock);
+  sem = sem_get_locked (id);
+  if (sem && sem->exporter_ref && (sem->shared
+          || sem_make_payload_locked (sem) == 0)) {
+    snprintf (path, sizeof (path), "/proc/self/fd/%d", sem->shared_fd);
+    fd = open (path, O_RDWR | O_CLOEXEC);
   }
+  pthread_mutex_unlock (&g_sim.lock);
   return fd;
 }
 
@@ -265,7 +338,7 @@ cudasim_sem_get_value (int id)
   pthread_mutex_lock (&g_sim.lock);
   sem = sem_get_locked (id);
   if (sem)
-    v = sem->value;
+    v = sem_value (sem);
   pthread_mutex_unlock (&g_sim.lock);
   return v;
 }
@@ -293,12 +366,16 @@ host_wait_locked (SimSemObject * sem, uint64_t value, int64_t deadline)
       r = 0;
       break;
     }
-    if (deadline) {
+    if (deadline && sim_now_ns () >= deadline)
+      break;
+    if (deadline || sem->shared) {
       struct timespec ts;
-      if (sim_now_ns () >= deadline)
-        break;
-      ts.tv_sec = deadline / 1000000000LL;
-      ts.tv_nsec = deadline % 1000000000LL;
+      int64_t t = deadline;
+      /* another process changes a shared value without waking us: poll */
+      if (sem->shared && (!t || t > sim_now_ns () + SIM_SHARED_POLL_NS))
+        t = sim_now_ns () + SIM_SHARED_POLL_NS;
+      ts.tv_sec = t / 1000000000LL;
+      ts.tv_nsec = t % 1000000000LL;
       pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
     } else {
       pthread_cond_wait (&g_sim.progress, &g_sim.lock);
@@ -611,8 +688,43 @@ cudasim_nvsci_live_fences (void)
 /* import: handle types                                                */
 /* ------------------------------------------------------------------ */
 
-/* Resolves an fd exported by cudasim_sem_export_fd() (does not take a
- * reference and does not close it). */
+/* An object for the semaphore of another process whose payload @fd is:
+ * its value is the shared one; it lives while this process imports it
+ * (refcount 0 until cuImportExternalSemaphore takes a reference). */
+static SimSemExport *
+sem_import_remote_locked (int fd, const SimSemFdHeader * hdr,
+    const struct stat *st)
+{
+  SimSemObject *sem;
+  SimSemExport *rec;
+  void *map;
+
+  if (hdr->type != CUDASIM_SEM_BINARY && hdr->type != CUDASIM_SEM_TIMELINE)
+    return NULL;
+  sem = calloc (1, sizeof (SimSemObject));
+  rec = calloc (1, sizeof (SimSemExport));
+  map = mmap (NULL, SIM_SEMFD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (!sem || !rec || map == MAP_FAILED || sem_register_locked (sem) < 0) {
+    free (sem);
+    free (rec);
+    if (map != MAP_FAILED)
+      munmap (map, SIM_SEMFD_SIZE);
+    return NULL;
+  }
+  sem->type = hdr->type;
+  sem->shared = (uint64_t *) ((char *) map + SIM_SEMFD_VALUE_OFFSET);
+  sem->shared_fd = -1;
+  rec->nonce = hdr->nonce;
+  rec->dev = st->st_dev;
+  rec->ino = st->st_ino;
+  rec->sem_id = sem->id;
+  rec->next = g_exports;
+  g_exports = rec;
+  return rec;
+}
+
+/* Resolves an fd exported by cudasim_sem_export_fd(), in this process or
+ * another (does not take a reference and does not close it). */
 static CUresult
 sem_import_fd_locked (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc,
     CudasimSemType expected, SimSemObject ** out)
@@ -634,16 +746,25 @@ sem_import_fd_locked (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc,
     return CUDA_ERROR_INVALID_HANDLE;
   for (rec = g_exports; rec; rec = rec->next) {
     if (rec->nonce == hdr.nonce && rec->dev == st.st_dev &&
-        rec->ino == st.st_ino && rec->sem_id == hdr.sem_id)
+        rec->ino == st.st_ino)
       break;
   }
+  /* another process's semaphore (not one of ours that is gone): this
+   * process gets an object of its own on the shared payload */
+  if (!rec && hdr.pid != getpid () && st.st_size >= SIM_SEMFD_SIZE)
+    rec = sem_import_remote_locked (fd, &hdr, &st);
   if (!rec)
     return CUDA_ERROR_INVALID_HANDLE;
   sem = sem_get_locked (rec->sem_id);
   if (!sem)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (sem->type != expected)
+  if (sem->type != expected) {
+    if (!sem->refcount) {       /* a remote object nobody imported */
+      sem->refcount = 1;
+      sem_object_unref_locked (sem);
+    }
     return CUDA_ERROR_INVALID_VALUE;
+  }
   *out = sem;
   return CUDA_SUCCESS;
 }
@@ -769,10 +890,10 @@ sem_check_param_locked (SimOpType type, const char *what, SimExtSem * es,
     /* a timeline signal that is not above the current value can never
      * become valid (values only grow): report it at call time */
     if (type == OP_SEM_SIGNAL && sem->type == CUDASIM_SEM_TIMELINE &&
-        *value <= sem->value) {
+        *value <= sem_value (sem)) {
       sim_violation ("%s: timeline semaphore %d signalled with "
           "non-increasing value %llu (current value %llu)", what, sem->id,
-          (unsigned long long) *value, (unsigned long long) sem->value);
+          (unsigned long long) *value, (unsigned long long) sem_value (sem));
       return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -925,6 +1046,28 @@ sim_sem_signal_exec_locked (SimOp * op)
     sem_signal_locked (op->u.sem.sems[i]->sem, op->u.sem.values[i],
         "cuSignalExternalSemaphoresAsync (executing)");
   }
+}
+
+/* stream thread: blocks until a queued wait may have made progress; a wait
+ * on a semaphore shared with another process polls, since that process's
+ * signals do not wake this one */
+void
+sim_sem_wait_block_locked (SimOp * op)
+{
+  struct timespec ts;
+  int64_t t;
+  int i, shared = 0;
+
+  for (i = op->u.sem.progress; i < op->u.sem.n; i++)
+    shared |= op->u.sem.sems[i]->sem->shared != NULL;
+  if (!shared) {
+    pthread_cond_wait (&g_sim.progress, &g_sim.lock);
+    return;
+  }
+  t = sim_now_ns () + SIM_SHARED_POLL_NS;
+  ts.tv_sec = t / 1000000000LL;
+  ts.tv_nsec = t % 1000000000LL;
+  pthread_cond_timedwait (&g_sim.progress, &g_sim.lock, &ts);
 }
 
 /* stream thread: makes progress on a queued wait; 1 when complete */

@@ -47,7 +47,7 @@ typedef CUresult (*CtxCreateV2Func) (CUcontext *, unsigned int, CUdevice);
   X (cuWaitExternalSemaphoresAsync) X (cuDestroyExternalSemaphore) \
   X (cuImportExternalMemory) X (cuExternalMemoryGetMappedBuffer) \
   X (cuDestroyExternalMemory) X (cuDeviceGetNvSciSyncAttributes) \
-  X (cuCtxGetLimit) X (cuCtxSetLimit) X (cuMemcpyDtoD_v2) \
+  X (cuCtxGetLimit) X (cuCtxSetLimit) X (cuMemcpyDtoD_v2) X (cuMemcpyDtoDAsync_v2) \
   X (cuMemsetD2D8_v2) X (cuMemsetD2D8Async) X (cuMemsetD2D16Async) \
   X (cuMemsetD2D32Async) X (cuMemsetD2D16_v2) \
   X (cuMemGetAllocationGranularity) X (cuMemCreate) X (cuMemRelease) \
@@ -1629,6 +1629,116 @@ run_child (const char *mode, char *const envp_extra[], int *sig,
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
+/* --child-shared-sem: fd 3 is a timeline semaphore of the parent and fd 4
+ * a VMM allocation (0x5a bytes). The child waits for value 5 on the GPU,
+ * then copies the allocation into one of its own, checks it and signals
+ * 6. */
+static int
+child_shared_sem (void)
+{
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+  CUexternalSemaphore es = NULL;
+  CUmemGenericAllocationHandle h;
+  CUmemAccessDesc access;
+  CUdeviceptr va = 0, dst = 0;
+  unsigned char bytes[64];
+  CUcontext c;
+  CUstream s;
+  int bad = 0, i;
+
+  if (cu.cuInit (0) || cu.cuCtxCreate_v2 (&c, 0, 0) ||
+      cu.cuStreamCreate (&s, 0))
+    return 2;
+  memset (&desc, 0, sizeof (desc));
+  desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+  desc.handle.fd = 3;
+  if (cu.cuImportExternalSemaphore (&es, &desc))
+    return 3;
+  if (cu.cuMemImportFromShareableHandle (&h, (void *) (intptr_t) 4,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ||
+      cu.cuMemAddressReserve (&va, 2 << 20, 0, 0, 0) ||
+      cu.cuMemMap (va, 2 << 20, 0, h, 0))
+    return 4;
+  memset (&access, 0, sizeof (access));
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (cu.cuMemSetAccess (va, 2 << 20, &access, 1) ||
+      cu.cuMemAlloc_v2 (&dst, sizeof (bytes)))
+    return 5;
+  /* stream order: the copy runs once the parent reached 5 */
+  if (sem_wait (es, 5, s) || cu.cuMemcpyDtoDAsync_v2 (dst, va + 4096,
+          sizeof (bytes), s) || sem_signal (es, 6, s) ||
+      cu.cuStreamSynchronize (s) || cu.cuMemcpyDtoH_v2 (bytes, dst,
+          sizeof (bytes)))
+    return 6;
+  for (i = 0; i < (int) sizeof (bytes); i++)
+    bad |= bytes[i] != 0x5a;
+  cu.cuDestroyExternalSemaphore (es);
+  cu.cuMemUnmap (va, 2 << 20);
+  cu.cuMemAddressFree (va, 2 << 20);
+  cu.cuMemRelease (h);
+  cu.cuMemFree_v2 (dst);
+  cu.cuStreamDestroy_v2 (s);
+  return bad ? 7 : 0;
+}
+
+/* Semaphores and VMM memory shared with another process: the value lives
+ * in the semaphore's memfd, so a GPU wait in the child sees the parent's
+ * host signal, and the parent's host wait sees the child's GPU signal. */
+static void
+test_cross_process (void)
+{
+  CUmemAllocationProp prop;
+  CUmemGenericAllocationHandle h;
+  CUmemAccessDesc access;
+  CUdeviceptr va = 0;
+  int id, fd, mfd = -1, status = 0, waited;
+  pid_t pid;
+
+  SECTION ("semaphores and memory shared between two processes");
+  id = sim.sem_create (CUDASIM_SEM_TIMELINE, 0);
+  fd = sim.sem_export_fd (id);
+  memset (&prop, 0, sizeof (prop));
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CU_OK (cu.cuMemCreate (&h, 2 << 20, &prop, 0));
+  CU_OK (cu.cuMemExportToShareableHandle (&mfd, h,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  CU_OK (cu.cuMemAddressReserve (&va, 2 << 20, 0, 0, 0));
+  CU_OK (cu.cuMemMap (va, 2 << 20, 0, h, 0));
+  memset (&access, 0, sizeof (access));
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CU_OK (cu.cuMemSetAccess (va, 2 << 20, &access, 1));
+  pid = fork ();
+  if (pid == 0) {
+    dup2 (fd, 3);
+    dup2 (mfd, 4);
+    execl (self_path, self_path, "--child-shared-sem", (char *) NULL);
+    _exit (127);
+  }
+  close (fd);
+  close (mfd);
+  sleep_ms (50);
+  CHECK (sim.sem_get_value (id) == 0 && sim.sem_host_wait (id, 6, 0) != 0,
+      "the child waits for 5 (value %llu)",
+      (unsigned long long) sim.sem_get_value (id));
+  CU_OK (cu.cuMemsetD8_v2 (va, 0x5a, 2 << 20));
+  CHECK (sim.sem_host_signal (id, 5) == 0, "host signal 5");
+  waited = sim.sem_host_wait (id, 6, 10ull * 1000000000ull);
+  CHECK (waited == 0 && sim.sem_get_value (id) == 6, "the child's GPU "
+      "signal 6 reached this process (value %llu)",
+      (unsigned long long) sim.sem_get_value (id));
+  waitpid (pid, &status, 0);
+  CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "child read the "
+      "shared memory after its GPU wait (status %d)", status);
+  CU_OK (cu.cuMemUnmap (va, 2 << 20));
+  CU_OK (cu.cuMemAddressFree (va, 2 << 20));
+  CU_OK (cu.cuMemRelease (h));
+  sim.sem_unref (id);
+}
+
 static void
 test_limits (void)
 {
@@ -2169,6 +2279,8 @@ main (int argc, char **argv)
       return child_env ();
     if (strcmp (argv[1], "--child-abort") == 0)
       return child_abort ();
+    if (strcmp (argv[1], "--child-shared-sem") == 0)
+      return child_shared_sem ();
     return 101;
   }
 
@@ -2208,6 +2320,7 @@ main (int argc, char **argv)
   }
   test_concurrency ();
   test_env ();
+  test_cross_process ();
 
   SECTION ("teardown: live objects and threads");
   CU_OK (cu.cuCtxDestroy_v2 (ctx));

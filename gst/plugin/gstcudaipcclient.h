@@ -1,0 +1,63 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudasyncipcsrc's connection to a sink: handshake, imported memory and
+ * semaphores, and each frame's GPU wait, copy and release
+ * (docs/ipc-protocol.md). Knows no element; returns GErrors.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/cuda/gstcudacontext.h>
+#include "gstcudaipcsemaphore.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GstCudaIpcClient GstCudaIpcClient;
+
+typedef enum
+{
+  GST_CUDA_IPC_CLIENT_FRAME,    /* *buffer is the next frame */
+  GST_CUDA_IPC_CLIENT_CAPS,     /* *caps are new caps */
+  GST_CUDA_IPC_CLIENT_EOS,      /* the sink got EOS */
+  GST_CUDA_IPC_CLIENT_BYE,      /* the sink stopped */
+  GST_CUDA_IPC_CLIENT_LOST,     /* the sink vanished (killed) */
+  GST_CUDA_IPC_CLIENT_FLUSHING,
+  GST_CUDA_IPC_CLIENT_ERROR,
+} GstCudaIpcClientResult;
+
+typedef struct
+{
+  guint64 frames, waits, signals, copies, releases, rescues, cpu_syncs;
+} GstCudaIpcClientCounters;
+
+typedef struct
+{
+  const gchar *path;
+  const gchar *allowed_uids;
+  gint wake_fd;                 /* readable: stop waiting (flushing) */
+  gboolean cpu_wait;            /* wait for each copy on the CPU */
+  /* the release semaphore's source (NULL: Vulkan); called from
+   * gst_cuda_ipc_client_connect() */
+  GstCudaIpcSemaphoreFunc new_semaphore;
+  gpointer user_data;
+} GstCudaIpcClientConfig;
+
+GstCudaIpcClient * gst_cuda_ipc_client_connect (GstCudaContext * context,
+                                               const GstCudaIpcClientConfig * config,
+                                               GError ** error);
+/* Says BYE and closes the connection, then makes sure the stream's waits
+ * for the sink's values end (rescuing a sink that does not signal them
+ * within a second); the counters stay readable. Called by _free(). */
+void               gst_cuda_ipc_client_close   (GstCudaIpcClient * client);
+void               gst_cuda_ipc_client_free    (GstCudaIpcClient * client);
+GstCudaIpcClientResult gst_cuda_ipc_client_next (GstCudaIpcClient * client,
+                                               GstBufferPool * pool,
+                                               GstBuffer ** buffer,
+                                               GstCaps ** caps,
+                                               GError ** error);
+void               gst_cuda_ipc_client_add_counters (GstCudaIpcClient * client,
+                                               GstCudaIpcClientCounters * sum);
+
+G_END_DECLS

@@ -1,0 +1,167 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The wire protocol of cudasyncipcsink and cudasyncipcsrc
+ * (docs/ipc-protocol.md): messages over a SOCK_SEQPACKET unix socket, one
+ * message per packet, fds as SCM_RIGHTS. Sending, receiving with
+ * validation of sizes and fd counts, peer credentials, and the frame
+ * layout's check against caps. Knows no element; returns GErrors.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_IPC_MAGIC 0x31495343u  /* "CSI1" in little endian */
+#define GST_CUDA_IPC_VERSION_MAJOR 1
+#define GST_CUDA_IPC_VERSION_MINOR 0
+#define GST_CUDA_IPC_MAX_MESSAGE 4096
+#define GST_CUDA_IPC_MAX_CAPS 3072
+#define GST_CUDA_IPC_MAX_BUFFERS 1024
+/* announced semaphore values stay below this: a rescue never overflows */
+#define GST_CUDA_IPC_MAX_VALUE (G_GUINT64_CONSTANT (1) << 62)
+/* what a survivor signals past the last value its peer announced */
+#define GST_CUDA_IPC_RESCUE_STEP (G_GUINT64_CONSTANT (1) << 32)
+
+typedef enum
+{
+  GST_CUDA_IPC_MSG_HELLO = 1,
+  GST_CUDA_IPC_MSG_SEMAPHORE = 2,
+  GST_CUDA_IPC_MSG_CAPS = 3,
+  GST_CUDA_IPC_MSG_BUFFER = 4,
+  GST_CUDA_IPC_MSG_FRAME = 5,
+  GST_CUDA_IPC_MSG_RELEASE = 6,
+  GST_CUDA_IPC_MSG_EOS = 7,
+  GST_CUDA_IPC_MSG_BYE = 8,
+} GstCudaIpcMsgType;
+
+typedef enum
+{
+  GST_CUDA_IPC_ROLE_SINK = 1,
+  GST_CUDA_IPC_ROLE_SOURCE = 2,
+} GstCudaIpcRole;
+
+typedef enum
+{
+  GST_CUDA_IPC_SEM_ACQUIRE = 1,
+  GST_CUDA_IPC_SEM_RELEASE = 2,
+} GstCudaIpcSemPurpose;
+
+typedef struct
+{
+  guint32 magic;
+  guint16 type;
+  guint16 n_fds;
+  guint32 size;
+  guint32 reserved;
+} GstCudaIpcHeader;
+
+typedef struct
+{
+  guint16 version_major;
+  guint16 version_minor;
+  guint32 role;
+  guint8 device_uuid[16];
+  guint32 max_buffers;
+  guint32 reserved;
+} GstCudaIpcHello;
+
+typedef struct
+{
+  guint32 purpose;
+  guint32 handle_type;          /* 1: timeline semaphore, opaque fd */
+  guint64 initial_value;
+} GstCudaIpcSemaphore;
+
+typedef struct
+{
+  guint32 epoch;
+  guint32 n_planes;
+  guint64 size;
+  guint64 offset[4];
+  guint32 stride[4];
+  guint32 caps_len;             /* bytes of caps text that follow, NUL included */
+  guint32 reserved;
+} GstCudaIpcCaps;
+
+typedef struct
+{
+  guint32 id;
+  guint32 epoch;
+  guint64 alloc_size;
+} GstCudaIpcBuffer;
+
+typedef struct
+{
+  guint32 id;
+  guint32 epoch;
+  guint64 acquire_value;
+  guint64 pts;
+  guint64 dts;
+  guint64 duration;
+  guint64 offset;
+  guint64 offset_end;
+  guint32 flags;
+  guint32 reserved;
+} GstCudaIpcFrame;
+
+typedef struct
+{
+  guint32 id;
+  guint32 reserved;
+  guint64 release_value;
+} GstCudaIpcRelease;
+
+typedef struct
+{
+  guint32 reason;
+  guint32 reserved;
+} GstCudaIpcBye;
+
+/* the buffer flags a FRAME may carry */
+#define GST_CUDA_IPC_FRAME_FLAGS (GST_BUFFER_FLAG_DISCONT | \
+    GST_BUFFER_FLAG_DELTA_UNIT | GST_BUFFER_FLAG_GAP | \
+    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_HEADER | \
+    GST_BUFFER_FLAG_MARKER)
+
+/* A received message: the header, the body (size - header bytes) and the
+ * fds it carried (owned; gst_cuda_ipc_msg_clear() closes those not
+ * taken). */
+typedef struct
+{
+  GstCudaIpcHeader hdr;
+  guint8 body[GST_CUDA_IPC_MAX_MESSAGE];
+  gint fd;
+} GstCudaIpcMsg;
+
+gboolean gst_cuda_ipc_send      (gint sock, GstCudaIpcMsgType type,
+                                 const void * body, gsize body_size,
+                                 const void * extra, gsize extra_size,
+                                 gint fd, GError ** error);
+/* 1: a message, 0: the peer closed the connection, -1: error (malformed
+ * message, fd count, size) with @error set */
+gint     gst_cuda_ipc_recv      (gint sock, GstCudaIpcMsg * msg,
+                                 GError ** error);
+void     gst_cuda_ipc_msg_clear (GstCudaIpcMsg * msg);
+gint     gst_cuda_ipc_msg_take_fd (GstCudaIpcMsg * msg);
+
+gboolean gst_cuda_ipc_check_hello (const GstCudaIpcMsg * msg,
+                                 GstCudaIpcRole expected_role,
+                                 GError ** error);
+/* The layout of a CAPS message checked against its caps text: parses the
+ * caps into @info (fixed raw video caps, CUDA memory) and requires the
+ * planes to fit @size and the format's rows. */
+gboolean gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg,
+                                 GstCaps ** caps, GstVideoInfo * layout,
+                                 GError ** error);
+void     gst_cuda_ipc_caps_from_info (GstCudaIpcCaps * caps_msg,
+                                 const GstVideoInfo * info, guint32 epoch);
+
+/* uids: "" (only @own_uid), "*" (any), or a comma-separated list */
+gboolean gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids,
+                                 guint * uid, gint * pid, GError ** error);
+
+G_END_DECLS

@@ -1,0 +1,111 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The server's state, shared by its two units: gstcudaipcsession.c (one
+ * connected source: handshake, its messages, the frames sent to it) and
+ * gstcudaipcserver.c (the listening thread, the pool of shareable frames,
+ * rendering). Not installed.
+ *
+ * Locks: the server's lock guards the sessions, the slots and the
+ * counters, and is held while sending (non-blocking) and while enqueueing
+ * semaphore operations (so the semaphores' op_locks nest inside it). The
+ * pool condition waits with it. Every session function but
+ * gst_cuda_ipc_session_start() (which may call the application) is called
+ * with it held.
+ */
+#pragma once
+
+#include "gstcudaipcserver.h"
+#include "gstcudaipcproto.h"
+#include <gst/cudasync/gstcudasync-internal.h>
+#include <gst/cuda/cuda-gst.h>
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_ipc_server_debug);
+
+typedef struct
+{
+  GstCudaSemaphore *sem;
+  guint64 value;
+} GstCudaIpcReleasePoint;
+
+/* one shareable frame */
+typedef struct
+{
+  guint id;
+  guint32 epoch;
+  GstCudaSyncVmm *vmm;
+  guint n_holders;
+  GArray *points;               /* GstCudaIpcReleasePoint: waited before reuse */
+} GstCudaIpcSlot;
+
+/* one connected source */
+typedef struct
+{
+  gint fd;
+  guint uid;
+  gint pid;
+  gboolean got_hello;
+  gboolean ready;               /* the source's release semaphore arrived */
+  gboolean said_bye;
+  gboolean rescued;             /* its release semaphore was signalled */
+  guint32 caps_epoch;           /* of the last CAPS sent */
+  GstCudaSemaphore *acquire;    /* ours, signalled per frame */
+  GstCudaSemaphore *release;    /* the source's */
+  guint64 release_last;         /* last release value announced */
+  GHashTable *sent;             /* slot ids whose fd this source has */
+  GHashTable *held;             /* slot id -> slot held by this source */
+} GstCudaIpcSession;
+
+struct _GstCudaIpcServer
+{
+  GstCudaContext *context;
+  GstCudaIpcServerConfig config;
+  gchar *path;
+  gchar *allowed_uids;
+  guint8 uuid[16];
+  CUstream stream;
+  CUstream rescue;
+  GstCudaSyncReleaser *releaser;
+
+  gint listen_fd;
+  gint wake_fd;
+  GThread *thread;
+
+  GMutex lock;
+  GCond cond;
+  gboolean stopping;
+  gboolean flushing;
+  GList *sessions;
+  GPtrArray *slots;
+  guint next_id;
+  guint32 epoch;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  guint64 buffers, frames_sent, signals, waits, copies, dropped, unsent,
+      releases, cpu_syncs, rescues, sessions_total, sessions_refused,
+      sessions_lost, sessions_failed, sessions_invalid;
+};
+
+GstCudaIpcSession * gst_cuda_ipc_session_new   (gint fd);
+void     gst_cuda_ipc_session_free  (GstCudaIpcSession * s);
+gboolean gst_cuda_ipc_session_start (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s, GError ** error);
+gboolean gst_cuda_ipc_session_send_caps (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s, GError ** error);
+gboolean gst_cuda_ipc_session_handle (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s,
+                                     GstCudaIpcMsg * msg, GError ** error);
+gboolean gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s,
+                                     GstCudaIpcSlot * slot, GstBuffer * buf,
+                                     GError ** error);
+void     gst_cuda_ipc_session_rescue (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s);
+void     gst_cuda_ipc_session_drop  (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s, gboolean lost);
+
+G_END_DECLS

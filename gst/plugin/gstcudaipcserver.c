@@ -1,0 +1,656 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The listening socket and its thread, the pool of shareable frames and
+ * rendering; the sessions are gstcudaipcsession.c's. Locks:
+ * gstcudaipcserver-private.h.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#define _GNU_SOURCE
+#include "gstcudaipcserver-private.h"
+#include "gstcudasyncelementerror.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+
+/* how long the sink's stop lets connected sources signal the release
+ * values its stream waits for, before it rescues them */
+#define STOP_GRACE_US G_USEC_PER_SEC
+
+typedef GstCudaIpcSession Session;
+typedef GstCudaIpcSlot Slot;
+typedef GstCudaIpcReleasePoint ReleasePoint;
+
+static void
+slot_free (Slot * slot)
+{
+  guint i;
+
+  for (i = 0; i < slot->points->len; i++)
+    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  g_array_free (slot->points, TRUE);
+  gst_cuda_sync_vmm_free (slot->vmm);
+  g_free (slot);
+}
+
+static void
+accept_one (GstCudaIpcServer * self)
+{
+  GError *err = NULL;
+  Session *s;
+  gint fd;
+
+  fd = accept4 (self->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (fd < 0)
+    return;
+  s = gst_cuda_ipc_session_new (fd);
+  if (!gst_cuda_ipc_check_peer (fd, self->allowed_uids, &s->uid, &s->pid, &err)) {
+    /* nothing is sent to a peer that is not allowed */
+    GST_WARNING ("refused: %s", err->message);
+    g_clear_error (&err);
+    g_mutex_lock (&self->lock);
+    self->sessions_refused++;
+    g_mutex_unlock (&self->lock);
+    gst_cuda_ipc_session_free (s);
+    return;
+  }
+  if (!gst_cuda_ipc_session_start (self, s, &err)) {
+    GST_WARNING ("session start failed: %s", err->message);
+    g_clear_error (&err);
+    g_mutex_lock (&self->lock);
+    self->sessions_failed++;
+    g_mutex_unlock (&self->lock);
+    gst_cuda_ipc_session_free (s);
+    return;
+  }
+  g_mutex_lock (&self->lock);
+  self->sessions_total++;
+  self->sessions = g_list_append (self->sessions, s);
+  if (self->caps && !gst_cuda_ipc_session_send_caps (self, s, &err)) {
+    GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
+    g_clear_error (&err);
+    gst_cuda_ipc_session_drop (self, s, TRUE);
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+session_read (GstCudaIpcServer * self, gint fd)
+{
+  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
+  GError *err = NULL;
+  Session *s = NULL;
+  GList *l;
+  gint r;
+
+  r = gst_cuda_ipc_recv (fd, msg, &err);
+  g_mutex_lock (&self->lock);
+  for (l = self->sessions; l; l = l->next)
+    if (((Session *) l->data)->fd == fd)
+      s = l->data;
+  if (s && (r <= 0 || !gst_cuda_ipc_session_handle (self, s, msg, &err))) {
+    /* a protocol violation: dropped and rescued, but not lost */
+    if (err) {
+      GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
+      self->sessions_invalid++;
+    }
+    gst_cuda_ipc_session_drop (self, s, !err && !s->said_bye);
+  }
+  g_mutex_unlock (&self->lock);
+  gst_cuda_ipc_msg_clear (msg);
+  g_free (msg);
+  g_clear_error (&err);
+}
+
+static gpointer
+server_thread (gpointer data)
+{
+  GstCudaIpcServer *self = data;
+  struct pollfd *pfd = NULL;
+
+  for (;;) {
+    guint n = 2, i;
+    GList *l;
+
+    g_mutex_lock (&self->lock);
+    if (self->stopping) {
+      g_mutex_unlock (&self->lock);
+      break;
+    }
+    pfd = g_renew (struct pollfd, pfd, 2 + g_list_length (self->sessions));
+    pfd[0].fd = self->listen_fd;
+    pfd[1].fd = self->wake_fd;
+    for (l = self->sessions; l; l = l->next)
+      pfd[n++].fd = ((Session *) l->data)->fd;
+    g_mutex_unlock (&self->lock);
+    for (i = 0; i < n; i++)
+      pfd[i].events = POLLIN;
+    if (poll (pfd, n, -1) < 0 && errno != EINTR)
+      break;
+    if (pfd[1].revents) {
+      guint64 v;
+      if (read (self->wake_fd, &v, sizeof (v)) < 0)
+        GST_LOG ("wake: %s", g_strerror (errno));
+    }
+    for (i = 2; i < n; i++)
+      if (pfd[i].revents)
+        session_read (self, pfd[i].fd);
+    if (pfd[0].revents)
+      accept_one (self);
+  }
+  g_free (pfd);
+  return NULL;
+}
+
+static gint
+listen_on (const gchar * path, guint mode, GError ** error)
+{
+  struct sockaddr_un addr;
+  gint fd;
+
+  memset (&addr, 0, sizeof (addr));
+  addr.sun_family = AF_UNIX;
+  if (!path || strlen (path) >= sizeof (addr.sun_path)) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("No valid socket "
+            "path was given."), ("socket-path \"%s\"", path ? path : ""));
+    return -1;
+  }
+  strcpy (addr.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  unlink (path);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0 ||
+      chmod (path, mode) != 0 || listen (fd, 16) != 0) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
+            "listen on the socket."), ("%s: %s", path, g_strerror (errno)));
+    if (fd >= 0)
+      close (fd);
+    return -1;
+  }
+  return fd;
+}
+
+GstCudaIpcServer *
+gst_cuda_ipc_server_new (GstCudaContext * context,
+    const GstCudaIpcServerConfig * config, GError ** error)
+{
+  GstCudaIpcServer *self;
+  CUresult r;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_server_debug, "cudasyncipcserver", 0,
+      "cudasyncipcsink's server");
+  self = g_new0 (GstCudaIpcServer, 1);
+  self->context = gst_object_ref (context);
+  self->config = *config;
+  self->path = g_strdup (config->path);
+  self->allowed_uids = g_strdup (config->allowed_uids);
+  self->config.path = self->path;
+  self->config.allowed_uids = self->allowed_uids;
+  self->listen_fd = self->wake_fd = -1;
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->slots = g_ptr_array_new_with_free_func ((GDestroyNotify) slot_free);
+  self->next_id = 1;
+  if (!gst_cuda_sync_context_get_uuid (context, self->uuid, error))
+    goto failed;
+  if (!gst_cuda_context_push (context))
+    goto failed;
+  r = CuStreamCreate (&self->stream, CU_STREAM_DEFAULT);
+  if (r == CUDA_SUCCESS)
+    r = CuStreamCreate (&self->rescue, CU_STREAM_NON_BLOCKING);
+  gst_cuda_context_pop (NULL);
+  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error))
+    goto failed;
+  self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
+  self->listen_fd = listen_on (self->path, config->mode, error);
+  self->wake_fd = eventfd (0, EFD_CLOEXEC);
+  if (self->listen_fd < 0 || self->wake_fd < 0)
+    goto failed;
+  self->thread = g_thread_new ("cudaipcsink", server_thread, self);
+  return self;
+
+failed:
+  gst_cuda_ipc_server_free (self);
+  return NULL;
+}
+
+static void
+wake (GstCudaIpcServer * self)
+{
+  guint64 one = 1;
+
+  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
+    GST_LOG ("wake: %s", g_strerror (errno));
+}
+
+/* waits on the CPU for @stream: the one CPU-synchronising call of the
+ * sink, counted in cpu-syncs */
+static void
+cpu_sync (GstCudaIpcServer * self, CUstream stream)
+{
+  GError *err = NULL;
+  CUresult r;
+
+  if (!gst_cuda_context_push (self->context))
+    return;
+  r = CuStreamSynchronize (stream);
+  gst_cuda_context_pop (NULL);
+  g_mutex_lock (&self->lock);
+  self->cpu_syncs++;
+  g_mutex_unlock (&self->lock);
+  if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", &err))
+    GST_WARNING ("%s", err->message);
+  g_clear_error (&err);
+}
+
+/* whether the source's end of the connection closed (lock held) */
+static gboolean
+peer_closed (Session * s)
+{
+  struct pollfd pfd = { s->fd, POLLRDHUP, 0 };
+
+  return poll (&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP |
+          POLLERR));
+}
+
+/* Says BYE to every source and drops it. Before that, the stream's waits
+ * for the sources' release values must end: a source killed (or stopped)
+ * at this moment never signals them. For up to STOP_GRACE_US the sources
+ * may signal them themselves, and one whose connection closes is rescued
+ * at once; once the grace is over every source left is rescued. */
+static void
+stop_sessions (GstCudaIpcServer * self)
+{
+  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, NULL);
+  GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_ERROR;
+  gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
+  GList *l;
+
+  if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL))
+    st = GST_CUDA_SYNC_EVENT_PENDING;
+  g_mutex_lock (&self->lock);
+  for (l = self->sessions; l; l = l->next)
+    gst_cuda_ipc_send (((Session *) l->data)->fd, GST_CUDA_IPC_MSG_BYE, &bye,
+        sizeof (bye), NULL, 0, -1, NULL);
+  while (self->sessions && st == GST_CUDA_SYNC_EVENT_PENDING &&
+      (st = gst_cuda_sync_event_query (ev, NULL)) ==
+      GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end) {
+    for (l = self->sessions; l; l = l->next) {
+      Session *s = l->data;
+      if (!s->rescued && peer_closed (s)) {
+        self->sessions_lost++;
+        gst_cuda_ipc_session_rescue (self, s);
+      }
+    }
+    g_mutex_unlock (&self->lock);
+    g_usleep (1000);
+    g_mutex_lock (&self->lock);
+  }
+  while (self->sessions) {
+    Session *s = self->sessions->data;
+    if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
+      gst_cuda_ipc_session_rescue (self, s);
+    s->said_bye = TRUE;         /* its release values are enqueued */
+    gst_cuda_ipc_session_drop (self, s, FALSE);
+  }
+  g_mutex_unlock (&self->lock);
+  g_clear_pointer (&ev, gst_cuda_sync_event_unref);
+}
+
+void
+gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
+{
+  g_mutex_lock (&self->lock);
+  if (self->stopping) {
+    g_mutex_unlock (&self->lock);
+    return;
+  }
+  self->stopping = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  wake (self);
+  if (self->thread)
+    g_thread_join (self->thread);
+  self->thread = NULL;
+  if (self->stream)
+    stop_sessions (self);
+  /* the copies into the shared memory, the waits before them and the
+   * acquire signals have run: the memory can go */
+  if (self->stream)
+    cpu_sync (self, self->stream);
+  if (self->releaser)
+    gst_cuda_sync_releaser_free (self->releaser);
+  self->releaser = NULL;
+  if (self->listen_fd >= 0) {
+    close (self->listen_fd);
+    unlink (self->path);
+  }
+  self->listen_fd = -1;
+}
+
+void
+gst_cuda_ipc_server_free (GstCudaIpcServer * self)
+{
+  gst_cuda_ipc_server_stop (self);
+  g_ptr_array_unref (self->slots);
+  if (self->wake_fd >= 0)
+    close (self->wake_fd);
+  if ((self->stream || self->rescue) && gst_cuda_context_push (self->context)) {
+    if (self->stream)
+      CuStreamDestroy (self->stream);
+    if (self->rescue)
+      CuStreamDestroy (self->rescue);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_clear_caps (&self->caps);
+  gst_object_unref (self->context);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  g_free (self->path);
+  g_free (self->allowed_uids);
+  g_free (self);
+}
+
+gboolean
+gst_cuda_ipc_server_set_caps (GstCudaIpcServer * self, GstCaps * caps,
+    GError ** error)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_CUDA_SYNC_SET_ERROR (error, CORE, NEGOTIATION, ("Invalid video "
+            "caps."), ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  g_mutex_lock (&self->lock);
+  gst_caps_replace (&self->caps, caps);
+  self->info = info;
+  self->epoch++;                /* sessions get CAPS before the next frame */
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static void
+slot_release (gpointer slot, const GError * error)
+{
+  slot_free (slot);
+}
+
+/* A slot of an older epoch that no source holds goes once the sink's
+ * stream ran past its last copy into it (the sources' release points do
+ * not matter: each source maps the memory with a handle of its own, and
+ * the sink never writes into it again); lock held */
+static void
+slot_retire (GstCudaIpcServer * self, Slot * slot)
+{
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, NULL);
+
+  if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL)) {
+    gst_cuda_sync_releaser_push (self->releaser, ev, slot_release, slot);
+  } else {
+    GST_WARNING ("no event for a retired frame: waiting for the stream");
+    if (gst_cuda_context_push (self->context)) {
+      CuStreamSynchronize (self->stream);
+      gst_cuda_context_pop (NULL);
+    }
+    self->cpu_syncs++;
+    slot_free (slot);
+  }
+  g_clear_pointer (&ev, gst_cuda_sync_event_unref);
+}
+
+/* a free slot of this epoch, a new one, or NULL (lock held; retires
+ * slots of older epochs once nothing holds them) */
+static Slot *
+slot_get (GstCudaIpcServer * self, GError ** error)
+{
+  guint i, n_epoch = 0;
+  Slot *slot;
+
+  for (i = 0; i < self->slots->len;) {
+    slot = g_ptr_array_index (self->slots, i);
+    if (slot->epoch != self->epoch && slot->n_holders == 0) {
+      slot_retire (self, g_ptr_array_steal_index_fast (self->slots, i));
+      continue;
+    }
+    if (slot->epoch == self->epoch) {
+      n_epoch++;
+      if (slot->n_holders == 0)
+        return slot;
+    }
+    i++;
+  }
+  if (n_epoch >= self->config.max_buffers)
+    return NULL;
+  slot = g_new0 (Slot, 1);
+  slot->points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
+  slot->epoch = self->epoch;
+  slot->id = self->next_id++;
+  slot->vmm = gst_cuda_sync_vmm_new (self->context,
+      gst_cuda_sync_vmm_round_size (self->context, self->info.size, NULL),
+      error);
+  if (!slot->vmm) {
+    g_array_free (slot->points, TRUE);
+    g_free (slot);
+    return GINT_TO_POINTER (-1);
+  }
+  g_ptr_array_add (self->slots, slot);
+  return slot;
+}
+
+/* stream order: after the sources' reads of the slot, after the input's
+ * producer; then the copy (context pushed, lock held) */
+static gboolean
+copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
+{
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  GstVideoFrame frame;
+  CUdeviceptr dst = gst_cuda_sync_vmm_get_pointer (slot->vmm);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i < slot->points->len && ok; i++) {
+    ReleasePoint *p = &g_array_index (slot->points, ReleasePoint, i);
+    ok = gst_cuda_semaphore_wait (p->sem, self->stream, p->value, error);
+    self->waits++;
+  }
+  for (i = 0; i < slot->points->len; i++)
+    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  g_array_set_size (slot->points, 0);
+  if (ok && meta)
+    ok = gst_cuda_sync_meta_wait_gpu (meta, self->stream, error);
+  for (i = 0; ok && i < gst_buffer_n_memory (buf); i++)
+    ok = gst_cuda_sync_memory_wait_pending (gst_buffer_peek_memory (buf, i),
+        self->stream, error);
+  if (!ok)
+    return FALSE;
+  if (!gst_video_frame_map (&frame, &self->info, buf,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ, ("Could not map the "
+            "input frame."), ("gst_video_frame_map (CUDA)"));
+    return FALSE;
+  }
+  for (i = 0; ok && i < GST_VIDEO_FRAME_N_PLANES (&frame); i++) {
+    CUDA_MEMCPY2D p;
+    CUresult r;
+    memset (&p, 0, sizeof (p));
+    p.srcMemoryType = p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    p.srcDevice = (CUdeviceptr) GST_VIDEO_FRAME_PLANE_DATA (&frame, i);
+    p.srcPitch = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, i);
+    p.dstDevice = dst + GST_VIDEO_INFO_PLANE_OFFSET (&self->info, i);
+    p.dstPitch = GST_VIDEO_INFO_PLANE_STRIDE (&self->info, i);
+    p.WidthInBytes = GST_VIDEO_FRAME_COMP_WIDTH (&frame, i) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, i);
+    p.Height = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, i);
+    r = CuMemcpy2DAsync (&p, self->stream);
+    ok = gst_cuda_sync_check_result (r, "cuMemcpy2DAsync", error);
+  }
+  gst_video_frame_unmap (&frame);
+  self->copies += ok;
+  return ok;
+}
+
+/* the input stays alive until the copy out of it ran: upstream pools
+ * rewrite their buffers without a GPU wait */
+static gboolean
+hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
+{
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, error);
+
+  if (!ev || !gst_cuda_sync_event_record (ev, self->stream, error)) {
+    if (ev)
+      gst_cuda_sync_event_unref (ev);
+    return FALSE;
+  }
+  gst_cuda_sync_releaser_push (self->releaser, ev,
+      (GstCudaSyncReleaseFunc) gst_buffer_unref, gst_buffer_ref (buf));
+  gst_cuda_sync_event_unref (ev);
+  return TRUE;
+}
+
+static guint
+n_ready (GstCudaIpcServer * self)
+{
+  GList *l;
+  guint n = 0;
+
+  for (l = self->sessions; l; l = l->next)
+    n += ((Session *) l->data)->ready;
+  return n;
+}
+
+/* lock held; a slot, NULL (flushing or dropped: *ret says) */
+static Slot *
+wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
+{
+  for (;;) {
+    Slot *slot;
+    if (self->flushing || self->stopping) {
+      *ret = GST_FLOW_FLUSHING;
+      return NULL;
+    }
+    if (n_ready (self) == 0) {
+      self->unsent++;
+      *ret = GST_FLOW_OK;
+      return NULL;
+    }
+    slot = slot_get (self, error);
+    if (slot == GINT_TO_POINTER (-1)) {
+      *ret = GST_FLOW_ERROR;
+      return NULL;
+    }
+    if (slot)
+      return slot;
+    if (self->config.drop_when_full) {
+      self->dropped++;
+      *ret = GST_FLOW_OK;
+      return NULL;
+    }
+    g_cond_wait (&self->cond, &self->lock);
+  }
+}
+
+GstFlowReturn
+gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
+    GError ** error)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GList *l, *next;
+  Slot *slot;
+
+  g_mutex_lock (&self->lock);
+  self->buffers++;
+  slot = wait_slot (self, &ret, error);
+  if (!slot) {
+    g_mutex_unlock (&self->lock);
+    return ret;
+  }
+  if (!gst_cuda_context_push (self->context)) {
+    g_mutex_unlock (&self->lock);
+    GST_CUDA_SYNC_SET_ERROR (error, LIBRARY, FAILED, ("Could not make the "
+            "CUDA context current."), ("gst_cuda_context_push"));
+    return GST_FLOW_ERROR;
+  }
+  if (!copy_in (self, slot, buf, error) || !hold_input (self, buf, error)) {
+    gst_cuda_context_pop (NULL);
+    g_mutex_unlock (&self->lock);
+    return GST_FLOW_ERROR;
+  }
+  for (l = self->sessions; l; l = next) {
+    Session *s = l->data;
+    GError *err = NULL;
+    next = l->next;
+    if (s->ready && !gst_cuda_ipc_session_send_frame (self, s, slot, buf, &err)) {
+      GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
+      g_clear_error (&err);
+      gst_cuda_ipc_session_drop (self, s, TRUE);
+    }
+  }
+  gst_cuda_context_pop (NULL);
+  g_mutex_unlock (&self->lock);
+  return GST_FLOW_OK;
+}
+
+void
+gst_cuda_ipc_server_eos (GstCudaIpcServer * self)
+{
+  GList *l;
+
+  g_mutex_lock (&self->lock);
+  for (l = self->sessions; l; l = l->next) {
+    Session *s = l->data;
+    if (s->ready)
+      gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_EOS, NULL, 0, NULL, 0, -1,
+          NULL);
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+void
+gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * self, gboolean flushing)
+{
+  g_mutex_lock (&self->lock);
+  self->flushing = flushing;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+GstStructure *
+gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
+{
+  GstStructure *s;
+
+  g_mutex_lock (&self->lock);
+  s = gst_structure_new ("application/x-cudasyncipcsink-stats",
+      "buffers", G_TYPE_UINT64, self->buffers,
+      "frames-sent", G_TYPE_UINT64, self->frames_sent,
+      "signals", G_TYPE_UINT64, self->signals,
+      "waits", G_TYPE_UINT64, self->waits,
+      "copies", G_TYPE_UINT64, self->copies,
+      "releases", G_TYPE_UINT64, self->releases,
+      "dropped", G_TYPE_UINT64, self->dropped,
+      "unsent", G_TYPE_UINT64, self->unsent,
+      "cpu-syncs", G_TYPE_UINT64, self->cpu_syncs,
+      "rescues", G_TYPE_UINT64, self->rescues,
+      "buffers-allocated", G_TYPE_UINT64, (guint64) self->slots->len,
+      "sessions", G_TYPE_UINT64, (guint64) n_ready (self),
+      "sessions-total", G_TYPE_UINT64, self->sessions_total,
+      "sessions-refused", G_TYPE_UINT64, self->sessions_refused,
+      "sessions-lost", G_TYPE_UINT64, self->sessions_lost,
+      "sessions-failed", G_TYPE_UINT64, self->sessions_failed,
+      "sessions-invalid", G_TYPE_UINT64, self->sessions_invalid, NULL);
+  g_mutex_unlock (&self->lock);
+  return s;
+}

@@ -1,0 +1,506 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudasyncipcsink
+ * @title: cudasyncipcsink
+ *
+ * Sends CUDA frames to other processes (cudasyncipcsrc, or any program that
+ * speaks docs/ipc-protocol.md) over a unix socket, synchronised on the GPU:
+ * no CPU wait on either side.
+ *
+ * The sink listens on #GstCudaSyncIpcSink:socket-path (mode
+ * #GstCudaSyncIpcSink:socket-mode) and accepts any number of sources, whose
+ * user id (`SO_PEERCRED`) must be in #GstCudaSyncIpcSink:allowed-uids;
+ * nothing is sent to a refused peer. It copies each frame, on its CUDA
+ * stream, into one of a pool of CUDA virtual-memory allocations exported
+ * as fds (`cuMemCreate`, POSIX fd handles; each fd is sent once per
+ * connection), signals one timeline semaphore per connection after the
+ * copy (exported to that source once) and sends the buffer id, the
+ * semaphore value and the timestamps. Each source signals its own release
+ * semaphore once it no longer reads the memory and sends that value back;
+ * before the sink writes into that memory again its stream waits for
+ * every such value on the GPU.
+ *
+ * At most #GstCudaSyncIpcSink:max-buffers allocations exist per caps; when
+ * all are held by sources the sink waits for a release, or drops the frame
+ * (#GstCudaSyncIpcSink:on-full). A source that disconnects without saying
+ * goodbye (killed) is dropped at once: the sink signals that source's
+ * release semaphore far past its last announced value on a separate
+ * stream, so that no wait of its own stays stuck, and its frames are free.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaupload ! cudasyncipcsink socket-path=/run/user/1000/cam.sock
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasyncipcsink.h"
+#include "gstcudaipcserver.h"
+#include "gstcudaipcsemaphore.h"
+#include "gstcudasyncelementerror.h"
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cudasync/cudasync.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_sink_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_sink_debug
+
+#define DEFAULT_SOCKET_MODE 0600
+#define DEFAULT_MAX_BUFFERS 8
+
+#define GST_TYPE_CUDA_SYNC_IPC_ON_FULL (gst_cuda_sync_ipc_on_full_get_type ())
+typedef enum
+{
+  GST_CUDA_SYNC_IPC_ON_FULL_WAIT,
+  GST_CUDA_SYNC_IPC_ON_FULL_DROP,
+} GstCudaSyncIpcOnFull;
+static GType gst_cuda_sync_ipc_on_full_get_type (void);
+G_DEFINE_ENUM_TYPE (GstCudaSyncIpcOnFull, gst_cuda_sync_ipc_on_full,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_ON_FULL_WAIT, "wait"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_ON_FULL_DROP, "drop"));
+
+enum
+{
+  PROP_0,
+  PROP_SOCKET_PATH,
+  PROP_SOCKET_MODE,
+  PROP_ALLOWED_UIDS,
+  PROP_MAX_BUFFERS,
+  PROP_ON_FULL,
+  PROP_CUDA_DEVICE_ID,
+  PROP_STATS,
+};
+
+enum
+{
+  SIGNAL_NEW_SEMAPHORE,
+  LAST_SIGNAL,
+};
+static guint signals[LAST_SIGNAL];
+
+struct _GstCudaSyncIpcSink
+{
+  GstBaseSink parent;
+
+  GMutex lock;                  /* properties, server pointer */
+  gchar *socket_path;
+  guint socket_mode;
+  gchar *allowed_uids;
+  guint max_buffers;
+  GstCudaSyncIpcOnFull on_full;
+  gint device_id;
+  GstCudaContext *context;
+  GstCudaIpcServer *server;
+  GstStructure *last_stats;     /* of the last server, after stop */
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+#define gst_cuda_sync_ipc_sink_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSyncIpcSink, gst_cuda_sync_ipc_sink, GST_TYPE_BASE_SINK);
+GST_ELEMENT_REGISTER_DEFINE (cudasyncipcsink, "cudasyncipcsink",
+    GST_RANK_NONE, GST_TYPE_CUDA_SYNC_IPC_SINK);
+
+static void
+gst_cuda_sync_ipc_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (object);
+
+  g_mutex_lock (&self->lock);
+  switch (prop_id) {
+    case PROP_SOCKET_PATH:
+      g_free (self->socket_path);
+      self->socket_path = g_value_dup_string (value);
+      break;
+    case PROP_SOCKET_MODE:
+      self->socket_mode = g_value_get_uint (value);
+      break;
+    case PROP_ALLOWED_UIDS:
+      g_free (self->allowed_uids);
+      self->allowed_uids = g_value_dup_string (value);
+      break;
+    case PROP_MAX_BUFFERS:
+      self->max_buffers = g_value_get_uint (value);
+      break;
+    case PROP_ON_FULL:
+      self->on_full = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+gst_cuda_sync_ipc_sink_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (object);
+
+  g_mutex_lock (&self->lock);
+  switch (prop_id) {
+    case PROP_SOCKET_PATH:
+      g_value_set_string (value, self->socket_path);
+      break;
+    case PROP_SOCKET_MODE:
+      g_value_set_uint (value, self->socket_mode);
+      break;
+    case PROP_ALLOWED_UIDS:
+      g_value_set_string (value, self->allowed_uids);
+      break;
+    case PROP_MAX_BUFFERS:
+      g_value_set_uint (value, self->max_buffers);
+      break;
+    case PROP_ON_FULL:
+      g_value_set_enum (value, self->on_full);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    case PROP_STATS:
+      if (self->server)
+        g_value_take_boxed (value, gst_cuda_ipc_server_stats (self->server));
+      else if (self->last_stats)
+        g_value_set_boxed (value, self->last_stats);
+      else
+        g_value_take_boxed (value,
+            gst_structure_new_empty ("application/x-cudasyncipcsink-stats"));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+gst_cuda_sync_ipc_sink_set_context (GstElement * element, GstContext * ctx)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (element);
+
+  gst_cuda_handle_set_context (element, ctx, self->device_id, &self->context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, ctx);
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_query (GstBaseSink * sink, GstQuery * query)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (GST_ELEMENT (sink), query, self->context))
+    return TRUE;
+  return GST_BASE_SINK_CLASS (parent_class)->query (sink, query);
+}
+
+/* the server's semaphore source when the application handles
+ * new-semaphore (server thread, no lock held) */
+static gint
+gst_cuda_sync_ipc_sink_new_semaphore (gpointer data, GError ** error)
+{
+  gint fd = -1;
+
+  g_signal_emit (data, signals[SIGNAL_NEW_SEMAPHORE], 0, &fd);
+  return fd;
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+  GstCudaIpcServerConfig config;
+  GstCudaIpcServer *server;
+  GError *err = NULL;
+
+  if (!gst_cuda_sync_init (&err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "The CUDA driver is not usable.");
+    return FALSE;
+  }
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), self->device_id,
+          &self->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not get a CUDA context."), ("device %d", self->device_id));
+    return FALSE;
+  }
+  if (g_signal_has_handler_pending (self, signals[SIGNAL_NEW_SEMAPHORE], 0,
+          FALSE)) {
+    config.new_semaphore = gst_cuda_sync_ipc_sink_new_semaphore;
+    config.user_data = self;
+  } else if (!gst_cuda_ipc_semaphore_check (self->context, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+    return FALSE;
+  } else {
+    config.new_semaphore = NULL;
+    config.user_data = NULL;
+  }
+  g_mutex_lock (&self->lock);
+  config.path = self->socket_path;
+  config.mode = self->socket_mode;
+  config.allowed_uids = self->allowed_uids;
+  config.max_buffers = self->max_buffers;
+  config.drop_when_full = self->on_full == GST_CUDA_SYNC_IPC_ON_FULL_DROP;
+  server = gst_cuda_ipc_server_new (self->context, &config, &err);
+  self->server = server;
+  g_mutex_unlock (&self->lock);
+  if (!server) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_stop (GstBaseSink * sink)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+  GstCudaIpcServer *server;
+
+  g_mutex_lock (&self->lock);
+  server = self->server;
+  g_mutex_unlock (&self->lock);
+  if (server) {
+    /* counters stay readable after the stop's own synchronisation */
+    gst_cuda_ipc_server_stop (server);
+    g_mutex_lock (&self->lock);
+    g_clear_pointer (&self->last_stats, gst_structure_free);
+    self->last_stats = gst_cuda_ipc_server_stats (server);
+    self->server = NULL;
+    g_mutex_unlock (&self->lock);
+    gst_cuda_ipc_server_free (server);
+  }
+  gst_clear_object (&self->context);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+  GError *err = NULL;
+
+  if (!gst_cuda_ipc_server_set_caps (self->server, caps, &err)) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_sync_ipc_sink_render (GstBaseSink * sink, GstBuffer * buf)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+  GError *err = NULL;
+  GstFlowReturn ret;
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (buf); i++)
+    if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self),
+            gst_buffer_peek_memory (buf, i), self->context))
+      return GST_FLOW_ERROR;
+  ret = gst_cuda_ipc_server_render (self->server, buf, &err);
+  if (ret == GST_FLOW_ERROR)
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+  g_clear_error (&err);
+  return ret;
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_event (GstBaseSink * sink, GstEvent * event)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->server)
+    gst_cuda_ipc_server_eos (self->server);
+  return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_unlock (GstBaseSink * sink)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+
+  if (self->server)
+    gst_cuda_ipc_server_set_flushing (self->server, TRUE);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sync_ipc_sink_unlock_stop (GstBaseSink * sink)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+
+  if (self->server)
+    gst_cuda_ipc_server_set_flushing (self->server, FALSE);
+  return TRUE;
+}
+
+static void
+gst_cuda_sync_ipc_sink_finalize (GObject * object)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (object);
+
+  g_free (self->socket_path);
+  g_free (self->allowed_uids);
+  g_clear_pointer (&self->last_stats, gst_structure_free);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *sink_class = GST_BASE_SINK_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  gobject_class->set_property = gst_cuda_sync_ipc_sink_set_property;
+  gobject_class->get_property = gst_cuda_sync_ipc_sink_get_property;
+  gobject_class->finalize = gst_cuda_sync_ipc_sink_finalize;
+
+  /**
+   * GstCudaSyncIpcSink:socket-path:
+   *
+   * The unix socket the sink listens on (SOCK_SEQPACKET); an existing file
+   * of that name is replaced.
+   */
+  g_object_class_install_property (gobject_class, PROP_SOCKET_PATH,
+      g_param_spec_string ("socket-path", "Socket path",
+          "Path of the unix socket to listen on", NULL, rw));
+  /**
+   * GstCudaSyncIpcSink:socket-mode:
+   *
+   * File mode of the socket (0600: only the sink's user can connect). The
+   * peer's user id is checked as well (#GstCudaSyncIpcSink:allowed-uids).
+   */
+  g_object_class_install_property (gobject_class, PROP_SOCKET_MODE,
+      g_param_spec_uint ("socket-mode", "Socket mode",
+          "File mode of the socket", 0, 0777, DEFAULT_SOCKET_MODE, rw));
+  /**
+   * GstCudaSyncIpcSink:allowed-uids:
+   *
+   * User ids whose processes may connect, comma-separated; empty (the
+   * default) allows only the sink's own user, `*` anybody. A refused peer
+   * is disconnected before anything is sent to it (`sessions-refused` in
+   * #GstCudaSyncIpcSink:stats).
+   */
+  g_object_class_install_property (gobject_class, PROP_ALLOWED_UIDS,
+      g_param_spec_string ("allowed-uids", "Allowed uids",
+          "Comma-separated user ids allowed to connect (empty: own uid, "
+          "*: any)", NULL, rw));
+  /**
+   * GstCudaSyncIpcSink:max-buffers:
+   *
+   * The most shareable allocations per caps: the bound on the memory that
+   * sources can hold.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_BUFFERS,
+      g_param_spec_uint ("max-buffers", "Max buffers",
+          "Most shareable frames allocated per caps", 1, 1024,
+          DEFAULT_MAX_BUFFERS, rw));
+  /**
+   * GstCudaSyncIpcSink:on-full:
+   *
+   * What a frame does when sources hold every allocation: `wait` for a
+   * release (the default), or `drop` the frame (`dropped` in
+   * #GstCudaSyncIpcSink:stats).
+   */
+  g_object_class_install_property (gobject_class, PROP_ON_FULL,
+      g_param_spec_enum ("on-full", "On full",
+          "Wait for a release or drop the frame when sources hold every "
+          "buffer", GST_TYPE_CUDA_SYNC_IPC_ON_FULL,
+          GST_CUDA_SYNC_IPC_ON_FULL_WAIT, rw));
+  /**
+   * GstCudaSyncIpcSink:cuda-device-id:
+   *
+   * The CUDA device (-1: any, from the pipeline's context).
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1: automatic)", -1, G_MAXINT, -1, rw));
+  /**
+   * GstCudaSyncIpcSink:stats:
+   *
+   * Counters: `buffers` rendered, `frames-sent` (frames times sources),
+   * `signals` (acquire signals), `waits` (GPU waits on release points),
+   * `copies`, `releases`, `dropped` (on-full=drop), `unsent` (no source
+   * connected), `cpu-syncs` (CPU-synchronising CUDA calls: none while
+   * frames flow, one when the sink stops, before it frees the shared
+   * memory), `rescues` (signals of the release semaphore of a source that
+   * vanished, broke the protocol, or was still connected and had not
+   * signalled what the sink's stream waits for one second into a stop),
+   * `buffers-allocated`, `sessions` (connected now), `sessions-total`,
+   * `sessions-refused` (credential check), `sessions-lost` (gone without
+   * goodbye), `sessions-failed` (no semaphore could be made for them),
+   * `sessions-invalid` (dropped for breaking the protocol).
+   * After the sink stopped, the counters of its last run.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Counters of the sink",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * GstCudaSyncIpcSink::new-semaphore:
+   * @sink: the #GstCudaSyncIpcSink
+   *
+   * Emitted, from the sink's socket thread, for each source that connects:
+   * the sink needs an exportable timeline semaphore to signal that
+   * source's frames on. A handler returns a new fd of a timeline semaphore
+   * at value 0 that CUDA imports as
+   * `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD` (a Vulkan
+   * timeline semaphore exported as `OPAQUE_FD`, for example); the sink
+   * takes the fd, and -1 refuses that source (`sessions-failed`). Without
+   * a handler connected when the sink starts, the sink makes them itself
+   * with Vulkan, on the Vulkan device whose UUID is the CUDA device's,
+   * and fails to start where that device cannot export timeline
+   * semaphores.
+   *
+   * Returns: a new semaphore fd, or -1
+   */
+  signals[SIGNAL_NEW_SEMAPHORE] = g_signal_new ("new-semaphore",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_INT, 0);
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA IPC sink with GPU synchronisation", "Sink/Video/Hardware",
+      "Sends CUDA frames to other processes, synchronised with external "
+      "semaphores", "gst-cudasync developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_set_context);
+  sink_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_start);
+  sink_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_stop);
+  sink_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_set_caps);
+  sink_class->render = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_render);
+  sink_class->event = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_event);
+  sink_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_query);
+  sink_class->unlock = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_unlock);
+  sink_class->unlock_stop =
+      GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_unlock_stop);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_IPC_ON_FULL, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_sink_debug, "cudasyncipcsink", 0,
+      "cudasyncipcsink");
+}
+
+static void
+gst_cuda_sync_ipc_sink_init (GstCudaSyncIpcSink * self)
+{
+  g_mutex_init (&self->lock);
+  self->socket_mode = DEFAULT_SOCKET_MODE;
+  self->max_buffers = DEFAULT_MAX_BUFFERS;
+  self->device_id = -1;
+}

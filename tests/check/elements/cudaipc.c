@@ -1,0 +1,459 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudasyncipcsink and cudasyncipcsrc in two processes: this program runs
+ * the sink and starts itself again as the source (--source), which
+ * compares every frame byte for byte with videotestsrc and prints its
+ * counters; the parent checks both sides' counters.
+ */
+#include "../ipccommon.h"
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* waits (up to 1 s) until no source is connected; sessions-lost */
+static guint64
+sessions_gone (GstElement * sink)
+{
+  guint i;
+
+  for (i = 0; i < 100 && cs_stat (sink, "sessions") != 0; i++)
+    g_usleep (10000);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  return cs_stat (sink, "sessions-lost");
+}
+
+/* N frames from one sink to one source in another process: byte-exact,
+ * one signal, GPU wait, copy and release per frame on each side, every
+ * frame's memory released back to the sink. cpu-syncs: none on either
+ * streaming thread while frames flow (wait-mode=gpu), one per frame in the
+ * source with wait-mode=cpu, and the simulator counts the same CPU-
+ * synchronising calls on those threads; the sink's stop makes one. */
+static void
+two_processes (const gchar * wait_mode, guint64 src_syncs)
+{
+  const guint n = 30;
+  gchar *path = g_strdup_printf ("%s/cudaipc-%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! queue name=q ! cudasyncipcsink name=sink max-buffers=4 "
+      "sync=false socket-path=%s", n, W, H, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  gint out_fd, status, sink_thread_syncs;
+  gchar *out;
+  GPid pid;
+  struct stat st;
+
+  ipc_connect_new_semaphore (p, "sink");
+  /* the queue's thread runs only the sink's render() */
+  ipc_probe_thread_syncs (p, "q", "src", &sink_thread_syncs);
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (stat (path, &st) == 0 && (st.st_mode & 0777) == 0600,
+      "socket mode %o", st.st_mode & 0777);
+  pid = ipc_spawn_source (path, n, wait_mode, NULL, &out_fd);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  out = ipc_read_all (out_fd);
+  waitpid (pid, &status, 0);
+  g_print ("%s", out);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "source failed: %s", out);
+  fail_unless_equals_uint64 (ipc_field_of (out, "frames"), n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "waits"), n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "signals"), n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "releases"), n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "cpu-syncs"), src_syncs);
+  if (cs_is_sim)
+    fail_unless_equals_uint64 (ipc_field_of (out, "thread-syncs"), src_syncs);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "signals"), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "copies"), n);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", n), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 0);
+  if (cs_is_sim)
+    fail_unless_equals_int (sink_thread_syncs, 0);
+  /* the source said goodbye (even with the sink's EOS unread) */
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  /* max-buffers bounds the shared memory; the released frames are reused
+   * after GPU waits on the source's release values */
+  fail_unless (cs_stat (sink, "buffers-allocated") <= 4);
+  fail_unless (cs_stat (sink, "waits") >= n - 4);
+  gst_element_set_state (p, GST_STATE_NULL);
+  /* the stop waited for the sink's stream once, before freeing the memory */
+  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), n);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS), "socket left behind");
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (out);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_START_TEST (test_two_processes)
+{
+  two_processes ("gpu", 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_two_processes_cpu_wait)
+{
+  two_processes ("cpu", 30);
+}
+
+GST_END_TEST;
+
+/* the output of a source child that must have exited 0 */
+static gchar *
+source_result (GPid pid, gint out_fd)
+{
+  gchar *out = ipc_read_all (out_fd);
+  gint status;
+
+  waitpid (pid, &status, 0);
+  g_print ("%s", out);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "source failed: %s", out);
+  return out;
+}
+
+/* two sources connected at once get every frame byte-exact, each waits
+ * for and releases each frame; the sink copies each frame once into a
+ * shareable frame that both read, signals each source's semaphore per
+ * frame, and reuses frames only once both released them */
+GST_START_TEST (test_two_sources)
+{
+  const guint n = 30;
+  gchar *path = g_strdup_printf ("%s/cudaipc-2s%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=3 sync=false "
+      "socket-path=%s", n, W, H, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  gint out_fd[2];
+  gchar *out[2];
+  GPid pid[2];
+  guint i;
+
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 2; i++)
+    pid[i] = ipc_spawn_source (path, n, "gpu", NULL, &out_fd[i]);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 2), 2);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (i = 0; i < 2; i++) {
+    out[i] = source_result (pid[i], out_fd[i]);
+    fail_unless_equals_uint64 (ipc_field_of (out[i], "frames"), n);
+    fail_unless_equals_uint64 (ipc_field_of (out[i], "waits"), n);
+    fail_unless_equals_uint64 (ipc_field_of (out[i], "releases"), n);
+  }
+  fail_unless_equals_uint64 (cs_stat (sink, "copies"), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), 2 * n);
+  fail_unless_equals_uint64 (cs_stat (sink, "signals"), 2 * n);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 2 * n), 2 * n);
+  fail_unless (cs_stat (sink, "buffers-allocated") <= 3);
+  /* a reused frame waits for both sources' release values */
+  fail_unless (cs_stat (sink, "waits") >= 2 * (n - 3));
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  gst_element_set_state (p, GST_STATE_NULL);
+  for (i = 0; i < 2; i++)
+    g_free (out[i]);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* pushes @n frames of videotestsrc at @w x @h into @appsrc */
+static void
+push_frames (GstElement * appsrc, guint n, gint w, gint h)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "appsink name=out sync=false", n, w, h);
+  GstElement *gen = gst_parse_launch (desc, NULL);
+  GstElement *out = gst_bin_get_by_name (GST_BIN (gen), "out");
+  GstSample *sample;
+  guint i;
+
+  gst_element_set_state (gen, GST_STATE_PLAYING);
+  for (i = 0; i < n; i++) {
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 20 * GST_SECOND);
+    fail_unless (sample != NULL);
+    fail_unless_equals_int (gst_app_src_push_sample (GST_APP_SRC (appsrc),
+            sample), GST_FLOW_OK);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (gen, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (gen);
+  g_free (desc);
+}
+
+/* the caps change mid-stream (W x H, then W2 x H2): the source gets new
+ * caps once, and every frame on both sides of the change byte-exact; the
+ * frames of the old caps go once nothing holds them */
+GST_START_TEST (test_renegotiation)
+{
+  const guint n = 12;
+  gchar *path = g_strdup_printf ("%s/cudaipc-rn%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! cudaupload ! "
+      "cudasyncipcsink name=sink max-buffers=3 sync=false socket-path=%s",
+      path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  gint out_fd;
+  gchar *out;
+  GPid pid;
+
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  pid = ipc_spawn_source (path, 2 * n, "gpu", NULL, &out_fd);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  push_frames (in, n, W, H);
+  push_frames (in, n, W2, H2);
+  out = source_result (pid, out_fd);
+  fail_unless_equals_uint64 (ipc_field_of (out, "frames"), 2 * n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "caps-changes"), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), 2 * n);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 2 * n), 2 * n);
+  /* at most max-buffers of each caps, the old ones freed at the next
+   * frame once released */
+  fail_unless (cs_stat (sink, "buffers-allocated") <= 3);
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_free (out);
+  gst_object_unref (in);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* FNV-1a over the visible bytes of every plane, as cudasync-ipc-consume
+ * prints it */
+static guint64
+frame_hash (GstBuffer * buf, const GstVideoInfo * info)
+{
+  guint64 hash = 0xcbf29ce484222325ull;
+  GstVideoFrame f;
+  guint p, i;
+  gint y;
+
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+    guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&f, p) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&f, p);
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, p); y++) {
+      const guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+      for (i = 0; i < bytes; i++)
+        hash = (hash ^ row[i]) * 0x100000001b3ull;
+    }
+  }
+  gst_video_frame_unmap (&f);
+  return hash;
+}
+
+/* the hash of videotestsrc's (still) frame at W x H */
+static guint64
+reference_hash (void)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=1 ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d ! appsink name=out",
+      W, H);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *out = gst_bin_get_by_name (GST_BIN (p), "out");
+  GstSample *sample;
+  GstVideoInfo info;
+  guint64 hash;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 20 * GST_SECOND);
+  fail_unless (sample != NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, W, H);
+  hash = frame_hash (gst_sample_get_buffer (sample), &info);
+  gst_sample_unref (sample);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (p);
+  g_free (desc);
+  return hash;
+}
+
+/* the protocol's minimal receiver, tools/cudasync-ipc-consume (CUDA
+ * driver API and the protocol, no element), gets all 20 frames from the
+ * sink: each frame's visible bytes hash to videotestsrc's, the sink gets
+ * 20 releases, and the tool leaves with a goodbye */
+GST_START_TEST (test_consumer_tool)
+{
+  const guint n = 20;
+  const gchar *tool = g_getenv ("CUDASYNC_IPC_CONSUME");
+  gchar *path = g_strdup_printf ("%s/cudaipc-ct%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=3 sync=false "
+      "socket-path=%s", n, W, H, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  gchar *nstr = g_strdup_printf ("%u", n), *line, *out;
+  const gchar *argv[] = { tool, path, nstr, NULL };
+  gchar **lines;
+  GError *err = NULL;
+  gint out_fd, status;
+  guint i, frames = 0;
+  GPid pid;
+
+  fail_unless (tool != NULL, "CUDASYNC_IPC_CONSUME is not set");
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (g_spawn_async_with_pipes (NULL, (gchar **) argv, NULL,
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  out = ipc_read_all (out_fd);
+  waitpid (pid, &status, 0);
+  g_print ("%s", out);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "the consumer failed: %s", out);
+  line = g_strdup_printf ("hash %016" G_GINT64_MODIFIER "x", reference_hash ());
+  lines = g_strsplit (out, "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    if (!g_str_has_prefix (lines[i], "frame "))
+      continue;
+    fail_unless (g_str_has_suffix (lines[i], line), "%s, want %s", lines[i],
+        line);
+    frames++;
+  }
+  fail_unless_equals_int (frames, n);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", n), n);
+  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_strfreev (lines);
+  g_free (line);
+  g_free (out);
+  g_free (nstr);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* a peer whose uid is not allowed gets nothing: disconnected, counted */
+GST_START_TEST (test_refused_uid)
+{
+  gchar *path = g_strdup_printf ("%s/cudaipc-r%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("videotestsrc ! cudaupload ! "
+      "cudasyncipcsink name=sink allowed-uids=%u socket-path=%s",
+      getuid () + 1, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  gchar *src_desc = g_strdup_printf ("cudasyncipcsrc socket-path=%s ! "
+      "fakesink", path);
+  GstElement *srcp;
+  gchar *err;
+
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  err = cs_run_to_end (src_desc, &srcp);
+  gst_object_unref (srcp);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-refused", 1), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  /* the source's connection was closed before anything was sent */
+  fail_unless (err != NULL, "the refused source did not fail");
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (err);
+  g_free (desc);
+  g_free (src_desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* without a new-semaphore handler the sink makes its semaphores with
+ * Vulkan; where the CUDA device has no Vulkan twin that exports timeline
+ * semaphores (the simulator: lavapipe has another UUID and exports none)
+ * it fails to start with an element error saying so */
+GST_START_TEST (test_no_semaphore_source)
+{
+  gchar *path = g_strdup_printf ("%s/cudaipc-n%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *desc = g_strdup_printf ("videotestsrc ! cudaupload ! "
+      "cudasyncipcsink name=sink socket-path=%s", path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  gchar *err;
+
+  if (gst_element_set_state (p, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE) {
+    g_print ("SKIP: Vulkan exports timeline semaphores for this device\n");
+  } else {
+    err = cs_pop_error (bus, NULL, NULL);
+    fail_unless (err && strstr (err, "exportable timeline semaphore") &&
+        strstr (err, "new-semaphore"), "error: %s", err);
+    g_free (err);
+    fail_if (g_file_test (path, G_FILE_TEST_EXISTS), "socket left behind");
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaipc_suite (void)
+{
+  Suite *s = suite_create ("cudaipc");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_test (tc, test_two_processes);
+  tcase_add_test (tc, test_two_processes_cpu_wait);
+  tcase_add_test (tc, test_two_sources);
+  tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_consumer_tool);
+  tcase_add_test (tc, test_refused_uid);
+  tcase_add_test (tc, test_no_semaphore_source);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (ipc_child_main (argc, argv, &ret))
+    return ret;
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (cudaipc_suite (), "cudaipc", __FILE__);
+}

@@ -1,0 +1,398 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudasyncipcsink and cudasyncipcsrc when the other process is SIGKILLed:
+ * the survivor notices within a second, signals the dead peer's semaphore
+ * so that no GPU wait of its own stays stuck (the simulator's streams all
+ * go idle), and goes on as its properties say; nothing leaks over many
+ * connect/kill cycles.
+ */
+#include "../ipccommon.h"
+#include <signal.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+
+/* the child's semaphore signals run late, so its peer's GPU waits for
+ * values the child announced are pending when it dies */
+#define SLOW_SIGNALS "cuSignalExternalSemaphoresAsync:100000"
+
+static gchar *
+sock_path (const gchar * tag)
+{
+  return g_strdup_printf ("%s/cudaipc-%s%d.sock", g_get_tmp_dir (), tag,
+      getpid ());
+}
+
+static void
+kill_child (GPid pid)
+{
+  int status;
+
+  fail_unless (kill (pid, SIGKILL) == 0);
+  fail_unless (waitpid (pid, &status, 0) == pid);
+  fail_unless (WIFSIGNALED (status));
+}
+
+/* the sink of this process, live NV12, semaphores of the test backend */
+static GstElement *
+start_sink (const gchar * path, guint max_buffers, GstElement ** sink,
+    GstState state)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " is-live=true ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=%u "
+      "socket-path=%s", W, H, max_buffers, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  ipc_connect_new_semaphore (p, "sink");
+  *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  fail_if (gst_element_set_state (p, state) == GST_STATE_CHANGE_FAILURE);
+  g_free (desc);
+  return p;
+}
+
+static void
+stop (GstElement * p, GstElement * e)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  gchar *err = cs_pop_error (bus, NULL, NULL);
+
+  fail_if (err != NULL, "unexpected error: %s", err);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  gst_object_unref (p);
+}
+
+/* a source killed at a given point: the sink drops it within a second,
+ * rescues its release semaphore once, every simulated stream goes idle,
+ * and a source connecting afterwards gets every frame byte-exact */
+static void
+source_killed (gboolean while_reading)
+{
+  gchar *path = sock_path ("k");
+  GstElement *sink, *p = start_sink (path, 2, &sink,
+      while_reading ? GST_STATE_PLAYING : GST_STATE_PAUSED);
+  gint64 t0;
+  GPid pid;
+  gint out_fd;
+  gchar *out;
+  int status;
+
+  pid = ipc_spawn_source (path, 100000, "gpu",
+      while_reading ? SLOW_SIGNALS : NULL, NULL);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  if (while_reading)
+    fail_unless (ipc_wait_stat (sink, "releases", 4) >= 4);
+  kill_child (pid);
+  t0 = g_get_monotonic_time ();
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-lost", 1), 1);
+  fail_unless (g_get_monotonic_time () - t0 < G_USEC_PER_SEC,
+      "the sink took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  /* the survivor goes on: a late source gets its frames */
+  if (!while_reading)
+    gst_element_set_state (p, GST_STATE_PLAYING);
+  pid = ipc_spawn_source (path, 10, "gpu", NULL, &out_fd);
+  out = ipc_read_all (out_fd);
+  waitpid (pid, &status, 0);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "late source failed: %s", out);
+  fail_unless_equals_uint64 (ipc_field_of (out, "frames"), 10);
+  stop (p, sink);
+  g_free (out);
+  g_free (path);
+}
+
+GST_START_TEST (test_source_killed_after_handshake)
+{
+  source_killed (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_source_killed_while_reading)
+{
+  source_killed (TRUE);
+}
+
+GST_END_TEST;
+
+/* the sink's process killed while the source's GPU waits for values it
+ * announced: the source reacts within a second as peer-lost says (error,
+ * EOS, or connecting to the next sink and going on), rescues the
+ * semaphore once, and no simulated stream stays stuck */
+static void
+sink_killed (const gchar * peer_lost)
+{
+  gchar *path = sock_path ("s");
+  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
+      "peer-lost=%s ! queue ! fakesink sync=false", path, peer_lost);
+  GPid pid = ipc_spawn_sink (path, SLOW_SIGNALS);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  gint64 t0;
+
+  ipc_connect_new_semaphore (p, "src");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  fail_unless (ipc_wait_stat (src, "frames", 4) >= 4);
+  kill_child (pid);
+  t0 = g_get_monotonic_time ();
+  if (g_str_equal (peer_lost, "reconnect")) {
+    fail_unless_equals_uint64 (ipc_wait_stat (src, "peers-lost", 1), 1);
+    fail_unless (g_get_monotonic_time () - t0 < G_USEC_PER_SEC);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_if (msg != NULL, "reconnect mode posted %s",
+        msg ? GST_MESSAGE_TYPE_NAME (msg) : "");
+  } else {
+    msg = gst_bus_timed_pop_filtered (bus, GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg != NULL, "no message within a second");
+    fail_unless (g_get_monotonic_time () - t0 < G_USEC_PER_SEC);
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg),
+        g_str_equal (peer_lost, "error") ? GST_MESSAGE_ERROR : GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_uint64 (cs_stat (src, "peers-lost"), 1);
+  fail_unless_equals_uint64 (cs_stat (src, "rescues"), 1);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  if (g_str_equal (peer_lost, "reconnect")) {
+    guint64 before = cs_stat (src, "frames");
+    pid = ipc_spawn_sink (path, NULL);
+    fail_unless_equals_uint64 (ipc_wait_stat (src, "connections", 2), 2);
+    fail_unless (ipc_wait_stat (src, "frames", before + 10) >= before + 10);
+    kill_child (pid);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  unlink (path);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+/* the source stops while its stream waits for the (delayed) signals of
+ * a sink frozen with SIGSTOP: after its one-second grace it rescues the
+ * sink's semaphore, its stop ends within 5 s, and no simulated stream
+ * stays stuck */
+GST_START_TEST (test_source_stops_sink_frozen)
+{
+  gchar *path = sock_path ("z");
+  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
+      "! queue ! fakesink sync=false", path);
+  GPid pid = ipc_spawn_sink (path, SLOW_SIGNALS);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  gint64 t0;
+  int status;
+
+  ipc_connect_new_semaphore (p, "src");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  fail_unless (ipc_wait_stat (src, "frames", 4) >= 4);
+  fail_unless (kill (pid, SIGSTOP) == 0);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
+      "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (cs_stat (src, "rescues"), 1);
+  fail_unless_equals_uint64 (cs_stat (src, "peers-lost"), 0);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  fail_unless (kill (pid, SIGKILL) == 0);
+  fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
+  unlink (path);
+  gst_object_unref (src);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_killed_error)
+{
+  sink_killed ("error");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_killed_eos)
+{
+  sink_killed ("eos");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_killed_reconnect)
+{
+  sink_killed ("reconnect");
+}
+
+GST_END_TEST;
+
+/* the sink stops while a source's release signals, which its stream
+ * waits for, are pending, and that source is killed (or frozen) at that
+ * moment: the stop rescues the source's semaphore (at once when the
+ * connection closed, after a one-second grace when it stays open), its
+ * CPU wait for the stream ends, and every simulated stream goes idle */
+static void
+sink_stops_with_pending (gboolean frozen)
+{
+  gchar *path = sock_path (frozen ? "f" : "s");
+  GstElement *sink, *p = start_sink (path, 2, &sink, GST_STATE_PLAYING);
+  gint64 t0;
+  GPid pid;
+  int status;
+
+  pid = ipc_spawn_source (path, 100000, "gpu", SLOW_SIGNALS, NULL);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  /* the slot was reused: the sink's stream waits for the source's
+   * delayed release signals */
+  fail_unless (ipc_wait_stat (sink, "waits", 4) >= 4);
+  fail_unless (kill (pid, frozen ? SIGSTOP : SIGKILL) == 0);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
+      "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  /* a killed source is lost (noticed by the socket thread or the stop),
+   * a frozen one is not */
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-lost"), frozen ? 0 : 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  if (frozen)
+    fail_unless (kill (pid, SIGKILL) == 0);
+  fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
+  stop (p, sink);
+  g_free (path);
+}
+
+GST_START_TEST (test_sink_stops_source_killed)
+{
+  sink_stops_with_pending (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_stops_source_frozen)
+{
+  sink_stops_with_pending (TRUE);
+}
+
+GST_END_TEST;
+
+static guint
+count_fds (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  while (g_dir_read_name (d))
+    n++;
+  g_dir_close (d);
+  return n;
+}
+
+/* the sink's objects: its shareable frames are memhandle + varange (the
+ * upstream pool's cuMemAlloc buffers are not counted: how many it keeps
+ * depends on how far the live source runs ahead) */
+static const gchar *kinds[] = { "extsem", "stream", "event", "memhandle",
+  "varange"
+};
+
+static gboolean
+settled (guint fds, const gint * live)
+{
+  guint k;
+
+  gst_cuda_sync_wait_idle ();
+  for (k = 0; cs_is_sim && k < G_N_ELEMENTS (kinds); k++)
+    if (cs_sim_live (kinds[k]) != live[k])
+      return FALSE;
+  return count_fds () == fds;
+}
+
+/* 100 sources connect and are killed (some before, some while reading):
+ * afterwards the sink has the fds and the simulator the live objects it
+ * had after the first one (which made the sink's one shareable frame) */
+GST_START_TEST (test_connect_kill_cycles)
+{
+  const guint cycles =
+      g_getenv ("IPC_CYCLES") ? atoi (g_getenv ("IPC_CYCLES")) : 100;
+  gchar *path = sock_path ("c");
+  GstElement *sink, *p = start_sink (path, 1, &sink, GST_STATE_PLAYING);
+  gint live[G_N_ELEMENTS (kinds)];
+  guint i, k, fds = 0;
+
+  for (i = 0; i <= cycles; i++) {
+    GPid pid = ipc_spawn_source (path, 100000, "gpu", NULL, NULL);
+    fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-total", i + 1),
+        i + 1);
+    /* the first one makes the sink's one shareable frame */
+    if (i % 2 || i == 0)
+      ipc_wait_stat (sink, "frames-sent", cs_stat (sink, "frames-sent") + 1);
+    kill_child (pid);
+    fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-lost", i + 1),
+        i + 1);
+    fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+    gst_cuda_sync_wait_idle ();
+    if (i == 0) {
+      fds = count_fds ();
+      for (k = 0; cs_is_sim && k < G_N_ELEMENTS (kinds); k++)
+        live[k] = cs_sim_live (kinds[k]);
+    }
+  }
+  /* the last session's objects go asynchronously: settled within 1 s */
+  for (i = 0; i < 100 && !settled (fds, live); i++)
+    g_usleep (10000);
+  fail_unless_equals_int (count_fds (), fds);
+  for (k = 0; cs_is_sim && k < G_N_ELEMENTS (kinds); k++)
+    fail_unless (cs_sim_live (kinds[k]) == live[k], "%s: %d live, %d before",
+        kinds[k], cs_sim_live (kinds[k]), live[k]);
+  /* one rescue per source whose semaphore had arrived: at least those
+   * killed after a frame */
+  fail_unless (cs_stat (sink, "rescues") <= cycles + 1 &&
+      cs_stat (sink, "rescues") >= cycles / 2 + 1);
+  stop (p, sink);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaipckill_suite (void)
+{
+  Suite *s = suite_create ("cudaipckill");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_test (tc, test_source_killed_after_handshake);
+  tcase_add_test (tc, test_source_killed_while_reading);
+  tcase_add_test (tc, test_source_stops_sink_frozen);
+  tcase_add_test (tc, test_sink_killed_error);
+  tcase_add_test (tc, test_sink_killed_eos);
+  tcase_add_test (tc, test_sink_killed_reconnect);
+  tcase_add_test (tc, test_sink_stops_source_killed);
+  tcase_add_test (tc, test_sink_stops_source_frozen);
+  tcase_add_test (tc, test_connect_kill_cycles);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (ipc_child_main (argc, argv, &ret))
+    return ret;
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (cudaipckill_suite (), "cudaipckill", __FILE__);
+}

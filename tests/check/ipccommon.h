@@ -1,0 +1,49 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Helpers of the IPC tests (elements/cudaipc, elements/cudaipckill): the
+ * other process, semaphores for the elements, counters.
+ */
+#pragma once
+
+#include "common.h"
+
+G_BEGIN_DECLS
+
+#define W 64
+#define H 48
+#define FORMAT "NV12"
+/* the size after a renegotiation */
+#define W2 32
+#define H2 24
+/* a pattern without moving parts: a source joining late gets the same
+ * frames as a reference started on its own */
+#define PATTERN "pattern=smpte75"
+
+/* main() first: TRUE when this process is a child (--source / --sink),
+ * its exit status in *@ret */
+gboolean ipc_child_main (int argc, char **argv, int *ret);
+/* a child receiving @n frames (byte-exact against videotestsrc) and
+ * printing its stats; @delay: its CUDASIM_DELAY (nullable) */
+GPid     ipc_spawn_source (const gchar * path, guint n,
+                           const gchar * wait_mode, const gchar * delay,
+                           gint * out_fd);
+/* a child sink of live frames (max-buffers 2), listening when it returns */
+GPid     ipc_spawn_sink (const gchar * path, const gchar * delay);
+/* the element @name of @pipeline gets semaphores of the test backend */
+void     ipc_connect_new_semaphore (GstElement * pipeline,
+                           const gchar * name);
+/* *@out: the simulator's CPU syncs of the streaming thread of element
+ * @name's pad @pad_name, read when EOS passes it (-2 before) */
+void     ipc_probe_thread_syncs (GstElement * pipeline, const gchar * name,
+                           const gchar * pad_name, gint * out);
+gchar *  ipc_read_all (gint fd);
+guint64  ipc_wait_stat (GstElement * e, const gchar * field, guint64 want);
+/* "field=(guint64)N" of a child's output; G_MAXUINT64 when missing */
+guint64  ipc_field_of (const gchar * out, const gchar * field);
+/* TRUE when every simulated stream went idle within @ms (always on a real
+ * driver): no GPU wait is left stuck */
+gboolean ipc_drained_within (guint ms);
+
+G_END_DECLS
