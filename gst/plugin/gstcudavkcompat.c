@@ -91,22 +91,6 @@ gst_cuda_vk_compat_memory_set_pending (GstMemory * mem, gboolean pending)
 #endif
 }
 
-CUresult
-gst_cuda_vk_compat_context_synchronize (GstCudaContext * cuda)
-{
-#if GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC
-  CUresult r;
-
-  if (!gst_cuda_context_push (cuda))
-    return CUDA_ERROR_INVALID_CONTEXT;
-  r = CuCtxSynchronize ();
-  gst_cuda_context_pop (NULL);
-  return r;
-#else
-  return CUDA_ERROR_NOT_SUPPORTED;
-#endif
-}
-
 gboolean
 gst_cuda_vk_compat_can_wrap (void)
 {
@@ -147,6 +131,24 @@ gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem, GstBufferPool * frames)
 }
 #endif
 
+#if GST_CUDA_SYNC_HAVE_VK_DEVICE_FEATURES
+/* whether @device and @instance support Vulkan @major.@minor */
+static gboolean
+device_api_version_at_least (GstVulkanDevice * device,
+    GstVulkanInstance * instance, guint major, guint minor)
+{
+#if GST_CUDA_SYNC_HAVE_VK_DEVICE_API_VERSION
+  return gst_vulkan_physical_device_check_api_version (device->physical_device,
+      major, minor, 0);
+#else
+  /* what 1.26's gst_vulkan_physical_device_check_api_version() checks */
+  return VK_MAKE_VERSION (major, minor, 0) <=
+      device->physical_device->properties.apiVersion &&
+      gst_vulkan_instance_check_version (instance, major, minor, 0);
+#endif
+}
+#endif
+
 gboolean
 gst_cuda_vk_compat_timeline_enabled (GstVulkanDevice * device,
     GstVulkanInstance * instance)
@@ -160,8 +162,8 @@ gst_cuda_vk_compat_timeline_enabled (GstVulkanDevice * device,
   };
   PFN_vkGetPhysicalDeviceFeatures2 get_features;
 
-  if (!gst_vulkan_physical_device_check_api_version (device->physical_device,
-          1, 2, 0) && !gst_vulkan_device_is_extension_enabled (device,
+  if (!device_api_version_at_least (device, instance, 1, 2)
+      && !gst_vulkan_device_is_extension_enabled (device,
           VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
     return FALSE;
   get_features = gst_vulkan_instance_get_proc_address (instance,
@@ -184,8 +186,9 @@ gst_cuda_vk_compat_find_memory_type (GstVulkanDevice * device,
     guint32 * idx)
 {
 #if GST_CUDA_SYNC_HAVE_VK_MEMORY_REQUIREMENTS
+  /* 1.24 declares @req without const; it only reads it */
   return gst_vulkan_memory_find_memory_type_index_with_requirements (device,
-      req, props, idx);
+      (VkMemoryRequirements *) req, props, idx);
 #else
   return gst_vulkan_memory_find_memory_type_index_with_type_properties
       (device, req->memoryTypeBits, props, idx);
