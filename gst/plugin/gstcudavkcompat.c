@@ -91,6 +91,24 @@ gst_cuda_vk_compat_memory_set_pending (GstMemory * mem, gboolean pending)
 #endif
 }
 
+VkFormat
+gst_cuda_vk_compat_rgb_image_format (VkFormat unorm, const GstVideoInfo * info)
+{
+#if GST_CUDA_SYNC_HAVE_VK_SRGB_RGB_IMAGES
+  GstVideoTransferFunction transfer =
+      GST_VIDEO_INFO_COLORIMETRY (info).transfer;
+
+  if (transfer == GST_VIDEO_TRANSFER_SRGB
+      || transfer == GST_VIDEO_TRANSFER_UNKNOWN) {
+    if (unorm == VK_FORMAT_R8G8B8A8_UNORM)
+      return VK_FORMAT_R8G8B8A8_SRGB;
+    if (unorm == VK_FORMAT_B8G8R8A8_UNORM)
+      return VK_FORMAT_B8G8R8A8_SRGB;
+  }
+#endif
+  return unorm;
+}
+
 gboolean
 gst_cuda_vk_compat_can_wrap (void)
 {
