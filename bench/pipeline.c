@@ -280,9 +280,9 @@ missing_elements (const gchar * const *names, guint n)
 
 #ifdef HAVE_CUDA_VULKAN
 /* GstVulkanInstance::create-device: upstream vulkan elements that find no
- * device in the pipeline (vulkanupload in modes b) get ours. 1.24 added the
+ * device in the pipeline (vulkanupload in modes b) get ours. 1.26 added the
  * index of the physical device asked for. */
-#if GST_CHECK_VERSION(1, 24, 0)
+#if GST_CHECK_VERSION(1, 26, 0)
 static GstVulkanDevice *
 on_create_device (GstVulkanInstance * instance, guint device_index,
     gpointer device)

@@ -40,6 +40,15 @@
 #define GST_CUDA_SYNC_HAVE_VK_DEVICE_FEATURES GST_CHECK_VERSION (1, 24, 0)
 #define GST_CUDA_SYNC_HAVE_VK_MEMORY_REQUIREMENTS GST_CHECK_VERSION (1, 24, 0)
 #define GST_CUDA_SYNC_HAVE_VK_BARRIER_QUEUE_REF GST_CHECK_VERSION (1, 24, 0)
+/* gst_vulkan_physical_device_check_api_version(): the Vulkan version both
+ * the device and the instance support (1.24 has the instance's check
+ * only) */
+#define GST_CUDA_SYNC_HAVE_VK_DEVICE_API_VERSION GST_CHECK_VERSION (1, 26, 0)
+/* 1.24 only: the Vulkan library gives RGB frames of sRGB (or unknown)
+ * transfer *_SRGB images, and vulkancolorconvert samples and writes them as
+ * such (1.22 and 1.26+: *_UNORM, the bytes as they are) */
+#define GST_CUDA_SYNC_HAVE_VK_SRGB_RGB_IMAGES \
+  (GST_CHECK_VERSION (1, 24, 0) && !GST_CHECK_VERSION (1, 26, 0))
 /* GstVulkanBarrierMemoryInfo.semaphore/.semaphore_value: the per-memory
  * timeline semaphore of 1.24 to 1.28 (detected by meson; upstream main
  * replaced them with a private object) */

@@ -124,6 +124,10 @@ gboolean           gst_cuda_sync_context_get_uuid (GstCudaContext * context,
                                                  GError ** error);
 
 GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_context_synchronize (GstCudaContext * context,
+                                                 GError ** error);
+
+GST_CUDA_SYNC_API
 gboolean           gst_cuda_sync_check_result   (CUresult result,
                                                  const gchar * call,
                                                  GError ** error);

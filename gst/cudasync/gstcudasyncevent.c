@@ -404,6 +404,33 @@ gst_cuda_sync_context_get_uuid (GstCudaContext * context, guint8 uuid[16],
 }
 
 /**
+ * gst_cuda_sync_context_synchronize:
+ * @context: a #GstCudaContext
+ * @error: return location for a #GError, or %NULL
+ *
+ * Blocks until all work of @context has completed, on every stream
+ * (`cuCtxSynchronize`): for work that no event covers. Not for streaming
+ * threads on the GPU path.
+ *
+ * Returns: %TRUE once it has, %FALSE with @error set on a driver error
+ *
+ * Since: 0.2
+ */
+gboolean
+gst_cuda_sync_context_synchronize (GstCudaContext * context, GError ** error)
+{
+  CUresult r;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (!gst_cuda_sync_init (error) || !push (context, error))
+    return FALSE;
+  r = GST_CUDA_SYNC_CALL (cuCtxSynchronize) ();
+  gst_cuda_context_pop (NULL);
+  return _gst_cuda_sync_result (r, "cuCtxSynchronize", error);
+}
+
+/**
  * gst_cuda_sync_check_result:
  * @result: what a CUDA driver call returned
  * @call: the name of the call, for the message

@@ -112,20 +112,22 @@ gst_cuda_vk_compat_memory_set_pending (GstMemory * mem, gboolean pending)
 #endif
 }
 
-CUresult
-gst_cuda_vk_compat_context_synchronize (GstCudaContext * cuda)
+VkFormat
+gst_cuda_vk_compat_rgb_image_format (VkFormat unorm, const GstVideoInfo * info)
 {
-#if GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC
-  CUresult r;
+#if GST_CUDA_SYNC_HAVE_VK_SRGB_RGB_IMAGES
+  GstVideoTransferFunction transfer =
+      GST_VIDEO_INFO_COLORIMETRY (info).transfer;
 
-  if (!gst_cuda_context_push (cuda))
-    return CUDA_ERROR_INVALID_CONTEXT;
-  r = CuCtxSynchronize ();
-  gst_cuda_context_pop (NULL);
-  return r;
-#else
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (transfer == GST_VIDEO_TRANSFER_SRGB
+      || transfer == GST_VIDEO_TRANSFER_UNKNOWN) {
+    if (unorm == VK_FORMAT_R8G8B8A8_UNORM)
+      return VK_FORMAT_R8G8B8A8_SRGB;
+    if (unorm == VK_FORMAT_B8G8R8A8_UNORM)
+      return VK_FORMAT_B8G8R8A8_SRGB;
+  }
 #endif
+  return unorm;
 }
 
 gboolean
@@ -169,6 +171,24 @@ gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem, GstBufferPool * frames)
 }
 #endif
 
+#if GST_CUDA_SYNC_HAVE_VK_DEVICE_FEATURES
+/* whether @device and @instance support Vulkan @major.@minor */
+static gboolean
+device_api_version_at_least (GstVulkanDevice * device,
+    GstVulkanInstance * instance, guint major, guint minor)
+{
+#if GST_CUDA_SYNC_HAVE_VK_DEVICE_API_VERSION
+  return gst_vulkan_physical_device_check_api_version (device->physical_device,
+      major, minor, 0);
+#else
+  /* what 1.26's gst_vulkan_physical_device_check_api_version() checks */
+  return VK_MAKE_VERSION (major, minor, 0) <=
+      device->physical_device->properties.apiVersion &&
+      gst_vulkan_instance_check_version (instance, major, minor, 0);
+#endif
+}
+#endif
+
 gboolean
 gst_cuda_vk_compat_timeline_enabled (GstVulkanDevice * device,
     GstVulkanInstance * instance)
@@ -182,8 +202,8 @@ gst_cuda_vk_compat_timeline_enabled (GstVulkanDevice * device,
   };
   PFN_vkGetPhysicalDeviceFeatures2 get_features;
 
-  if (!gst_vulkan_physical_device_check_api_version (device->physical_device,
-          1, 2, 0) && !gst_vulkan_device_is_extension_enabled (device,
+  if (!device_api_version_at_least (device, instance, 1, 2)
+      && !gst_vulkan_device_is_extension_enabled (device,
           VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
     return FALSE;
   get_features = gst_vulkan_instance_get_proc_address (instance,
@@ -206,8 +226,9 @@ gst_cuda_vk_compat_find_memory_type (GstVulkanDevice * device,
     guint32 * idx)
 {
 #if GST_CUDA_SYNC_HAVE_VK_MEMORY_REQUIREMENTS
+  /* 1.24 declares @req without const; it only reads it */
   return gst_vulkan_memory_find_memory_type_index_with_requirements (device,
-      req, props, idx);
+      (VkMemoryRequirements *) req, props, idx);
 #else
   return gst_vulkan_memory_find_memory_type_index_with_type_properties
       (device, req->memoryTypeBits, props, idx);

@@ -47,10 +47,12 @@ void     gst_cuda_vk_compat_pool_config_set_stream (GstStructure * config,
  * does nothing on 1.22 */
 void     gst_cuda_vk_compat_memory_set_pending (GstMemory * mem,
                                           gboolean pending);
-/* Waits on the CPU for all work of @cuda (cuCtxSynchronize):
- * CUDA_ERROR_INVALID_CONTEXT when it cannot be made current,
- * CUDA_ERROR_NOT_SUPPORTED on 1.22 (where nothing wraps memory) */
-CUresult gst_cuda_vk_compat_context_synchronize (GstCudaContext * cuda);
+/* The format of the images of RGB frames of @info whose bytes are laid out
+ * as @unorm (R8G8B8A8_UNORM or B8G8R8A8_UNORM) that upstream Vulkan
+ * elements read and write right: its *_SRGB twin on 1.24 for sRGB (or
+ * unknown) transfer, as 1.24's Vulkan library chooses; else @unorm */
+VkFormat gst_cuda_vk_compat_rgb_image_format (VkFormat unorm,
+                                          const GstVideoInfo * info);
 /* Whether gst_cuda_vk_compat_alloc_wrapped() can wrap memory (1.24+) */
 gboolean gst_cuda_vk_compat_can_wrap     (void);
 /* CUDA memory of @info around @ptr, on @stream; @notify(@user_data) once

@@ -276,7 +276,7 @@ gst_cuda_vk_check_image_size (GstVulkanDevice * device,
     gchar *what = g_strdup_printf ("%ux%u frames are", GST_VIDEO_INFO_WIDTH
         (info), GST_VIDEO_INFO_HEIGHT (info));
     gboolean ok = check_image_extent (device,
-        gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info), i), w, h,
+        gst_cuda_vk_plane_format (info, i), w, h,
         usage, what, error);
 
     g_free (what);
@@ -453,15 +453,17 @@ gst_cuda_vk_copy_2d (CUstream stream, CUdeviceptr dst, gsize dst_pitch,
 }
 
 VkFormat
-gst_cuda_vk_plane_format (GstVideoFormat format, guint plane)
+gst_cuda_vk_plane_format (const GstVideoInfo * info, guint plane)
 {
-  switch (format) {
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
     case GST_VIDEO_FORMAT_RGBA:
     case GST_VIDEO_FORMAT_RGBx:
-      return VK_FORMAT_R8G8B8A8_UNORM;
+      return gst_cuda_vk_compat_rgb_image_format (VK_FORMAT_R8G8B8A8_UNORM,
+          info);
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_BGRx:
-      return VK_FORMAT_B8G8R8A8_UNORM;
+      return gst_cuda_vk_compat_rgb_image_format (VK_FORMAT_B8G8R8A8_UNORM,
+          info);
     case GST_VIDEO_FORMAT_NV12:
       return plane == 0 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8_UNORM;
     case GST_VIDEO_FORMAT_I420:

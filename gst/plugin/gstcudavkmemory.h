@@ -64,9 +64,11 @@ gboolean gst_cuda_vk_copy_2d             (CUstream stream, CUdeviceptr dst,
                                           gsize src_pitch, gsize width_bytes,
                                           gsize height, GError ** error);
 
-/* The VkFormat of plane @plane of @format as the bridge lays it out (one
- * image per plane); 1.24+'s table has none for I420's chroma planes */
-VkFormat gst_cuda_vk_plane_format        (GstVideoFormat format, guint plane);
+/* The VkFormat of plane @plane of frames of @info as the bridge lays them
+ * out (one image per plane); 1.24+'s table has none for I420's chroma
+ * planes */
+VkFormat gst_cuda_vk_plane_format        (const GstVideoInfo * info,
+                                          guint plane);
 
 gboolean gst_cuda_vk_format_supported    (GstVideoFormat format);
 

@@ -34,7 +34,7 @@ image_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
     guint i, GstCudaVkPlane * plane, GError ** error)
 {
   return gst_cuda_vk_plane_alloc_image (interop, plane,
-      gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info), i),
+      gst_cuda_vk_plane_format (info, i),
       GST_VIDEO_INFO_COMP_WIDTH (info, i), GST_VIDEO_INFO_COMP_HEIGHT (info,
           i), GST_CUDA_VK_IMAGE_USAGE, error);
 }
@@ -44,7 +44,7 @@ image_wrap_plane (GstVulkanDevice * device, const GstVideoInfo * info,
     guint i, GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify)
 {
   return gst_vulkan_image_memory_wrapped (device, plane->image,
-      gst_cuda_vk_plane_format (GST_VIDEO_INFO_FORMAT (info), i),
+      gst_cuda_vk_plane_format (info, i),
       GST_VIDEO_INFO_COMP_WIDTH (info, i), GST_VIDEO_INFO_COMP_HEIGHT (info,
           i), VK_IMAGE_TILING_LINEAR, GST_CUDA_VK_IMAGE_USAGE, holder, notify);
 }

@@ -309,18 +309,15 @@ wrapped_memory_freed (gpointer data)
   if (gst_cuda_sync_event_record (s->event, CU_STREAM_LEGACY, &err)) {
     s->event_pending = TRUE;
   } else {
-    CUresult r;
-
     /* no event: wait on the CPU for all work of the context, readers
      * included; when even that fails nothing tells when the last reader is
      * done, and the buffer is never used again */
     GST_WARNING ("could not record an event behind the readers of a staging "
         "buffer (%s): synchronising the CUDA context", err->message);
     g_clear_error (&err);
-    r = gst_cuda_vk_compat_context_synchronize (s->cuda);
-    if (r != CUDA_SUCCESS) {
-      GST_ERROR ("cuCtxSynchronize failed (%d): a staging buffer is not used "
-          "again", r);
+    if (!gst_cuda_sync_context_synchronize (s->cuda, &err)) {
+      GST_ERROR ("%s: a staging buffer is not used again", err->message);
+      g_clear_error (&err);
       s->broken = TRUE;
     }
   }
