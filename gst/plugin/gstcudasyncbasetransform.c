@@ -307,6 +307,14 @@ gst_cuda_sync_base_transform_count (GstCudaSyncBaseTransform * self,
 }
 
 void
+gst_cuda_sync_base_transform_count_func (gpointer self, guint counter,
+    guint64 add)
+{
+  gst_cuda_sync_base_transform_count (GST_CUDA_SYNC_BASE_TRANSFORM (self),
+      counter, add);
+}
+
+void
 gst_cuda_sync_base_transform_count_and_set (GstCudaSyncBaseTransform * self,
     guint counter, guint64 add, guint set_counter, guint64 value)
 {

@@ -86,6 +86,10 @@ gint gst_cuda_sync_base_transform_get_device_id (GstCudaSyncBaseTransform *
     self);
 void gst_cuda_sync_base_transform_count (GstCudaSyncBaseTransform * self,
     guint counter, guint64 add);
+/* gst_cuda_sync_base_transform_count() as a count function for code that
+ * knows no element (@self: the element, as its user data) */
+void gst_cuda_sync_base_transform_count_func (gpointer self, guint counter,
+    guint64 add);
 /* adds @add to @counter and sets @set_counter to @value, under one lock */
 void gst_cuda_sync_base_transform_count_and_set (GstCudaSyncBaseTransform *
     self, guint counter, guint64 add, guint set_counter, guint64 value);

@@ -310,9 +310,13 @@ gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* @inbuf is one CUDA memory of @b's context, at least as large as @info
+ * (the negotiated input) says; otherwise an element error */
 static gboolean
-check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
+check_input (GstCudaToVulkan * self, GstCudaVkBridge * b,
+    const GstVideoInfo * info, GstBuffer * inbuf)
 {
+  GstCudaMemory *cmem;
   GstMemory *mem;
 
   if (gst_buffer_n_memory (inbuf) != 1) {
@@ -322,20 +326,17 @@ check_input (GstCudaToVulkan * self, GstBuffer * inbuf, GstCudaMemory ** cmem)
     return FALSE;
   }
   mem = gst_buffer_peek_memory (inbuf, 0);
-  if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self), mem,
-          BRIDGE (self)->cuda))
+  if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self), mem, b->cuda))
     return FALSE;
-  *cmem = GST_CUDA_MEMORY_CAST (mem);
-  if (GST_VIDEO_INFO_FORMAT (&(*cmem)->info) !=
-      GST_VIDEO_INFO_FORMAT (IN_INFO (self)) ||
-      GST_VIDEO_INFO_WIDTH (&(*cmem)->info) < GST_VIDEO_INFO_WIDTH
-      (IN_INFO (self)) || GST_VIDEO_INFO_HEIGHT (&(*cmem)->info) <
-      GST_VIDEO_INFO_HEIGHT (IN_INFO (self))) {
+  cmem = GST_CUDA_MEMORY_CAST (mem);
+  if (GST_VIDEO_INFO_FORMAT (&cmem->info) != GST_VIDEO_INFO_FORMAT (info) ||
+      GST_VIDEO_INFO_WIDTH (&cmem->info) < GST_VIDEO_INFO_WIDTH (info) ||
+      GST_VIDEO_INFO_HEIGHT (&cmem->info) < GST_VIDEO_INFO_HEIGHT (info)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("CUDA memory layout (%s %dx%d) does not match the caps",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                (&(*cmem)->info)), GST_VIDEO_INFO_WIDTH (&(*cmem)->info),
-            GST_VIDEO_INFO_HEIGHT (&(*cmem)->info)), (NULL));
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&cmem->info)),
+            GST_VIDEO_INFO_WIDTH (&cmem->info),
+            GST_VIDEO_INFO_HEIGHT (&cmem->info)), (NULL));
     return FALSE;
   }
   return TRUE;
@@ -394,15 +395,15 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
   GstCudaVkBridge *b = BRIDGE (self);
-  GstCudaMemory *cmem;
+  const GstVideoInfo *info = IN_INFO (self);
   GError *err = NULL;
 
-  if (!check_input (self, inbuf, &cmem))
+  if (!check_input (self, b, info, inbuf))
     return GST_FLOW_ERROR;
   gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  if (!gst_cuda_vk_interop_take_over (b->interop, inbuf, IN_INFO (self),
-          outbuf, gst_cuda_vk_frame_get (outbuf), self->out_kind,
+  if (!gst_cuda_vk_interop_take_over (b->interop, inbuf, info, outbuf,
+          gst_cuda_vk_frame_get (outbuf), self->out_kind,
           self->written_in_place, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;

@@ -269,13 +269,6 @@ gst_cuda_vk_acquire_output (GstElement * element, GstBufferPool * pool,
   return GST_FLOW_OK;
 }
 
-/* the element's counters (GstCudaSyncBaseTransform's) */
-static void
-count_cb (gpointer user_data, GstCudaVkCounter c, guint64 add)
-{
-  gst_cuda_sync_base_transform_count (user_data, c, add);
-}
-
 /* an error of the interop's own threads: the element's error */
 static void
 error_cb (gpointer user_data, GError * error)
@@ -283,7 +276,11 @@ error_cb (gpointer user_data, GError * error)
   GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
 }
 
-static const GstCudaVkInteropFuncs interop_funcs = { count_cb, error_cb };
+/* what the interop counts goes to the element's counters
+ * (GstCudaSyncBaseTransform's) */
+static const GstCudaVkInteropFuncs interop_funcs = {
+  gst_cuda_sync_base_transform_count_func, error_cb
+};
 
 /* The interop and its synchronisation (gst_cuda_vk_interop_setup_sync()):
  * the "timeline" property allows the timeline semaphore */

@@ -60,7 +60,8 @@ typedef enum
 
 /**
  * GstCudaVkInteropFuncs:
- * @count: told how many objects or operations of kind @c the interop made
+ * @count: told how many objects or operations of kind @counter (a
+ *   #GstCudaVkCounter) the interop made
  * @error: an error found on a thread of the interop's own (@error is
  *   taken, for GST_CUDA_SYNC_ELEMENT_ERROR_FROM())
  *
@@ -69,7 +70,7 @@ typedef enum
  */
 typedef struct
 {
-  void (*count) (gpointer user_data, GstCudaVkCounter c, guint64 add);
+  void (*count) (gpointer user_data, guint counter, guint64 add);
   void (*error) (gpointer user_data, GError * error);
 } GstCudaVkInteropFuncs;
 
