@@ -143,8 +143,11 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   if (!gst_cuda_ipc_check_peer (self->fd, config->allowed_uids, &uid, &pid,
           error))
     goto failed;
-  if (!gst_cuda_context_push (context))
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
     goto failed;
+  }
   r = CuStreamCreate (&self->stream, CU_STREAM_DEFAULT);
   if (r == CUDA_SUCCESS)
     r = CuStreamCreate (&self->rescue, CU_STREAM_NON_BLOCKING);

@@ -204,8 +204,11 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   self->next_id = 1;
   if (!gst_cuda_sync_context_get_uuid (context, self->uuid, error))
     goto failed;
-  if (!gst_cuda_context_push (context))
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
     goto failed;
+  }
   r = CuStreamCreate (&self->stream, CU_STREAM_DEFAULT);
   if (r == CUDA_SUCCESS)
     r = CuStreamCreate (&self->rescue, CU_STREAM_NON_BLOCKING);
