@@ -50,6 +50,7 @@ gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
 
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudastream.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_upstream_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_upstream_pool_debug
