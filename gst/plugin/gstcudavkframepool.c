@@ -250,13 +250,16 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     }
   }
   if (pool->kind->video_meta) {
-    /* plane i is memory i: offsets count the memories before it */
+    /* plane i is memory i: offsets count the memories before it (their
+     * GstMemory sizes, which for an image are its allocation's, not its
+     * subresource layout's) */
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
     gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
     GstVideoMeta *vmeta;
 
     for (i = 0; i < f->n_planes; i++) {
-      offset[i] = i ? offset[i - 1] + f->planes[i - 1]->plane.size : 0;
+      offset[i] = i ? offset[i - 1] + gst_buffer_peek_memory (buf,
+          i - 1)->size : 0;
       stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
     }
     vmeta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,

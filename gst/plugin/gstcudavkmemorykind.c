@@ -189,7 +189,10 @@ static const GstCudaVkMemoryKind image_kind = {
   .size_limited = TRUE,
   .needs_layout = TRUE,
   .barrier_timeline = TRUE,
-  .video_meta = FALSE,
+  /* upstream's image pools add one too: vulkandownload after 1.28 finds
+   * plane i's memory from its offsets (the caps' offsets fall inside
+   * memory 0) */
+  .video_meta = TRUE,
   .alloc_plane = image_alloc_plane,
   .wrap_plane = image_wrap_plane,
   .take_over = image_take_over,
