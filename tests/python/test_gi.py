@@ -12,7 +12,10 @@ gi.require_version('GstCuda', '1.0')
 gi.require_version('GstCudaSync', '1.0')
 from gi.repository import Gst, GstCuda, GstCudaSync  # noqa: E402
 
-Gst.init(None)
+# an empty argv, not None: 1.28 annotates gst_init()'s arguments (optional)
+# instead of (allow-none), and PyGObject without gst-python's overrides
+# then refuses None
+Gst.init([])
 assert GstCudaSync.cuda_sync_init()
 assert GstCuda.cuda_load_library()
 
