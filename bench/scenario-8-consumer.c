@@ -25,7 +25,7 @@
 #include "pipeline.h"
 
 #define S8_SLOTS 8
-#define S8_WAIT_US (10 * G_USEC_PER_SEC)
+#define S8_WAIT_US (8 * G_USEC_PER_SEC)
 
 typedef struct
 {
@@ -589,14 +589,17 @@ s8_child_main (Bench * b, const gchar * args)
     if (!error && (e = bus_error (pipeline)))
       error = e;
   }
+  /* the result before the teardown: upstream's cudaipcsrc stops only once
+   * its sink answered the request it has pending, which the producer's
+   * process (stopped producing) gives when it stops its pipeline */
+  child_result (proto, error, &w, stats);
+  fclose (proto);
   if (pipeline) {
     gst_element_set_state (pipeline, GST_STATE_NULL);
     gst_object_unref (pipeline);
   }
   if (c)
     s8_consumer_free (c);
-  child_result (proto, error, &w, stats);
-  fclose (proto);
   s8_window_clear (&w);
   if (stats)
     gst_structure_free (stats);

@@ -498,9 +498,9 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
   }
   if (ok && ch) {
     child_tell (ch, first, last);
-    child_wait (ch, S8_DONE, 30);
+    child_wait (ch, S8_DONE, 15);
     cpu1 = ch->cpu_done;
-    ok = child_wait (ch, S8_RESULT, 30) &&
+    ok = child_wait (ch, S8_RESULT, 15) &&
         child_window (ch, &w, &out->src_stats, error);
     if (!ok && !*error)
       *error = g_strdup ("the consumer process gave no result");
@@ -537,8 +537,10 @@ s8_repetition (Bench * b, S8Config * c, gint mode, FrameWriter writer,
   ok = ok && s8_measure (&p, p.md->sink ? &ch : NULL, c, n, out, error);
   if (!ok && !*error)
     *error = g_strdup ("failed");
-  child_end (&ch);
+  /* the producer's pipeline first: upstream's source in the other
+   * process stops only once its sink answered */
   producer_stop (&p);
+  child_end (&ch);
   bench_run_idle (&b->wd);
   g_unlink (socket);
   g_free (socket);
