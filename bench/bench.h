@@ -209,6 +209,17 @@ typedef struct
   GPtrArray *configs;
 } S7Result;
 
+/* scenario 8: frames between processes (scenario-8.h has its
+ * configurations) */
+typedef struct
+{
+  gchar *status, *reason;
+  gchar *frame_writer;
+  gint repetitions;
+  gchar **mode_skipped;         /* per mode: why it does not run, or NULL */
+  GPtrArray *configs;
+} S8Result;
+
 typedef struct
 {
   gchar *started;
@@ -232,6 +243,7 @@ typedef struct
   S2Result s5;                  /* CUDA -> Vulkan -> CUDA stages */
   S6Result s6;                  /* scaling */
   S7Result s7;                  /* real decodes */
+  S8Result s8;                  /* frames between processes */
 } Results;
 
 /* ------------------------------------------------------------------ */
@@ -252,6 +264,10 @@ typedef struct
   void (*init) (Bench * b);     /* its results' set-up; NULL: none */
   gboolean (*run) (Bench * b);  /* FALSE when something failed */
   void (*json) (Bench * b, JsonBuilder * jb);   /* its JSON object */
+  /* A process the scenario started (this program again, with the hidden
+   * option --child=ID:ARGS): runs instead of the scenarios, after the CUDA
+   * set-up; returns the exit status. NULL: none. */
+  gint (*child) (Bench * b, const gchar * args);
 } BenchScenario;
 
 #define BENCH_RESULT_STATE(field) G_STRUCT_OFFSET (Results, field.status), \

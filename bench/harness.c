@@ -45,7 +45,7 @@ parse_writer (const gchar * name, const gchar * value, gpointer data,
 }
 
 /* --only: a comma-separated list of 1, 2, 2d (scenario 2's diagnosis), 2g,
- * 3, 4, 5, 6, 7 */
+ * 3, 4, 5, 6, 7, 8 */
 static gboolean
 parse_only (const gchar * name, const gchar * value, gpointer data,
     GError ** error)
@@ -57,7 +57,7 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
   for (i = 0; parts[i]; i++) {
     gchar *p = g_strstrip (parts[i]);
 
-    if (strlen (p) == 1 && p[0] >= '1' && p[0] <= '7')
+    if (strlen (p) == 1 && p[0] >= '1' && p[0] <= '8')
       opt->only |= 1 << (p[0] - '0');
     else if (g_str_equal (p, "2d"))
       opt->only |= ONLY_2D;
@@ -65,7 +65,7 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
       opt->only |= ONLY_2G;
     else {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--only: a comma-separated list of 1, 2, 2d, 2g, 3, 4, 5, 6, 7");
+          "--only: a comma-separated list of 1, 2, 2d, 2g, 3, 4, 5, 6, 7, 8");
       g_strfreev (parts);
       return FALSE;
     }
@@ -89,7 +89,8 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
           "Run only these scenarios: a comma-separated list of 1, 2, 2d "
           "(scenario 2's diagnosis), 3 (CUDA -> Vulkan, modes a-d), 4 "
           "(Vulkan -> CUDA), 5 (CUDA -> Vulkan -> CUDA stages), 6 (scaling "
-          "to 8 pipelines), 7 (H.264 decodes into Vulkan and CUDA)",
+          "to 8 pipelines), 7 (H.264 decodes into Vulkan and CUDA), 8 (frames "
+          "between processes)",
         "LIST"},
     {"frame-writer", 0, 0, G_OPTION_ARG_CALLBACK, parse_writer,
         "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
@@ -110,11 +111,14 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
         "Debug: scenario 7 with openh264dec and an upload in place of "
           "nvh264dec and vulkanh264dec (the pipelines' mechanics where there "
           "is no hardware decoder; its numbers mean nothing)", NULL},
+    {"child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &opt->child,
+        "Internal: run as the other process of scenario ID (its arguments "
+          "after the colon)", "ID:ARGS"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, time_limit,
-        "Start no new scenario 2, 2d, 3, 4, 5, 6 or 7 configuration after this "
-          "many "
-          "seconds (default 240); the program aborts, keeping the JSON of what "
-          "finished, 20 s later or when nothing progresses for 20 s", "S"},
+        "Start no new scenario 2, 2d, 3, 4, 5, 6, 7 or 8 configuration after "
+          "this many seconds (default 240); the program aborts, keeping the "
+          "JSON of what finished, 20 s later or when nothing progresses for "
+          "20 s", "S"},
     {NULL}
   };
   GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, opt, NULL);

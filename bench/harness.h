@@ -41,6 +41,8 @@ typedef struct
   gint calls;                   /* scenario 1 calls per repetition */
   gdouble time_limit;
   gboolean sw_decoder;          /* scenario 7: software decoder (debug) */
+  gchar *child;                 /* --child=ID:ARGS (hidden): a scenario's
+                                 * other process */
   gchar *command_line;
 } BenchOptions;
 

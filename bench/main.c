@@ -39,6 +39,8 @@ static void
 fatal (Bench * b, const gchar * what)
 {
   g_print ("FAIL: %s\n", what);
+  if (b->opt.child)
+    return;                     /* a scenario's other process: no JSON */
   g_mutex_lock (&b->lock);
   g_free (b->r.fatal);
   b->r.fatal = g_strdup (what);
@@ -141,6 +143,32 @@ run_scenarios (Bench * b)
   return ok && !bench_stopped (b);
 }
 
+/* --child=ID:ARGS: this program is the other process of scenario ID
+ * (BenchScenario.child) */
+static gint
+run_child (Bench * b)
+{
+  const gchar *colon = strchr (b->opt.child, ':');
+  gsize len = colon ? (gsize) (colon - b->opt.child) : 0;
+  gint status;
+  guint i;
+
+  for (i = 0; colon && b->scenarios[i]; i++) {
+    const BenchScenario *sc = b->scenarios[i];
+
+    if (!sc->child || strlen (sc->id) != len ||
+        strncmp (sc->id, b->opt.child, len) != 0)
+      continue;
+    if (!bench_setup (b))
+      return 1;
+    status = sc->child (b, colon + 1);
+    gst_object_unref (b->ctx);
+    return status;
+  }
+  g_printerr ("--child: no scenario %s\n", b->opt.child);
+  return 2;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -160,6 +188,8 @@ main (int argc, char **argv)
   status = bench_options_parse (&b->opt, &argc, &argv);
   if (status != 0)
     return status;
+  if (b->opt.child)
+    return run_child (b);
   b->wd.time_limit = b->opt.time_limit;
   b->wd.lock = &b->lock;
   b->wd.write_aborted = write_json_aborted;

@@ -23,6 +23,7 @@ extern const BenchScenario bench_scenario_4;
 extern const BenchScenario bench_scenario_5;
 extern const BenchScenario bench_scenario_6;
 extern const BenchScenario bench_scenario_7;
+extern const BenchScenario bench_scenario_8;
 
 /* scenario-2.c */
 extern const BenchMode bench_mode_a, bench_mode_c, bench_mode_a1,
@@ -46,6 +47,7 @@ const BenchScenario *const bench_scenarios[] = {
   &bench_scenario_5,
   &bench_scenario_6,
   &bench_scenario_7,
+  &bench_scenario_8,
   NULL
 };
 

@@ -20,7 +20,10 @@
 #    (1 and 2 pipelines at once). Scenario 4 (Vulkan -> CUDA) needs no
 #    kernel and runs in 1. Scenario 7 (real decodes) runs in 1 where a
 #    hardware H.264 decoder is registered; on the simulator it must be
-#    listed and skipped with that reason.
+#    listed and skipped with that reason. Scenario 8 (frames between
+#    processes) runs in 1 where kernels run and in 2 (1080p, 0 ms): every
+#    mode ran with its measurements and counters (s: no CPU sync, two
+#    copies per frame), or (u, um) is skipped with a reason.
 # 3. On the simulated driver only: the raw reference fails on purpose
 #    (CUDASIM_FAIL makes a cuMemAlloc of mode d's set-up fail; only the raw
 #    program calls cuMemAlloc), as a lost Vulkan device makes it fail on a
@@ -321,6 +324,71 @@ def check_s7(doc, sim, name):
                       where + ' mode %s: copies_per_frame' % key)
 
 
+S8_MODES = ('s', 'u', 'um', 'p')
+S8_RATIOS = (('s', 'u'), ('s', 'um'), ('s', 'p'))
+
+
+def check_s8(doc, sim, name, memset):
+    """Scenario 8 (frames between processes): listed with its modes; on the
+    simulator with the default writer skipped for want of kernels; else ok,
+    1080p at 0 ms ran, every mode ran with its measurements or is skipped
+    with a reason (upstream's u and um where GStreamer has no cudaipcsink,
+    u on the simulator), s with both elements' counters and no CPU sync,
+    and the ratios of the modes that ran written."""
+    s = doc.get('scenario8_ipc')
+    check(isinstance(s, dict), '%s: scenario8_ipc missing' % name)
+    if not isinstance(s, dict):
+        return
+    check(set(s.get('modes', {})) == set(S8_MODES), '%s: scenario 8 modes %s'
+          % (name, list(s.get('modes', {}))))
+    if sim and not memset:
+        check(s['status'] == 'skipped' and 'simulated' in (s.get('reason') or ''),
+              '%s: scenario 8 on the simulator: %s (%s)'
+              % (name, s['status'], s.get('reason')))
+        return
+    check(s['status'] == 'ok', '%s: scenario 8 status %s (%s)'
+          % (name, s['status'], s.get('reason')))
+    ran = [c for c in s.get('configs', []) if c['status'] != 'skipped']
+    check(len(ran) == 1 and ran[0]['gpu_us'] == 0 and ran[0]['height'] == 1080,
+          '%s: scenario 8: %d configurations ran, expected 1080p at 0 ms'
+          % (name, len(ran)))
+    for c in ran:
+        where = '%s: scenario 8 %sx%s %s us' % (name, c['width'], c['height'],
+                                               c['gpu_us'])
+        check(c['status'] == 'ok', where + ': %s (%s)' % (c['status'], c.get('reason')))
+        for key in S8_MODES:
+            m = c['modes'][key]
+            if m['status'] == 'skipped':
+                check(key in ('u', 'um') and bool(m.get('error')),
+                      where + ' mode %s: skipped (%s)' % (key, m.get('error')))
+                continue
+            check(m['status'] == 'ok', where + ' mode %s: %s (%s)'
+                  % (key, m['status'], m.get('error')))
+            for field in ('fps', 'producer_cpu_us_per_frame',
+                          'total_cpu_us_per_frame', 'latency_p50_us',
+                          'latency_p99_us', 'dropped_frames'):
+                check(number(m[field].get('median')),
+                      where + ' mode %s: %s' % (key, field))
+            if key != 'p':
+                check(number(m['consumer_cpu_us_per_frame'].get('median')),
+                      where + ' mode %s: consumer CPU' % key)
+            check(m.get('element_stats_as_expected') is True, where +
+                  ' mode %s: element stats: %s' % (key, m.get('element_stats_note')))
+        st = c['modes']['s']
+        if st['status'] == 'ok':
+            # our path never waits on the CPU; every frame read once
+            check(st.get('sink_cpu_syncs') == 0 and st.get('src_cpu_syncs') == 0,
+                  where + ' mode s: cpu-syncs %s, %s'
+                  % (st.get('sink_cpu_syncs'), st.get('src_cpu_syncs')))
+            check(st.get('copies_per_frame') == 2, where +
+                  ' mode s: copies_per_frame %s' % st.get('copies_per_frame'))
+            check(st['dropped_frames'].get('max') == 0, where + ' mode s: dropped frames')
+        for m, ref in S8_RATIOS:
+            if c['modes'][m]['status'] == 'ok' and c['modes'][ref]['status'] == 'ok':
+                check(number(c['ratios_median'].get('%s/%s' % (m, ref), {}).get('fps')),
+                      where + ': %s/%s fps ratio' % (m, ref))
+
+
 def check_section(doc, key, modes, ref, n_configs, sim, name, syncs=None):
     """Scenario 2d, 3, 4: ok, or skipped with a reason; when ok, n_configs
     configurations ran with every mode ok and the ratios written."""
@@ -397,10 +465,12 @@ def main():
                       'quick')
         # real decodes: no decoder element on the simulator
         check_s7(doc, sim, 'quick')
+        # frames between processes: needs the kernel (or memset, below)
+        check_s8(doc, sim, 'quick', False)
 
     # 2. memset frames: the scenario 2 harness, also on the simulator
     doc = run(bench, os.path.join(outdir, 'bench-smoke-memset.json'),
-              ['--quick', '--only', '2,2d,3,5,6', '--frame-writer=memset'])
+              ['--quick', '--only', '2,2d,3,5,6,8', '--frame-writer=memset'])
     if doc:
         check_common(doc, 'memset')
         sim = doc['environment']['simulated']
@@ -421,6 +491,7 @@ def main():
         check_section(doc, 'scenario5_pipelined_stages', ('a', 'c'), 'c', 1,
                       sim, 'memset')
         check_s6(doc, 2, 'memset')
+        check_s8(doc, sim, 'memset', True)
         check(doc['scenario4_vulkan_to_cuda']['status'] == 'skipped',
               'memset: scenario 4 not skipped by --only')
 

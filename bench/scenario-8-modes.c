@@ -1,0 +1,32 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Scenario 8's modes: what each side runs (scenario-8.h). Both processes
+ * read them: the producer's (scenario-8.c, scenario-8-run.c) and the
+ * consumer's (scenario-8-consumer.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "scenario-8.h"
+
+const S8Mode s8_modes[S8_N_MODES] = {
+  [S8_S] = {"s", "this project: cudasyncipcsink -> cudasyncipcsrc "
+        "wait-mode=gpu; the producer attaches its acquire point, the sink "
+        "waits for it and copies into shared VMM memory on the GPU, the "
+        "source waits for the sink's semaphore and copies out on the GPU; no "
+        "CPU wait", "cudasyncipcsink", "cudasyncipcsrc", NULL},
+  [S8_U] = {"u", "upstream: the producer waits on the CPU "
+        "(cuStreamSynchronize), cudaipcsink ipc-mode=legacy (cuIpcGetMemHandle "
+        "of the producer's buffer, no copy) -> cudaipcsrc (copies, "
+        "cuStreamSynchronize); the server sends the newest frame only",
+      "cudaipcsink", "cudaipcsrc", "legacy"},
+  [S8_UM] = {"um", "upstream: as u with ipc-mode=mmap (the sink copies into "
+        "VMM memory and waits on the CPU, the source maps it, copies and "
+        "waits on the CPU)", "cudaipcsink", "cudaipcsrc", "mmap"},
+  [S8_P] = {"p", "one process, no IPC: the producer's frames (acquire point "
+        "attached) go to a fakesink whose probe is the consumer, which waits "
+        "for the acquire point on its stream", NULL, NULL, NULL},
+};

@@ -1,0 +1,534 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Scenario 8, frames between processes: this project's cudasyncipcsink ->
+ * cudasyncipcsrc (s) against upstream's cudaipcsink -> cudaipcsrc (u:
+ * ipc-mode=legacy, um: ipc-mode=mmap; GStreamer 1.24+) and against the same
+ * producer and consumer in one process (p). One repetition:
+ * scenario-8-run.c; the consumer and the other process:
+ * scenario-8-consumer.c; bench/README.md describes it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "scenario-8.h"
+#include "frames.h"
+#include "pipeline.h"
+
+#define S8_WHAT "producer (this process): the spin kernel (or memset) " \
+  "writes each RGBA frame on its own non-blocking stream, pushed into the " \
+  "mode's sink; consumer (another process, the same program; p: this one " \
+  "behind a fakesink): a buffer probe on its fakesink reads each frame on " \
+  "the GPU on its own non-blocking stream (a copy of the frame and of its " \
+  "first word into pinned memory), ordered after the source's work on the " \
+  "GPU, and a thread of its own sees each read end (cuEventSynchronize). " \
+  "fps: measured frames the consumer read, over its window; CPU: getrusage " \
+  "of each process over its window, per measured frame; latency: from the " \
+  "producer's time before writing the frame to the consumer's time of " \
+  "seeing the read of it end (one monotonic clock), frames matched by the " \
+  "index the writer puts in each frame"
+
+/* ratios written and printed: {mode, over mode, target fps at 0 ms} */
+static const struct
+{
+  gint m, ref;
+  gdouble target;
+} s8_ratios[] = {
+  {S8_S, S8_U, 2.0}, {S8_S, S8_UM, 2.0}, {S8_S, S8_P, 0.9},
+};
+
+static S8Config *
+s8_config_new (gint width, gint height, guint gpu_us, guint frames,
+    guint warmup)
+{
+  S8Config *c = g_new0 (S8Config, 1);
+  guint k;
+
+  c->width = width;
+  c->height = height;
+  c->format = "RGBA";
+  c->gpu_us = gpu_us;
+  c->frames = frames;
+  c->warmup = warmup;
+  c->status = g_strdup ("not run");
+  for (k = 0; k < S8_N_MODES; k++) {
+    S8ModeResult *m = &c->m[k];
+
+    m->status = g_strdup ("not run");
+    m->fps = series_new ();
+    m->prod_cpu_us = series_new ();
+    m->cons_cpu_us = series_new ();
+    m->total_cpu_us = series_new ();
+    m->lat_p50_us = series_new ();
+    m->lat_p99_us = series_new ();
+    m->dropped = series_new ();
+    m->stats_ok = TRUE;
+  }
+  return c;
+}
+
+static gboolean
+s8_ran (S8ModeResult * m)
+{
+  return g_strcmp0 (m->status, "ok") == 0 && m->fps->len > 0;
+}
+
+static gdouble
+s8_median_ratio (GArray * a, GArray * b)
+{
+  return ratio (series_median (a), series_median (b));
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                 */
+/* ------------------------------------------------------------------ */
+
+static gdouble
+stat_per_frame (const GstStructure * st, const gchar * field, const gchar * per)
+{
+  guint64 v = 0, n = 0;
+
+  if (st && gst_structure_get_uint64 (st, field, &v) &&
+      gst_structure_get_uint64 (st, per, &n) && n > 0)
+    return (gdouble) v / n;
+  return NAN;
+}
+
+static gdouble
+stat_value (const GstStructure * st, const gchar * field)
+{
+  guint64 v = 0;
+
+  return st && gst_structure_get_uint64 (st, field, &v) ? (gdouble) v : NAN;
+}
+
+/* copies per frame of s: the sink's (per frame sent) and the source's */
+static gdouble
+s8_copies (S8ModeResult * m)
+{
+  return stat_per_frame (m->sink_stats, "copies", "frames-sent") +
+      stat_per_frame (m->src_stats, "copies", "frames");
+}
+
+static void
+json_mode8 (JsonBuilder * jb, gint k, S8ModeResult * m)
+{
+  jb_obj (jb, s8_modes[k].key);
+  jb_str (jb, "status", m->status);
+  jb_str (jb, "error", m->error);
+  jb_series (jb, "fps", m->fps);
+  jb_series (jb, "producer_cpu_us_per_frame", m->prod_cpu_us);
+  jb_series (jb, "consumer_cpu_us_per_frame", m->cons_cpu_us);
+  jb_series (jb, "total_cpu_us_per_frame", m->total_cpu_us);
+  jb_series (jb, "latency_p50_us", m->lat_p50_us);
+  jb_series (jb, "latency_p99_us", m->lat_p99_us);
+  jb_series (jb, "dropped_frames", m->dropped);
+  if (k == S8_S) {
+    json_structure (jb, "cudasyncipcsink_stats", m->sink_stats);
+    json_structure (jb, "cudasyncipcsrc_stats", m->src_stats);
+    jb_num (jb, "copies_per_frame", s8_copies (m));
+    jb_num (jb, "sink_cpu_syncs", stat_value (m->sink_stats, "cpu-syncs"));
+    jb_num (jb, "src_cpu_syncs", stat_value (m->src_stats, "cpu-syncs"));
+  }
+  jb_bool (jb, "element_stats_as_expected", m->stats_ok);
+  jb_str (jb, "element_stats_note", m->stats_note);
+  jb_obj_end (jb);
+}
+
+static void
+json_ratios8 (JsonBuilder * jb, S8Config * c)
+{
+  guint i;
+
+  jb_obj (jb, "ratios_median");
+  for (i = 0; i < G_N_ELEMENTS (s8_ratios); i++) {
+    S8ModeResult *m = &c->m[s8_ratios[i].m], *ref = &c->m[s8_ratios[i].ref];
+    gchar *key;
+
+    if (!s8_ran (m) || !s8_ran (ref))
+      continue;
+    key = g_strdup_printf ("%s/%s", s8_modes[s8_ratios[i].m].key,
+        s8_modes[s8_ratios[i].ref].key);
+    jb_obj (jb, key);
+    jb_num (jb, "fps", s8_median_ratio (m->fps, ref->fps));
+    jb_num (jb, "total_cpu_per_frame", s8_median_ratio (m->total_cpu_us,
+            ref->total_cpu_us));
+    jb_num (jb, "producer_cpu_per_frame", s8_median_ratio (m->prod_cpu_us,
+            ref->prod_cpu_us));
+    jb_num (jb, "latency_p50", s8_median_ratio (m->lat_p50_us,
+            ref->lat_p50_us));
+    jb_num (jb, "latency_p99", s8_median_ratio (m->lat_p99_us,
+            ref->lat_p99_us));
+    if (s8_ratios[i].ref == S8_P || c->gpu_us == 0)
+      jb_num (jb, "target_fps", s8_ratios[i].target);
+    jb_obj_end (jb);
+    g_free (key);
+  }
+  jb_obj_end (jb);
+}
+
+static void
+json_config8 (JsonBuilder * jb, S8Config * c)
+{
+  guint k;
+
+  jb_obj (jb, NULL);
+  jb_int (jb, "width", c->width);
+  jb_int (jb, "height", c->height);
+  jb_str (jb, "format", c->format);
+  jb_int (jb, "gpu_us", c->gpu_us);
+  jb_int (jb, "frames", c->frames);
+  jb_int (jb, "warmup_frames", c->warmup);
+  jb_str (jb, "status", c->status);
+  jb_str (jb, "reason", c->reason);
+  jb_obj (jb, "modes");
+  for (k = 0; k < S8_N_MODES; k++)
+    json_mode8 (jb, k, &c->m[k]);
+  jb_obj_end (jb);
+  json_ratios8 (jb, c);
+  jb_obj_end (jb);
+}
+
+static void
+json_s8 (Bench * b, JsonBuilder * jb)
+{
+  S8Result *S = &b->r.s8;
+  guint i;
+
+  jb_obj (jb, "scenario8_ipc");
+  jb_str (jb, "status", S->status);
+  jb_str (jb, "reason", S->reason);
+  jb_str (jb, "what", S8_WHAT);
+  jb_str (jb, "frame_writer", S->frame_writer);
+  jb_int (jb, "repetitions", S->repetitions);
+  jb_obj (jb, "modes");
+  for (i = 0; i < S8_N_MODES; i++) {
+    jb_obj (jb, s8_modes[i].key);
+    jb_str (jb, "description", s8_modes[i].desc);
+    jb_str (jb, "skipped", S->mode_skipped ? S->mode_skipped[i] : NULL);
+    jb_obj_end (jb);
+  }
+  jb_obj_end (jb);
+  jb_arr (jb, "configs");
+  for (i = 0; S->configs && i < S->configs->len; i++)
+    json_config8 (jb, g_ptr_array_index (S->configs, i));
+  jb_arr_end (jb);
+  jb_obj_end (jb);
+}
+
+/* ------------------------------------------------------------------ */
+/* the table                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+s8_print_config (S8Config * c)
+{
+  guint k, i;
+
+  for (k = 0; k < S8_N_MODES; k++) {
+    S8ModeResult *m = &c->m[k];
+    gchar cp[16] = "";
+
+    if (!s8_ran (m)) {
+      if (g_strcmp0 (m->status, "failed") == 0)
+        g_print ("  %4d %2u %-3s FAILED: %s\n", c->height, c->gpu_us / 1000,
+            s8_modes[k].key, m->error);
+      continue;
+    }
+    if (k == S8_S && !isnan (s8_copies (m)))
+      g_snprintf (cp, sizeof (cp), "%.2f", s8_copies (m));
+    g_print ("  %4d %2u %-3s %8.0f %8.1f %8.1f %8.1f %8.0f %8.0f %6.0f %6s\n",
+        c->height, c->gpu_us / 1000, s8_modes[k].key,
+        series_median (m->fps), series_median (m->prod_cpu_us),
+        series_median (m->cons_cpu_us), series_median (m->total_cpu_us),
+        series_median (m->lat_p50_us), series_median (m->lat_p99_us),
+        series_median (m->dropped), cp);
+    if (k == S8_S)
+      g_print ("             cpu-syncs: cudasyncipcsink %.0f, cudasyncipcsrc "
+          "%.0f\n", stat_value (m->sink_stats, "cpu-syncs"),
+          stat_value (m->src_stats, "cpu-syncs"));
+  }
+  for (i = 0; i < G_N_ELEMENTS (s8_ratios); i++) {
+    S8ModeResult *m = &c->m[s8_ratios[i].m], *ref = &c->m[s8_ratios[i].ref];
+
+    if (s8_ran (m) && s8_ran (ref))
+      g_print ("          %s/%-2s fps %.2f  total-cpu %.2f  lat-p50 %.2f"
+          "%s\n", s8_modes[s8_ratios[i].m].key,
+          s8_modes[s8_ratios[i].ref].key, s8_median_ratio (m->fps, ref->fps),
+          s8_median_ratio (m->total_cpu_us, ref->total_cpu_us),
+          s8_median_ratio (m->lat_p50_us, ref->lat_p50_us),
+          s8_ratios[i].ref == S8_P ? "  (target fps >= 0.9)" :
+          c->gpu_us == 0 ? "  (target fps >= 2)" : "");
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* running it                                                           */
+/* ------------------------------------------------------------------ */
+
+/* s: both elements' counters: no CPU-synchronising call, one GPU wait and
+ * one copy per frame on each side */
+static void
+s8_check_stats (Bench * b, S8ModeResult * m, S8Sample * s)
+{
+  GString *note = g_string_new (NULL);
+  gboolean ok = TRUE;
+
+  ok &= expect_stat (s->sink_stats, "cpu-syncs", 0, note, "cudasyncipcsink");
+  ok &= expect_stat (s->src_stats, "cpu-syncs", 0, note, "cudasyncipcsrc");
+  if (s->src_stats) {
+    guint64 frames = 0;
+
+    gst_structure_get_uint64 (s->src_stats, "frames", &frames);
+    ok &= expect_stat (s->src_stats, "waits", frames, note, "cudasyncipcsrc");
+    ok &= expect_stat (s->src_stats, "copies", frames, note, "cudasyncipcsrc");
+    ok &= expect_stat (s->sink_stats, "frames-sent", frames, note,
+        "cudasyncipcsink");
+  }
+  g_mutex_lock (&b->lock);
+  if (m->sink_stats)
+    gst_structure_free (m->sink_stats);
+  if (m->src_stats)
+    gst_structure_free (m->src_stats);
+  m->sink_stats = s->sink_stats;
+  m->src_stats = s->src_stats;
+  s->sink_stats = s->src_stats = NULL;
+  if (!ok) {
+    m->stats_ok = FALSE;
+    g_free (m->stats_note);
+    m->stats_note = g_strdup (note->str);
+  }
+  g_mutex_unlock (&b->lock);
+  if (!ok)
+    g_print ("    WARNING: mode s: unexpected element stats: %s\n", note->str);
+  g_string_free (note, TRUE);
+}
+
+static void
+s8_record (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
+{
+  g_mutex_lock (&b->lock);
+  series_add (m->fps, s->fps);
+  series_add (m->prod_cpu_us, s->prod_cpu_us);
+  if (!isnan (s->cons_cpu_us))
+    series_add (m->cons_cpu_us, s->cons_cpu_us);
+  series_add (m->total_cpu_us, s->total_cpu_us);
+  series_add (m->lat_p50_us, s->lat_p50_us);
+  series_add (m->lat_p99_us, s->lat_p99_us);
+  series_add (m->dropped, s->dropped);
+  g_mutex_unlock (&b->lock);
+  if (k == S8_S)
+    s8_check_stats (b, m, s);
+  if (s->sink_stats)
+    gst_structure_free (s->sink_stats);
+  if (s->src_stats)
+    gst_structure_free (s->src_stats);
+}
+
+/* one configuration: its modes interleaved, repetition by repetition */
+static gboolean
+s8_config_run (Bench * b, S8Config * c, FrameWriter writer, const gchar * dir)
+{
+  S8Result *S = &b->r.s8;
+  gboolean ok = TRUE;
+  gint rep;
+  guint k;
+
+  for (k = 0; k < S8_N_MODES; k++)
+    if (S->mode_skipped[k]) {
+      set_str (b, &c->m[k].status, "skipped");
+      set_str (b, &c->m[k].error, S->mode_skipped[k]);
+    }
+  set_str (b, &c->status, "running");
+  for (rep = 0; rep < S->repetitions && !bench_stopped (b); rep++) {
+    for (k = 0; k < S8_N_MODES && !bench_stopped (b); k++) {
+      S8Sample s;
+      gchar *error = NULL;
+
+      if (S->mode_skipped[k] || !g_strcmp0 (c->m[k].status, "failed"))
+        continue;
+      if (s8_repetition (b, c, k, writer, dir, &s, &error)) {
+        s8_record (b, k, &c->m[k], &s);
+      } else {
+        set_str (b, &c->m[k].status, "failed");
+        set_str (b, &c->m[k].error, error);
+        ok = FALSE;
+      }
+      g_free (error);
+      write_json (b);
+    }
+  }
+  for (k = 0; k < S8_N_MODES; k++)
+    if (!g_strcmp0 (c->m[k].status, "not run"))
+      set_str (b, &c->m[k].status, bench_stopped (b) ? "skipped" : "ok");
+  if (bench_stopped (b)) {
+    gchar *why = bench_skip_reason (b);
+
+    set_str (b, &c->reason, why);
+    g_free (why);
+    ok = FALSE;
+  }
+  set_str (b, &c->status, ok ? "ok" : "failed");
+  s8_print_config (c);
+  write_json (b);
+  return ok;
+}
+
+/* the frame writer (as the sections': the spin kernel, else memset on a
+ * GPU, else nothing on the simulator); NULL, or why the scenario skips */
+static gchar *
+s8_writer (Bench * b, FrameWriter * writer)
+{
+  gchar *info = NULL, *why = NULL;
+
+  *writer = b->opt.writer;
+  if (*writer != WRITER_MEMSET) {
+    if (kernel_load_once (b, &info)) {
+      *writer = WRITER_KERNEL;
+      g_print ("  kernel: %s\n", info);
+    } else if (*writer == WRITER_KERNEL || b->is_sim) {
+      why = g_strdup_printf ("SKIPPED%s: the spin kernel is not available "
+          "(%s)%s", b->is_sim ? " on the simulated CUDA driver, which cannot "
+          "run kernels" : "", info, b->is_sim ? ". Use --frame-writer=memset "
+          "to exercise the scenario on it." : "");
+    } else {
+      g_print ("  WARNING: the spin kernel is not available (%s); frames are "
+          "written with cuMemsetD32Async and only the 0 ms configurations "
+          "run\n", info);
+      *writer = WRITER_MEMSET;
+    }
+  }
+  set_str (b, &b->r.s8.frame_writer, why ? "none" : *writer == WRITER_KERNEL ?
+      "kernel" : "memset (cuMemsetD32Async; no GPU busy-wait)");
+  g_free (info);
+  return why;
+}
+
+/* which modes can run (the rest get their reason in mode_skipped) */
+static void
+s8_modes_prepare (Bench * b)
+{
+  guint k;
+
+  for (k = 0; k < S8_N_MODES; k++) {
+    const S8Mode *md = &s8_modes[k];
+    const gchar *need[] = { md->sink, md->src };
+    gchar *missing = md->sink ? missing_elements (need, 2) : NULL, *why = NULL;
+
+    if (missing)
+      why = g_strdup_printf ("element(s)%s not registered%s", missing,
+          md->ipc_mode ? " (upstream's IPC elements: GStreamer 1.24+, "
+          "nvcodec)" : "");
+    else if (b->is_sim && g_strcmp0 (md->ipc_mode, "legacy") == 0)
+      why = g_strdup ("the simulated CUDA driver cannot open a legacy CUDA "
+          "IPC handle (cuIpcOpenMemHandle) of another process: its device "
+          "memory is the process's own host memory (tests/cudasim/README.md)");
+    set_str (b, &b->r.s8.mode_skipped[k], why);
+    if (why)
+      g_print ("  mode %s skipped: %s\n", md->key, why);
+    g_free (missing);
+    g_free (why);
+  }
+}
+
+static gboolean
+s8_run_configs (Bench * b, FrameWriter writer)
+{
+  static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  static const guint work[] = { 0, 5000 };
+  S8Result *S = &b->r.s8;
+  guint n_sizes = b->opt.quick ? 1 : 2, n_work = b->opt.quick ? 1 : 2, i, j;
+  gchar *dir = g_dir_make_tmp ("gst-cudasync-bench-XXXXXX", NULL);
+  gboolean ok = TRUE;
+
+  if (!dir)
+    return FALSE;
+  g_mutex_lock (&b->lock);
+  for (i = 0; i < n_sizes; i++)
+    for (j = 0; j < n_work; j++)
+      g_ptr_array_add (S->configs, s8_config_new (sizes[i][0], sizes[i][1],
+              work[j], s2_frames (b, work[j]), b->opt.quick ? 5 : 10));
+  g_mutex_unlock (&b->lock);
+  g_print ("  %4s %2s %-3s %8s %8s %8s %8s %8s %8s %6s %6s\n", "size", "ms",
+      "mode", "fps", "prod-cpu", "cons-cpu", "tot-cpu", "lat-p50", "lat-p99",
+      "drop", "copies");
+  g_print ("  %4s %2s %-3s %8s %8s %8s %8s %8s %8s %6s %6s\n", "", "", "", "",
+      "us/frame", "us/frame", "us/frame", "us", "us", "frames", "/frame");
+  for (i = 0; i < S->configs->len; i++) {
+    S8Config *c = g_ptr_array_index (S->configs, i);
+    gchar *why = NULL;
+
+    if (bench_stopped (b))
+      why = bench_skip_reason (b);
+    else if (bench_time_is_up (&b->wd))
+      why = g_strdup ("time limit reached (--time-limit)");
+    else if (c->gpu_us > 0 && writer != WRITER_KERNEL)
+      why = g_strdup ("memset frames have no GPU work (no spin kernel)");
+    if (why) {
+      g_print ("  %4d %2u skipped: %s\n", c->height, c->gpu_us / 1000, why);
+      set_str (b, &c->status, "skipped");
+      set_str (b, &c->reason, why);
+      g_free (why);
+      continue;
+    }
+    ok &= s8_config_run (b, c, writer, dir);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+  return ok;
+}
+
+static gboolean
+run_scenario8 (Bench * b)
+{
+  S8Result *S = &b->r.s8;
+  FrameWriter writer;
+  gchar *why;
+  gboolean ok;
+
+  S->repetitions = MIN (b->opt.repetitions, 3);
+  g_print ("\nScenario 8: frames between processes: cudasyncipcsink -> "
+      "cudasyncipcsrc (s), upstream's cudaipcsink -> cudaipcsrc (u legacy, "
+      "um mmap), one process (p) (%d repetitions)\n", S->repetitions);
+  why = s8_writer (b, &writer);
+  if (why) {
+    g_print ("  %s\n", why);
+    set_str (b, &S->status, "skipped");
+    set_str (b, &S->reason, why);
+    write_json (b);
+    g_free (why);
+    return TRUE;
+  }
+  s8_modes_prepare (b);
+  set_str (b, &S->status, "running");
+  ok = s8_run_configs (b, writer);
+  if (bench_stopped (b)) {
+    why = bench_abort_reason (b);
+    set_str (b, &S->status, "failed");
+    set_str (b, &S->reason, why);
+    g_free (why);
+  } else {
+    set_str (b, &S->status, ok ? "ok" : "failed");
+  }
+  write_json (b);
+  return ok;
+}
+
+static void
+s8_init (Bench * b)
+{
+  b->r.s8.status = g_strdup ("not run");
+  b->r.s8.configs = g_ptr_array_new ();
+  b->r.s8.mode_skipped = g_new0 (gchar *, S8_N_MODES + 1);
+}
+
+const BenchScenario bench_scenario_8 = {
+  "8", 1 << 8, BENCH_RESULT_STATE (s8), s8_init, run_scenario8, json_s8,
+  s8_child_main
+};
