@@ -17,6 +17,8 @@ typedef struct
   GstVideoInfo in_info;
   GstVideoInfo out_info;
   GstBufferPool *pool;          /* the output's */
+  gint failed;                  /* atomic: posted an element error since
+                                 * start (see post_message) */
 } GstCudaVkBaseTransformPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVkBaseTransform,
@@ -114,9 +116,50 @@ gst_cuda_vk_base_transform_change_state (GstElement * element,
       GST_ELEMENT_CLASS (parent_class), transition, klass->to_vulkan);
 }
 
+/* An element error of the element (whichever thread posts it) ends its
+ * stream until the next start: negotiation fails and every input buffer is
+ * refused with GST_FLOW_ERROR. GstBaseTransform retries a failed
+ * set_caps/decide_allocation on the next caps, ALLOCATION query or buffer;
+ * a transient failure (a driver call) would succeed then, and the element
+ * would stream on after its ERROR message: a frame delivered after the
+ * error, and no flow error upstream, which is what ends the pipeline's
+ * data flow (an application that missed the first ERROR, as gst-launch-1.0
+ * does when it comes before its main loop runs, waited for ever on a
+ * pipeline whose state change the error had failed). */
+static gboolean
+gst_cuda_vk_base_transform_post_message (GstElement * element,
+    GstMessage * message)
+{
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR &&
+      GST_MESSAGE_SRC (message) == GST_OBJECT_CAST (element))
+    g_atomic_int_set (&PRIV (element)->failed, TRUE);
+  return GST_ELEMENT_CLASS (parent_class)->post_message (element, message);
+}
+
+gboolean
+gst_cuda_vk_base_transform_has_failed (GstCudaVkBaseTransform * self)
+{
+  return g_atomic_int_get (&PRIV (self)->failed);
+}
+
+static GstFlowReturn
+gst_cuda_vk_base_transform_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  if (gst_cuda_vk_base_transform_has_failed (GST_CUDA_VK_BASE_TRANSFORM
+          (trans))) {
+    GST_DEBUG_OBJECT (trans, "refusing a buffer after the element's error");
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+}
+
 static gboolean
 gst_cuda_vk_base_transform_start (GstBaseTransform * trans)
 {
+  g_atomic_int_set (&PRIV (trans)->failed, FALSE);
   /* the devices are set up in NULL->READY (change_state) */
   return PRIV (trans)->bridge.device != NULL;
 }
@@ -201,6 +244,10 @@ gst_cuda_vk_base_transform_set_caps (GstBaseTransform * trans,
       GST_CUDA_VK_BASE_TRANSFORM_GET_CLASS (trans);
   GstCudaVkBaseTransformPrivate *priv = PRIV (self);
 
+  if (gst_cuda_vk_base_transform_has_failed (self)) {
+    GST_DEBUG_OBJECT (self, "not negotiating after the element's error");
+    return FALSE;
+  }
   if (!gst_cuda_vk_parse_caps (GST_ELEMENT (self), incaps, outcaps,
           &priv->in_info, &priv->out_info))
     return FALSE;
@@ -250,6 +297,8 @@ gst_cuda_vk_base_transform_class_init (GstCudaVkBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_set_context);
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_change_state);
+  element_class->post_message =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_post_message);
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_start);
@@ -263,6 +312,8 @@ gst_cuda_vk_base_transform_class_init (GstCudaVkBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_sink_event);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_prepare_output_buffer);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_vk_base_transform_submit_input_buffer);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_base_transform_debug,
       "cudavkbasetransform", 0, "CUDA<->Vulkan bridge base class");

@@ -50,6 +50,9 @@ GstVideoInfo * gst_cuda_vk_base_transform_get_in_info (GstCudaVkBaseTransform * 
 GstVideoInfo * gst_cuda_vk_base_transform_get_out_info (GstCudaVkBaseTransform * self);
 /* the output pool (transfer full), or NULL before caps */
 GstBufferPool * gst_cuda_vk_base_transform_get_pool (GstCudaVkBaseTransform * self);
+/* TRUE once the element posted an element error, until its next start:
+ * it negotiates no more and refuses every input buffer (GST_FLOW_ERROR) */
+gboolean gst_cuda_vk_base_transform_has_failed (GstCudaVkBaseTransform * self);
 /* replaces the output pool (transfer full, nullable); the old one is
  * deactivated */
 void     gst_cuda_vk_base_transform_set_pool (GstCudaVkBaseTransform * self,

@@ -236,6 +236,10 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps)
     return FALSE;
+  /* after its error (a failed pool set-up, or any other): no new pool, the
+   * driver call that failed is not tried again */
+  if (gst_cuda_vk_base_transform_has_failed (GST_CUDA_VK_BASE_TRANSFORM (self)))
+    return FALSE;
 
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self), NULL);
   max = gst_cuda_vk_allocation_bound (query, DEFAULT_MAX_OUTPUTS);

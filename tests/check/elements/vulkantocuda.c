@@ -13,6 +13,8 @@
  *     (byte-exact); a failed wait too: element error
  * test_without_nvcodec: vulkanupload ! vulkantocuda without nvcodec loaded:
  *     loads the driver entry points itself
+ * test_pool_failure_ends_stream: a failed CUDA pool set-up: vulkantocuda's
+ *     error, then the stream ends (no frame after the error)
  */
 #include "bridgecommon.h"
 #include "vkutil.h"
@@ -267,6 +269,76 @@ GST_START_TEST (test_event_query_failure)
 
 GST_END_TEST;
 
+/* The CUDA output pool cannot be set up (a driver call fails once, as a
+ * failed cuCtxPushCurrent does in the fault suite): vulkantocuda posts its
+ * element error, and that ends its stream. GstBaseTransform asks for the
+ * allocation again (upstream's ALLOCATION query, the next buffer), which
+ * used to succeed: frames went on after the ERROR, the source never saw a
+ * flow error, and the pipeline, whose state change the error had failed,
+ * waited in preroll for ever unless the application acted on that first
+ * ERROR (gst-launch-1.0 1.22 loses one posted before its main loop runs,
+ * and hung). */
+GST_START_TEST (test_pool_failure_ends_stream)
+{
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *src = bc_src_desc ("NV12", 33, 17);
+  /* NV12 of an odd width: the output is a CUDA pool's on every version */
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "! fakesink name=sink", src);
+
+  g_free (src);
+  if (!cs_is_sim) {
+    g_print ("SKIP: test_pool_failure_ends_stream: needs the simulator's "
+        "fault injection\n");
+    g_free (desc);
+    return;
+  }
+  pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL, "%s", err ? err->message : desc);
+  if (cs_pipeline_hook)
+    cs_pipeline_hook (pipeline);
+  bus = gst_element_get_bus (pipeline);
+  /* the first pitched allocation is the pool's (its set_config) */
+  cs_sim.inject_failure ("cuMemAllocPitch_v2", 1, CUDA_ERROR_OUT_OF_MEMORY);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "neither an error nor EOS");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless_equals_string (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "v2c");
+  fail_unless (strstr (err->message, "CUDA buffer pool") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  /* the stream ends: the source's flow error, no frame, no EOS */
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "the stream went on after vulkantocuda's error");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  fail_unless (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)) != NULL &&
+      g_str_has_prefix (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+          "videotestsrc"), "second error from %s",
+      GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)));
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "v2c"), "buffers"),
+      0);
+
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  cs_sim.clear_failures ();
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 vulkantocuda_suite (void)
 {
@@ -281,6 +353,7 @@ vulkantocuda_suite (void)
   tcase_add_test (tc, test_pending_producer_stream);
 #endif
   tcase_add_test (tc, test_event_query_failure);
+  tcase_add_test (tc, test_pool_failure_ends_stream);
   /* without cs_setup(), which loads libgstcuda's driver entry points */
   tc = tcase_create ("loading");
   suite_add_tcase (s, tc);
