@@ -252,11 +252,35 @@ run_sink (const gchar * path)
   return 1;
 }
 
+/* a source that reads frames until it is killed, with nothing after it
+ * that needs nvcodec: its start costs no NVDEC probing on a GPU */
+static int
+run_reader (const gchar * path)
+{
+  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
+      "wait-mode=gpu ! fakesink sync=false", path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  ipc_connect_new_semaphore (p, "src");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  g_usleep (60 * G_USEC_PER_SEC);
+  return 1;
+}
+
+GPid
+ipc_spawn_reader (const gchar * path, const gchar * delay)
+{
+  const gchar *args[] = { "--reader", path, NULL };
+
+  return spawn_self (args, delay, NULL);
+}
+
 gboolean
 ipc_child_main (int argc, char **argv, int *ret)
 {
   self_exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (argc < 3 || !g_str_has_prefix (argv[1], "--s"))
+  if (argc < 3 || !(g_str_has_prefix (argv[1], "--s") ||
+          g_str_equal (argv[1], "--reader")))
     return FALSE;
   gst_init (NULL, NULL);
   gst_cuda_load_library ();
@@ -265,6 +289,8 @@ ipc_child_main (int argc, char **argv, int *ret)
     *ret = run_source (argv[2], atoi (argv[3]), argv[4]);
   else if (argc == 3 && g_strcmp0 (argv[1], "--sink") == 0)
     *ret = run_sink (argv[2]);
+  else if (argc == 3 && g_strcmp0 (argv[1], "--reader") == 0)
+    *ret = run_reader (argv[2]);
   else
     return FALSE;
   return TRUE;

@@ -21,7 +21,8 @@ G_BEGIN_DECLS
  * frames as a reference started on its own */
 #define PATTERN "pattern=smpte75"
 
-/* main() first: TRUE when this process is a child (--source / --sink),
+/* main() first: TRUE when this process is a child (--source, --sink or
+ * --reader),
  * its exit status in *@ret */
 gboolean ipc_child_main (int argc, char **argv, int *ret);
 /* a child receiving @n frames (byte-exact against videotestsrc) and
@@ -29,6 +30,9 @@ gboolean ipc_child_main (int argc, char **argv, int *ret);
 GPid     ipc_spawn_source (const gchar * path, guint n,
                            const gchar * wait_mode, const gchar * delay,
                            gint * out_fd);
+/* a child source that reads frames into a fakesink until it is killed
+ * (no nvcodec element: a quick start on a GPU) */
+GPid     ipc_spawn_reader (const gchar * path, const gchar * delay);
 /* a child sink of live frames (max-buffers 2), listening when it returns */
 GPid     ipc_spawn_sink (const gchar * path, const gchar * delay);
 /* the element @name of @pipeline gets semaphores of the test backend */

@@ -81,8 +81,7 @@ source_killed (gboolean while_reading)
   gchar *out;
   int status;
 
-  pid = ipc_spawn_source (path, 100000, "gpu",
-      while_reading ? SLOW_SIGNALS : NULL, NULL);
+  pid = ipc_spawn_reader (path, while_reading ? SLOW_SIGNALS : NULL);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   if (while_reading)
     fail_unless (ipc_wait_stat (sink, "releases", 4) >= 4);
@@ -252,7 +251,7 @@ sink_stops_with_pending (gboolean frozen)
   GPid pid;
   int status;
 
-  pid = ipc_spawn_source (path, 100000, "gpu", SLOW_SIGNALS, NULL);
+  pid = ipc_spawn_reader (path, SLOW_SIGNALS);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   /* the slot was reused: the sink's stream waits for the source's
    * delayed release signals */
@@ -339,7 +338,7 @@ GST_START_TEST (test_connect_kill_cycles)
   guint i, k, fds = 0;
 
   for (i = 0; i <= cycles; i++) {
-    GPid pid = ipc_spawn_source (path, 100000, "gpu", NULL, NULL);
+    GPid pid = ipc_spawn_reader (path, NULL);
     fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-total", i + 1),
         i + 1);
     /* the first one makes the sink's one shareable frame */
