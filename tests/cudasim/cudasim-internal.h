@@ -491,6 +491,7 @@ SIM_HIDDEN int sim_entry_lookup (const char *name);
 SIM_HIDDEN void sim_violation (const char *fmt, ...)
     __attribute__((format (printf, 1, 2)));
 SIM_HIDDEN void sim_count_cpu_sync (void);
+SIM_HIDDEN void sim_count_spin_wait (void);
 SIM_HIDDEN int64_t sim_now_ns (void);
 SIM_HIDDEN void sim_wait_progress_locked (const char *what);
 SIM_HIDDEN void sim_broadcast_locked (void);

@@ -141,6 +141,13 @@ void cudasim_clear_failures (void);
 unsigned cudasim_thread_cpu_syncs (void);
 unsigned cudasim_total_cpu_syncs (void);
 
+/* cuEventSynchronize calls, by all threads since the last
+ * cudasim_reset_counters(), that waited for pending work on an event made
+ * without CU_EVENT_BLOCKING_SYNC: on a GPU, under the default scheduling
+ * (CU_CTX_SCHED_AUTO with fewer contexts than CPU cores), such a wait
+ * spins, a CPU core busy for as long as the GPU work runs. */
+unsigned cudasim_spin_waits (void);
+
 /* Calls of an entry point (aliases such as cuEventDestroy and
  * cuEventDestroy_v2 share one counter), including failed ones. */
 unsigned cudasim_call_count (const char *entry_point);
@@ -185,6 +192,7 @@ typedef void (*CudasimInjectFailureFunc) (const char *entry_point, unsigned nth,
 typedef void (*CudasimClearFailuresFunc) (void);
 typedef unsigned (*CudasimThreadCpuSyncsFunc) (void);
 typedef unsigned (*CudasimTotalCpuSyncsFunc) (void);
+typedef unsigned (*CudasimSpinWaitsFunc) (void);
 typedef unsigned (*CudasimCallCountFunc) (const char *entry_point);
 typedef void (*CudasimResetCountersFunc) (void);
 typedef void (*CudasimSetViolationModeFunc) (int record);
@@ -215,6 +223,7 @@ typedef struct
   CudasimClearFailuresFunc clear_failures;
   CudasimThreadCpuSyncsFunc thread_cpu_syncs;
   CudasimTotalCpuSyncsFunc total_cpu_syncs;
+  CudasimSpinWaitsFunc spin_waits;
   CudasimCallCountFunc call_count;
   CudasimResetCountersFunc reset_counters;
   CudasimSetViolationModeFunc set_violation_mode;
@@ -272,6 +281,7 @@ cudasim_lookup (CudasimApi * api)
   CUDASIM_LOOKUP_ (clear_failures, "cudasim_clear_failures", CudasimClearFailuresFunc);
   CUDASIM_LOOKUP_ (thread_cpu_syncs, "cudasim_thread_cpu_syncs", CudasimThreadCpuSyncsFunc);
   CUDASIM_LOOKUP_ (total_cpu_syncs, "cudasim_total_cpu_syncs", CudasimTotalCpuSyncsFunc);
+  CUDASIM_LOOKUP_ (spin_waits, "cudasim_spin_waits", CudasimSpinWaitsFunc);
   CUDASIM_LOOKUP_ (call_count, "cudasim_call_count", CudasimCallCountFunc);
   CUDASIM_LOOKUP_ (reset_counters, "cudasim_reset_counters", CudasimResetCountersFunc);
   CUDASIM_LOOKUP_ (set_violation_mode, "cudasim_set_violation_mode", CudasimSetViolationModeFunc);

@@ -192,6 +192,14 @@ sim_count_cpu_sync (void)
   __atomic_add_fetch (&g_syncs_total, 1, __ATOMIC_RELAXED);
 }
 
+static unsigned g_spin_waits;
+
+void
+sim_count_spin_wait (void)
+{
+  __atomic_add_fetch (&g_spin_waits, 1, __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------------ */
 /* time, waiting                                                       */
 /* ------------------------------------------------------------------ */
@@ -1563,6 +1571,12 @@ cudasim_total_cpu_syncs (void)
 }
 
 SIM_EXPORT unsigned
+cudasim_spin_waits (void)
+{
+  return __atomic_load_n (&g_spin_waits, __ATOMIC_RELAXED);
+}
+
+SIM_EXPORT unsigned
 cudasim_call_count (const char *entry_point)
 {
   int e = sim_entry_lookup (entry_point);
@@ -1585,6 +1599,7 @@ cudasim_reset_counters (void)
   for (i = 0; i < EP_COUNT; i++)
     g_entries[i].calls = 0;
   __atomic_store_n (&g_syncs_total, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&g_spin_waits, 0, __ATOMIC_RELAXED);
   __atomic_add_fetch (&g_reset_gen, 1, __ATOMIC_RELEASE);
   pthread_mutex_unlock (&g_sim.lock);
 

@@ -1450,6 +1450,9 @@ cuEventSynchronize (CUevent hEvent)
   if (r == CUDA_SUCCESS) {
     ev = obj;
     sim_count_cpu_sync ();
+    if (ev->rec_stream && ev->rec_stream->done_seq < ev->rec_seq &&
+        !(ev->flags & CU_EVENT_BLOCKING_SYNC))
+      sim_count_spin_wait ();
     if (ev->rec_stream)
       sim_wait_seq_locked (ev->rec_stream, ev->rec_seq, "cuEventSynchronize");
   }

@@ -1285,6 +1285,45 @@ test_cpu_syncs (void)
   CU_OK (cu.cuStreamDestroy_v2 (s));
 }
 
+/* a wait for pending work on an event made without BLOCKING_SYNC is a
+ * spinning wait; one on a blocking-sync event, or on a completed event,
+ * is not */
+static void
+test_spin_waits (void)
+{
+  CUstream s;
+  CUdeviceptr d;
+  CUevent spin, sleep;
+  unsigned char buf[16] = { 0 };
+
+  SECTION ("spinning waits");
+  CU_OK (cu.cuStreamCreate (&s, 0));
+  CU_OK (cu.cuMemAlloc_v2 (&d, sizeof (buf)));
+  CU_OK (cu.cuEventCreate (&spin, 0));
+  CU_OK (cu.cuEventCreate (&sleep, CU_EVENT_BLOCKING_SYNC));
+  sim.reset_counters ();
+  sim.set_delay_us ("cuMemcpyHtoDAsync_v2", 50000);
+  CU_OK (cu.cuMemcpyHtoDAsync_v2 (d, buf, sizeof (buf), s));
+  CU_OK (cu.cuEventRecord (sleep, s));
+  CU_OK (cu.cuEventRecord (spin, s));
+  CU_OK (cu.cuEventSynchronize (sleep));
+  CHECK (sim.spin_waits () == 0, "blocking-sync event: no spin (got %u)",
+      sim.spin_waits ());
+  CU_OK (cu.cuMemcpyHtoDAsync_v2 (d, buf, sizeof (buf), s));
+  CU_OK (cu.cuEventRecord (spin, s));
+  CU_OK (cu.cuEventSynchronize (spin));
+  CHECK (sim.spin_waits () == 1, "pending spinning event: 1 (got %u)",
+      sim.spin_waits ());
+  CU_OK (cu.cuEventSynchronize (spin));
+  CHECK (sim.spin_waits () == 1, "completed event: still 1 (got %u)",
+      sim.spin_waits ());
+  sim.set_delay_us (NULL, 0);
+  CU_OK (cu.cuEventDestroy_v2 (spin));
+  CU_OK (cu.cuEventDestroy_v2 (sleep));
+  CU_OK (cu.cuMemFree_v2 (d));
+  CU_OK (cu.cuStreamDestroy_v2 (s));
+}
+
 static void
 test_extmem (void)
 {
@@ -2299,6 +2338,7 @@ main (int argc, char **argv)
   test_host_func ();
   test_fault_injection ();
   test_cpu_syncs ();
+  test_spin_waits ();
   test_extmem ();
   test_extmem_llvmpipe ();
   test_limits ();
