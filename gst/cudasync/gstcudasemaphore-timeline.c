@@ -98,7 +98,8 @@ wait_last_value (GstCudaSemaphore * self)
   if (r == CUDA_SUCCESS)
     r = wait_last_signalled (self, stream);
   if (r == CUDA_SUCCESS)
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING |
+        CU_EVENT_BLOCKING_SYNC);
   if (r == CUDA_SUCCESS)
     r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, stream);
   if (r != CUDA_SUCCESS) {

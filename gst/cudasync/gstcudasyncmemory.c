@@ -65,7 +65,8 @@ memory_event (GstMemory * mem, GError ** error)
   g_mutex_lock (&event_lock);
   ev = _gst_cuda_sync_compat_memory_get_data (mem);
   if (!ev) {
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING |
+        CU_EVENT_BLOCKING_SYNC);
     if (_gst_cuda_sync_result (r, "cuEventCreate", error))
       _gst_cuda_sync_compat_memory_set_data (mem, ev, destroy_event);
     else

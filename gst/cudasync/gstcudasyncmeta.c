@@ -669,7 +669,8 @@ gst_cuda_sync_meta_wait_cpu (GstCudaSyncMeta * meta, GstClockTime timeout,
           "Could not make the CUDA context current");
       return FALSE;
     }
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING |
+        CU_EVENT_BLOCKING_SYNC);
     ok = _gst_cuda_sync_result (r, "cuEventCreate", error);
     if (ok) {
       r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, NULL);

@@ -12,7 +12,9 @@
  * queues a #GstCudaSyncReleaseFunc behind an event recorded after the GPU
  * work that still uses something (an input buffer, a driver object); the
  * thread waits for the events in push order, sleeping when they were made
- * with `blocking_sync`, and calls each function once its event has
+ * with `blocking_sync` (make them so: otherwise, under the driver's default
+ * scheduling, the thread spins on a CPU core for as long as the GPU work
+ * runs), and calls each function once its event has
  * completed. gst_cuda_sync_releaser_free() waits for every queued function
  * and stops the thread: that is the releaser's shutdown, for example in an
  * element's `stop` once the stream's work has been enqueued.

@@ -69,7 +69,7 @@ drop_imports (GstCudaIpcClient * self)
 
   g_hash_table_iter_init (&it, self->imports);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
-    GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE,
+    GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE,
         NULL);
     if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL))
       gst_cuda_sync_releaser_push (self->releaser, ev, free_vmm, value);
@@ -154,7 +154,7 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   gst_cuda_context_pop (NULL);
   if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error))
     goto failed;
-  self->event = gst_cuda_sync_event_new (context, FALSE, error);
+  self->event = gst_cuda_sync_event_new (context, TRUE, error);
   if (!self->event || !client_hello (self, error))
     goto failed;
   return self;

@@ -276,7 +276,7 @@ static void
 stop_sessions (GstCudaIpcServer * self)
 {
   GstCudaIpcBye bye = { 0, 0 };
-  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, NULL);
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, NULL);
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_ERROR;
   gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
   GList *l;
@@ -398,7 +398,7 @@ slot_release (gpointer slot, const GError * error)
 static void
 slot_retire (GstCudaIpcServer * self, Slot * slot)
 {
-  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, NULL);
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, NULL);
 
   if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL)) {
     gst_cuda_sync_releaser_push (self->releaser, ev, slot_release, slot);
@@ -510,7 +510,9 @@ copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
 static gboolean
 hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
 {
-  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, FALSE, error);
+  /* blocking sync: the releaser's thread sleeps in its wait (a spinning
+   * wait cost a CPU core per pipeline on a GPU) */
+  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, error);
 
   if (!ev || !gst_cuda_sync_event_record (ev, self->stream, error)) {
     if (ev)

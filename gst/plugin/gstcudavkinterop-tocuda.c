@@ -202,7 +202,7 @@ enqueue_cuda_copy (GstCudaVkInterop * self, const GstVideoInfo * info,
   gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_COPIES, 1);
   gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
 
-  if (!s->event && !(s->event = gst_cuda_sync_event_new (self->cuda, FALSE,
+  if (!s->event && !(s->event = gst_cuda_sync_event_new (self->cuda, TRUE,
               error)))
     return FALSE;
   if (!gst_cuda_sync_event_record (s->event, stream, error))

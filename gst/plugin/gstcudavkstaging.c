@@ -171,7 +171,7 @@ gst_cuda_vk_staging_new (GstCudaVkInterop * self, const GstVideoInfo * info,
     g_free (s);
     return NULL;
   }
-  if (wrap && !(s->event = gst_cuda_sync_event_new (self->cuda, FALSE, error))) {
+  if (wrap && !(s->event = gst_cuda_sync_event_new (self->cuda, TRUE, error))) {
     gst_cuda_vk_plane_free (self->cuda, self->device, &s->staging);
     g_free (s);
     return NULL;

@@ -52,6 +52,10 @@ two_processes (const gchar * wait_mode, guint64 src_syncs)
   ipc_connect_new_semaphore (p, "sink");
   /* the queue's thread runs only the sink's render() */
   ipc_probe_thread_syncs (p, "q", "src", &sink_thread_syncs);
+  /* the copies into the shared frames run late: the sink's waits for them
+   * (before its input goes back upstream) find them pending */
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 2000);
   fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless (stat (path, &st) == 0 && (st.st_mode & 0777) == 0600,
@@ -76,8 +80,11 @@ two_processes (const gchar * wait_mode, guint64 src_syncs)
   fail_unless_equals_uint64 (cs_stat (sink, "copies"), n);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", n), n);
   fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 0);
-  if (cs_is_sim)
+  if (cs_is_sim) {
     fail_unless_equals_int (sink_thread_syncs, 0);
+    /* those waits sleep: none spins a CPU core while the GPU works */
+    fail_unless_equals_int (cs_sim.spin_waits (), 0);
+  }
   /* the source said goodbye (even with the sink's EOS unread) */
   fail_unless_equals_uint64 (sessions_gone (sink), 0);
   /* max-buffers bounds the shared memory; the released frames are reused

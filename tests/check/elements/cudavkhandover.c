@@ -255,7 +255,7 @@ GST_START_TEST (test_handover_timeline)
   for (i = 0; i < HS_FRAMES; i++)
     fail_unless (gst_cuda_semaphore_wait (sem, stream, i + 1, &err), "%s",
         err ? err->message : "?");
-  ev = gst_cuda_sync_event_new (cs_ctx, FALSE, &err);
+  ev = gst_cuda_sync_event_new (cs_ctx, TRUE, &err);
   fail_unless (ev != NULL);
   fail_unless (gst_cuda_sync_event_record (ev, stream, &err));
   fail_unless (gst_cuda_sync_event_wait_cpu (ev, &err), "%s",
@@ -288,7 +288,7 @@ hs_wait_and_record (HsSlot * slot, CUstream stream)
   fail_unless (gst_cuda_semaphore_wait (slot->sem, stream, 0, &err), "%s",
       err ? err->message : "?");
   if (!slot->event)
-    fail_unless ((slot->event = gst_cuda_sync_event_new (cs_ctx, FALSE,
+    fail_unless ((slot->event = gst_cuda_sync_event_new (cs_ctx, TRUE,
                 &err)) != NULL, "%s", err ? err->message : "?");
   fail_unless (gst_cuda_sync_event_record (slot->event, stream, &err), "%s",
       err ? err->message : "?");
