@@ -11,6 +11,10 @@
 
 static gchar *self_exe;
 
+/* how long a child may take to come up: on a GPU a process's start (CUDA,
+ * Vulkan and the plugins) takes seconds when many run at once */
+#define CHILD_WAIT_US (30 * G_USEC_PER_SEC)
+
 static gpointer
 drain_thread (gpointer data)
 {
@@ -227,10 +231,11 @@ ipc_spawn_sink (const gchar * path, const gchar * delay)
 {
   const gchar *args[] = { "--sink", path, NULL };
   GPid pid = spawn_self (args, delay, NULL);
-  guint i;
+  gint64 end = g_get_monotonic_time () + CHILD_WAIT_US;
 
   /* listening once the socket exists */
-  for (i = 0; i < 500 && !g_file_test (path, G_FILE_TEST_EXISTS); i++)
+  while (!g_file_test (path, G_FILE_TEST_EXISTS) &&
+      g_get_monotonic_time () < end)
     g_usleep (10000);
   fail_unless (g_file_test (path, G_FILE_TEST_EXISTS), "no sink socket");
   return pid;
@@ -330,14 +335,11 @@ ipc_read_all (gint fd)
 guint64
 ipc_wait_stat (GstElement * e, const gchar * field, guint64 want)
 {
-  guint64 v = 0;
-  gint i;
+  gint64 end = g_get_monotonic_time () + CHILD_WAIT_US;
+  guint64 v;
 
-  for (i = 0; i < 1000; i++) {
-    if ((v = cs_stat (e, field)) >= want)
-      break;
+  while ((v = cs_stat (e, field)) < want && g_get_monotonic_time () < end)
     g_usleep (10000);
-  }
   return v;
 }
 
