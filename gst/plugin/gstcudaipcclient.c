@@ -112,7 +112,6 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   struct sockaddr_un addr;
   guint uid;
   gint pid;
-  CUresult r;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_client_debug, "cudasyncipcclient", 0,
       "cudasyncipcsrc's connection");
@@ -143,16 +142,7 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   if (!gst_cuda_ipc_check_peer (self->fd, config->allowed_uids, &uid, &pid,
           error))
     goto failed;
-  if (!gst_cuda_context_push (context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    goto failed;
-  }
-  r = CuStreamCreate (&self->stream, CU_STREAM_DEFAULT);
-  if (r == CUDA_SUCCESS)
-    r = CuStreamCreate (&self->rescue, CU_STREAM_NON_BLOCKING);
-  gst_cuda_context_pop (NULL);
-  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error))
+  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error))
     goto failed;
   self->event = gst_cuda_sync_event_new (context, TRUE, error);
   if (!self->event || !client_hello (self, error))
@@ -211,13 +201,7 @@ gst_cuda_ipc_client_free (GstCudaIpcClient * self)
   gst_clear_object (&self->acquire);
   gst_clear_object (&self->release);
   g_clear_pointer (&self->event, gst_cuda_sync_event_unref);
-  if ((self->stream || self->rescue) && gst_cuda_context_push (self->context)) {
-    if (self->stream)
-      CuStreamDestroy (self->stream);
-    if (self->rescue)
-      CuStreamDestroy (self->rescue);
-    gst_cuda_context_pop (NULL);
-  }
+  gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_object_unref (self->context);
   g_free (self);
 }

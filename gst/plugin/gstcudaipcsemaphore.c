@@ -14,6 +14,7 @@
 #include "gstcudaipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cudasync/gstcudasync-internal.h>
+#include <gst/cuda/cuda-gst.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -298,4 +299,40 @@ gst_cuda_ipc_semaphore_check (GstCudaContext * context, GError ** error)
   close (fd);
   close (second);
   return TRUE;
+}
+
+gboolean
+gst_cuda_ipc_streams_new (GstCudaContext * context, CUstream * stream,
+    CUstream * rescue, GError ** error)
+{
+  CUresult r;
+
+  *stream = *rescue = NULL;
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamCreate (stream, CU_STREAM_DEFAULT);
+  if (r == CUDA_SUCCESS)
+    r = CuStreamCreate (rescue, CU_STREAM_NON_BLOCKING);
+  if (r != CUDA_SUCCESS && *stream) {
+    CuStreamDestroy (*stream);
+    *stream = NULL;
+  }
+  gst_cuda_context_pop (NULL);
+  return gst_cuda_sync_check_result (r, "cuStreamCreate", error);
+}
+
+void
+gst_cuda_ipc_streams_free (GstCudaContext * context, CUstream stream,
+    CUstream rescue)
+{
+  if ((!stream && !rescue) || !gst_cuda_context_push (context))
+    return;
+  if (stream)
+    CuStreamDestroy (stream);
+  if (rescue)
+    CuStreamDestroy (rescue);
+  gst_cuda_context_pop (NULL);
 }

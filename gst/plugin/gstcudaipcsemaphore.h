@@ -43,4 +43,16 @@ GstCudaSemaphore * gst_cuda_ipc_semaphore_new (GstCudaContext * context,
 gboolean gst_cuda_ipc_semaphore_check (GstCudaContext * context,
                                      GError ** error);
 
+/* The two streams of one end of a connection, in @context: *@stream, for
+ * the copies and the semaphore waits and signals (blocking: ordered with
+ * the legacy default stream that upstream CUDA elements use), and
+ * *@rescue, non-blocking, for the host-side signals that release the
+ * waits on a dead peer's semaphore (never queued behind those waits).
+ * FALSE with @error (and no stream) when either cannot be made. */
+gboolean gst_cuda_ipc_streams_new (GstCudaContext * context, CUstream * stream,
+                                   CUstream * rescue, GError ** error);
+/* Destroys what gst_cuda_ipc_streams_new() made (NULL ones are skipped) */
+void     gst_cuda_ipc_streams_free (GstCudaContext * context,
+                                    CUstream stream, CUstream rescue);
+
 G_END_DECLS

@@ -186,7 +186,6 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
     const GstCudaIpcServerConfig * config, GError ** error)
 {
   GstCudaIpcServer *self;
-  CUresult r;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_server_debug, "cudasyncipcserver", 0,
       "cudasyncipcsink's server");
@@ -204,16 +203,7 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   self->next_id = 1;
   if (!gst_cuda_sync_context_get_uuid (context, self->uuid, error))
     goto failed;
-  if (!gst_cuda_context_push (context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the CUDA context current");
-    goto failed;
-  }
-  r = CuStreamCreate (&self->stream, CU_STREAM_DEFAULT);
-  if (r == CUDA_SUCCESS)
-    r = CuStreamCreate (&self->rescue, CU_STREAM_NON_BLOCKING);
-  gst_cuda_context_pop (NULL);
-  if (!gst_cuda_sync_check_result (r, "cuStreamCreate", error))
+  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error))
     goto failed;
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
   self->listen_fd = listen_on (self->path, config->mode, error);
@@ -350,13 +340,7 @@ gst_cuda_ipc_server_free (GstCudaIpcServer * self)
   g_ptr_array_unref (self->slots);
   if (self->wake_fd >= 0)
     close (self->wake_fd);
-  if ((self->stream || self->rescue) && gst_cuda_context_push (self->context)) {
-    if (self->stream)
-      CuStreamDestroy (self->stream);
-    if (self->rescue)
-      CuStreamDestroy (self->rescue);
-    gst_cuda_context_pop (NULL);
-  }
+  gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_clear_caps (&self->caps);
   gst_object_unref (self->context);
   g_mutex_clear (&self->lock);
