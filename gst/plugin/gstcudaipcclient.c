@@ -336,7 +336,9 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
   }
   if (!gst_cuda_context_push (self->context)) {
     gst_buffer_unref (out);
-    return invalid (error, "gst_cuda_context_push", msg->hdr.type);
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
   }
   ok = copy_out (self, vmm, f, out, &rel.release_value, error);
   gst_cuda_context_pop (NULL);

@@ -324,15 +324,21 @@ gst_cuda_ipc_streams_new (GstCudaContext * context, CUstream * stream,
   return gst_cuda_sync_check_result (r, "cuStreamCreate", error);
 }
 
+/* a stream belongs to its context: it is destroyed even when making the
+ * context current fails */
 void
 gst_cuda_ipc_streams_free (GstCudaContext * context, CUstream stream,
     CUstream rescue)
 {
-  if ((!stream && !rescue) || !gst_cuda_context_push (context))
+  gboolean pushed;
+
+  if (!stream && !rescue)
     return;
+  pushed = gst_cuda_context_push (context);
   if (stream)
     CuStreamDestroy (stream);
   if (rescue)
     CuStreamDestroy (rescue);
-  gst_cuda_context_pop (NULL);
+  if (pushed)
+    gst_cuda_context_pop (NULL);
 }
