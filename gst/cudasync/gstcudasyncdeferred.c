@@ -85,11 +85,28 @@ deferred_wait (DeferredJob * job)
   return TRUE;
 }
 
+/* The worker makes the job's context current; a failure is tried again
+ * (the driver can fail one call and do the next), and only a context that
+ * cannot be made current at all leaks the job's objects: destroying them
+ * without it is not safe. */
+static gboolean
+push_retrying (GstCudaContext * context)
+{
+  guint i;
+
+  for (i = 0; i < 4; i++) {
+    if (gst_cuda_context_push (context))
+      return TRUE;
+    g_usleep (1000 << (2 * i));
+  }
+  return FALSE;
+}
+
 /* on the worker: the job's own events are waited for here */
 static void
 deferred_run (DeferredJob * job)
 {
-  if (!gst_cuda_context_push (job->context)) {
+  if (!push_retrying (job->context)) {
     GST_ERROR_OBJECT (job->context, "cannot push CUDA context; leaking");
   } else {
     if (deferred_wait (job))

@@ -436,6 +436,121 @@ GST_START_TEST (test_no_semaphore_source)
 
 GST_END_TEST;
 
+/* one run of @p (its IPC element named @name) with the @nth
+ * cuCtxPushCurrent from now failing: it ends within 10 s (EOS, or an
+ * element error that does not blame the peer); *@consumed says whether the
+ * run made that call; TRUE when an error ended it */
+static gboolean
+run_with_push_failure (GstElement * p, const gchar * name, guint nth,
+    gboolean * consumed)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  guint before = cs_sim.call_count ("cuCtxPushCurrent_v2");
+  GstMessage *msg;
+  gboolean error;
+
+  ipc_connect_new_semaphore (p, name);
+  cs_sim.inject_failure ("cuCtxPushCurrent_v2", nth, CUDA_ERROR_UNKNOWN);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "push %u failing: no EOS or error within 10 s",
+      nth);
+  error = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR;
+  if (error) {
+    GError *e = NULL;
+
+    gst_message_parse_error (msg, &e, NULL);
+    fail_if (strstr (e->message, "invalid message"), "push %u: %s", nth,
+        e->message);
+    g_error_free (e);
+  }
+  gst_message_unref (msg);
+  fail_unless (gst_element_set_state (p, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  *consumed = cs_sim.call_count ("cuCtxPushCurrent_v2") - before >= nth;
+  cs_sim.inject_failure ("cuCtxPushCurrent_v2", 0, CUDA_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  return error;
+}
+
+/* a sink fed with @bufs (CUDA frames made beforehand, so that only the
+ * sink makes the context current), no source connected */
+static GstElement *
+sink_pipeline (const gchar * path, GstCaps * caps, GstBuffer ** bufs, guint n)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! "
+      "cudasyncipcsink name=sink socket-path=%s", path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  guint i;
+
+  cs_set_cuda_context (sink, cs_ctx);
+  gst_app_src_set_caps (GST_APP_SRC (in), caps);
+  for (i = 0; i < n; i++)
+    gst_app_src_push_buffer (GST_APP_SRC (in), gst_buffer_ref (bufs[i]));
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  gst_object_unref (in);
+  gst_object_unref (sink);
+  g_free (desc);
+  return p;
+}
+
+/* Each cuCtxPushCurrent of a sink run and of a source run (a sink in
+ * another process) fails in turn: every run ends, with an element error
+ * where the failure stopped the frames; nothing hangs, no socket is left
+ * behind, and the teardown finds no stream, event or semaphore left (the
+ * library's deferred destruction tries a failed push again) */
+GST_START_TEST (test_context_push_failures)
+{
+  gchar *path = g_strdup_printf ("%s/cudaipc-p%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *src_desc = g_strdup_printf ("cudasyncipcsrc name=src "
+      "socket-path=%s num-buffers=5 ! fakesink", path);
+  GstCaps *caps = cs_caps (FORMAT, W, H);
+  GstBufferPool *pool;
+  GstBuffer *bufs[5];
+  guint i, nth, sink_errors = 0, src_errors = 0;
+  gboolean consumed = TRUE;
+  GPid pid;
+
+  if (!cs_is_sim) {
+    g_print ("SKIP: needs the simulator's fault injection\n");
+    goto out;
+  }
+  pool = cs_new_pool (caps);
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    bufs[i] = cs_new_buffer (pool, i);
+  for (nth = 1; consumed && nth < 100; nth++) {
+    sink_errors += run_with_push_failure (sink_pipeline (path, caps, bufs,
+            G_N_ELEMENTS (bufs)), "sink", nth, &consumed);
+    fail_if (g_file_test (path, G_FILE_TEST_EXISTS), "socket left behind");
+  }
+  fail_unless (!consumed, "the sink runs make 100 pushes or more");
+  fail_unless (sink_errors > 0);
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    gst_buffer_unref (bufs[i]);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+
+  pid = ipc_spawn_sink (path, NULL);
+  for (nth = 1, consumed = TRUE; consumed && nth < 100; nth++)
+    src_errors += run_with_push_failure (gst_parse_launch (src_desc, NULL),
+        "src", nth, &consumed);
+  fail_unless (!consumed, "the source runs make 100 pushes or more");
+  fail_unless (src_errors > 0);
+  fail_unless (kill (pid, SIGKILL) == 0 && waitpid (pid, NULL, 0) == pid);
+  unlink (path);
+out:
+  gst_caps_unref (caps);
+  g_free (src_desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaipc_suite (void)
 {
@@ -450,6 +565,7 @@ cudaipc_suite (void)
   tcase_add_test (tc, test_consumer_tool);
   tcase_add_test (tc, test_refused_uid);
   tcase_add_test (tc, test_no_semaphore_source);
+  tcase_add_test (tc, test_context_push_failures);
   suite_add_tcase (s, tc);
   return s;
 }
