@@ -95,9 +95,10 @@ push_retrying (GstCudaContext * context)
   guint i;
 
   for (i = 0; i < 4; i++) {
+    if (i > 0)
+      g_usleep (1000 << (2 * i));
     if (gst_cuda_context_push (context))
       return TRUE;
-    g_usleep (1000 << (2 * i));
   }
   return FALSE;
 }

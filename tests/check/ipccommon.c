@@ -3,11 +3,14 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The IPC tests' other process: a test program starts itself again as a
- * source (--source) or a sink (--sink) of another process.
+ * source (--source, or --reader that only reads) or a sink (--sink) of
+ * another process; a child never outlives its test.
  */
 #include "ipccommon.h"
 #include <gst/app/gstappsink.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/prctl.h>
 
 static gchar *self_exe;
 
@@ -287,6 +290,8 @@ ipc_child_main (int argc, char **argv, int *ret)
   if (argc < 3 || !(g_str_has_prefix (argv[1], "--s") ||
           g_str_equal (argv[1], "--reader")))
     return FALSE;
+  /* a child never outlives its test */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
   gst_init (NULL, NULL);
   gst_cuda_load_library ();
   cs_is_sim = cudasim_lookup (&cs_sim);

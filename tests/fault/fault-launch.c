@@ -36,6 +36,23 @@ print_error (GstMessage * msg)
   g_free (path);
 }
 
+/* a failed state change: prints the ERROR messages posted with it (the
+ * elements' own, waited for briefly: a streaming thread may post it just
+ * after), then says which change failed, as gst-launch-1.0 does; the
+ * caller exits with status 1 */
+static void
+state_change_failed (GstBus * bus, const gchar * state)
+{
+  GstMessage *msg;
+
+  while ((msg = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+              GST_MESSAGE_ERROR))) {
+    print_error (msg);
+    gst_message_unref (msg);
+  }
+  g_printerr ("Failed to set pipeline to %s.\n", state);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -70,20 +87,17 @@ main (int argc, char **argv)
   g_print ("Setting pipeline to PAUSED ...\n");
   ret = gst_element_set_state (pipeline, GST_STATE_PAUSED);
   if (ret == GST_STATE_CHANGE_FAILURE) {
-    GstMessage *msg;
-
-    /* the errors posted during the state change */
-    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
-      print_error (msg);
-      gst_message_unref (msg);
-    }
-    g_printerr ("Failed to set pipeline to PAUSED.\n");
+    state_change_failed (bus, "PAUSED");
     goto end;
   }
   if (ret != GST_STATE_CHANGE_ASYNC) {
     g_print ("Setting pipeline to PLAYING ...\n");
-    gst_element_set_state (pipeline, GST_STATE_PLAYING);
     playing = TRUE;
+    if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE) {
+      state_change_failed (bus, "PLAYING");
+      goto end;
+    }
   }
 
   for (;;) {
@@ -106,10 +120,11 @@ main (int argc, char **argv)
         if (!playing && GST_MESSAGE_SRC (msg) == GST_OBJECT_CAST (pipeline)) {
           g_print ("Setting pipeline to PLAYING ...\n");
           playing = TRUE;
-          /* a failure posts its ERROR message */
           if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-              GST_STATE_CHANGE_FAILURE)
-            g_printerr ("ERROR: pipeline doesn't want to play.\n");
+              GST_STATE_CHANGE_FAILURE) {
+            state_change_failed (bus, "PLAYING");
+            done = TRUE;
+          }
         }
         break;
       case GST_MESSAGE_LATENCY:

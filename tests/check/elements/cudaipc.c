@@ -541,6 +541,8 @@ GST_START_TEST (test_context_push_failures)
         "src", nth, &consumed);
   fail_unless (!consumed, "the source runs make 100 pushes or more");
   fail_unless (src_errors > 0);
+  /* the sink served every run: it is still there */
+  fail_unless (waitpid (pid, NULL, WNOHANG) == 0, "the sink child ended");
   fail_unless (kill (pid, SIGKILL) == 0 && waitpid (pid, NULL, 0) == pid);
   unlink (path);
 out:
