@@ -52,7 +52,8 @@ cs_teardown (void)
     cs_sim.clear_failures ();
     cs_sim.set_delay_us (NULL, 0);
     fail_unless_equals_int (cs_sim.violation_count (), 0);
-    /* no CPU wait of the project's spun a core while the GPU worked */
+    /* no event wait in the test process (the project's, or upstream's)
+     * spun a core while the GPU worked */
     fail_unless_equals_int (cs_sim.spin_waits (), 0);
     /* everything the test created through the library is gone */
     fail_unless_equals_int (cs_sim.live_objects ("extsem"), baseline_extsem);
