@@ -21,11 +21,13 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <glib/gstdio.h>
@@ -35,6 +37,7 @@
 #include "pipeline.h"
 
 #define S8_PRIME_MAX 1000       /* x 20 ms: the other process's start */
+#define S8_REAP_S 10            /* its exit after its stdout closed */
 
 /* ------------------------------------------------------------------ */
 /* the other process                                                    */
@@ -94,6 +97,18 @@ child_reader (gpointer data)
   return NULL;
 }
 
+/* in the other process, before its exec: it dies with this one (with the
+ * thread that started it, which waits for its end) */
+static void
+child_setup (gpointer user_data)
+{
+  pid_t parent = GPOINTER_TO_INT (user_data);
+
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != parent)
+    _exit (127);
+}
+
 static gboolean
 child_start (Bench * b, S8Child * ch, const S8Mode * md, const gchar * socket,
     gchar ** error)
@@ -111,8 +126,8 @@ child_start (Bench * b, S8Child * ch, const S8Mode * md, const gchar * socket,
   g_mutex_init (&ch->lock);
   g_cond_init (&ch->cond);
   ok = exe && g_spawn_async_with_pipes (NULL, argv, NULL,
-      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &ch->pid, &ch->in_fd, &out_fd,
-      NULL, &err);
+      G_SPAWN_DO_NOT_REAP_CHILD, child_setup, GINT_TO_POINTER (getpid ()),
+      &ch->pid, &ch->in_fd, &out_fd, NULL, &err);
   if (!ok) {
     *error = g_strdup_printf ("could not start the consumer process: %s",
         err ? err->message : "/proc/self/exe unreadable");
@@ -156,12 +171,33 @@ child_tell (S8Child * ch, guint first, guint last)
   g_free (line);
 }
 
-/* closes its stdin (it ends when it has not ended), 10 s, then kills it */
+/* its exit, S8_REAP_S at most: then it is killed */
+static void
+child_reap (GPid pid)
+{
+  gint64 deadline = g_get_monotonic_time () + S8_REAP_S * G_USEC_PER_SEC;
+  gint status;
+  pid_t r;
+
+  for (;;) {
+    r = waitpid (pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR))
+      return;
+    if (g_get_monotonic_time () >= deadline)
+      break;
+    g_usleep (10000);
+  }
+  g_printerr ("scenario 8: the consumer process did not exit in %d s, "
+      "killed\n", S8_REAP_S);
+  kill (pid, SIGKILL);
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
+}
+
+/* closes its stdin (it ends when it has not ended), 10 s, then kills it;
+ * then its exit, 10 s, then kills it */
 static void
 child_end (S8Child * ch)
 {
-  gint status;
-
   if (!ch->pid)
     return;
   if (ch->in_fd >= 0)
@@ -177,7 +213,8 @@ child_end (S8Child * ch)
   g_mutex_unlock (&ch->lock);
   g_thread_join (ch->reader);
   fclose (ch->out);
-  waitpid (ch->pid, &status, 0);
+  bench_progress (&ch->b->wd);  /* a bounded wait, not a stall */
+  child_reap (ch->pid);
   g_spawn_close_pid (ch->pid);
   g_free (ch->result);
   g_mutex_clear (&ch->lock);
