@@ -161,14 +161,36 @@ child_wait (S8Child * ch, gint what, gdouble timeout_s)
   return got;
 }
 
-static void
-child_tell (S8Child * ch, guint first, guint last)
+/* "end FIRST LAST" on its stdin; FALSE when it ended or the write failed
+ * (SIGPIPE is ignored: main) */
+static gboolean
+child_tell (S8Child * ch, guint first, guint last, gchar ** error)
 {
   gchar *line = g_strdup_printf ("end %u %u\n", first, last);
+  gsize len = strlen (line), off = 0;
+  gboolean ended;
 
-  if (write (ch->in_fd, line, strlen (line)) < 0)
-    g_printerr ("scenario 8: could not write to the consumer process\n");
+  g_mutex_lock (&ch->lock);
+  ended = ch->ended;
+  g_mutex_unlock (&ch->lock);
+  while (!ended && off < len) {
+    ssize_t r = write (ch->in_fd, line + off, len - off);
+
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      *error = g_strdup_printf ("could not write to the consumer process: %s",
+          r < 0 ? g_strerror (errno) : "nothing written");
+      g_free (line);
+      return FALSE;
+    }
+    off += r;
+  }
   g_free (line);
+  if (ended)
+    *error = g_strdup ("the consumer process ended before the measured "
+        "frames");
+  return !ended;
 }
 
 /* its exit, S8_REAP_S at most: then it is killed */
@@ -534,11 +556,13 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
       *error = g_strdup (BENCH_STOPPED);
   }
   if (ok && ch) {
-    child_tell (ch, first, last);
-    child_wait (ch, S8_DONE, 15);
-    cpu1 = ch->cpu_done;
-    ok = child_wait (ch, S8_RESULT, 15) &&
-        child_window (ch, &w, &out->src_stats, error);
+    ok = child_tell (ch, first, last, error);
+    if (ok) {
+      child_wait (ch, S8_DONE, 15);
+      cpu1 = ch->cpu_done;
+      ok = child_wait (ch, S8_RESULT, 15) &&
+          child_window (ch, &w, &out->src_stats, error);
+    }
     if (!ok && !*error)
       *error = g_strdup ("the consumer process gave no result");
   } else if (ok) {
