@@ -38,6 +38,8 @@
 
 #define S8_PRIME_MAX 1000       /* x 20 ms: the other process's start */
 #define S8_REAP_S 10            /* its exit after its stdout closed */
+#define S8_ANSWER_S 15          /* its "done", its result: each under the
+                                 * watchdog's STALL_LIMIT_S */
 
 /* ------------------------------------------------------------------ */
 /* the other process                                                    */
@@ -141,6 +143,17 @@ child_start (Bench * b, S8Child * ch, const S8Mode * md, const gchar * socket,
   return ok;
 }
 
+static gboolean
+child_ended (S8Child * ch)
+{
+  gboolean ended;
+
+  g_mutex_lock (&ch->lock);
+  ended = ch->ended;
+  g_mutex_unlock (&ch->lock);
+  return ended;
+}
+
 /* until @what (or the process ended, or @timeout_s) */
 static gboolean
 child_wait (S8Child * ch, gint what, gdouble timeout_s)
@@ -168,11 +181,8 @@ child_tell (S8Child * ch, guint first, guint last, gchar ** error)
 {
   gchar *line = g_strdup_printf ("end %u %u\n", first, last);
   gsize len = strlen (line), off = 0;
-  gboolean ended;
+  gboolean ended = child_ended (ch);
 
-  g_mutex_lock (&ch->lock);
-  ended = ch->ended;
-  g_mutex_unlock (&ch->lock);
   while (!ended && off < len) {
     ssize_t r = write (ch->in_fd, line + off, len - off);
 
@@ -224,6 +234,7 @@ child_end (S8Child * ch)
     return;
   if (ch->in_fd >= 0)
     close (ch->in_fd);
+  bench_progress (&ch->b->wd);  /* bounded waits, not a stall */
   g_mutex_lock (&ch->lock);
   if (!ch->ended) {
     gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
@@ -529,11 +540,11 @@ s8_prime (S8Producer * p, S8Child * ch, gchar ** error)
       return 0;
     if (child_wait (ch, S8_READY, 0.02))
       return n + 1;
-    if (ch->ended || bench_stopped (p->b))
+    if (child_ended (ch) || bench_stopped (p->b))
       break;
   }
   *error = g_strdup_printf ("the consumer process read no frame (%s)",
-      ch->ended ? "it ended" : bench_stopped (p->b) ? BENCH_STOPPED :
+      child_ended (ch) ? "it ended" : bench_stopped (p->b) ? BENCH_STOPPED :
       "for 20 s");
   return 0;
 }
@@ -544,7 +555,7 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
     S8Sample * out, gchar ** error)
 {
   guint first = n + c->warmup, last = first + c->frames - 1;
-  gdouble cpu0 = 0, cpu1;
+  gdouble cpu0 = 0, cpu1 = 0;
   S8Window w = { 0, };
   gboolean ok = TRUE;
 
@@ -557,10 +568,17 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
   }
   if (ok && ch) {
     ok = child_tell (ch, first, last, error);
+    if (ok && !child_wait (ch, S8_DONE, S8_ANSWER_S)) {
+      *error = g_strdup_printf ("the consumer process did not read the "
+          "measured frames (%s)", child_ended (ch) ? "it ended" :
+          "no \"done\" for " G_STRINGIFY (S8_ANSWER_S) " s");
+      ok = FALSE;
+    }
     if (ok) {
-      child_wait (ch, S8_DONE, 15);
+      g_mutex_lock (&ch->lock);
       cpu1 = ch->cpu_done;
-      ok = child_wait (ch, S8_RESULT, 15) &&
+      g_mutex_unlock (&ch->lock);
+      ok = child_wait (ch, S8_RESULT, S8_ANSWER_S) &&
           child_window (ch, &w, &out->src_stats, error);
     }
     if (!ok && !*error)
@@ -569,6 +587,11 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
     ok = s8_consumer_wait (p->cons, last, error);
     cpu1 = process_cpu_s ();
     ok = ok && s8_consumer_window (p->cons, first, last, &w, error);
+  }
+  if (ok && cpu1 - cpu0 <= 0) {
+    *error = g_strdup_printf ("the producer's CPU time over the measured "
+        "frames is %g s", cpu1 - cpu0);
+    ok = FALSE;
   }
   if (ok && p->md->sink && !p->md->ipc_mode)
     g_object_get (p->sink, "stats", &out->sink_stats, NULL);
