@@ -37,7 +37,8 @@ struct _S8Consumer
 {
   Bench *b;
   gboolean acquire_meta;
-  FILE *proto;                  /* the child's protocol: "ready" */
+  FILE *proto;                  /* the child's protocol: "ready" (lock;
+                                 * NULL once closed) */
   CUstream stream;
   CUdeviceptr scratch;
   gsize scratch_size;
@@ -593,6 +594,13 @@ s8_child_main (Bench * b, const gchar * args)
    * its sink answered the request it has pending, which the producer's
    * process (stopped producing) gives when it stops its pipeline */
   child_result (proto, error, &w, stats);
+  /* the consumer's thread writes "ready" to it under its lock (checking it
+   * is there): no longer once it is closed, while the pipeline still runs */
+  if (c) {
+    g_mutex_lock (&c->lock);
+    c->proto = NULL;
+    g_mutex_unlock (&c->lock);
+  }
   fclose (proto);
   if (pipeline) {
     gst_element_set_state (pipeline, GST_STATE_NULL);
