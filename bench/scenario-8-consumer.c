@@ -15,6 +15,7 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -559,10 +560,20 @@ s8_child_main (Bench * b, const gchar * args)
   S8Window w = { 0, };
   gchar *error = NULL, *e;
   FILE *proto;
+  gint fd;
   guint k;
 
   /* stdout is the protocol; anything else printed goes to stderr */
-  proto = fdopen (dup (STDOUT_FILENO), "w");
+  fd = dup (STDOUT_FILENO);
+  proto = fd >= 0 ? fdopen (fd, "w") : NULL;
+  if (!proto) {
+    g_printerr ("--child=8: no protocol stream (dup/fdopen of stdout): %s\n",
+        g_strerror (errno));
+    if (fd >= 0)
+      close (fd);
+    g_strfreev (a);
+    return 1;
+  }
   dup2 (STDERR_FILENO, STDOUT_FILENO);
   for (k = 0; a[0] && a[1] && k < S8_N_MODES; k++)
     if (s8_modes[k].sink && g_str_equal (a[0], s8_modes[k].key))

@@ -99,6 +99,28 @@ child_reader (gpointer data)
   return NULL;
 }
 
+/* its exit, S8_REAP_S at most: then it is killed */
+static void
+child_reap (GPid pid)
+{
+  gint64 deadline = g_get_monotonic_time () + S8_REAP_S * G_USEC_PER_SEC;
+  gint status;
+  pid_t r;
+
+  for (;;) {
+    r = waitpid (pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR))
+      return;
+    if (g_get_monotonic_time () >= deadline)
+      break;
+    g_usleep (10000);
+  }
+  g_printerr ("scenario 8: the consumer process did not exit in %d s, "
+      "killed\n", S8_REAP_S);
+  kill (pid, SIGKILL);
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
+}
+
 /* in the other process, before its exec: it dies with this one (with the
  * thread that started it, which waits for its end) */
 static void
@@ -134,8 +156,18 @@ child_start (Bench * b, S8Child * ch, const S8Mode * md, const gchar * socket,
     *error = g_strdup_printf ("could not start the consumer process: %s",
         err ? err->message : "/proc/self/exe unreadable");
     g_clear_error (&err);
+  } else if (!(ch->out = fdopen (out_fd, "r"))) {
+    *error = g_strdup_printf ("could not read the consumer process's stdout "
+        "(fdopen): %s", g_strerror (errno));
+    close (out_fd);
+    close (ch->in_fd);
+    ch->in_fd = -1;
+    kill (ch->pid, SIGKILL);
+    child_reap (ch->pid);
+    g_spawn_close_pid (ch->pid);
+    ch->pid = 0;
+    ok = FALSE;
   } else {
-    ch->out = fdopen (out_fd, "r");
     ch->reader = g_thread_new ("bench-s8-child", child_reader, ch);
   }
   g_free (exe);
@@ -201,28 +233,6 @@ child_tell (S8Child * ch, guint first, guint last, gchar ** error)
     *error = g_strdup ("the consumer process ended before the measured "
         "frames");
   return !ended;
-}
-
-/* its exit, S8_REAP_S at most: then it is killed */
-static void
-child_reap (GPid pid)
-{
-  gint64 deadline = g_get_monotonic_time () + S8_REAP_S * G_USEC_PER_SEC;
-  gint status;
-  pid_t r;
-
-  for (;;) {
-    r = waitpid (pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR))
-      return;
-    if (g_get_monotonic_time () >= deadline)
-      break;
-    g_usleep (10000);
-  }
-  g_printerr ("scenario 8: the consumer process did not exit in %d s, "
-      "killed\n", S8_REAP_S);
-  kill (pid, SIGKILL);
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
 }
 
 /* closes its stdin (it ends when it has not ended), 10 s, then kills it;
