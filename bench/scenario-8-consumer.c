@@ -176,7 +176,8 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   /* bounds the reads in flight (the GPU is behind: not a per-frame wait) */
   slot = g_async_queue_timeout_pop (c->free_slots, S8_WAIT_US);
   if (!slot) {
-    consumer_error (c, g_strdup ("no consumer slot was free for 10 s"));
+    consumer_error (c, g_strdup_printf ("no consumer slot was free for %d s",
+            (gint) (S8_WAIT_US / G_USEC_PER_SEC)));
     return GST_PAD_PROBE_OK;
   }
   if (gst_cuda_context_push (c->b->ctx)) {
@@ -622,6 +623,8 @@ s8_child_main (Bench * b, const gchar * args)
   s8_window_clear (&w);
   if (stats)
     gst_structure_free (stats);
+  /* the library's deferred destructions, before the process ends */
+  gst_cuda_sync_wait_idle ();
   g_strfreev (a);
   g_free (error);
   return 0;

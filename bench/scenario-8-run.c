@@ -289,10 +289,29 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
     g_object_unref (parser);
     return FALSE;
   }
+  if (!json_object_has_member (o, "seconds") ||
+      !json_object_has_member (o, "cpu_s") ||
+      !json_object_has_member (o, "index") ||
+      !json_object_has_member (o, "t1") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "index")) ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "t1"))) {
+    *error = g_strdup ("the consumer process's result lacks seconds, cpu_s, "
+        "index or t1");
+    g_object_unref (parser);
+    return FALSE;
+  }
   w->seconds = json_object_get_double_member (o, "seconds");
   w->cpu_s = json_object_get_double_member (o, "cpu_s");
   idx = json_object_get_array_member (o, "index");
   t1 = json_object_get_array_member (o, "t1");
+  if (json_array_get_length (idx) == 0 || !(w->seconds > 0) ||
+      json_array_get_length (idx) != json_array_get_length (t1)) {
+    *error = g_strdup_printf ("the consumer process's window is empty or "
+        "inconsistent (%u frames, %u times, %g s)",
+        json_array_get_length (idx), json_array_get_length (t1), w->seconds);
+    g_object_unref (parser);
+    return FALSE;
+  }
   w->index = g_array_new (FALSE, FALSE, sizeof (guint));
   w->t1 = series_new ();
   for (i = 0; i < json_array_get_length (idx); i++) {
@@ -507,6 +526,30 @@ producer_stop (S8Producer * p)
 /* one repetition                                                       */
 /* ------------------------------------------------------------------ */
 
+static gint
+cmp_uint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* the distinct frames of the window (a frame read twice counts once) */
+static guint
+unique_frames (S8Window * w)
+{
+  GArray *sorted = g_array_copy (w->index);
+  guint i, n = 0;
+
+  g_array_sort (sorted, cmp_uint);
+  for (i = 0; i < sorted->len; i++)
+    if (i == 0 || g_array_index (sorted, guint, i) !=
+        g_array_index (sorted, guint, i - 1))
+      n++;
+  g_array_unref (sorted);
+  return n;
+}
+
 /* latencies, fps and CPU per frame from the consumer's window */
 static gboolean
 s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
@@ -528,7 +571,7 @@ s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
             g_array_index (p->t0, gdouble, n)) * 1e6);
   }
   out->fps = w->frames / w->seconds;
-  out->dropped = c->frames - MIN (w->frames, c->frames);
+  out->dropped = c->frames - MIN (unique_frames (w), c->frames);
   out->prod_cpu_us = prod_cpu_s * 1e6 / c->frames;
   out->cons_cpu_us = p->md->sink ? w->cpu_s * 1e6 / w->frames : NAN;
   out->total_cpu_us = out->prod_cpu_us + (p->md->sink ? out->cons_cpu_us : 0);
@@ -631,6 +674,10 @@ s8_repetition (Bench * b, S8Config * c, gint mode, FrameWriter writer,
   ok = ok && s8_measure (&p, p.md->sink ? &ch : NULL, c, n, out, error);
   if (!ok && !*error)
     *error = g_strdup ("failed");
+  if (!ok) {
+    g_clear_pointer (&out->sink_stats, gst_structure_free);
+    g_clear_pointer (&out->src_stats, gst_structure_free);
+  }
   /* the producer's pipeline first: upstream's source in the other
    * process stops only once its sink answered */
   producer_stop (&p);
