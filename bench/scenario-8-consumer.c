@@ -15,6 +15,7 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,7 +38,8 @@ struct _S8Consumer
 {
   Bench *b;
   gboolean acquire_meta;
-  FILE *proto;                  /* the child's protocol: "ready" */
+  FILE *proto;                  /* the child's protocol: "ready" (lock;
+                                 * NULL once closed) */
   CUstream stream;
   CUdeviceptr scratch;
   gsize scratch_size;
@@ -174,7 +176,8 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   /* bounds the reads in flight (the GPU is behind: not a per-frame wait) */
   slot = g_async_queue_timeout_pop (c->free_slots, S8_WAIT_US);
   if (!slot) {
-    consumer_error (c, g_strdup ("no consumer slot was free for 10 s"));
+    consumer_error (c, g_strdup_printf ("no consumer slot was free for %d s",
+            (gint) (S8_WAIT_US / G_USEC_PER_SEC)));
     return GST_PAD_PROBE_OK;
   }
   if (gst_cuda_context_push (c->b->ctx)) {
@@ -558,10 +561,20 @@ s8_child_main (Bench * b, const gchar * args)
   S8Window w = { 0, };
   gchar *error = NULL, *e;
   FILE *proto;
+  gint fd;
   guint k;
 
   /* stdout is the protocol; anything else printed goes to stderr */
-  proto = fdopen (dup (STDOUT_FILENO), "w");
+  fd = dup (STDOUT_FILENO);
+  proto = fd >= 0 ? fdopen (fd, "w") : NULL;
+  if (!proto) {
+    g_printerr ("--child=8: no protocol stream (dup/fdopen of stdout): %s\n",
+        g_strerror (errno));
+    if (fd >= 0)
+      close (fd);
+    g_strfreev (a);
+    return 1;
+  }
   dup2 (STDERR_FILENO, STDOUT_FILENO);
   for (k = 0; a[0] && a[1] && k < S8_N_MODES; k++)
     if (s8_modes[k].sink && g_str_equal (a[0], s8_modes[k].key))
@@ -593,6 +606,13 @@ s8_child_main (Bench * b, const gchar * args)
    * its sink answered the request it has pending, which the producer's
    * process (stopped producing) gives when it stops its pipeline */
   child_result (proto, error, &w, stats);
+  /* the consumer's thread writes "ready" to it under its lock (checking it
+   * is there): no longer once it is closed, while the pipeline still runs */
+  if (c) {
+    g_mutex_lock (&c->lock);
+    c->proto = NULL;
+    g_mutex_unlock (&c->lock);
+  }
   fclose (proto);
   if (pipeline) {
     gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -603,6 +623,8 @@ s8_child_main (Bench * b, const gchar * args)
   s8_window_clear (&w);
   if (stats)
     gst_structure_free (stats);
+  /* the library's deferred destructions, before the process ends */
+  gst_cuda_sync_wait_idle ();
   g_strfreev (a);
   g_free (error);
   return 0;

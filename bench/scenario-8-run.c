@@ -21,11 +21,13 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <glib/gstdio.h>
@@ -35,6 +37,9 @@
 #include "pipeline.h"
 
 #define S8_PRIME_MAX 1000       /* x 20 ms: the other process's start */
+#define S8_REAP_S 10            /* its exit after its stdout closed */
+#define S8_ANSWER_S 15          /* its "done", its result: each under the
+                                 * watchdog's STALL_LIMIT_S */
 
 /* ------------------------------------------------------------------ */
 /* the other process                                                    */
@@ -94,6 +99,40 @@ child_reader (gpointer data)
   return NULL;
 }
 
+/* its exit, S8_REAP_S at most: then it is killed */
+static void
+child_reap (GPid pid)
+{
+  gint64 deadline = g_get_monotonic_time () + S8_REAP_S * G_USEC_PER_SEC;
+  gint status;
+  pid_t r;
+
+  for (;;) {
+    r = waitpid (pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR))
+      return;
+    if (g_get_monotonic_time () >= deadline)
+      break;
+    g_usleep (10000);
+  }
+  g_printerr ("scenario 8: the consumer process did not exit in %d s, "
+      "killed\n", S8_REAP_S);
+  kill (pid, SIGKILL);
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR);
+}
+
+/* in the other process, before its exec: it dies with this one (with the
+ * thread that started it, which waits for its end) */
+static void
+child_setup (gpointer user_data)
+{
+  pid_t parent = GPOINTER_TO_INT (user_data);
+
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != parent)
+    _exit (127);
+}
+
 static gboolean
 child_start (Bench * b, S8Child * ch, const S8Mode * md, const gchar * socket,
     gchar ** error)
@@ -111,19 +150,40 @@ child_start (Bench * b, S8Child * ch, const S8Mode * md, const gchar * socket,
   g_mutex_init (&ch->lock);
   g_cond_init (&ch->cond);
   ok = exe && g_spawn_async_with_pipes (NULL, argv, NULL,
-      G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &ch->pid, &ch->in_fd, &out_fd,
-      NULL, &err);
+      G_SPAWN_DO_NOT_REAP_CHILD, child_setup, GINT_TO_POINTER (getpid ()),
+      &ch->pid, &ch->in_fd, &out_fd, NULL, &err);
   if (!ok) {
     *error = g_strdup_printf ("could not start the consumer process: %s",
         err ? err->message : "/proc/self/exe unreadable");
     g_clear_error (&err);
+  } else if (!(ch->out = fdopen (out_fd, "r"))) {
+    *error = g_strdup_printf ("could not read the consumer process's stdout "
+        "(fdopen): %s", g_strerror (errno));
+    close (out_fd);
+    close (ch->in_fd);
+    ch->in_fd = -1;
+    kill (ch->pid, SIGKILL);
+    child_reap (ch->pid);
+    g_spawn_close_pid (ch->pid);
+    ch->pid = 0;
+    ok = FALSE;
   } else {
-    ch->out = fdopen (out_fd, "r");
     ch->reader = g_thread_new ("bench-s8-child", child_reader, ch);
   }
   g_free (exe);
   g_free (arg);
   return ok;
+}
+
+static gboolean
+child_ended (S8Child * ch)
+{
+  gboolean ended;
+
+  g_mutex_lock (&ch->lock);
+  ended = ch->ended;
+  g_mutex_unlock (&ch->lock);
+  return ended;
 }
 
 /* until @what (or the process ended, or @timeout_s) */
@@ -146,26 +206,45 @@ child_wait (S8Child * ch, gint what, gdouble timeout_s)
   return got;
 }
 
-static void
-child_tell (S8Child * ch, guint first, guint last)
+/* "end FIRST LAST" on its stdin; FALSE when it ended or the write failed
+ * (SIGPIPE is ignored: main) */
+static gboolean
+child_tell (S8Child * ch, guint first, guint last, gchar ** error)
 {
   gchar *line = g_strdup_printf ("end %u %u\n", first, last);
+  gsize len = strlen (line), off = 0;
+  gboolean ended = child_ended (ch);
 
-  if (write (ch->in_fd, line, strlen (line)) < 0)
-    g_printerr ("scenario 8: could not write to the consumer process\n");
+  while (!ended && off < len) {
+    ssize_t r = write (ch->in_fd, line + off, len - off);
+
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      *error = g_strdup_printf ("could not write to the consumer process: %s",
+          r < 0 ? g_strerror (errno) : "nothing written");
+      g_free (line);
+      return FALSE;
+    }
+    off += r;
+  }
   g_free (line);
+  if (ended)
+    *error = g_strdup ("the consumer process ended before the measured "
+        "frames");
+  return !ended;
 }
 
-/* closes its stdin (it ends when it has not ended), 10 s, then kills it */
+/* closes its stdin (it ends when it has not ended), 10 s, then kills it;
+ * then its exit, 10 s, then kills it */
 static void
 child_end (S8Child * ch)
 {
-  gint status;
-
   if (!ch->pid)
     return;
   if (ch->in_fd >= 0)
     close (ch->in_fd);
+  bench_progress (&ch->b->wd);  /* bounded waits, not a stall */
   g_mutex_lock (&ch->lock);
   if (!ch->ended) {
     gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
@@ -177,7 +256,8 @@ child_end (S8Child * ch)
   g_mutex_unlock (&ch->lock);
   g_thread_join (ch->reader);
   fclose (ch->out);
-  waitpid (ch->pid, &status, 0);
+  bench_progress (&ch->b->wd);  /* a bounded wait, not a stall */
+  child_reap (ch->pid);
   g_spawn_close_pid (ch->pid);
   g_free (ch->result);
   g_mutex_clear (&ch->lock);
@@ -209,10 +289,29 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
     g_object_unref (parser);
     return FALSE;
   }
+  if (!json_object_has_member (o, "seconds") ||
+      !json_object_has_member (o, "cpu_s") ||
+      !json_object_has_member (o, "index") ||
+      !json_object_has_member (o, "t1") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "index")) ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "t1"))) {
+    *error = g_strdup ("the consumer process's result lacks seconds, cpu_s, "
+        "index or t1");
+    g_object_unref (parser);
+    return FALSE;
+  }
   w->seconds = json_object_get_double_member (o, "seconds");
   w->cpu_s = json_object_get_double_member (o, "cpu_s");
   idx = json_object_get_array_member (o, "index");
   t1 = json_object_get_array_member (o, "t1");
+  if (json_array_get_length (idx) == 0 || !(w->seconds > 0) ||
+      json_array_get_length (idx) != json_array_get_length (t1)) {
+    *error = g_strdup_printf ("the consumer process's window is empty or "
+        "inconsistent (%u frames, %u times, %g s)",
+        json_array_get_length (idx), json_array_get_length (t1), w->seconds);
+    g_object_unref (parser);
+    return FALSE;
+  }
   w->index = g_array_new (FALSE, FALSE, sizeof (guint));
   w->t1 = series_new ();
   for (i = 0; i < json_array_get_length (idx); i++) {
@@ -427,6 +526,30 @@ producer_stop (S8Producer * p)
 /* one repetition                                                       */
 /* ------------------------------------------------------------------ */
 
+static gint
+cmp_uint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* the distinct frames of the window (a frame read twice counts once) */
+static guint
+unique_frames (S8Window * w)
+{
+  GArray *sorted = g_array_copy (w->index);
+  guint i, n = 0;
+
+  g_array_sort (sorted, cmp_uint);
+  for (i = 0; i < sorted->len; i++)
+    if (i == 0 || g_array_index (sorted, guint, i) !=
+        g_array_index (sorted, guint, i - 1))
+      n++;
+  g_array_unref (sorted);
+  return n;
+}
+
 /* latencies, fps and CPU per frame from the consumer's window */
 static gboolean
 s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
@@ -448,7 +571,7 @@ s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
             g_array_index (p->t0, gdouble, n)) * 1e6);
   }
   out->fps = w->frames / w->seconds;
-  out->dropped = c->frames - MIN (w->frames, c->frames);
+  out->dropped = c->frames - MIN (unique_frames (w), c->frames);
   out->prod_cpu_us = prod_cpu_s * 1e6 / c->frames;
   out->cons_cpu_us = p->md->sink ? w->cpu_s * 1e6 / w->frames : NAN;
   out->total_cpu_us = out->prod_cpu_us + (p->md->sink ? out->cons_cpu_us : 0);
@@ -470,11 +593,11 @@ s8_prime (S8Producer * p, S8Child * ch, gchar ** error)
       return 0;
     if (child_wait (ch, S8_READY, 0.02))
       return n + 1;
-    if (ch->ended || bench_stopped (p->b))
+    if (child_ended (ch) || bench_stopped (p->b))
       break;
   }
   *error = g_strdup_printf ("the consumer process read no frame (%s)",
-      ch->ended ? "it ended" : bench_stopped (p->b) ? BENCH_STOPPED :
+      child_ended (ch) ? "it ended" : bench_stopped (p->b) ? BENCH_STOPPED :
       "for 20 s");
   return 0;
 }
@@ -485,7 +608,7 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
     S8Sample * out, gchar ** error)
 {
   guint first = n + c->warmup, last = first + c->frames - 1;
-  gdouble cpu0 = 0, cpu1;
+  gdouble cpu0 = 0, cpu1 = 0;
   S8Window w = { 0, };
   gboolean ok = TRUE;
 
@@ -497,17 +620,31 @@ s8_measure (S8Producer * p, S8Child * ch, S8Config * c, guint n,
       *error = g_strdup (BENCH_STOPPED);
   }
   if (ok && ch) {
-    child_tell (ch, first, last);
-    child_wait (ch, S8_DONE, 15);
-    cpu1 = ch->cpu_done;
-    ok = child_wait (ch, S8_RESULT, 15) &&
-        child_window (ch, &w, &out->src_stats, error);
+    ok = child_tell (ch, first, last, error);
+    if (ok && !child_wait (ch, S8_DONE, S8_ANSWER_S)) {
+      *error = g_strdup_printf ("the consumer process did not read the "
+          "measured frames (%s)", child_ended (ch) ? "it ended" :
+          "no \"done\" for " G_STRINGIFY (S8_ANSWER_S) " s");
+      ok = FALSE;
+    }
+    if (ok) {
+      g_mutex_lock (&ch->lock);
+      cpu1 = ch->cpu_done;
+      g_mutex_unlock (&ch->lock);
+      ok = child_wait (ch, S8_RESULT, S8_ANSWER_S) &&
+          child_window (ch, &w, &out->src_stats, error);
+    }
     if (!ok && !*error)
       *error = g_strdup ("the consumer process gave no result");
   } else if (ok) {
     ok = s8_consumer_wait (p->cons, last, error);
     cpu1 = process_cpu_s ();
     ok = ok && s8_consumer_window (p->cons, first, last, &w, error);
+  }
+  if (ok && cpu1 - cpu0 <= 0) {
+    *error = g_strdup_printf ("the producer's CPU time over the measured "
+        "frames is %g s", cpu1 - cpu0);
+    ok = FALSE;
   }
   if (ok && p->md->sink && !p->md->ipc_mode)
     g_object_get (p->sink, "stats", &out->sink_stats, NULL);
@@ -537,6 +674,10 @@ s8_repetition (Bench * b, S8Config * c, gint mode, FrameWriter writer,
   ok = ok && s8_measure (&p, p.md->sink ? &ch : NULL, c, n, out, error);
   if (!ok && !*error)
     *error = g_strdup ("failed");
+  if (!ok) {
+    g_clear_pointer (&out->sink_stats, gst_structure_free);
+    g_clear_pointer (&out->src_stats, gst_structure_free);
+  }
   /* the producer's pipeline first: upstream's source in the other
    * process stops only once its sink answered */
   producer_stop (&p);
