@@ -254,6 +254,9 @@ run_sink (const gchar * path)
       "socket-path=%s", W, H, path);
   GstElement *p = gst_parse_launch (desc, NULL);
 
+  g_free (desc);
+  if (!p)
+    return 2;                   /* the parent's wait for it fails */
   ipc_connect_new_semaphore (p, "sink");
   gst_element_set_state (p, GST_STATE_PLAYING);
   g_usleep (60 * G_USEC_PER_SEC);
@@ -269,6 +272,9 @@ run_reader (const gchar * path)
       "wait-mode=gpu ! fakesink sync=false", path);
   GstElement *p = gst_parse_launch (desc, NULL);
 
+  g_free (desc);
+  if (!p)
+    return 2;                   /* the parent's wait for it fails */
   ipc_connect_new_semaphore (p, "src");
   gst_element_set_state (p, GST_STATE_PLAYING);
   g_usleep (60 * G_USEC_PER_SEC);
