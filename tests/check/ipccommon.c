@@ -244,23 +244,30 @@ ipc_spawn_sink (const gchar * path, const gchar * delay)
   return pid;
 }
 
-/* the sink side, killed by the test: a live NV12 source into the sink */
+/* plays @desc (takes it; its IPC element named @name) until the test
+ * kills this process (or for 60 s) */
 static int
-run_sink (const gchar * path)
+run_until_killed (gchar * desc, const gchar * name)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " is-live=true ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! cudasyncipcsink name=sink max-buffers=2 "
-      "socket-path=%s", W, H, path);
   GstElement *p = gst_parse_launch (desc, NULL);
 
   g_free (desc);
   if (!p)
     return 2;                   /* the parent's wait for it fails */
-  ipc_connect_new_semaphore (p, "sink");
+  ipc_connect_new_semaphore (p, name);
   gst_element_set_state (p, GST_STATE_PLAYING);
   g_usleep (60 * G_USEC_PER_SEC);
   return 1;
+}
+
+/* the sink side, killed by the test: a live NV12 source into the sink */
+static int
+run_sink (const gchar * path)
+{
+  return run_until_killed (g_strdup_printf ("videotestsrc " PATTERN
+          " is-live=true ! video/x-raw,format=" FORMAT ",width=%d,height=%d,"
+          "framerate=30/1 ! cudaupload ! cudasyncipcsink name=sink "
+          "max-buffers=2 socket-path=%s", W, H, path), "sink");
 }
 
 /* a source that reads frames until it is killed, with nothing after it
@@ -268,17 +275,8 @@ run_sink (const gchar * path)
 static int
 run_reader (const gchar * path)
 {
-  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
-      "wait-mode=gpu ! fakesink sync=false", path);
-  GstElement *p = gst_parse_launch (desc, NULL);
-
-  g_free (desc);
-  if (!p)
-    return 2;                   /* the parent's wait for it fails */
-  ipc_connect_new_semaphore (p, "src");
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  g_usleep (60 * G_USEC_PER_SEC);
-  return 1;
+  return run_until_killed (g_strdup_printf ("cudasyncipcsrc name=src "
+          "socket-path=%s wait-mode=gpu ! fakesink sync=false", path), "src");
 }
 
 GPid
