@@ -43,6 +43,14 @@ struct _GstCudaVkInterop
    * since freeing the hand-overs' list may give frames back */
   GMutex give_back_lock;
   GstVulkanTrashList *give_back_trash;
+  /* Give-backs run on whichever thread drops a frame, and record into a
+   * command pool of their own: GstVulkanCommandPool (1.22 to 1.28) clears
+   * a released command buffer's pool pointer after it made the buffer
+   * available again, so a buffer made on another thread at that moment
+   * loses its pool. give_back_cmd_lock (taken before give_back_lock)
+   * serialises making their command buffers with freeing them. */
+  GMutex give_back_cmd_lock;
+  GstVulkanCommandPool *give_back_cmd_pool;
 
   /* What is held until the CUDA work enqueued before it has run
    * (gst_cuda_vk_interop_hold()): the releaser's thread gives it back, in
@@ -85,6 +93,9 @@ gboolean gst_cuda_vk_interop_hold (GstCudaVkInterop * self, GstBuffer * buf,
 /* gst_cuda_vk_interop_begin() with the command buffer named @what */
 GstVulkanCommandBuffer *gst_cuda_vk_interop_begin_named (GstCudaVkInterop *
     self, const gchar * what, GError ** error);
+/* the same, from @pool (the interop's give-back pool) */
+GstVulkanCommandBuffer *gst_cuda_vk_interop_begin_in (GstCudaVkInterop * self,
+    GstVulkanCommandPool * pool, const gchar * what, GError ** error);
 /* gst_cuda_vk_interop_submit() into the list of give-back submissions
  * (@give_back) or of hand-overs */
 GstVulkanFence *gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,

@@ -252,6 +252,7 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
   GstCudaVkSubmitSync sync = { 0, };
   VkPipelineStageFlags src_stages = 0;
   GstVulkanCommandBuffer *cmd;
+  GstVulkanFence *fence;
   guint i;
 
   for (i = 0; i < n_planes; i++) {
@@ -264,11 +265,17 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
    * a fence that tells when downstream's work on them is done */
   if (!src_stages)
     src_stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  cmd = gst_cuda_vk_interop_begin_named (self, "release commands", error);
-  if (!cmd)
+  g_mutex_lock (&self->give_back_cmd_lock);
+  cmd = gst_cuda_vk_interop_begin_in (self, self->give_back_cmd_pool,
+      "release commands", error);
+  if (!cmd) {
+    g_mutex_unlock (&self->give_back_cmd_lock);
     return NULL;
+  }
   gst_cuda_vk_barriers_record (&barriers, cmd, src_stages,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   /* the fence also covers all earlier work on the queue: downstream's */
-  return gst_cuda_vk_interop_submit_to (self, cmd, &sync, NULL, TRUE, error);
+  fence = gst_cuda_vk_interop_submit_to (self, cmd, &sync, NULL, TRUE, error);
+  g_mutex_unlock (&self->give_back_cmd_lock);
+  return fence;
 }

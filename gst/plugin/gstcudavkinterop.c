@@ -35,11 +35,13 @@ gst_cuda_vk_interop_finalize (GObject * object)
   g_ptr_array_unref (self->unreleased);
   g_clear_pointer (&self->fences, gst_cuda_vk_fence_pool_free);
   gst_clear_object (&self->cmd_pool);
+  gst_clear_object (&self->give_back_cmd_pool);
   gst_clear_object (&self->queue);
   gst_clear_object (&self->device);
   gst_clear_object (&self->cuda);
   g_mutex_clear (&self->trash_lock);
   g_mutex_clear (&self->give_back_lock);
+  g_mutex_clear (&self->give_back_cmd_lock);
   G_OBJECT_CLASS (gst_cuda_vk_interop_parent_class)->finalize (object);
 }
 
@@ -54,6 +56,7 @@ gst_cuda_vk_interop_init (GstCudaVkInterop * self)
 {
   g_mutex_init (&self->trash_lock);
   g_mutex_init (&self->give_back_lock);
+  g_mutex_init (&self->give_back_cmd_lock);
   self->unreleased = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
 }
@@ -64,7 +67,7 @@ gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
     const GstCudaVkInteropFuncs * funcs, gpointer user_data, GError ** error)
 {
   GstCudaVkInterop *self;
-  GstVulkanCommandPool *cmd_pool;
+  GstVulkanCommandPool *cmd_pool, *give_back_cmd_pool;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (cuda), NULL);
   g_return_val_if_fail (GST_IS_VULKAN_QUEUE (queue), NULL);
@@ -72,6 +75,11 @@ gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
   cmd_pool = gst_vulkan_queue_create_command_pool (queue, error);
   if (!cmd_pool)
     return NULL;
+  give_back_cmd_pool = gst_vulkan_queue_create_command_pool (queue, error);
+  if (!give_back_cmd_pool) {
+    gst_object_unref (cmd_pool);
+    return NULL;
+  }
   self = g_object_new (GST_TYPE_CUDA_VK_INTEROP, NULL);
   gst_object_ref_sink (self);
   self->cuda = gst_object_ref (cuda);
@@ -83,6 +91,7 @@ gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
   self->queue = gst_object_ref (queue);
   self->device = gst_object_ref (queue->device);
   self->cmd_pool = cmd_pool;
+  self->give_back_cmd_pool = give_back_cmd_pool;
   if (namer)
     self->namer = *namer;
   /* the device's set-up made sure it has it */
@@ -325,11 +334,18 @@ GstVulkanCommandBuffer *
 gst_cuda_vk_interop_begin_named (GstCudaVkInterop * self, const gchar * what,
     GError ** error)
 {
+  return gst_cuda_vk_interop_begin_in (self, self->cmd_pool, what, error);
+}
+
+GstVulkanCommandBuffer *
+gst_cuda_vk_interop_begin_in (GstCudaVkInterop * self,
+    GstVulkanCommandPool * pool, const gchar * what, GError ** error)
+{
   VkCommandBufferBeginInfo bi = { 0, };
   GstVulkanCommandBuffer *cmd;
   VkResult res;
 
-  cmd = gst_vulkan_command_pool_create (self->cmd_pool, error);
+  cmd = gst_vulkan_command_pool_create (pool, error);
   if (!cmd)
     return NULL;
   gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
@@ -370,9 +386,11 @@ trash_add (GstCudaVkInterop * self, GstVulkanFence * fence,
 void
 gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self)
 {
+  g_mutex_lock (&self->give_back_cmd_lock);
   g_mutex_lock (&self->give_back_lock);
   gst_vulkan_trash_list_wait (self->give_back_trash, G_MAXUINT64);
   g_mutex_unlock (&self->give_back_lock);
+  g_mutex_unlock (&self->give_back_cmd_lock);
 }
 
 GstVulkanFence *
