@@ -57,4 +57,14 @@
 #else
 #define GST_CUDA_SYNC_HAVE_VK_BARRIER_TIMELINE 0
 #endif
+/* Upstream main (future 1.30): the images' timeline semaphores are
+ * reached only through GstVulkanOperation (add_dependency_frame), which
+ * takes binary semaphores of one's own (add_wait/signal_semaphore): the
+ * bridge relays its submissions through such an operation (detected by
+ * meson) */
+#ifdef HAVE_VK_OPERATION_SEMAPHORES
+#define GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES 1
+#else
+#define GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES 0
+#endif
 /* end of plugin capabilities */

@@ -290,3 +290,182 @@ gst_cuda_vk_compat_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
   barrier->queue = queue;
 #endif
 }
+
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+/* an operation that gst_vulkan_operation_end() refuses with
+ * VK_ERROR_OUT_OF_DATE_KHR (another user of a frame committed first) is
+ * recorded again, as upstream's elements do; this many times at most */
+#define RELAY_TRIES 8
+
+struct _GstCudaVkRelay
+{
+  /* serialises the operation: give-backs run on whichever thread drops a
+   * frame. Taken with no other lock of the bridge held, it only takes
+   * upstream's (the operation's, the barrier state's, the images', the
+   * queue's submit lock). */
+  GMutex lock;
+  GstVulkanDevice *device;
+  GstVulkanCommandPool *pool;
+  GstVulkanOperation *op;
+};
+
+/* Whether every memory of @frame is a Vulkan image: each has a timeline
+ * where the device has timeline semaphores, which the operation checks */
+static gboolean
+frame_has_timelines (GstBuffer * frame)
+{
+  guint i, n = gst_buffer_n_memory (frame);
+
+  for (i = 0; i < n; i++) {
+    if (!gst_is_vulkan_image_memory (gst_buffer_peek_memory (frame, i)))
+      return FALSE;
+  }
+  return n > 0;
+}
+
+static GstVulkanHandle *
+binary_semaphore_new (GstVulkanDevice * device, GError ** error)
+{
+  VkSemaphoreCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+  };
+  VkSemaphore sem;
+  VkResult res;
+
+  res = vkCreateSemaphore (device->device, &ci, NULL, &sem);
+  if (gst_vulkan_error_to_g_error (res, error, "vkCreateSemaphore") < 0)
+    return NULL;
+  return gst_vulkan_handle_new_wrapped (device,
+      GST_VULKAN_HANDLE_TYPE_SEMAPHORE, (GstVulkanHandleTypedef) sem,
+      gst_vulkan_handle_free_semaphore, NULL);
+}
+
+/* One operation on @frame's timelines that waits on @wait or signals
+ * @signal (one of them) */
+static gboolean
+relay_run (GstCudaVkRelay * relay, GstBuffer * frame, GstVulkanHandle * wait,
+    GstVulkanHandle * signal, GError ** error)
+{
+  guint tries;
+
+  g_mutex_lock (&relay->lock);
+  for (tries = 0; tries < RELAY_TRIES; tries++) {
+    GError *err = NULL;
+
+    if (!gst_vulkan_operation_begin (relay->op, error))
+      break;
+    if (!gst_vulkan_operation_add_dependency_frame (relay->op, frame,
+            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)) {
+      gst_vulkan_operation_reset (relay->op);
+      g_set_error (error, GST_VULKAN_ERROR, VK_ERROR_UNKNOWN,
+          "Could not add the frame's timeline semaphores to an operation");
+      break;
+    }
+    /* the operation owns what it is given until its fence signals */
+    if (wait)
+      gst_vulkan_operation_add_wait_semaphore (relay->op,
+          gst_vulkan_handle_ref (wait), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    if (signal)
+      gst_vulkan_operation_add_signal_semaphore (relay->op,
+          gst_vulkan_handle_ref (signal), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    if (gst_vulkan_operation_end (relay->op, &err)) {
+      g_mutex_unlock (&relay->lock);
+      return TRUE;
+    }
+    if (!g_error_matches (err, GST_VULKAN_ERROR, VK_ERROR_OUT_OF_DATE_KHR)) {
+      g_propagate_error (error, err);
+      break;
+    }
+    GST_DEBUG ("frame %p: another user committed first, again", frame);
+    g_clear_error (&err);
+  }
+  if (tries == RELAY_TRIES)
+    g_set_error (error, GST_VULKAN_ERROR, VK_ERROR_OUT_OF_DATE_KHR,
+        "The frame's timeline semaphores changed %d times in a row while "
+        "an operation on them was submitted", RELAY_TRIES);
+  g_mutex_unlock (&relay->lock);
+  return FALSE;
+}
+#endif
+
+GstCudaVkRelay *
+gst_cuda_vk_relay_new (GstVulkanQueue * queue, GError ** error)
+{
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+  GstCudaVkRelay *relay;
+  GstVulkanCommandPool *pool;
+
+  pool = gst_vulkan_queue_create_command_pool (queue, error);
+  if (!pool)
+    return NULL;
+  relay = g_new0 (GstCudaVkRelay, 1);
+  g_mutex_init (&relay->lock);
+  relay->device = gst_object_ref (queue->device);
+  relay->pool = pool;
+  relay->op = gst_vulkan_operation_new (pool);
+  return relay;
+#else
+  return NULL;
+#endif
+}
+
+void
+gst_cuda_vk_relay_free (GstCudaVkRelay * relay)
+{
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+  if (!relay)
+    return;
+  /* waits for the operations' fences and frees what they used */
+  gst_vulkan_operation_reset (relay->op);
+  gst_object_unref (relay->op);
+  gst_object_unref (relay->pool);
+  gst_object_unref (relay->device);
+  g_mutex_clear (&relay->lock);
+  g_free (relay);
+#endif
+}
+
+gboolean
+gst_cuda_vk_relay_before (GstCudaVkRelay * relay, GstBuffer * frame,
+    GstVulkanHandle ** wait, GError ** error)
+{
+  *wait = NULL;
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+  if (!relay || !frame_has_timelines (frame))
+    return TRUE;
+  *wait = binary_semaphore_new (relay->device, error);
+  if (!*wait)
+    return FALSE;
+  if (!relay_run (relay, frame, NULL, *wait, error)) {
+    gst_clear_vulkan_handle (wait);
+    return FALSE;
+  }
+#endif
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_relay_prepare_after (GstCudaVkRelay * relay, GstBuffer * frame,
+    GstVulkanHandle ** signal, GError ** error)
+{
+  *signal = NULL;
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+  if (!relay || !frame_has_timelines (frame))
+    return TRUE;
+  *signal = binary_semaphore_new (relay->device, error);
+  return *signal != NULL;
+#else
+  return TRUE;
+#endif
+}
+
+gboolean
+gst_cuda_vk_relay_after (GstCudaVkRelay * relay, GstBuffer * frame,
+    GstVulkanHandle * signalled, GError ** error)
+{
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+  if (relay && signalled)
+    return relay_run (relay, frame, signalled, NULL, error);
+#endif
+  return TRUE;
+}

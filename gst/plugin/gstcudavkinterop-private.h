@@ -51,6 +51,10 @@ struct _GstCudaVkInterop
    * serialises making their command buffers with freeing them. */
   GMutex give_back_cmd_lock;
   GstVulkanCommandPool *give_back_cmd_pool;
+  /* upstream main: the submissions' part in the images' timelines
+   * (gstcudavkcompat.h); NULL on 1.22 to 1.28. Its lock is taken under
+   * (and never around) the trash lock and a frame pool's lock. */
+  GstCudaVkRelay *relay;
 
   /* What is held until the CUDA work enqueued before it has run
    * (gst_cuda_vk_interop_hold()): the releaser's thread gives it back, in
@@ -99,7 +103,7 @@ GstVulkanCommandBuffer *gst_cuda_vk_interop_begin_in (GstCudaVkInterop * self,
 /* gst_cuda_vk_interop_submit() into the list of give-back submissions
  * (@give_back) or of hand-overs */
 GstVulkanFence *gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,
-    GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
+    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync,
     GstMiniObject * keep, gboolean give_back, GError ** error);
 
 G_END_DECLS

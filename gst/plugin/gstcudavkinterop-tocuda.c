@@ -94,10 +94,22 @@ submit_vulkan_copy (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
   GstCudaVkSubmitSync sync = { 0, };
   GstVulkanCommandBuffer *cmd;
   VkBufferMemoryBarrier release = { 0, };
+  GstVulkanHandle *before, *after = NULL;
+  gboolean ok;
 
-  cmd = gst_cuda_vk_interop_begin (self, error);
-  if (!cmd)
+  /* upstream main: after the writes of GstVulkanOperation users (the
+   * first operation), and their next users after this copy (the second) */
+  if (!gst_cuda_vk_relay_before (self->relay, in->buf, &before, error))
     return FALSE;
+  gst_cuda_vk_sync_add_handle (&sync, before, TRUE);
+  if (!gst_cuda_vk_relay_prepare_after (self->relay, in->buf, &after, error)
+      || !(cmd = gst_cuda_vk_interop_begin (self, error))) {
+    gst_cuda_vk_sync_clear (&sync);
+    gst_clear_vulkan_handle (&after);
+    return FALSE;
+  }
+  if (after)
+    gst_cuda_vk_sync_add_handle (&sync, gst_vulkan_handle_ref (after), FALSE);
   record_input_barriers (self, kind, in, s, cmd, &sync);
   kind->record_copy (in, s->staging.buffer, s->offset, s->pitch, cmd);
 
@@ -119,14 +131,19 @@ submit_vulkan_copy (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
         gst_cuda_vk_semaphore_next_value (sem));
   s->fence = gst_cuda_vk_interop_submit (self, cmd, &sync,
       GST_MINI_OBJECT_CAST (in->buf), error);
-  if (!s->fence)
+  gst_cuda_vk_sync_clear (&sync);
+  if (!s->fence) {
+    gst_clear_vulkan_handle (&after);
     return FALSE;
+  }
   gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
   if (sem)
     gst_cuda_vk_semaphore_vk_signalled (sem);
   update_input_barriers (kind, in);
   s->released = TRUE;
-  return TRUE;
+  ok = gst_cuda_vk_relay_after (self->relay, in->buf, after, error);
+  gst_clear_vulkan_handle (&after);
+  return ok;
 }
 
 /* CUDA waits for the Vulkan copy into @s: on the GPU for @sem's signal,

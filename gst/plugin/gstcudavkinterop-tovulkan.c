@@ -191,11 +191,20 @@ submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
   GstCudaVkSubmitSync sync = { 0, };
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
+  GstVulkanHandle *relayed = NULL;
+  gboolean ok;
   guint i;
 
-  cmd = gst_cuda_vk_interop_begin (self, error);
-  if (!cmd)
+  /* upstream main: the images' timelines advance after this submission */
+  if (!gst_cuda_vk_relay_prepare_after (self->relay, outbuf, &relayed, error))
     return FALSE;
+  cmd = gst_cuda_vk_interop_begin (self, error);
+  if (!cmd) {
+    gst_clear_vulkan_handle (&relayed);
+    return FALSE;
+  }
+  if (relayed)
+    gst_cuda_vk_sync_add_handle (&sync, gst_vulkan_handle_ref (relayed), FALSE);
   for (i = 0; i < f->n_planes; i++)
     kind->take_over (gst_buffer_peek_memory (outbuf, i), self->queue,
         &barriers, &sync);
@@ -211,13 +220,18 @@ submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
     gst_cuda_vk_sync_add_wait (&sync, sem->vk_sem, value);
   fence = gst_cuda_vk_interop_submit (self, cmd, &sync,
       GST_MINI_OBJECT_CAST (outbuf), error);
-  if (!fence)
+  gst_cuda_vk_sync_clear (&sync);
+  if (!fence) {
+    gst_clear_vulkan_handle (&relayed);
     return FALSE;
+  }
   if (sem)
     gst_cuda_vk_semaphore_wait_submitted (sem, fence);
   gst_vulkan_fence_unref (fence);
   f->used = TRUE;
-  return TRUE;
+  ok = gst_cuda_vk_relay_after (self->relay, outbuf, relayed, error);
+  gst_clear_vulkan_handle (&relayed);
+  return ok;
 }
 
 gboolean
@@ -253,8 +267,13 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
   VkPipelineStageFlags src_stages = 0;
   GstVulkanCommandBuffer *cmd;
   GstVulkanFence *fence;
+  GstVulkanHandle *relayed;
   guint i;
 
+  /* upstream main: after the work of GstVulkanOperation users */
+  if (!gst_cuda_vk_relay_before (self->relay, buf, &relayed, error))
+    return NULL;
+  gst_cuda_vk_sync_add_handle (&sync, relayed, TRUE);
   for (i = 0; i < n_planes; i++) {
     /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
      * whatever queue (the images' timelines, gstcudavkframepool.c) */
@@ -270,6 +289,7 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
       "release commands", error);
   if (!cmd) {
     g_mutex_unlock (&self->give_back_cmd_lock);
+    gst_cuda_vk_sync_clear (&sync);
     return NULL;
   }
   gst_cuda_vk_barriers_record (&barriers, cmd, src_stages,
@@ -277,5 +297,6 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
   /* the fence also covers all earlier work on the queue: downstream's */
   fence = gst_cuda_vk_interop_submit_to (self, cmd, &sync, NULL, TRUE, error);
   g_mutex_unlock (&self->give_back_cmd_lock);
+  gst_cuda_vk_sync_clear (&sync);
   return fence;
 }

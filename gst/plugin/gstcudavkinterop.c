@@ -30,6 +30,7 @@ gst_cuda_vk_interop_finalize (GObject * object)
 
   gst_cuda_vk_interop_stop (self);
   gst_cuda_vk_interop_wait_given_back (self);
+  g_clear_pointer (&self->relay, gst_cuda_vk_relay_free);
   gst_clear_object (&self->trash);
   gst_clear_object (&self->give_back_trash);
   g_ptr_array_unref (self->unreleased);
@@ -68,16 +69,23 @@ gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
 {
   GstCudaVkInterop *self;
   GstVulkanCommandPool *cmd_pool, *give_back_cmd_pool;
+  GstCudaVkRelay *relay;
+  GError *err = NULL;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (cuda), NULL);
   g_return_val_if_fail (GST_IS_VULKAN_QUEUE (queue), NULL);
 
-  cmd_pool = gst_vulkan_queue_create_command_pool (queue, error);
-  if (!cmd_pool)
+  relay = gst_cuda_vk_relay_new (queue, &err);
+  if (err) {
+    g_propagate_error (error, err);
     return NULL;
-  give_back_cmd_pool = gst_vulkan_queue_create_command_pool (queue, error);
+  }
+  cmd_pool = gst_vulkan_queue_create_command_pool (queue, error);
+  give_back_cmd_pool = cmd_pool ?
+      gst_vulkan_queue_create_command_pool (queue, error) : NULL;
   if (!give_back_cmd_pool) {
-    gst_object_unref (cmd_pool);
+    gst_clear_object (&cmd_pool);
+    gst_cuda_vk_relay_free (relay);
     return NULL;
   }
   self = g_object_new (GST_TYPE_CUDA_VK_INTEROP, NULL);
@@ -92,6 +100,7 @@ gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
   self->device = gst_object_ref (queue->device);
   self->cmd_pool = cmd_pool;
   self->give_back_cmd_pool = give_back_cmd_pool;
+  self->relay = relay;
   if (namer)
     self->namer = *namer;
   /* the device's set-up made sure it has it */
@@ -362,13 +371,16 @@ gst_cuda_vk_interop_begin_in (GstCudaVkInterop * self,
   return cmd;
 }
 
-/* @cmd and @keep are released once @fence signals */
+/* @cmd, @keep and @sync's relay semaphores are released once @fence
+ * signals */
 static void
 trash_add (GstCudaVkInterop * self, GstVulkanFence * fence,
-    GstVulkanCommandBuffer * cmd, GstMiniObject * keep, gboolean give_back)
+    GstVulkanCommandBuffer * cmd, GstMiniObject * keep,
+    GstCudaVkSubmitSync * sync, gboolean give_back)
 {
   GMutex *lock = give_back ? &self->give_back_lock : &self->trash_lock;
   GstVulkanTrashList *trash;
+  guint i;
 
   g_mutex_lock (lock);
   trash = give_back ? self->give_back_trash : self->trash;
@@ -379,6 +391,12 @@ trash_add (GstCudaVkInterop * self, GstVulkanFence * fence,
     gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
             fence, gst_vulkan_trash_mini_object_unref,
             gst_mini_object_ref (keep)));
+  for (i = 0; sync && i < sync->n_handles; i++)
+    gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
+            fence, gst_vulkan_trash_mini_object_unref,
+            GST_MINI_OBJECT_CAST (sync->handles[i])));
+  if (sync)
+    sync->n_handles = 0;
   gst_vulkan_trash_list_gc (trash);
   g_mutex_unlock (lock);
 }
@@ -395,7 +413,7 @@ gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self)
 
 GstVulkanFence *
 gst_cuda_vk_interop_submit (GstCudaVkInterop * self,
-    GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
+    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync,
     GstMiniObject * keep, GError ** error)
 {
   return gst_cuda_vk_interop_submit_to (self, cmd, sync, keep, FALSE, error);
@@ -403,7 +421,7 @@ gst_cuda_vk_interop_submit (GstCudaVkInterop * self,
 
 GstVulkanFence *
 gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,
-    GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
+    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync,
     GstMiniObject * keep, gboolean give_back, GError ** error)
 {
   VkPipelineStageFlags wait_stages[GST_CUDA_VK_MAX_SYNC];
@@ -443,6 +461,6 @@ gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,
   }
   if (sync)
     gst_cuda_vk_sync_submitted (sync);
-  trash_add (self, fence, cmd, keep, give_back);
+  trash_add (self, fence, cmd, keep, sync, give_back);
   return fence;
 }

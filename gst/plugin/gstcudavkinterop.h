@@ -214,10 +214,12 @@ GstVulkanCommandBuffer *gst_cuda_vk_interop_begin (GstCudaVkInterop * self,
     GError ** error);
 
 /* Submits @cmd (begun by gst_cuda_vk_interop_begin()) on the queue with
- * @sync (nullable); returns the fence (transfer full). @cmd and @keep
- * (nullable) are released once the fence signals. Thread-safe. */
+ * @sync (nullable); returns the fence (transfer full). @cmd, @keep
+ * (nullable) and @sync's relay semaphores are released once the fence
+ * signals (a failed submission leaves those in @sync:
+ * gst_cuda_vk_sync_clear()). Thread-safe. */
 GstVulkanFence *gst_cuda_vk_interop_submit (GstCudaVkInterop * self,
-    GstVulkanCommandBuffer * cmd, const GstCudaVkSubmitSync * sync,
+    GstVulkanCommandBuffer * cmd, GstCudaVkSubmitSync * sync,
     GstMiniObject * keep, GError ** error);
 
 G_END_DECLS

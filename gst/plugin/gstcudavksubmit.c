@@ -34,6 +34,32 @@ gst_cuda_vk_sync_add_signal (GstCudaVkSubmitSync * sync, VkSemaphore sem,
 }
 
 void
+gst_cuda_vk_sync_add_handle (GstCudaVkSubmitSync * sync,
+    GstVulkanHandle * handle, gboolean wait)
+{
+  VkSemaphore sem;
+
+  if (!handle)
+    return;
+  g_return_if_fail (sync->n_handles < G_N_ELEMENTS (sync->handles));
+  sync->handles[sync->n_handles++] = handle;
+  sem = (VkSemaphore) handle->handle;
+  /* binary: no value */
+  if (wait)
+    gst_cuda_vk_sync_add_wait (sync, sem, 0);
+  else
+    gst_cuda_vk_sync_add_signal (sync, sem, 0);
+}
+
+void
+gst_cuda_vk_sync_clear (GstCudaVkSubmitSync * sync)
+{
+  for (guint i = 0; i < sync->n_handles; i++)
+    gst_mini_object_unref (GST_MINI_OBJECT_CAST (sync->handles[i]));
+  sync->n_handles = 0;
+}
+
+void
 gst_cuda_vk_sync_add_memory (GstCudaVkSubmitSync * sync,
     GstVulkanBarrierMemoryInfo * barrier)
 {

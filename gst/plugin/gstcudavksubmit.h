@@ -33,6 +33,10 @@ typedef struct
   guint64 signal_values[GST_CUDA_VK_MAX_SYNC];
   guint n_barriers;
   GstVulkanBarrierMemoryInfo *barriers[GST_VIDEO_MAX_PLANES];
+  /* a relay's binary semaphores (gstcudavkcompat.h) among the waits and
+   * signals: references, dropped once the submission completed */
+  guint n_handles;
+  GstVulkanHandle *handles[2];
 } GstCudaVkSubmitSync;
 
 void     gst_cuda_vk_sync_add_wait       (GstCudaVkSubmitSync * sync, VkSemaphore sem,
@@ -42,6 +46,13 @@ void     gst_cuda_vk_sync_add_signal     (GstCudaVkSubmitSync * sync, VkSemaphor
 /* no-op on 1.22, for memory without a timeline semaphore, and where
  * GstVulkanBarrierMemoryInfo has no semaphore fields (upstream after 1.28:
  * see meson.build) */
+/* A wait on (@wait) or a signal of a relay's binary semaphore @handle
+ * (transfer full; NULL: nothing) */
+void     gst_cuda_vk_sync_add_handle     (GstCudaVkSubmitSync * sync,
+                                          GstVulkanHandle * handle,
+                                          gboolean wait);
+/* Drops the references of @sync that no submission took */
+void     gst_cuda_vk_sync_clear          (GstCudaVkSubmitSync * sync);
 void     gst_cuda_vk_sync_add_memory     (GstCudaVkSubmitSync * sync,
                                           GstVulkanBarrierMemoryInfo * barrier);
 
