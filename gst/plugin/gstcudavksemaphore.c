@@ -160,7 +160,13 @@ gst_cuda_vk_interop_setup_sync (GstCudaVkInterop * self,
   VkSemaphore probe_vk;
   GstCudaSemaphore *probe;
 
-  if (want_timeline && timeline_supported (self))
+  /* Upstream main: the relay's operations (gstcudavkcompat.h) are joined
+   * to the submissions by binary semaphores, and a binary semaphore's
+   * signal must not depend on a wait whose signal Vulkan cannot see
+   * (VUID-vkQueueSubmit2-semaphore-03873): a take-over waiting for CUDA's
+   * signal of a timeline value is such a wait, an external binary
+   * semaphore's is not. So CUDA and Vulkan use binary semaphores there. */
+  if (want_timeline && !self->relay && timeline_supported (self))
     self->timeline = semaphore_new (self, TRUE);
   if (self->timeline) {
     self->gpu_sync = TRUE;

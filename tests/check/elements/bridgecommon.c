@@ -1,6 +1,7 @@
 /* gst-cudasync: helpers shared by the cudatovulkan / vulkantocuda tests
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "config.h"             /* HAVE_VK_OPERATION_SEMAPHORES */
 #include "bridgecommon.h"
 #include "vkutil.h"
 #include <stdio.h>
@@ -215,16 +216,21 @@ assert_semaphore_type (GstElement * e, const gchar * want)
 }
 
 /* Whether a bridge element on a real GPU synchronises through a timeline
- * semaphore: from GStreamer 1.24 on (whose GstVulkanDevice enables the
+ * semaphore: GStreamer 1.24 to 1.28 (whose GstVulkanDevice enables the
  * device's timeline semaphores: the H200's NVIDIA driver has them) unless
- * its "timeline" property is FALSE. 1.22: binary semaphores. */
+ * its "timeline" property is FALSE. 1.22 and upstream main (the relay's
+ * binary semaphores, gstcudavksemaphore.c): binary semaphores. */
 gboolean
 bc_expect_timeline (GstElement * e)
 {
   gboolean timeline;
 
   g_object_get (e, "timeline", &timeline, NULL);
+#ifdef HAVE_VK_OPERATION_SEMAPHORES
+  return FALSE;
+#else
   return timeline && GST_CHECK_VERSION (1, 24, 0);
+#endif
 }
 
 /* Whether vulkantocuda's output wraps its staging buffers (one GPU copy
