@@ -467,6 +467,32 @@ bench_vulkan_queue (Bench * b)
 }
 
 gboolean
+bench_vulkan_decodes_video (Bench * b)
+{
+#ifdef HAVE_CUDA_VULKAN
+  /* VK_QUEUE_VIDEO_DECODE_BIT_KHR, which older Vulkan headers lack */
+  const VkQueueFlags decode = 0x20;
+  GstVulkanDevice *device = NULL;
+  gboolean found = FALSE;
+  guint i;
+
+  g_mutex_lock (&b->vk_lock);
+  if (b->vk_ctx[1])
+    gst_context_get_vulkan_device (b->vk_ctx[1], &device);
+  g_mutex_unlock (&b->vk_lock);
+  if (!device)
+    return FALSE;
+  for (i = 0; i < device->physical_device->n_queue_families; i++)
+    found |= (device->physical_device->queue_family_props[i].queueFlags &
+        decode) != 0;
+  gst_object_unref (device);
+  return found;
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
 ensure_vulkan_device (Bench * b, gchar ** why)
 {
 #ifdef HAVE_CUDA_VULKAN

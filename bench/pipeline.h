@@ -59,6 +59,10 @@ gchar *         missing_elements       (const gchar * const *names, guint n);
 /* Opens the bench's Vulkan device once (b->r.vulkan describes it).
  * FALSE (and *why) when there is none or the build has no Vulkan. */
 gboolean        ensure_vulkan_device   (Bench * b, gchar ** why);
+/* Whether the bench's Vulkan device (ensure_vulkan_device ()) has a queue
+ * family that decodes video: GStreamer 1.24 registers vulkanh264dec
+ * whatever the device, 1.26+ only where one has */
+gboolean        bench_vulkan_decodes_video (Bench * b);
 
 /* The Vulkan queue object the raw modes submit through: the one the bridge
  * elements use (a context query on a cudatovulkan given the bench's

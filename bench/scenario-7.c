@@ -252,6 +252,8 @@ s7_modes_prepare (Bench * b, const S7Source * src)
       why = g_strdup_printf ("element(s)%s not found", missing);
     else if (needs_vk && !vulkan)
       why = g_strdup (vk_error);
+    else if (md->vk_decoder && !bench_vulkan_decodes_video (b))
+      why = g_strdup ("the Vulkan device has no video decode queue");
     set_str (b, &S->mode_skipped[k], why);
     if (why)
       g_print ("  mode %s skipped: %s\n", md->key, why);

@@ -300,9 +300,11 @@ gst_cuda_vk_compat_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
 struct _GstCudaVkRelay
 {
   /* serialises the operation: give-backs run on whichever thread drops a
-   * frame. Taken with no other lock of the bridge held, it only takes
-   * upstream's (the operation's, the barrier state's, the images', the
-   * queue's submit lock). */
+   * frame. Taken alone or under the interop's trash lock (a give-back from
+   * its list's collection); under it only upstream's locks (the
+   * operation's, the barrier state's, the images', the queue's submit
+   * lock). A reset (after a conflict) waits on the CPU for the relay's
+   * earlier operations, which depend on submitted work only. */
   GMutex lock;
   GstVulkanDevice *device;
   GstVulkanCommandPool *pool;
@@ -340,7 +342,11 @@ binary_semaphore_new (GstVulkanDevice * device, GError ** error)
 }
 
 /* One operation on @frame's timelines that waits on @wait or signals
- * @signal (one of them) */
+ * @signal (one of them). Every failure resets the operation (upstream's
+ * end() leaves it begun when it could not make a fence or end the command
+ * buffer), so that the next one starts clean. A conflict with another
+ * user of the frame (its timeline moved between reading and committing,
+ * seen by add_dependency_frame() or end()) is tried again. */
 static gboolean
 relay_run (GstCudaVkRelay * relay, GstBuffer * frame, GstVulkanHandle * wait,
     GstVulkanHandle * signal, GError ** error)
@@ -351,15 +357,18 @@ relay_run (GstCudaVkRelay * relay, GstBuffer * frame, GstVulkanHandle * wait,
   for (tries = 0; tries < RELAY_TRIES; tries++) {
     GError *err = NULL;
 
-    if (!gst_vulkan_operation_begin (relay->op, error))
+    /* upstream's begin() may set its error twice: none asked */
+    if (!gst_vulkan_operation_begin (relay->op, NULL)) {
+      g_set_error (error, GST_VULKAN_ERROR, VK_ERROR_INITIALIZATION_FAILED,
+          "Could not begin a Vulkan operation on the frame's timelines");
       break;
+    }
     if (!gst_vulkan_operation_add_dependency_frame (relay->op, frame,
             VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
             VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)) {
       gst_vulkan_operation_reset (relay->op);
-      g_set_error (error, GST_VULKAN_ERROR, VK_ERROR_UNKNOWN,
-          "Could not add the frame's timeline semaphores to an operation");
-      break;
+      GST_DEBUG ("frame %p: its timeline moved while added, again", frame);
+      continue;
     }
     /* the operation owns what it is given until its fence signals */
     if (wait)
@@ -372,6 +381,7 @@ relay_run (GstCudaVkRelay * relay, GstBuffer * frame, GstVulkanHandle * wait,
       g_mutex_unlock (&relay->lock);
       return TRUE;
     }
+    gst_vulkan_operation_reset (relay->op);
     if (!g_error_matches (err, GST_VULKAN_ERROR, VK_ERROR_OUT_OF_DATE_KHR)) {
       g_propagate_error (error, err);
       break;
@@ -403,6 +413,18 @@ gst_cuda_vk_relay_new (GstVulkanQueue * queue, GError ** error)
   relay->device = gst_object_ref (queue->device);
   relay->pool = pool;
   relay->op = gst_vulkan_operation_new (pool);
+  /* Upstream's operation handles the images' timelines and one's own
+   * semaphores together only with timeline semaphores and
+   * synchronization2; elsewhere images have no timelines to relay (or its
+   * submission would go wrong), and the bridge keeps queue order */
+  if (!gst_cuda_vk_compat_timeline_enabled (queue->device,
+          queue->device->instance) || !gst_vulkan_operation_use_sync2
+      (relay->op)) {
+    GST_INFO_OBJECT (queue, "no timeline semaphores or no synchronization2: "
+        "nothing to relay; the bridge is ordered by submission order");
+    gst_cuda_vk_relay_free (relay);
+    return NULL;
+  }
   return relay;
 #else
   return NULL;

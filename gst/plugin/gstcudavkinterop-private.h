@@ -52,8 +52,8 @@ struct _GstCudaVkInterop
   GMutex give_back_cmd_lock;
   GstVulkanCommandPool *give_back_cmd_pool;
   /* upstream main: the submissions' part in the images' timelines
-   * (gstcudavkcompat.h); NULL on 1.22 to 1.28. Its lock is taken under
-   * (and never around) the trash lock and a frame pool's lock. */
+   * (gstcudavkcompat.h); NULL on 1.22 to 1.28. Its lock is taken alone or
+   * under (never around) the trash lock. */
   GstCudaVkRelay *relay;
 
   /* What is held until the CUDA work enqueued before it has run

@@ -139,10 +139,16 @@ submit_vulkan_copy (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
   gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_GPU_COPIES, 1);
   if (sem)
     gst_cuda_vk_semaphore_vk_signalled (sem);
-  update_input_barriers (kind, in);
+  /* a binary semaphore now signalled: should CUDA's wait not follow
+   * (wait_vulkan_copy()), the slot gets a new one before its reuse */
+  s->sem_unwaited = sem && !sem->timeline;
   s->released = TRUE;
+  /* upstream main: the timelines advance before the barrier state says
+   * what this copy did, so that a user that reads that state also waits
+   * for the copy */
   ok = gst_cuda_vk_relay_after (self->relay, in->buf, after, error);
   gst_clear_vulkan_handle (&after);
+  update_input_barriers (kind, in);
   return ok;
 }
 

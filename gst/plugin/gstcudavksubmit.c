@@ -41,7 +41,12 @@ gst_cuda_vk_sync_add_handle (GstCudaVkSubmitSync * sync,
 
   if (!handle)
     return;
-  g_return_if_fail (sync->n_handles < G_N_ELEMENTS (sync->handles));
+  if (sync->n_handles == G_N_ELEMENTS (sync->handles) ||
+      (wait ? sync->n_waits : sync->n_signals) == GST_CUDA_VK_MAX_SYNC) {
+    g_critical ("no room for another relay semaphore in a submission");
+    gst_mini_object_unref (GST_MINI_OBJECT_CAST (handle));
+    return;
+  }
   sync->handles[sync->n_handles++] = handle;
   sem = (VkSemaphore) handle->handle;
   /* binary: no value */
