@@ -49,8 +49,9 @@ _gst_cuda_semaphore_record_op (GstCudaSemaphore * self, CUstream stream,
 
   if (!se) {
     StreamEvent n = { stream, NULL };
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&n.event,
-        CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
+    /* recorded with every operation, waited for only by deferred
+     * destruction, which polls it: no blocking sync */
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&n.event, CU_EVENT_DISABLE_TIMING);
     if (!_gst_cuda_sync_result (r, "cuEventCreate", error))
       return FALSE;
     g_array_append_val (self->stream_events, n);

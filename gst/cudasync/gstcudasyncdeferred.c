@@ -54,6 +54,23 @@ init_debug (void)
   }
 }
 
+/* context pushed: waits for @ev by polling it, sleeping in between (50 us
+ * at first, up to 4 ms): the worker neither spins a core nor needs the
+ * event made with blocking sync, which the events recorded with every
+ * frame (a semaphore's stream events) are not */
+static CUresult
+poll_event (const GstCudaSyncVTable * vt, CUevent ev)
+{
+  gulong sleep_us = 50;
+  CUresult r;
+
+  while ((r = vt->cuEventQuery (ev)) == CUDA_ERROR_NOT_READY) {
+    g_usleep (sleep_us);
+    sleep_us = MIN (sleep_us * 2, 4000);
+  }
+  return r;
+}
+
 /* context pushed: whether the GPU work the job waits for is known to be
  * complete */
 static gboolean
@@ -67,10 +84,10 @@ deferred_wait (DeferredJob * job)
   for (i = 0; i < job->events->len; i++) {
     CUevent ev = g_array_index (job->events, CUevent, i);
 
-    r = vt->cuEventSynchronize (ev);
+    r = poll_event (vt, ev);
     if (r != CUDA_SUCCESS) {
-      GST_WARNING ("cuEventSynchronize: %s: synchronising the context "
-          "instead", _gst_cuda_sync_result_name (r));
+      GST_WARNING ("cuEventQuery: %s: synchronising the context instead",
+          _gst_cuda_sync_result_name (r));
       sync_context = TRUE;
     }
     vt->cuEventDestroy (ev);

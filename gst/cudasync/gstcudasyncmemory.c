@@ -47,7 +47,8 @@ gst_cuda_sync_memory_get_stream (GstMemory * mem)
 
 /* One event per memory, kept as the library's data on it and destroyed
  * with it (the allocator frees that data with the memory's context
- * current). */
+ * current). Only streams wait for it, never a CPU thread: no blocking
+ * sync. */
 static GMutex event_lock;
 
 static void
@@ -65,8 +66,7 @@ memory_event (GstMemory * mem, GError ** error)
   g_mutex_lock (&event_lock);
   ev = _gst_cuda_sync_compat_memory_get_data (mem);
   if (!ev) {
-    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING |
-        CU_EVENT_BLOCKING_SYNC);
+    r = GST_CUDA_SYNC_CALL (cuEventCreate) (&ev, CU_EVENT_DISABLE_TIMING);
     if (_gst_cuda_sync_result (r, "cuEventCreate", error))
       _gst_cuda_sync_compat_memory_set_data (mem, ev, destroy_event);
     else
