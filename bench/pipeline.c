@@ -434,6 +434,22 @@ bridge_queue (Bench * b)
 }
 #endif
 
+struct _GstVulkanDevice *
+bench_vulkan_device (Bench * b)
+{
+#ifdef HAVE_CUDA_VULKAN
+  GstVulkanDevice *device = NULL;
+
+  g_mutex_lock (&b->vk_lock);
+  if (b->vk_ctx[1])
+    gst_context_get_vulkan_device (b->vk_ctx[1], &device);
+  g_mutex_unlock (&b->vk_lock);
+  return device;
+#else
+  return NULL;
+#endif
+}
+
 struct _GstVulkanQueue *
 bench_vulkan_queue (Bench * b)
 {
@@ -444,12 +460,8 @@ bench_vulkan_queue (Bench * b)
   if (!b->raw_queue) {
     b->raw_queue = bridge_queue (b);
     if (!b->raw_queue) {
-      GstVulkanDevice *device = NULL;
+      GstVulkanDevice *device = bench_vulkan_device (b);
 
-      g_mutex_lock (&b->vk_lock);
-      if (b->vk_ctx[1])
-        gst_context_get_vulkan_device (b->vk_ctx[1], &device);
-      g_mutex_unlock (&b->vk_lock);
       if (device) {
         g_printerr ("bench: no bridge element answered with its Vulkan "
             "queue: the raw modes use a queue object of their own\n");
@@ -472,14 +484,10 @@ bench_vulkan_decodes_video (Bench * b)
 #ifdef HAVE_CUDA_VULKAN
   /* VK_QUEUE_VIDEO_DECODE_BIT_KHR, which older Vulkan headers lack */
   const VkQueueFlags decode = 0x20;
-  GstVulkanDevice *device = NULL;
+  GstVulkanDevice *device = bench_vulkan_device (b);
   gboolean found = FALSE;
   guint i;
 
-  g_mutex_lock (&b->vk_lock);
-  if (b->vk_ctx[1])
-    gst_context_get_vulkan_device (b->vk_ctx[1], &device);
-  g_mutex_unlock (&b->vk_lock);
   if (!device)
     return FALSE;
   for (i = 0; i < device->physical_device->n_queue_families; i++)

@@ -72,5 +72,8 @@ gboolean        bench_vulkan_decodes_video (Bench * b);
  * object, with a lock of its own, on every call). New reference, or NULL
  * (no device). */
 struct _GstVulkanQueue * bench_vulkan_queue (Bench * b);
+/* The bench's Vulkan device (ensure_vulkan_device ()): a new reference, or
+ * NULL (none opened yet, or no Vulkan in the build) */
+struct _GstVulkanDevice * bench_vulkan_device (Bench * b);
 
 G_END_DECLS

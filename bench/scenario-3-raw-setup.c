@@ -100,10 +100,7 @@ d_memory_type (GstVulkanDevice * device, guint32 bits,
 gboolean
 d_open (DCtx * d, Bench * b, gchar ** error)
 {
-  g_mutex_lock (&b->vk_lock);
-  if (b->vk_ctx[1])
-    gst_context_get_vulkan_device (b->vk_ctx[1], &d->device);
-  g_mutex_unlock (&b->vk_lock);
+  d->device = bench_vulkan_device (b);
   if (!d->device || d->n_planes > D_MAX_PLANES) {
     *error = g_strdup (d->device ? "d: more than 2 planes" :
         "d: no Vulkan device");
