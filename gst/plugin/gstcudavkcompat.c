@@ -448,25 +448,6 @@ gst_cuda_vk_relay_free (GstCudaVkRelay * relay)
 }
 
 gboolean
-gst_cuda_vk_relay_before (GstCudaVkRelay * relay, GstBuffer * frame,
-    GstVulkanHandle ** wait, GError ** error)
-{
-  *wait = NULL;
-#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
-  if (!relay || !frame_has_timelines (frame))
-    return TRUE;
-  *wait = binary_semaphore_new (relay->device, error);
-  if (!*wait)
-    return FALSE;
-  if (!relay_run (relay, frame, NULL, *wait, error)) {
-    gst_clear_vulkan_handle (wait);
-    return FALSE;
-  }
-#endif
-  return TRUE;
-}
-
-gboolean
 gst_cuda_vk_relay_prepare_after (GstCudaVkRelay * relay, GstBuffer * frame,
     GstVulkanHandle ** signal, GError ** error)
 {
@@ -479,6 +460,22 @@ gst_cuda_vk_relay_prepare_after (GstCudaVkRelay * relay, GstBuffer * frame,
 #else
   return TRUE;
 #endif
+}
+
+gboolean
+gst_cuda_vk_relay_before (GstCudaVkRelay * relay, GstBuffer * frame,
+    GstVulkanHandle ** wait, GError ** error)
+{
+  /* the same semaphore, made the same way: the operation signals it */
+  if (!gst_cuda_vk_relay_prepare_after (relay, frame, wait, error))
+    return FALSE;
+#if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+  if (*wait && !relay_run (relay, frame, NULL, *wait, error)) {
+    gst_clear_vulkan_handle (wait);
+    return FALSE;
+  }
+#endif
+  return TRUE;
 }
 
 gboolean

@@ -43,9 +43,6 @@ void     gst_cuda_vk_sync_add_wait       (GstCudaVkSubmitSync * sync, VkSemaphor
                                           guint64 value);
 void     gst_cuda_vk_sync_add_signal     (GstCudaVkSubmitSync * sync, VkSemaphore sem,
                                           guint64 value);
-/* no-op on 1.22, for memory without a timeline semaphore, and where
- * GstVulkanBarrierMemoryInfo has no semaphore fields (upstream after 1.28:
- * see meson.build) */
 /* A wait on (@wait) or a signal of a relay's binary semaphore @handle
  * (transfer full; NULL: nothing) */
 void     gst_cuda_vk_sync_add_handle     (GstCudaVkSubmitSync * sync,
@@ -53,6 +50,9 @@ void     gst_cuda_vk_sync_add_handle     (GstCudaVkSubmitSync * sync,
                                           gboolean wait);
 /* Drops the references of @sync that no submission took */
 void     gst_cuda_vk_sync_clear          (GstCudaVkSubmitSync * sync);
+/* no-op on 1.22, for memory without a timeline semaphore, and where
+ * GstVulkanBarrierMemoryInfo has no semaphore fields (upstream after 1.28:
+ * see meson.build) */
 void     gst_cuda_vk_sync_add_memory     (GstCudaVkSubmitSync * sync,
                                           GstVulkanBarrierMemoryInfo * barrier);
 
