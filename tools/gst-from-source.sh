@@ -43,7 +43,11 @@
 #
 # Environment: GST_FROM_SOURCE_BUILDDIR (default SRC/_build-cudasync),
 # GST_FROM_SOURCE_JOBS (default: the number of CPUs),
-# GST_FROM_SOURCE_BUILDTYPE (default debugoptimized).
+# GST_FROM_SOURCE_BUILDTYPE (default debugoptimized),
+# GST_FROM_SOURCE_VULKAN_HEADERS: a Khronos Vulkan-Headers tree (a git
+# checkout of a tag such as v1.4.321) whose include/ is copied into
+# PREFIX/include and put first on CPATH for this build and in env.sh, so
+# that 1.28 and later build Vulkan Video with Debian 13's Vulkan loader.
 set -euo pipefail
 
 say() { echo "gst-from-source: $*"; }
@@ -96,6 +100,19 @@ if [ $deps = 1 ]; then
   fi
 fi
 
+# newer Vulkan headers than the system's, in the prefix (see above)
+VK_INCLUDE=""
+if [ -n "${GST_FROM_SOURCE_VULKAN_HEADERS:-}" ]; then
+  vkh=$(cd "$GST_FROM_SOURCE_VULKAN_HEADERS" && pwd) || die "no Vulkan-Headers tree $GST_FROM_SOURCE_VULKAN_HEADERS"
+  [ -f "$vkh/include/vulkan/vulkan_core.h" ] || die "$vkh is not a Vulkan-Headers tree (no include/vulkan/vulkan_core.h)"
+  mkdir -p "$PREFIX/include"
+  rm -rf "$PREFIX/include/vulkan" "$PREFIX/include/vk_video"
+  cp -r "$vkh/include/vulkan" "$PREFIX/include/"
+  [ -d "$vkh/include/vk_video" ] && cp -r "$vkh/include/vk_video" "$PREFIX/include/"
+  VK_INCLUDE=$PREFIX/include
+  export CPATH="$VK_INCLUDE${CPATH:+:$CPATH}"
+fi
+
 version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$SRC/subprojects/gstreamer/meson.build" | head -1)
 commit=$(git -C "$SRC" rev-parse HEAD 2>/dev/null || echo "not a git checkout")
 say "GStreamer $version from $SRC ($commit) into $PREFIX"
@@ -142,7 +159,7 @@ done
 # (1.4.317) than Debian 13 has (1.4.309): left out where they are too old
 vk_need=$(grep -o 'Need at least Vulkan [0-9.]*' \
   "$SRC/subprojects/gst-plugins-bad/gst-libs/gst/vulkan/meson.build" | head -1 | awk '{print $5}')
-vk_core=$(pkg-config --variable=includedir vulkan 2>/dev/null || echo /usr/include)/vulkan/vulkan_core.h
+vk_core=${VK_INCLUDE:-$(pkg-config --variable=includedir vulkan 2>/dev/null || echo /usr/include)}/vulkan/vulkan_core.h
 vk_have=$(sed -n 's/^#define VK_HEADER_VERSION_COMPLETE VK_MAKE_API_VERSION(0, *\([0-9]*\), *\([0-9]*\),.*/\1.\2/p' "$vk_core").$(
   sed -n 's/^#define VK_HEADER_VERSION \([0-9]*\)$/\1/p' "$vk_core")
 if [ -n "$vk_need" ] && [ "$(printf '%s\n' "$vk_need" "$vk_have" | sort -V | head -1)" != "$vk_need" ]; then
@@ -169,6 +186,7 @@ say "built and installed in $(( $(date +%s) - start )) s"
   echo "commit: $commit"
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on Debian $(cat /etc/debian_version), $(gcc -dumpfullversion 2>/dev/null | sed 's/^/gcc /')"
   echo "options: --buildtype=$BUILDTYPE -Dauto_features=disabled ${OPTS[*]} $*"
+  [ -z "$VK_INCLUDE" ] || echo "Vulkan headers: $vkh ($(git -C "$vkh" describe --tags 2>/dev/null || echo "not a git checkout")), in $VK_INCLUDE"
 } > "$PREFIX/gst-from-source.txt"
 
 cat > "$PREFIX/env.sh" <<ENV
@@ -189,5 +207,7 @@ export GI_GIR_PATH="\$GST_PREFIX/share/gir-1.0\${GI_GIR_PATH:+:\$GI_GIR_PATH}"
 export GI_TYPELIB_PATH="\$GST_PREFIX/lib/girepository-1.0\${GI_TYPELIB_PATH:+:\$GI_TYPELIB_PATH}"
 export XDG_DATA_DIRS="\$GST_PREFIX/share:\${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
 ENV
+# the Vulkan headers GStreamer was built with come before the system's
+[ -z "$VK_INCLUDE" ] || echo "export CPATH=\"\$GST_PREFIX/include\${CPATH:+:\$CPATH}\"" >> "$PREFIX/env.sh"
 say "environment script: $PREFIX/env.sh"
 cat "$PREFIX/env.sh"

@@ -58,6 +58,12 @@
  * created by this element has the external memory and semaphore extensions
  * enabled.
  *
+ * From GStreamer 1.24 to 1.28, give an output frame to one Vulkan element
+ * at a time: two Vulkan elements that read one image at once on two threads
+ * (the branches of a `tee`) race on the image's barrier state and timeline
+ * in upstream's #GstVulkanOperation, which the validation layer reports.
+ * Newer GStreamer detects that and records the operation again.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! cudaupload ! cudatovulkan ! vulkansink
