@@ -105,6 +105,9 @@ session_read (GstCudaIpcServer * self, gint fd)
     if (err) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
       self->sessions_invalid++;
+    } else {
+      GST_INFO ("the source of pid %d closed its connection%s", s->pid,
+          s->said_bye ? " after saying bye" : "");
     }
     gst_cuda_ipc_session_drop (self, s, !err && !s->said_bye);
   }
@@ -257,11 +260,38 @@ peer_closed (Session * s)
           POLLERR));
 }
 
+/* Lock held; @s closed its connection during the stop: reads what it sent
+ * before (its last releases and its BYE, with which a source answers the
+ * stop's BYE once it has enqueued every release signal). TRUE if it said
+ * BYE: it was not lost, and its signals will run. */
+static gboolean
+read_last_messages (GstCudaIpcServer * self, Session * s)
+{
+  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
+  struct pollfd pfd = { s->fd, POLLIN, 0 };
+
+  while (!s->said_bye && poll (&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
+    GError *err = NULL;
+    gboolean more = gst_cuda_ipc_recv (s->fd, msg, &err) > 0 &&
+        gst_cuda_ipc_session_handle (self, s, msg, &err);
+
+    gst_cuda_ipc_msg_clear (msg);
+    if (err)
+      GST_INFO ("the last messages of pid %d: %s", s->pid, err->message);
+    g_clear_error (&err);
+    if (!more)
+      break;
+  }
+  g_free (msg);
+  return s->said_bye;
+}
+
 /* Says BYE to every source and drops it. Before that, the stream's waits
  * for the sources' release values must end: a source killed (or stopped)
  * at this moment never signals them. For up to STOP_GRACE_US the sources
- * may signal them themselves, and one whose connection closes is rescued
- * at once; once the grace is over every source left is rescued. */
+ * may signal them themselves; one whose connection closes without BYE is
+ * lost and rescued at once (one that answered with BYE has enqueued its
+ * signals); once the grace is over every source left is rescued. */
 static void
 stop_sessions (GstCudaIpcServer * self)
 {
@@ -282,7 +312,10 @@ stop_sessions (GstCudaIpcServer * self)
       GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end) {
     for (l = self->sessions; l; l = l->next) {
       Session *s = l->data;
-      if (!s->rescued && peer_closed (s)) {
+      if (!s->rescued && !s->said_bye && peer_closed (s)
+          && !read_last_messages (self, s)) {
+        GST_INFO ("the source of pid %d closed its connection during the "
+            "stop without BYE", s->pid);
         self->sessions_lost++;
         gst_cuda_ipc_session_rescue (self, s);
       }

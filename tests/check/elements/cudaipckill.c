@@ -246,47 +246,68 @@ GST_START_TEST (test_sink_killed_reconnect)
 
 GST_END_TEST;
 
-/* the sink stops while a source's release signals, which its stream
- * waits for, are pending, and that source is killed (or frozen) at that
- * moment: the stop rescues the source's semaphore (at once when the
- * connection closed, after a one-second grace when it stays open), its
- * CPU wait for the stream ends, and every simulated stream goes idle */
-static void
-sink_stops_with_pending (gboolean frozen)
+typedef enum
 {
-  gchar *path = sock_path (frozen ? "f" : "s");
+  PEER_KILLED,
+  PEER_FROZEN,
+  PEER_ALIVE,
+} PeerState;
+
+/* the sink stops while a source's release signals, which its stream
+ * waits for, are pending, and that source is killed, frozen (SIGSTOP, and
+ * stopped before the sink stops) or alive at that moment: the stop rescues
+ * a killed source's semaphore at once (its connection closed), a frozen
+ * one's after a one-second grace when its signals are still pending, an
+ * alive one's never (it answers BYE with its own, and its signals run);
+ * the CPU wait for the stream ends, and every simulated stream goes idle */
+static void
+sink_stops_with_pending (PeerState peer)
+{
+  gchar *path = sock_path (peer == PEER_FROZEN ? "f" : peer == PEER_ALIVE ?
+      "a" : "s");
   GstElement *sink, *p = start_sink (path, 2, &sink, GST_STATE_PLAYING);
   gint64 t0;
   GPid pid;
   int status;
+  guint64 rescues;
 
   pid = ipc_spawn_reader (path, SLOW_SIGNALS);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   /* the slot was reused: the sink's stream waits for the source's
    * delayed release signals */
   fail_unless (ipc_wait_stat (sink, "waits", 4) >= 4);
-  fail_unless (kill (pid, frozen ? SIGSTOP : SIGKILL) == 0);
+  if (peer == PEER_FROZEN) {
+    /* kill() returns before the child has stopped: until it has, it could
+     * still read the sink's BYE and close its connection */
+    fail_unless (kill (pid, SIGSTOP) == 0);
+    fail_unless (waitpid (pid, &status, WUNTRACED) == pid
+        && WIFSTOPPED (status));
+  } else if (peer == PEER_KILLED) {
+    fail_unless (kill (pid, SIGKILL) == 0);
+  }
   t0 = g_get_monotonic_time ();
   gst_element_set_state (p, GST_STATE_NULL);
   fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
       "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
-  /* a killed source is rescued at once; a frozen one only where its
-   * release signals are still pending after the grace, i.e. on the
-   * simulator, which delays them (a GPU completes a frozen process's
-   * queued signals). On a GPU the killed source's signals have usually
-   * run before the kill too, and then nothing is left to rescue. */
-  if (cs_is_sim || frozen) {
-    fail_unless_equals_uint64 (cs_stat (sink, "rescues"), cs_is_sim ? 1 : 0);
+  /* A frozen source is rescued only where its release signals are still
+   * pending after the grace, i.e. on the simulator, which delays them (a
+   * GPU completes a frozen process's queued signals). A killed one is
+   * rescued at once where its signals were pending; on a GPU they have
+   * usually run before the kill, and then nothing is left to rescue. */
+  rescues = cs_stat (sink, "rescues");
+  if (peer == PEER_KILLED && !cs_is_sim) {
+    fail_unless (rescues <= 1, "%" G_GUINT64_FORMAT " rescues", rescues);
   } else {
-    fail_unless (cs_stat (sink, "rescues") <= 1);
+    fail_unless_equals_uint64 (rescues, peer != PEER_ALIVE && cs_is_sim);
   }
   fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
-  /* a killed source is lost (noticed by the socket thread or the stop),
-   * a frozen one is not */
-  fail_unless_equals_uint64 (cs_stat (sink, "sessions-lost"), frozen ? 0 : 1);
+  /* a killed source is lost (noticed by the socket thread or the stop);
+   * a frozen one is not, nor one that answered the BYE */
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-lost"),
+      peer == PEER_KILLED ? 1 : 0);
   fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
   fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
-  if (frozen)
+  if (peer != PEER_KILLED)
     fail_unless (kill (pid, SIGKILL) == 0);
   fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
   stop (p, sink);
@@ -295,14 +316,21 @@ sink_stops_with_pending (gboolean frozen)
 
 GST_START_TEST (test_sink_stops_source_killed)
 {
-  sink_stops_with_pending (FALSE);
+  sink_stops_with_pending (PEER_KILLED);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_sink_stops_source_frozen)
 {
-  sink_stops_with_pending (TRUE);
+  sink_stops_with_pending (PEER_FROZEN);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_stops_source_alive)
+{
+  sink_stops_with_pending (PEER_ALIVE);
 }
 
 GST_END_TEST;
@@ -400,6 +428,7 @@ cudaipckill_suite (void)
   tcase_add_test (tc, test_sink_killed_reconnect);
   tcase_add_test (tc, test_sink_stops_source_killed);
   tcase_add_test (tc, test_sink_stops_source_frozen);
+  tcase_add_test (tc, test_sink_stops_source_alive);
   suite_add_tcase (s, tc);
   /* each cycle starts a process that initialises CUDA: about a second on
    * a GPU */
