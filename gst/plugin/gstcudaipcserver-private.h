@@ -50,6 +50,7 @@ typedef struct
   gboolean got_hello;
   gboolean ready;               /* the source's release semaphore arrived */
   gboolean said_bye;
+  gboolean closed;              /* the stop saw its connection closed */
   gboolean rescued;             /* its release semaphore was signalled */
   guint32 caps_epoch;           /* of the last CAPS sent */
   GstCudaSemaphore *acquire;    /* ours, signalled per frame */
@@ -104,7 +105,8 @@ gboolean gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self,
                                      GstCudaIpcSlot * slot, GstBuffer * buf,
                                      GError ** error);
 void     gst_cuda_ipc_session_rescue (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s);
+                                     GstCudaIpcSession * s,
+                                     gboolean force);
 void     gst_cuda_ipc_session_drop  (GstCudaIpcServer * self,
                                      GstCudaIpcSession * s, gboolean lost);
 

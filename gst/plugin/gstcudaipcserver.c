@@ -286,12 +286,28 @@ read_last_messages (GstCudaIpcServer * self, Session * s)
   return s->said_bye;
 }
 
+/* Lock held, during the stop: whether @s closed its connection without
+ * BYE (lost); looked at once, when the connection is seen closed */
+static gboolean
+lost_at_stop (GstCudaIpcServer * self, Session * s)
+{
+  if (s->closed || s->said_bye || !peer_closed (s))
+    return FALSE;
+  s->closed = TRUE;
+  if (read_last_messages (self, s))
+    return FALSE;
+  GST_INFO ("the source of pid %d closed its connection during the stop "
+      "without BYE", s->pid);
+  return TRUE;
+}
+
 /* Says BYE to every source and drops it. Before that, the stream's waits
  * for the sources' release values must end: a source killed (or stopped)
  * at this moment never signals them. For up to STOP_GRACE_US the sources
  * may signal them themselves; one whose connection closes without BYE is
  * lost and rescued at once (one that answered with BYE has enqueued its
- * signals); once the grace is over every source left is rescued. */
+ * signals); once the grace is over every source whose values are still
+ * pending is rescued, BYE or not. */
 static void
 stop_sessions (GstCudaIpcServer * self)
 {
@@ -312,12 +328,9 @@ stop_sessions (GstCudaIpcServer * self)
       GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end) {
     for (l = self->sessions; l; l = l->next) {
       Session *s = l->data;
-      if (!s->rescued && !s->said_bye && peer_closed (s)
-          && !read_last_messages (self, s)) {
-        GST_INFO ("the source of pid %d closed its connection during the "
-            "stop without BYE", s->pid);
+      if (lost_at_stop (self, s)) {
         self->sessions_lost++;
-        gst_cuda_ipc_session_rescue (self, s);
+        gst_cuda_ipc_session_rescue (self, s, FALSE);
       }
     }
     g_mutex_unlock (&self->lock);
@@ -326,8 +339,11 @@ stop_sessions (GstCudaIpcServer * self)
   }
   while (self->sessions) {
     Session *s = self->sessions->data;
+    /* a source whose values ran can still have died meanwhile */
+    if (lost_at_stop (self, s))
+      self->sessions_lost++;
     if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
-      gst_cuda_ipc_session_rescue (self, s);
+      gst_cuda_ipc_session_rescue (self, s, TRUE);
     s->said_bye = TRUE;         /* its release values are enqueued */
     gst_cuda_ipc_session_drop (self, s, FALSE);
   }

@@ -53,13 +53,16 @@ gst_cuda_ipc_session_free (Session * s)
  * (lock held): signal its release semaphore far past the last value it
  * announced, on a stream of ours that nothing else waits behind, so that
  * no wait of ours stays stuck. Once per session; not for a source that
- * said BYE (it has enqueued every signal it will). */
+ * said BYE (it has enqueued every signal it will) unless @force: the
+ * stop's grace is over and those signals have still not run (the source
+ * died or froze after its BYE). */
 void
-gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s)
+gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
+    gboolean force)
 {
   GError *err = NULL;
 
-  if (s->said_bye || s->rescued || !s->release)
+  if ((s->said_bye && !force) || s->rescued || !s->release)
     return;
   s->rescued = TRUE;
   if (!gst_cuda_context_push (self->context)) {
@@ -105,7 +108,7 @@ gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
   GHashTableIter it;
   gpointer value;
 
-  gst_cuda_ipc_session_rescue (self, s);
+  gst_cuda_ipc_session_rescue (self, s, FALSE);
   if (s->rescued)
     forget_points (self, s);
   g_hash_table_iter_init (&it, s->held);

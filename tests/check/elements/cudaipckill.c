@@ -251,27 +251,45 @@ typedef enum
   PEER_KILLED,
   PEER_FROZEN,
   PEER_ALIVE,
+  PEER_KILLED_AFTER_BYE,
 } PeerState;
 
+/* the simulator runs the source's release signals this late: past the
+ * stop's one-second grace */
+#define LATE_SIGNALS "cuSignalExternalSemaphoresAsync:3000000"
+
+static gpointer
+kill_later (gpointer data)
+{
+  g_usleep (300 * 1000);
+  kill (GPOINTER_TO_INT (data), SIGKILL);
+  return NULL;
+}
+
 /* the sink stops while a source's release signals, which its stream
- * waits for, are pending, and that source is killed, frozen (SIGSTOP, and
- * stopped before the sink stops) or alive at that moment: the stop rescues
- * a killed source's semaphore at once (its connection closed), a frozen
- * one's after a one-second grace when its signals are still pending, an
- * alive one's never (it answers BYE with its own, and its signals run);
- * the CPU wait for the stream ends, and every simulated stream goes idle */
+ * waits for, are pending, and that source is killed (and reaped), frozen
+ * (SIGSTOP, and seen stopped), alive, or killed 300 ms into the stop,
+ * after it answered the sink's BYE with its own but before its (late)
+ * signals ran. The stop rescues a killed source's semaphore at once (its
+ * connection closed without BYE), a frozen one's and the one killed after
+ * BYE once the one-second grace is over, where their signals are still
+ * pending, an alive one's never (it answers BYE, and its signals run).
+ * The stop ends, its CPU wait for the stream too, and every simulated
+ * stream goes idle. */
 static void
 sink_stops_with_pending (PeerState peer)
 {
-  gchar *path = sock_path (peer == PEER_FROZEN ? "f" : peer == PEER_ALIVE ?
-      "a" : "s");
+  static const gchar *tags[] = { "s", "f", "a", "b" };
+  gchar *path = sock_path (tags[peer]);
   GstElement *sink, *p = start_sink (path, 2, &sink, GST_STATE_PLAYING);
+  GThread *killer = NULL;
   gint64 t0;
   GPid pid;
   int status;
   guint64 rescues;
 
-  pid = ipc_spawn_reader (path, SLOW_SIGNALS);
+  pid = ipc_spawn_reader (path, peer == PEER_KILLED_AFTER_BYE ?
+      LATE_SIGNALS : SLOW_SIGNALS);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   /* the slot was reused: the sink's stream waits for the source's
    * delayed release signals */
@@ -283,33 +301,40 @@ sink_stops_with_pending (PeerState peer)
     fail_unless (waitpid (pid, &status, WUNTRACED) == pid
         && WIFSTOPPED (status));
   } else if (peer == PEER_KILLED) {
+    /* dead, and its connection closed, before the stop */
     fail_unless (kill (pid, SIGKILL) == 0);
+    fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
+  } else if (peer == PEER_KILLED_AFTER_BYE) {
+    killer = g_thread_new ("killer", kill_later, GINT_TO_POINTER (pid));
   }
   t0 = g_get_monotonic_time ();
   gst_element_set_state (p, GST_STATE_NULL);
   fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
       "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
-  /* A frozen source is rescued only where its release signals are still
-   * pending after the grace, i.e. on the simulator, which delays them (a
-   * GPU completes a frozen process's queued signals). A killed one is
-   * rescued at once where its signals were pending; on a GPU they have
-   * usually run before the kill, and then nothing is left to rescue. */
+  if (killer)
+    g_thread_join (killer);
+  /* Rescues where the source's signals are still pending: on the
+   * simulator, which delays them, all but the alive source's. On a GPU a
+   * frozen process's queued signals complete, and a killed source's have
+   * usually run before the kill, so that nothing is left to rescue. */
   rescues = cs_stat (sink, "rescues");
-  if (peer == PEER_KILLED && !cs_is_sim) {
+  if (!cs_is_sim && (peer == PEER_KILLED || peer == PEER_KILLED_AFTER_BYE)) {
     fail_unless (rescues <= 1, "%" G_GUINT64_FORMAT " rescues", rescues);
   } else {
     fail_unless_equals_uint64 (rescues, peer != PEER_ALIVE && cs_is_sim);
   }
   fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
-  /* a killed source is lost (noticed by the socket thread or the stop);
-   * a frozen one is not, nor one that answered the BYE */
+  /* a source that closed without BYE is lost (noticed by the socket
+   * thread or the stop); a frozen one is not, nor one that answered the
+   * sink's BYE, whatever happened to it after */
   fail_unless_equals_uint64 (cs_stat (sink, "sessions-lost"),
       peer == PEER_KILLED ? 1 : 0);
   fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
   fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
-  if (peer != PEER_KILLED)
+  if (peer == PEER_FROZEN || peer == PEER_ALIVE)
     fail_unless (kill (pid, SIGKILL) == 0);
-  fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
+  if (peer != PEER_KILLED)
+    fail_unless (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status));
   stop (p, sink);
   g_free (path);
 }
@@ -331,6 +356,13 @@ GST_END_TEST;
 GST_START_TEST (test_sink_stops_source_alive)
 {
   sink_stops_with_pending (PEER_ALIVE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_stops_source_killed_after_bye)
+{
+  sink_stops_with_pending (PEER_KILLED_AFTER_BYE);
 }
 
 GST_END_TEST;
@@ -429,6 +461,7 @@ cudaipckill_suite (void)
   tcase_add_test (tc, test_sink_stops_source_killed);
   tcase_add_test (tc, test_sink_stops_source_frozen);
   tcase_add_test (tc, test_sink_stops_source_alive);
+  tcase_add_test (tc, test_sink_stops_source_killed_after_bye);
   suite_add_tcase (s, tc);
   /* each cycle starts a process that initialises CUDA: about a second on
    * a GPU */
