@@ -263,21 +263,25 @@ peer_closed (Session * s)
 /* Lock held; @s closed its connection during the stop: reads what it sent
  * before (its last releases and its BYE, with which a source answers the
  * stop's BYE once it has enqueued every release signal). TRUE if it said
- * BYE: it was not lost, and its signals will run. */
+ * BYE: it was not lost, and its signals will run. *invalid: it broke the
+ * protocol. */
 static gboolean
-read_last_messages (GstCudaIpcServer * self, Session * s)
+read_last_messages (GstCudaIpcServer * self, Session * s, gboolean * invalid)
 {
   GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
   struct pollfd pfd = { s->fd, POLLIN, 0 };
 
+  *invalid = FALSE;
   while (!s->said_bye && poll (&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
     GError *err = NULL;
     gboolean more = gst_cuda_ipc_recv (s->fd, msg, &err) > 0 &&
         gst_cuda_ipc_session_handle (self, s, msg, &err);
 
     gst_cuda_ipc_msg_clear (msg);
-    if (err)
-      GST_INFO ("the last messages of pid %d: %s", s->pid, err->message);
+    if (err) {
+      GST_WARNING ("the last messages of pid %d: %s", s->pid, err->message);
+      *invalid = TRUE;
+    }
     g_clear_error (&err);
     if (!more)
       break;
@@ -287,15 +291,24 @@ read_last_messages (GstCudaIpcServer * self, Session * s)
 }
 
 /* Lock held, during the stop: whether @s closed its connection without
- * BYE (lost); looked at once, when the connection is seen closed */
+ * BYE (lost); looked at once, when the connection is seen closed. One
+ * that broke the protocol in its last messages is invalid, not lost, and
+ * rescued as when the socket thread drops it. */
 static gboolean
 lost_at_stop (GstCudaIpcServer * self, Session * s)
 {
+  gboolean invalid;
+
   if (s->closed || s->said_bye || !peer_closed (s))
     return FALSE;
   s->closed = TRUE;
-  if (read_last_messages (self, s))
+  if (read_last_messages (self, s, &invalid))
     return FALSE;
+  if (invalid) {
+    self->sessions_invalid++;
+    gst_cuda_ipc_session_rescue (self, s, FALSE);
+    return FALSE;
+  }
   GST_INFO ("the source of pid %d closed its connection during the stop "
       "without BYE", s->pid);
   return TRUE;
