@@ -6,6 +6,25 @@
  * the sink and starts itself again as the source (--source), which
  * compares every frame byte for byte with videotestsrc and prints its
  * counters; the parent checks both sides' counters.
+ *
+ * Tests:
+ * test_two_processes: frames byte-exact across the processes, the socket
+ *     mode 0600, one signal, wait and release per frame, no CPU wait on
+ *     either side until the sink's stop, at most max-buffers frames
+ * test_two_processes_cpu_wait: the same with the source's wait-mode=cpu:
+ *     one counted CPU wait per frame on the source, none on the sink
+ * test_two_sources: two sources at once, each frame byte-exact in both;
+ *     one copy per frame, reused only once both released it
+ * test_renegotiation: a caps change mid-stream: new caps once, every frame
+ *     byte-exact on both sides, the old frames freed once unheld
+ * test_consumer_tool: tools/cudasync-ipc-consume, the protocol's minimal
+ *     receiver, gets all 20 frames byte-exact and says goodbye
+ * test_refused_uid: a peer whose uid is not allowed gets nothing
+ * test_no_semaphore_source: no Vulkan twin that exports timelines and no
+ *     new-semaphore handler: the sink fails to start with an element error
+ * test_context_push_failures: each cuCtxPushCurrent of a sink and of a
+ *     source run fails in turn: the run ends (element error), nothing
+ *     hangs or is left behind
  */
 #include "../ipccommon.h"
 #include <gst/app/gstappsink.h>

@@ -7,6 +7,24 @@
  * so that no GPU wait of its own stays stuck (the simulator's streams all
  * go idle), and goes on as its properties say; nothing leaks over many
  * connect/kill cycles.
+ *
+ * Tests:
+ * test_source_killed_after_handshake, test_source_killed_while_reading:
+ *     the sink drops the killed source within a second, rescues its
+ *     semaphore once, and serves the next source byte-exact
+ * test_source_stops_sink_frozen: a source's stop with a frozen sink ends
+ *     within 5 s, rescuing the sink's semaphore after the grace
+ * test_sink_killed_error, test_sink_killed_eos, test_sink_killed_reconnect:
+ *     the source reacts to its sink's death as peer-lost says, within a
+ *     second, with one rescue
+ * test_sink_stops_source_killed, test_sink_stops_source_frozen,
+ * test_sink_stops_source_alive, test_sink_stops_source_killed_after_bye:
+ *     the sink's stop with pending release values of a source that is
+ *     killed, frozen, alive or killed after its BYE: the stop ends, lost
+ *     and rescued exactly where the source did not say BYE or its values
+ *     never ran
+ * test_connect_kill_cycles: 100 sources connect and are killed: no fd or
+ *     driver object leaks
  */
 #include "../ipccommon.h"
 #include <signal.h>
