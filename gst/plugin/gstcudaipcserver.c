@@ -291,9 +291,9 @@ read_last_messages (GstCudaIpcServer * self, Session * s, gboolean * invalid)
 }
 
 /* Lock held, during the stop: whether @s closed its connection without
- * BYE (lost); looked at once, when the connection is seen closed. One
- * that broke the protocol in its last messages is invalid, not lost, and
- * rescued as when the socket thread drops it. */
+ * BYE, counted as lost; looked at once, when the connection is seen
+ * closed. One that broke the protocol in its last messages is counted
+ * invalid, not lost, and rescued as when the socket thread drops it. */
 static gboolean
 lost_at_stop (GstCudaIpcServer * self, Session * s)
 {
@@ -311,6 +311,7 @@ lost_at_stop (GstCudaIpcServer * self, Session * s)
   }
   GST_INFO ("the source of pid %d closed its connection during the stop "
       "without BYE", s->pid);
+  self->sessions_lost++;
   return TRUE;
 }
 
@@ -341,10 +342,8 @@ stop_sessions (GstCudaIpcServer * self)
       GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end) {
     for (l = self->sessions; l; l = l->next) {
       Session *s = l->data;
-      if (lost_at_stop (self, s)) {
-        self->sessions_lost++;
+      if (lost_at_stop (self, s))
         gst_cuda_ipc_session_rescue (self, s, FALSE);
-      }
     }
     g_mutex_unlock (&self->lock);
     g_usleep (1000);
@@ -353,8 +352,7 @@ stop_sessions (GstCudaIpcServer * self)
   while (self->sessions) {
     Session *s = self->sessions->data;
     /* a source whose values ran can still have died meanwhile */
-    if (lost_at_stop (self, s))
-      self->sessions_lost++;
+    lost_at_stop (self, s);
     if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
       gst_cuda_ipc_session_rescue (self, s, TRUE);
     s->said_bye = TRUE;         /* its release values are enqueued */
