@@ -102,7 +102,8 @@ struct _GstCudaToVulkan
   GstCudaVkBaseTransform parent;
 
   const GstCudaVkMemoryKind *out_kind;  /* negotiated */
-  gboolean in_place;            /* property (object lock) */
+  gboolean in_place;            /* properties (object lock) */
+  gboolean multi_planar;
   /* streaming thread: an upstream pool was proposed; the buffer being
    * transformed was written in place (prepare_output_buffer()) */
   gboolean proposed;
@@ -113,8 +114,10 @@ struct _GstCudaToVulkan
 enum
 {
   PROP_IN_PLACE = 100,
+  PROP_MULTI_PLANAR,
 };
 #define DEFAULT_IN_PLACE TRUE
+#define DEFAULT_MULTI_PLANAR FALSE
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -133,9 +136,12 @@ gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
 
-  if (prop_id == PROP_IN_PLACE) {
+  if (prop_id == PROP_IN_PLACE || prop_id == PROP_MULTI_PLANAR) {
     GST_OBJECT_LOCK (self);
-    self->in_place = g_value_get_boolean (value);
+    if (prop_id == PROP_IN_PLACE)
+      self->in_place = g_value_get_boolean (value);
+    else
+      self->multi_planar = g_value_get_boolean (value);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -148,9 +154,10 @@ gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
 
-  if (prop_id == PROP_IN_PLACE) {
+  if (prop_id == PROP_IN_PLACE || prop_id == PROP_MULTI_PLANAR) {
     GST_OBJECT_LOCK (self);
-    g_value_set_boolean (value, self->in_place);
+    g_value_set_boolean (value, prop_id == PROP_IN_PLACE ? self->in_place :
+        self->multi_planar);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -165,6 +172,40 @@ frame_pool_error (GError * error, gpointer user_data)
   GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
 }
 
+/* The kind of memory of the output frames: @caps' kind, or with property
+ * multi-planar its variant of one multi-planar image per frame, where
+ * upstream can write those in place and the device makes them */
+static const GstCudaVkMemoryKind *
+output_kind (GstCudaToVulkan * self, GstCaps * caps)
+{
+  const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kind_from_caps (caps);
+  const GstCudaVkMemoryKind *mp;
+  const GstVideoInfo *info = OUT_INFO (self);
+  GError *err = NULL;
+  gboolean want;
+
+  GST_OBJECT_LOCK (self);
+  want = self->multi_planar;
+  GST_OBJECT_UNLOCK (self);
+  if (!want || !kind)
+    return kind;
+  mp = gst_cuda_vk_memory_kind_variant (kind, info, TRUE);
+  if (!mp || !gst_cuda_vk_upstream_pool_supported (info, mp)) {
+    GST_INFO_OBJECT (self, "%s frames in %s: one memory per plane",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
+        kind->caps_feature);
+    return kind;
+  }
+  if (!gst_cuda_vk_multiplanar_supported (BRIDGE (self)->device, info,
+          GST_CUDA_VK_IMAGE_USAGE, &err)) {
+    GST_INFO_OBJECT (self, "one image per plane: %s", err->message);
+    g_clear_error (&err);
+    return kind;
+  }
+  GST_DEBUG_OBJECT (self, "one multi-planar image per frame");
+  return mp;
+}
+
 static gboolean
 gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
     GstCaps * outcaps)
@@ -172,7 +213,7 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (base);
   GstBufferPool *pool;
 
-  self->out_kind = gst_cuda_vk_memory_kind_from_caps (outcaps);
+  self->out_kind = output_kind (self, outcaps);
   g_return_val_if_fail (self->out_kind, FALSE);
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
@@ -224,9 +265,10 @@ offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
   return TRUE;
 }
 
-/* One-plane formats, property in-place: a pool whose memory is the output
- * frames' own, so that upstream writes in place (gstcudavkupstreampool.c);
- * NULL when that does not apply */
+/* Frames of one memory (one-plane formats, or one multi-planar image),
+ * property in-place: a pool whose memory is the output frames' own, so
+ * that upstream writes in place (gstcudavkupstreampool.c); NULL when that
+ * does not apply */
 static GstBufferPool *
 in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
 {
@@ -236,7 +278,8 @@ in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
   GST_OBJECT_LOCK (self);
   enabled = self->in_place;
   GST_OBJECT_UNLOCK (self);
-  if (!enabled || !gst_cuda_vk_upstream_pool_supported (info))
+  if (!enabled || !self->out_kind ||
+      !gst_cuda_vk_upstream_pool_supported (info, self->out_kind))
     return NULL;
   frames = gst_cuda_vk_base_transform_get_pool (GST_CUDA_VK_BASE_TRANSFORM
       (self));
@@ -433,18 +476,43 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   /**
    * GstCudaToVulkan:in-place:
    *
-   * On GStreamer 1.24 and newer, for one-plane formats (RGBA, BGRA, RGBx,
-   * BGRx), propose upstream a CUDA pool whose memory is the output frames'
-   * own Vulkan memory: upstream CUDA elements that use it (cudaupload,
-   * cudaconvertscale) write the frames in place, and the element copies
+   * On GStreamer 1.24 and newer, for frames that are one memory (one-plane
+   * formats: RGBA, BGRA, RGBx, BGRx; NV12 and I420 with
+   * #GstCudaToVulkan:multi-planar), propose upstream a CUDA pool whose
+   * memory is the output frames' own Vulkan memory: upstream CUDA elements
+   * that use it (cudaupload, cudaconvertscale, nvh264dec and the other
+   * NVDEC decoders) write the frames in place, and the element copies
    * nothing (the `in-place` counter of `stats`). Frames from elsewhere are
-   * copied as always. Two-plane formats (NV12, I420) are always copied.
+   * copied as always.
    */
   g_object_class_install_property (gobject_class, PROP_IN_PLACE,
       g_param_spec_boolean ("in-place", "In place",
           "Propose upstream a pool of the output's frames, so that upstream "
-          "writes them in place (GStreamer 1.24+, one-plane formats); "
+          "writes them in place (GStreamer 1.24+, frames of one memory); "
           "otherwise every frame is copied", DEFAULT_IN_PLACE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaToVulkan:multi-planar:
+   *
+   * On GStreamer 1.24 and newer, output each NV12 or I420 frame of
+   * `memory:VulkanImage` as one linear multi-planar image
+   * (`VK_FORMAT_G8_B8R8_2PLANE_420_UNORM`,
+   * `VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM`) in one allocation, as
+   * vulkanh264dec outputs its frames, instead of one image per plane.
+   * Upstream CUDA elements can then write those frames in place
+   * (#GstCudaToVulkan:in-place). Downstream must read multi-planar images:
+   * vulkandownload and vulkantocuda do, and so can applications; from 1.24
+   * to 1.28, vulkancolorconvert and the other elements that sample their
+   * input (one view per memory) do not. Where the Vulkan device makes no
+   * such images, or on 1.22, frames have one image per plane as without
+   * the property.
+   */
+  g_object_class_install_property (gobject_class, PROP_MULTI_PLANAR,
+      g_param_spec_boolean ("multi-planar", "Multi-planar",
+          "Output NV12 and I420 frames as one multi-planar image each, which "
+          "upstream can write in place (GStreamer 1.24+); downstream must "
+          "read multi-planar images", DEFAULT_MULTI_PLANAR,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
 
@@ -477,4 +545,5 @@ static void
 gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
 {
   self->in_place = DEFAULT_IN_PLACE;
+  self->multi_planar = DEFAULT_MULTI_PLANAR;
 }

@@ -152,7 +152,8 @@ gst_cuda_vk_compat_alloc_wrapped (GstCudaContext * cuda,
 #if !GST_CUDA_SYNC_HAVE_MEMORY_STREAM
 /* gstcudavkupstreampool.c is not built: upstream never writes in place */
 gboolean
-gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
+gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info,
+    const GstCudaVkMemoryKind * kind)
 {
   return FALSE;
 }

@@ -80,13 +80,19 @@ GstBuffer *
 gst_cuda_vk_frame_share (GstBuffer * frame)
 {
   GstBuffer *buf = gst_buffer_new ();
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (frame);
   guint i;
 
   for (i = 0; i < gst_buffer_n_memory (frame); i++)
     gst_buffer_append_memory (buf,
         gst_memory_ref (gst_buffer_peek_memory (frame, i)));
-  /* the GstVideoMeta of memory:VulkanBuffer frames */
   gst_buffer_copy_into (buf, frame, GST_BUFFER_COPY_META, 0, -1);
+  /* the frame's video meta (where its planes are), which a copy of the
+   * metas alone leaves out (it is tagged "memory") */
+  if (vmeta && !gst_buffer_get_video_meta (buf))
+    gst_buffer_add_video_meta_full (buf, vmeta->flags, vmeta->format,
+        vmeta->width, vmeta->height, vmeta->n_planes, vmeta->offset,
+        vmeta->stride);
   /* copied along with the buffer, so a copy sharing the memories keeps
    * the frame out of its pool too */
   gst_buffer_add_parent_buffer_meta (buf, frame);
@@ -135,7 +141,7 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
   cmd = gst_cuda_vk_interop_begin (pool->interop, error);
   if (!cmd)
     return FALSE;
-  for (i = 0; i < f->n_planes; i++) {
+  for (i = 0; i < f->n_mems; i++) {
     VkImageMemoryBarrier *ib = &barriers[i];
 
     memset (ib, 0, sizeof (*ib));
@@ -145,12 +151,13 @@ frame_init_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
     ib->srcQueueFamilyIndex = pool->queue->family;
     ib->dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
     ib->image = f->planes[i]->plane.image;
+    /* every plane of a multi-planar image too: it is not disjoint */
     ib->subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
     ib->subresourceRange.levelCount = 1;
     ib->subresourceRange.layerCount = 1;
   }
   vkCmdPipelineBarrier (cmd->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_planes,
+      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, f->n_mems,
       barriers);
   fence = gst_cuda_vk_interop_submit (pool->interop, cmd, NULL, NULL, error);
   if (!fence)
@@ -208,6 +215,48 @@ alloc_failed (GstCudaVkImagePool * pool, gint code, const gchar * text,
   return GST_FLOW_ERROR;
 }
 
+/* Where CUDA writes each plane of @f, and, for kinds with one, the video
+ * meta of @buf that says where the planes are in its memories */
+static void
+frame_set_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
+    GstBuffer * buf)
+{
+  const GstVideoInfo *info = &pool->info;
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+  GstVideoMeta *vmeta;
+
+  for (i = 0; i < n; i++) {
+    if (pool->kind->multiplanar) {
+      /* one image: the planes at the driver's layout in its memory */
+      GstCudaVkPlane *p = &f->planes[0]->plane;
+
+      f->plane_ptr[i] = p->cuda_ptr + p->sub_offset[i];
+      f->plane_pitch[i] = p->sub_pitch[i];
+      offset[i] = p->sub_offset[i];
+      stride[i] = p->sub_pitch[i];
+    } else {
+      /* plane i is memory i: offsets count the memories before it (their
+       * GstMemory sizes, which for an image are its allocation's, not its
+       * subresource layout's) */
+      f->plane_ptr[i] = f->planes[i]->plane.cuda_ptr;
+      f->plane_pitch[i] = f->planes[i]->plane.pitch;
+      offset[i] = i ? offset[i - 1] + gst_buffer_peek_memory (buf,
+          i - 1)->size : 0;
+      stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+    }
+  }
+  if (!pool->kind->video_meta)
+    return;
+  vmeta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), n, offset, stride);
+  /* survives the pool's reset */
+  GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
+  GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
+}
+
 static GstFlowReturn
 pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -220,8 +269,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   GError *err = NULL;
   guint i;
 
-  f->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  for (i = 0; i < f->n_planes; i++) {
+  f->n_mems = gst_cuda_vk_memory_kind_n_mems (pool->kind, info);
+  for (i = 0; i < f->n_mems; i++) {
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
     GstMemory *mem;
 
@@ -249,26 +298,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
           buf, f);
     }
   }
-  if (pool->kind->video_meta) {
-    /* plane i is memory i: offsets count the memories before it (their
-     * GstMemory sizes, which for an image are its allocation's, not its
-     * subresource layout's) */
-    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
-    gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
-    GstVideoMeta *vmeta;
-
-    for (i = 0; i < f->n_planes; i++) {
-      offset[i] = i ? offset[i - 1] + gst_buffer_peek_memory (buf,
-          i - 1)->size : 0;
-      stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-    }
-    vmeta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), f->n_planes, offset, stride);
-    /* survives the pool's reset */
-    GST_META_FLAG_SET (vmeta, GST_META_FLAG_POOLED);
-    GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
-  }
+  frame_set_layout (pool, f, buf);
   if (pool->kind->needs_layout && !frame_init_layout (pool, f, &err)) {
     return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
         "Could not prepare new Vulkan images for CUDA", err, buf, f);
@@ -395,7 +425,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
   GError *err = NULL;
 
-  if (!f || gst_buffer_n_memory (buf) != f->n_planes) {
+  if (!f || gst_buffer_n_memory (buf) != f->n_mems) {
     /* not a frame as the pool made it (memories removed downstream) */
     gst_buffer_unref (buf);
     if (f)
@@ -409,7 +439,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
 
   if (f->used) {
     f->fence = gst_cuda_vk_interop_give_back (pool->interop, pool->kind, buf,
-        f->n_planes, &err);
+        f->n_mems, &err);
     if (!f->fence)
       goto error;
   }

@@ -83,8 +83,7 @@ copy_into_frame (GstCudaVkInterop * self, GstCudaMemory * cmem,
         "Could not make the CUDA context current");
     return FALSE;
   }
-  for (i = 0; i < f->n_planes && ok; i++) {
-    GstCudaVkPlane *p = &f->planes[i]->plane;
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info) && ok; i++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     gsize wbytes, h;
 
@@ -92,7 +91,7 @@ copy_into_frame (GstCudaVkInterop * self, GstCudaMemory * cmem,
     wbytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    ok = gst_cuda_vk_copy_2d (stream, p->cuda_ptr, p->pitch,
+    ok = gst_cuda_vk_copy_2d (stream, f->plane_ptr[i], f->plane_pitch[i],
         (CUdeviceptr) map.data + GST_VIDEO_INFO_PLANE_OFFSET (&cmem->info, i),
         GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, i), wbytes, h, error);
   }
@@ -205,7 +204,7 @@ submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
   }
   if (relayed)
     gst_cuda_vk_sync_add_handle (&sync, gst_vulkan_handle_ref (relayed), FALSE);
-  for (i = 0; i < f->n_planes; i++)
+  for (i = 0; i < f->n_mems; i++)
     kind->take_over (gst_buffer_peek_memory (outbuf, i), self->queue,
         &barriers, &sync);
   /* source stage = the semaphore wait's stage (ALL_COMMANDS): that makes
@@ -259,7 +258,7 @@ gst_cuda_vk_interop_take_over (GstCudaVkInterop * self, GstBuffer * inbuf,
 
 GstVulkanFence *
 gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
-    const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_planes,
+    const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_mems,
     GError ** error)
 {
   GstCudaVkBarriers barriers = { 0, };
@@ -274,7 +273,7 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
   if (!gst_cuda_vk_relay_before (self->relay, buf, &relayed, error))
     return NULL;
   gst_cuda_vk_sync_add_handle (&sync, relayed, TRUE);
-  for (i = 0; i < n_planes; i++) {
+  for (i = 0; i < n_mems; i++) {
     /* 1.24 to 1.28: after the work of GstVulkanOperation users, on
      * whatever queue (the images' timelines, gstcudavkframepool.c) */
     src_stages |= kind->give_back (gst_buffer_peek_memory (buf, i),

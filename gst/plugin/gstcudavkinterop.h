@@ -87,8 +87,12 @@ typedef struct
  * take-over fills and the give-back returns */
 typedef struct
 {
+  /* the frame's memories: one per plane, or one multi-planar image */
   GstCudaVkFramePlane *planes[GST_VIDEO_MAX_PLANES];
-  guint n_planes;
+  guint n_mems;
+  /* where CUDA writes video plane i: its start and bytes per row */
+  CUdeviceptr plane_ptr[GST_VIDEO_MAX_PLANES];
+  gsize plane_pitch[GST_VIDEO_MAX_PLANES];
   gboolean used;                /* taken over by the queue at least once */
   GstVulkanFence *fence;        /* downstream's work on it done */
   /* GPU path: CUDA signals it after the copy into this frame, the
@@ -181,13 +185,13 @@ gboolean gst_cuda_vk_interop_take_over (GstCudaVkInterop * self,
     gboolean in_place, GError ** error);
 
 /* Downstream is done with @buf (its Vulkan work is submitted): a
- * submission that gives the first @n_planes memories of @buf, of @kind,
+ * submission that gives the first @n_mems memories of @buf, of @kind,
  * back to CUDA once that work completes. Returns its fence (transfer
  * full), which also covers the earlier work on the queue; NULL and @error
  * on failure (the queue may still read the memories). Any thread; also
  * after stop. */
 GstVulkanFence *gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
-    const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_planes,
+    const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_mems,
     GError ** error);
 /* Waits until every give-back submission has completed */
 void gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self);

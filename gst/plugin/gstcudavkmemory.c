@@ -286,15 +286,15 @@ gst_cuda_vk_check_image_size (GstVulkanDevice * device,
   return TRUE;
 }
 
-gboolean
-gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+/* Creates @plane's linear, exportable image of @format (@width x
+ * @height) after checking that the device makes it */
+static gboolean
+create_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     VkFormat format, guint width, guint height, VkImageUsageFlags usage,
     GError ** error)
 {
   VkExternalMemoryImageCreateInfo ext_ci = { 0, };
   VkImageCreateInfo ci = { 0, };
-  VkImageSubresource sub = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0 };
-  VkSubresourceLayout layout;
   VkImageFormatProperties limits;
   VkExternalMemoryFeatureFlags features;
   VkResult res;
@@ -307,7 +307,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   /* never an image beyond the device's limits (the caps were checked:
    * gst_cuda_vk_check_image_size()) */
   {
-    gchar *what = g_strdup_printf ("A %ux%u plane is", width, height);
+    gchar *what = g_strdup_printf ("A %ux%u image is", width, height);
     gboolean ok =
         check_image_extent (self->device, format, width, height, usage,
         what, error);
@@ -346,9 +346,6 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
    * the user moves it to GENERAL before CUDA writes into it */
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   res = vkCreateImage (self->device->device, &ci, NULL, &plane->image);
-  if (res == VK_SUCCESS)
-    gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_IMAGE,
-        (guint64) plane->image, "image");
   if (res != VK_SUCCESS) {
     plane->image = VK_NULL_HANDLE;
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -356,23 +353,95 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
         width, height, format, res);
     return FALSE;
   }
-  /* linear image: CUDA writes the rows where this layout says they are */
+  gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_IMAGE,
+      (guint64) plane->image, "image");
+  GST_DEBUG_OBJECT (self, "linear %ux%u image of format %d, external memory "
+      "features 0x%x", width, height, format, features);
+  return TRUE;
+}
+
+/* The layout of @aspect of @plane's linear image */
+static void
+image_layout (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+    VkImageAspectFlags aspect, VkSubresourceLayout * layout)
+{
+  VkImageSubresource sub = { aspect, 0, 0 };
+
   vkGetImageSubresourceLayout (self->device->device, plane->image, &sub,
-      &layout);
+      layout);
+  GST_DEBUG_OBJECT (self, "image aspect 0x%x: offset %" G_GUINT64_FORMAT
+      ", row pitch %" G_GUINT64_FORMAT ", size %" G_GUINT64_FORMAT, aspect,
+      (guint64) layout->offset, (guint64) layout->rowPitch,
+      (guint64) layout->size);
+}
+
+gboolean
+gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+    VkFormat format, guint width, guint height, VkImageUsageFlags usage,
+    GError ** error)
+{
+  VkSubresourceLayout layout;
+
+  if (!create_image (self, plane, format, width, height, usage, error))
+    return FALSE;
+  /* linear image: CUDA writes the rows where this layout says they are */
+  image_layout (self, plane, VK_IMAGE_ASPECT_COLOR_BIT, &layout);
   plane->offset = layout.offset;
   plane->pitch = layout.rowPitch;
   plane->size = layout.size;
-  GST_DEBUG_OBJECT (self, "linear %ux%u image of format %d: offset %"
-      G_GUINT64_FORMAT ", row pitch %" G_GUINT64_FORMAT ", size %"
-      G_GUINT64_FORMAT ", external memory features 0x%x", width, height,
-      format, (guint64) layout.offset, (guint64) layout.rowPitch,
-      (guint64) layout.size, features);
-
   if (!alloc_and_import (self, plane, error)) {
     gst_cuda_vk_plane_free (self->cuda, self->device, plane);
     return FALSE;
   }
   plane->cuda_ptr += plane->offset;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * self,
+    GstCudaVkPlane * plane, const GstVideoInfo * info,
+    VkImageUsageFlags usage, GError ** error)
+{
+  static const VkImageAspectFlags aspects[] = { VK_IMAGE_ASPECT_PLANE_0_BIT,
+    VK_IMAGE_ASPECT_PLANE_1_BIT, VK_IMAGE_ASPECT_PLANE_2_BIT
+  };
+  VkFormat format = gst_cuda_vk_multiplanar_format (info);
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  g_return_val_if_fail (format != VK_FORMAT_UNDEFINED, FALSE);
+  /* 4:2:0 images have an even width and height
+   * (VUID-VkImageCreateInfo-format-04712, -04713): an odd frame is the
+   * top left of the next even size, whose chroma planes have the frame's
+   * rows and columns (GStreamer rounds a 4:2:0 plane's size up) */
+  if (!create_image (self, plane, format,
+          GST_ROUND_UP_2 (GST_VIDEO_INFO_WIDTH (info)),
+          GST_ROUND_UP_2 (GST_VIDEO_INFO_HEIGHT (info)), usage, error))
+    return FALSE;
+  if (!alloc_and_import (self, plane, error)) {
+    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
+    return FALSE;
+  }
+  /* every plane where the driver put it in the one allocation; asked once
+   * the memory is bound: Mesa lavapipe (25.0) adds a plane's offset in
+   * the image only at binding, and reports 0 for every plane before */
+  plane->n_sub = n;
+  for (i = 0; i < n; i++) {
+    VkSubresourceLayout layout;
+
+    image_layout (self, plane, aspects[i], &layout);
+    plane->sub_offset[i] = layout.offset;
+    plane->sub_pitch[i] = layout.rowPitch;
+    plane->size = MAX (plane->size, layout.offset + layout.size);
+  }
+  plane->pitch = plane->sub_pitch[0];
+  if (plane->size > plane->alloc_size) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "The planes of a multi-planar image end at byte %" G_GSIZE_FORMAT
+        ", past its memory (%" G_GUINT64_FORMAT " bytes)", plane->size,
+        (guint64) plane->alloc_size);
+    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -471,6 +540,42 @@ gst_cuda_vk_plane_format (const GstVideoInfo * info, guint plane)
     default:
       return VK_FORMAT_UNDEFINED;
   }
+}
+
+VkFormat
+gst_cuda_vk_multiplanar_format (const GstVideoInfo * info)
+{
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_NV12:
+      return VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
+    case GST_VIDEO_FORMAT_I420:
+      /* planes 1 and 2 are B (Cb, U) and R (Cr, V): I420's order */
+      return VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM;
+    default:
+      return VK_FORMAT_UNDEFINED;
+  }
+}
+
+gboolean
+gst_cuda_vk_multiplanar_supported (GstVulkanDevice * device,
+    const GstVideoInfo * info, VkImageUsageFlags usage, GError ** error)
+{
+  VkFormat format = gst_cuda_vk_multiplanar_format (info);
+  VkImageFormatProperties limits;
+  VkExternalMemoryFeatureFlags features = 0;
+  VkResult res = VK_ERROR_FORMAT_NOT_SUPPORTED;
+
+  if (format != VK_FORMAT_UNDEFINED)
+    res = export_format_props (device, format, usage, &limits, &features);
+  if (res == VK_SUCCESS
+      && (features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+    return TRUE;
+  g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+      "The Vulkan device makes no linear, exportable multi-planar images for "
+      "%s frames (format %d: %d, external memory features 0x%x)",
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), format, res,
+      features);
+  return FALSE;
 }
 
 gboolean

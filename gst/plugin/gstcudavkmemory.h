@@ -32,6 +32,11 @@ typedef struct
   gsize size;
   VkFormat format;
   guint width, height;
+  /* a multi-planar image: where each video plane lies in the memory
+   * (vkGetImageSubresourceLayout() of its plane aspect); n_sub 0 otherwise */
+  guint n_sub;
+  gsize sub_offset[GST_VIDEO_MAX_PLANES];
+  gsize sub_pitch[GST_VIDEO_MAX_PLANES];
 } GstCudaVkPlane;
 
 /* The usage of the frames' images (gstcudavkframepool.c) */
@@ -49,6 +54,13 @@ gboolean gst_cuda_vk_check_image_size    (GstVulkanDevice * device,
 gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkInterop * interop,
                                           GstCudaVkPlane * plane,
                                           VkFormat format, guint width, guint height,
+                                          VkImageUsageFlags usage, GError ** error);
+/* One linear multi-planar image for a whole frame of @info (NV12, I420:
+ * gst_cuda_vk_multiplanar_format()), its planes laid out in @plane's
+ * sub_offset/sub_pitch; @plane->cuda_ptr is the start of the memory */
+gboolean gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * interop,
+                                          GstCudaVkPlane * plane,
+                                          const GstVideoInfo * info,
                                           VkImageUsageFlags usage, GError ** error);
 gboolean gst_cuda_vk_plane_alloc_buffer  (GstCudaVkInterop * interop,
                                           GstCudaVkPlane * plane,
@@ -71,6 +83,17 @@ VkFormat gst_cuda_vk_plane_format        (const GstVideoInfo * info,
                                           guint plane);
 
 gboolean gst_cuda_vk_format_supported    (GstVideoFormat format);
+
+/* The multi-planar VkFormat that holds a whole frame of @info in one image
+ * (NV12: G8_B8R8_2PLANE_420, I420: G8_B8_R8_3PLANE_420), else
+ * VK_FORMAT_UNDEFINED */
+VkFormat gst_cuda_vk_multiplanar_format  (const GstVideoInfo * info);
+/* Whether @device makes linear, exportable multi-planar images of @usage
+ * for frames of @info; else @error says why (NOT_SUPPORTED) */
+gboolean gst_cuda_vk_multiplanar_supported (GstVulkanDevice * device,
+                                          const GstVideoInfo * info,
+                                          VkImageUsageFlags usage,
+                                          GError ** error);
 
 #define GST_CUDA_VK_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
 G_END_DECLS

@@ -10,6 +10,7 @@
 #endif
 
 #include "gstcudavkmemorykind.h"
+#include <string.h>
 
 /* memory:VulkanBuffer output: what downstream may do with the buffers */
 #define BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | \
@@ -203,6 +204,48 @@ static const GstCudaVkMemoryKind image_kind = {
   .record_copy = image_record_copy,
 };
 
+/* ---- memory:VulkanImage, multi-planar: one linear image per frame ---- */
+
+static gboolean
+multiplanar_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
+    guint i, GstCudaVkPlane * plane, GError ** error)
+{
+  g_return_val_if_fail (i == 0, FALSE);
+  return gst_cuda_vk_plane_alloc_multiplanar (interop, plane, info,
+      GST_CUDA_VK_IMAGE_USAGE, error);
+}
+
+static GstMemory *
+multiplanar_wrap_plane (GstVulkanDevice * device, const GstVideoInfo * info,
+    guint i, GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify)
+{
+  /* the image's size: even (gst_cuda_vk_plane_alloc_multiplanar()) */
+  return gst_vulkan_image_memory_wrapped (device, plane->image,
+      plane->format, plane->width, plane->height,
+      VK_IMAGE_TILING_LINEAR, GST_CUDA_VK_IMAGE_USAGE, holder, notify);
+}
+
+/* Everything but the allocation as for one image per plane: the image is
+ * not disjoint, so its barriers name the colour aspect, which covers every
+ * plane (VUID-VkImageMemoryBarrier-image-01671), and inputs are parsed by
+ * their number of memories (gstcudavkinput.c), as vulkanh264dec's are */
+static const GstCudaVkMemoryKind multiplanar_kind = {
+  .caps_feature = GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE,
+  .size_limited = TRUE,
+  .needs_layout = TRUE,
+  .barrier_timeline = TRUE,
+  .video_meta = TRUE,
+  .multiplanar = TRUE,
+  .alloc_plane = multiplanar_alloc_plane,
+  .wrap_plane = multiplanar_wrap_plane,
+  .take_over = image_take_over,
+  .give_back = image_give_back,
+  .parse_input = image_parse_input,
+  .record_read = image_record_read,
+  .read_done = image_read_done,
+  .record_copy = image_record_copy,
+};
+
 /* ---- memory:VulkanBuffer: one buffer per plane, GstVideoInfo's layout */
 
 static gboolean
@@ -358,8 +401,34 @@ static const GstCudaVkMemoryKind buffer_kind = {
 
 const GstCudaVkMemoryKind *const
     gst_cuda_vk_memory_kinds[GST_CUDA_VK_N_MEMORY_KINDS] = {
-  &image_kind, &buffer_kind,
+  &image_kind, &buffer_kind, &multiplanar_kind,
 };
+
+guint
+gst_cuda_vk_memory_kind_n_mems (const GstCudaVkMemoryKind * kind,
+    const GstVideoInfo * info)
+{
+  return kind->multiplanar ? 1 : GST_VIDEO_INFO_N_PLANES (info);
+}
+
+const GstCudaVkMemoryKind *
+gst_cuda_vk_memory_kind_variant (const GstCudaVkMemoryKind * kind,
+    const GstVideoInfo * info, gboolean multiplanar)
+{
+  guint i;
+
+  if (multiplanar && gst_cuda_vk_multiplanar_format (info) ==
+      VK_FORMAT_UNDEFINED)
+    return NULL;
+  for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
+    const GstCudaVkMemoryKind *k = gst_cuda_vk_memory_kinds[i];
+
+    if (!strcmp (k->caps_feature, kind->caps_feature) &&
+        k->multiplanar == multiplanar)
+      return k;
+  }
+  return NULL;
+}
 
 const GstCudaVkMemoryKind *
 gst_cuda_vk_memory_kind_from_caps (GstCaps * caps)
@@ -368,7 +437,8 @@ gst_cuda_vk_memory_kind_from_caps (GstCaps * caps)
   guint i;
 
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
-    if (gst_caps_features_contains (features,
+    if (!gst_cuda_vk_memory_kinds[i]->multiplanar &&
+        gst_caps_features_contains (features,
             gst_cuda_vk_memory_kinds[i]->caps_feature))
       return gst_cuda_vk_memory_kinds[i];
   }
@@ -395,9 +465,11 @@ gst_cuda_vk_memory_kinds_template_caps (void)
   GstCaps *ret = gst_caps_new_empty ();
   guint i;
 
-  for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++)
-    ret = gst_caps_merge (ret, gst_cuda_vk_caps_set_features (raw,
-            gst_cuda_vk_memory_kinds[i]->caps_feature));
+  for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
+    if (!gst_cuda_vk_memory_kinds[i]->multiplanar)
+      ret = gst_caps_merge (ret, gst_cuda_vk_caps_set_features (raw,
+              gst_cuda_vk_memory_kinds[i]->caps_feature));
+  }
   gst_caps_unref (raw);
   return ret;
 }
@@ -452,6 +524,8 @@ gst_cuda_vk_memory_kinds_caps (GstCaps * caps, guint max_image)
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
     const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kinds[i];
 
+    if (kind->multiplanar)
+      continue;
     ret =
         gst_caps_merge (ret,
         gst_cuda_vk_caps_set_features (kind->size_limited ? fit : caps,
@@ -460,7 +534,7 @@ gst_cuda_vk_memory_kinds_caps (GstCaps * caps, guint max_image)
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
     const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kinds[i];
 
-    if (kind->size_limited)
+    if (kind->size_limited && !kind->multiplanar)
       ret =
           gst_caps_merge (ret, gst_cuda_vk_caps_set_features (over,
               kind->caps_feature));

@@ -42,12 +42,16 @@ void     gst_cuda_vk_barriers_record     (const GstCudaVkBarriers * barriers,
  *   CUDA writes into it
  * @barrier_timeline: on the timeline path the memory carries a timeline
  *   semaphore of its own in its barrier state (1.24 to 1.28)
- * @video_meta: frames carry a video meta with the planes' offsets (one
- *   memory per plane)
- * @alloc_plane: allocates plane @i of a frame of @info, exportable, with
+ * @video_meta: frames carry a video meta with the planes' offsets
+ * @multiplanar: a frame is one memory, a multi-planar image that holds
+ *   every plane; otherwise one memory per plane. Such a kind is a variant
+ *   of the kind of its caps feature (gst_cuda_vk_memory_kind_variant()),
+ *   not a caps entry of its own.
+ * @alloc_plane: allocates memory @i of a frame of @info, exportable, with
  *   @interop
- * @wrap_plane: wraps @plane (plane @i of @info) into a GstMemory of the
- *   kind; @notify (@holder) frees the plane with the memory
+ * @wrap_plane: wraps @plane (memory @i of a frame of @info) into a
+ *   GstMemory of the kind; @notify (@holder) frees the plane with the
+ *   memory
  * @take_over: records the barrier that takes @mem over from CUDA (the
  *   external queue family) on @queue, and sets what later Vulkan users
  *   order after; adds its timeline (if any) to @sync
@@ -72,6 +76,7 @@ typedef struct
   gboolean needs_layout;
   gboolean barrier_timeline;
   gboolean video_meta;
+  gboolean multiplanar;
 
   gboolean (*alloc_plane) (GstCudaVkInterop * interop,
       const GstVideoInfo * info, guint i, GstCudaVkPlane * plane,
@@ -96,10 +101,21 @@ typedef struct
       GstVulkanCommandBuffer * cmd);
 } GstCudaVkMemoryKind;
 
-#define GST_CUDA_VK_N_MEMORY_KINDS 2
-/* images first: what the caps prefer */
+#define GST_CUDA_VK_N_MEMORY_KINDS 3
+/* images first: what the caps prefer; variants (multiplanar) after the
+ * kinds of their caps feature */
 extern const GstCudaVkMemoryKind *const
     gst_cuda_vk_memory_kinds[GST_CUDA_VK_N_MEMORY_KINDS];
+
+/* How many memories a frame of @info of @kind has */
+guint gst_cuda_vk_memory_kind_n_mems (const GstCudaVkMemoryKind * kind,
+    const GstVideoInfo * info);
+
+/* The variant of @kind (same caps feature) that is @multiplanar, for
+ * frames of @info; NULL when there is none for @info's format */
+const GstCudaVkMemoryKind * gst_cuda_vk_memory_kind_variant
+    (const GstCudaVkMemoryKind * kind, const GstVideoInfo * info,
+    gboolean multiplanar);
 
 /* The kind of @caps' first structure; NULL when it is none of them */
 const GstCudaVkMemoryKind * gst_cuda_vk_memory_kind_from_caps (GstCaps * caps);

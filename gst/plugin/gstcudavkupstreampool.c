@@ -11,18 +11,20 @@
  * proposed pool that is not one (and any of another CUDA context). Each
  * buffer it hands out is one frame of cudatovulkan's own output pool (a
  * "frame", gst_cuda_vk_frame_pool_new()), acquired from that pool, with its
- * plane wrapped in one GstCudaMemory (gst_cuda_allocator_alloc_wrapped(),
- * 1.24+) at the frame's pitch. The memory keeps the frame out of the frame
+ * memory wrapped in one GstCudaMemory (gst_cuda_allocator_alloc_wrapped(),
+ * 1.24+) at the frame's layout. The memory keeps the frame out of the frame
  * pool until it is freed; cudatovulkan's output for that input keeps it out
  * until downstream is done with it (gst_cuda_vk_frame_share()). The frame
  * goes back only when both are gone, and is handed out again only once the
  * Vulkan work on it has completed (the frame pool's fences): upstream
  * never writes into a frame that Vulkan may still read.
  *
- * Only one-plane formats: every plane of a frame is its own dedicated
- * Vulkan allocation (see gstcudavkmemory.c), imported into CUDA at an
- * address of its own, while a GstCudaMemory is one base pointer with plane
- * offsets.
+ * Only frames that are one memory: one-plane formats, and frames of one
+ * multi-planar image (NV12, I420) whose planes have one pitch. A
+ * GstCudaMemory is one base pointer with plane offsets and one pitch
+ * (upstream's CPU map of wrapped memory uses plane 0's for every plane),
+ * while one image per plane is one dedicated Vulkan allocation per plane
+ * (see gstcudavkmemory.c), imported into CUDA at an address of its own.
  *
  * When the frame pool is no longer active (cudatovulkan renegotiated or
  * stopped while upstream still uses this pool) the pool hands out ordinary
@@ -43,9 +45,10 @@
 #include "gstcudavkframepool.h"
 
 gboolean
-gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info)
+gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info,
+    const GstCudaVkMemoryKind * kind)
 {
-  return GST_VIDEO_INFO_N_PLANES (info) == 1;
+  return gst_cuda_vk_memory_kind_n_mems (kind, info) == 1;
 }
 
 #include <gst/cuda/gstcudabufferpool.h>
@@ -75,7 +78,7 @@ struct _GstCudaVkUpstreamPool
   GstCudaStream *own_stream;    /* the element's */
   GstCudaStream *stream;        /* the config's, else own_stream */
   GstVideoInfo info;            /* the frames' video info */
-  GstVideoInfo winfo;           /* and their layout (plane 0's pitch) */
+  GstVideoInfo winfo;           /* and their layout in the memory */
 
   GMutex lock;
   GCond cond;
@@ -146,7 +149,7 @@ wrap_frame (GstCudaVkUpstreamPool * self, GstBuffer * frame)
 
   mem = gst_cuda_allocator_alloc_wrapped (NULL,
       GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &self->winfo,
-      f->planes[0]->plane.cuda_ptr, frame, (GDestroyNotify) gst_buffer_unref);
+      f->plane_ptr[0], frame, (GDestroyNotify) gst_buffer_unref);
   if (!mem) {
     GST_ERROR_OBJECT (self, "gst_cuda_allocator_alloc_wrapped() failed");
     gst_buffer_unref (frame);
@@ -304,26 +307,47 @@ gst_cuda_vk_upstream_pool_init (GstCudaVkUpstreamPool * self)
   g_cond_init (&self->cond);
 }
 
-/* The layout upstream writes at: the frame's plane 0 at its pitch */
+/* The layout upstream writes at, relative to plane 0's start: the
+ * frame's; FALSE when a GstCudaMemory cannot describe it */
 static gboolean
 frame_layout (GstCudaVkUpstreamPool * self)
 {
   GstCudaVkFrame *f;
   GstBuffer *frame = NULL;
-  GstCudaVkPlane *p;
+  guint i, n = GST_VIDEO_INFO_N_PLANES (&self->info);
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gboolean ok = TRUE;
 
   if (gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL) !=
       GST_FLOW_OK)
     return FALSE;
   f = gst_cuda_vk_frame_get (frame);
-  p = &f->planes[0]->plane;
   self->winfo = self->info;
-  GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, 0) = 0;
-  GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, 0) = p->pitch;
-  GST_VIDEO_INFO_SIZE (&self->winfo) = p->pitch *
-      GST_VIDEO_INFO_HEIGHT (&self->info);
+  if (f->n_mems != 1) {
+    GST_INFO_OBJECT (self, "frames of %u memories: not one GstCudaMemory",
+        f->n_mems);
+    ok = FALSE;
+  }
+  for (i = 0; ok && i < n; i++) {
+    if (f->plane_ptr[i] < f->plane_ptr[0] ||
+        f->plane_pitch[i] != f->plane_pitch[0]) {
+      GST_INFO_OBJECT (self, "plane %u at +%" G_GINT64_FORMAT ", pitch %"
+          G_GSIZE_FORMAT " (plane 0: %" G_GSIZE_FORMAT "): not one "
+          "GstCudaMemory", i, (gint64) (f->plane_ptr[i] - f->plane_ptr[0]),
+          f->plane_pitch[i], f->plane_pitch[0]);
+      ok = FALSE;
+      break;
+    }
+    GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) = f->plane_ptr[i] -
+        f->plane_ptr[0];
+    GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, i) = f->plane_pitch[i];
+    gst_video_format_info_component (self->info.finfo, i, comp);
+    GST_VIDEO_INFO_SIZE (&self->winfo) =
+        GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) + f->plane_pitch[i] *
+        GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]);
+  }
   gst_buffer_unref (frame);
-  return TRUE;
+  return ok;
 }
 
 GstBufferPool *
@@ -346,7 +370,6 @@ gst_cuda_vk_upstream_pool_new (GstCudaVkInterop * interop,
   self->frames = gst_object_ref (frames);
   self->own_stream = gst_cuda_stream_ref (stream);
   if (!caps || !gst_video_info_from_caps (&self->info, caps) ||
-      !gst_cuda_vk_upstream_pool_supported (&self->info) ||
       !frame_layout (self)) {
     gst_structure_free (config);
     gst_object_unref (self);

@@ -8,19 +8,25 @@
 #pragma once
 
 #include "gstcudavkinterop.h"
+#include "gstcudavkmemorykind.h"
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
-/* Whether frames of @info can be written in place by upstream: one plane
- * (a GstCudaMemory is one base pointer, and every plane of a frame is its
- * own Vulkan allocation); never on 1.22 */
-gboolean        gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info);
+/* Whether frames of @info, of memory of @kind, can be written in place by
+ * upstream: frames that are one memory (one plane, or a multi-planar
+ * image), since a GstCudaMemory is one base pointer with plane offsets,
+ * while one image per plane is one Vulkan allocation per plane; never on
+ * 1.22 */
+gboolean        gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info,
+                                                     const GstCudaVkMemoryKind * kind);
 
 /* A GstCudaBufferPool whose every buffer is a frame of @frames (a pool of
  * gst_cuda_vk_frame_pool_new(), active) wrapped in one GstCudaMemory of
  * @interop's context, with its stream. NULL when @frames cannot hand out a
- * frame, and always on 1.22 (no GST_CUDA_SYNC_HAVE_MEMORY_STREAM). */
+ * frame, when a frame's planes do not fit one GstCudaMemory (two memories,
+ * or planes of different pitches), and always on 1.22 (no
+ * GST_CUDA_SYNC_HAVE_MEMORY_STREAM). */
 GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkInterop * interop,
                                                  GstBufferPool * frames);
 

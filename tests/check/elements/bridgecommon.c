@@ -282,7 +282,72 @@ bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
 
   g_object_get (c2v, "in-place", &in_place, NULL);
   return in_place && GST_CHECK_VERSION (1, 24, 0) &&
-      GST_VIDEO_INFO_N_PLANES (info) == 1;
+      (GST_VIDEO_INFO_N_PLANES (info) == 1 ||
+      bc_expect_multiplanar (c2v, info));
+}
+
+/* Whether @e's Vulkan device makes linear, exportable multi-planar images
+ * of @format with the usage of cudatovulkan's frames (asked of the device
+ * here, not of the element) */
+static gboolean
+device_makes_multiplanar (GstElement * e, VkFormat format)
+{
+  GstQuery *q = gst_query_new_context (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+  PFN_vkGetPhysicalDeviceImageFormatProperties2 get_props;
+  VkPhysicalDeviceExternalImageFormatInfo ext = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+    .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+  };
+  VkPhysicalDeviceImageFormatInfo2 fi = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+    .pNext = &ext,.format = format,.type = VK_IMAGE_TYPE_2D,
+    .tiling = VK_IMAGE_TILING_LINEAR,
+    .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+  };
+  VkExternalImageFormatProperties ext_props = {
+    .sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES,
+  };
+  VkImageFormatProperties2 props = {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,.pNext = &ext_props,
+  };
+  GstVulkanDevice *device = NULL;
+  GstContext *ctx = NULL;
+  gboolean ret = FALSE;
+
+  fail_unless (gst_element_query (e, q), "no Vulkan device context");
+  gst_query_parse_context (q, &ctx);
+  fail_unless (ctx && gst_context_get_vulkan_device (ctx, &device) && device);
+  get_props = gst_vulkan_instance_get_proc_address (device->instance,
+      "vkGetPhysicalDeviceImageFormatProperties2");
+  if (get_props && get_props (device->physical_device->device, &fi,
+          &props) == VK_SUCCESS)
+    ret = (ext_props.externalMemoryProperties.externalMemoryFeatures &
+        VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
+  gst_object_unref (device);
+  gst_query_unref (q);
+  return ret;
+}
+
+gboolean
+bc_expect_multiplanar (GstElement * c2v, const GstVideoInfo * info)
+{
+  gboolean multi_planar;
+  VkFormat format;
+
+  g_object_get (c2v, "multi-planar", &multi_planar, NULL);
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_NV12:
+      format = VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
+      break;
+    case GST_VIDEO_FORMAT_I420:
+      format = VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM;
+      break;
+    default:
+      return FALSE;
+  }
+  return multi_planar && GST_CHECK_VERSION (1, 24, 0) &&
+      device_makes_multiplanar (c2v, format);
 }
 
 /* How many of @n frames cudatovulkan @c2v received written in place: @n

@@ -61,6 +61,11 @@ gboolean     bc_pad_info            (GstElement * e, const gchar * pad_name,
 gboolean     bc_expect_wrapped_output (GstElement * v2c);
 gboolean     bc_info_in_place       (GstElement * c2v,
                                      const GstVideoInfo * info);
+/* Whether cudatovulkan @c2v outputs frames of @info as one multi-planar
+ * image each: property multi-planar, 1.24+, NV12 or I420, and a device
+ * that makes such images (exportable, linear) */
+gboolean     bc_expect_multiplanar  (GstElement * c2v,
+                                     const GstVideoInfo * info);
 void         bc_assert_stats        (GstElement * e, guint64 n);
 void         bc_assert_stats_full   (GstElement * e, guint64 n,
                                      guint64 copies);
