@@ -4,8 +4,9 @@
  * Helpers and what the simulator runs in place of a GPU: bridgecommon.h.
  *
  * Tests:
- * test_nvh264dec: nvh264dec's frames through the bridge, semaphores, a tee
- *     and in place: cudadownload's bytes
+ * test_nvh264dec: nvh264dec's frames through the bridge, semaphores, a tee,
+ *     in place (RGBA, and NV12 as multi-planar images): cudadownload's
+ *     bytes
  * test_sw_h264dec: the same checks with openh264dec ! cudaupload (runs on
  *     the simulator)
  * test_vulkanh264dec: vulkanh264dec ! vulkantocuda is nvh264dec's bytes; the
@@ -151,6 +152,43 @@ check_decode_tee (const gchar * src, GPtrArray * want)
   g_free (desc);
 }
 
+/* With multi-planar=true the decoder (or cudaupload behind a software
+ * one) writes its NV12 frames straight into cudatovulkan's multi-planar
+ * images on 1.24+ where the device makes them (the H200, lavapipe from
+ * Debian 13; NV12's two planes have one pitch on both): no copy behind
+ * the decoder's own. Read back by vulkandownload and, through
+ * vulkantocuda, by cudadownload: @want's bytes either way. */
+static void
+check_decode_multiplanar (const gchar * src, GPtrArray * want)
+{
+  static const gchar *const readers[] = {
+    "vulkandownload ! video/x-raw",
+    "vulkantocuda ! cudadownload ! video/x-raw",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (readers); i++) {
+    gchar *desc = g_strdup_printf ("%s ! cudatovulkan name=c2v "
+        "multi-planar=true ! %s ! appsink name=sink sync=false", src,
+        readers[i]);
+    GstElement *pipeline, *c2v;
+    GstVideoInfo info;
+    GPtrArray *got;
+    guint64 in_place;
+
+    got = bc_run_frames (&pipeline, desc);
+    c2v = bc_by_name (pipeline, "c2v");
+    fail_unless (bc_pad_info (c2v, "sink", &info));
+    in_place = bc_info_in_place (c2v, &info) ? CLIP_FRAMES : 0;
+    GST_INFO ("%s: %" G_GUINT64_FORMAT " frames in place", desc, in_place);
+    bc_assert_stats_full (c2v, CLIP_FRAMES, CLIP_FRAMES - in_place);
+    bc_stop_pipeline (pipeline);
+    bc_assert_same_frames (got, want, desc);
+    g_ptr_array_unref (got);
+    g_free (desc);
+  }
+}
+
 /* @decoder: a description ending in video/x-raw(memory:CUDAMemory) */
 static void
 check_decode (const gchar * path, const gchar * decoder)
@@ -175,6 +213,7 @@ check_decode (const gchar * path, const gchar * decoder)
   bc_assert_same_frames (got, want, decoder);
   check_decode_semaphores (src, want);
   check_decode_tee (src, want);
+  check_decode_multiplanar (src, want);
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
   g_free (ref);
