@@ -106,8 +106,7 @@ assert_memories (GstElement * c2v, const MemCount * c, guint n,
       c->max_mems, want);
 }
 
-static const gchar *const download_reader =
-    "vulkandownload ! video/x-raw";
+static const gchar *const download_reader = "vulkandownload ! video/x-raw";
 static const gchar *const v2c_reader =
     "vulkantocuda ! cudadownload ! video/x-raw";
 
@@ -340,8 +339,7 @@ GST_START_TEST (test_multiplanar_renegotiate)
   bc_assert_same_frames (frames[0], frames[1], "NV12 -> RGBA -> NV12");
   /* the last caps (NV12) one memory a frame where the device makes them;
    * RGBA always in place on 1.24+ */
-  fail_unless (cs_stat (bc_by_name (pipelines[0], "c2v"), "buffers") ==
-      total);
+  fail_unless (cs_stat (bc_by_name (pipelines[0], "c2v"), "buffers") == total);
   if (GST_CHECK_VERSION (1, 24, 0)) {
     GstVideoInfo info;
     GstElement *c2v = bc_by_name (pipelines[0], "c2v");
