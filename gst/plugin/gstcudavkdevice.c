@@ -284,7 +284,8 @@ gst_cuda_vk_namer_name (const GstCudaVkNamer * namer, VkObjectType type,
 
   if (!namer->fn || !handle)
     return;
-  name = g_strdup_printf ("%s %s", namer->prefix, what);
+  /* NULL: no name (removes the one set before) */
+  name = what ? g_strdup_printf ("%s %s", namer->prefix, what) : NULL;
   info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT;
   info.objectType = type;
   info.objectHandle = handle;

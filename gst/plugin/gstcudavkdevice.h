@@ -29,6 +29,7 @@ typedef struct
   gchar prefix[64];
 } GstCudaVkNamer;
 
+/* @what NULL: removes the name */
 void     gst_cuda_vk_namer_name          (const GstCudaVkNamer * namer,
                                           VkObjectType type, guint64 handle,
                                           const gchar * what);

@@ -371,6 +371,28 @@ gst_cuda_vk_interop_begin_in (GstCudaVkInterop * self,
   return cmd;
 }
 
+/* A command buffer the interop named, whose work is done */
+typedef struct
+{
+  GstCudaVkNamer namer;
+  GstVulkanCommandBuffer *cmd;
+} NamedCommands;
+
+/* Drops the name before the command buffer goes back to its pool: the
+ * validation layer keeps the names of freed command buffers, and a
+ * handle that upstream's pool gets next would carry ours in its
+ * messages */
+static void
+named_commands_done (GstVulkanDevice * device, gpointer data)
+{
+  NamedCommands *nc = data;
+
+  gst_cuda_vk_namer_name (&nc->namer, VK_OBJECT_TYPE_COMMAND_BUFFER,
+      (guint64) (guintptr) nc->cmd->cmd, NULL);
+  gst_vulkan_command_buffer_unref (nc->cmd);
+  g_free (nc);
+}
+
 /* @cmd, @keep and @sync's relay semaphores are released once @fence
  * signals */
 static void
@@ -384,9 +406,18 @@ trash_add (GstCudaVkInterop * self, GstVulkanFence * fence,
 
   g_mutex_lock (lock);
   trash = give_back ? self->give_back_trash : self->trash;
-  gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
-          fence, gst_vulkan_trash_mini_object_unref,
-          GST_MINI_OBJECT_CAST (cmd)));
+  if (self->namer.fn) {
+    NamedCommands *nc = g_new (NamedCommands, 1);
+
+    nc->namer = self->namer;
+    nc->cmd = cmd;
+    gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
+            fence, named_commands_done, nc));
+  } else {
+    gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
+            fence, gst_vulkan_trash_mini_object_unref,
+            GST_MINI_OBJECT_CAST (cmd)));
+  }
   if (keep)
     gst_vulkan_trash_list_add (trash, gst_vulkan_trash_list_acquire (trash,
             fence, gst_vulkan_trash_mini_object_unref,
