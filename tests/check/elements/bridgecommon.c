@@ -455,6 +455,52 @@ bc_assert_stats_full (GstElement * e, guint64 n, guint64 copies)
   }
 }
 
+GPtrArray *
+bc_run_held (const gchar * desc, guint n, GstElement ** pipeline_out)
+{
+  GstElement *pipeline = cs_vk_parse_launch (desc, NULL);
+  GstElement *c2v, *q;
+  GPtrArray *got;
+  GstPad *qsrc;
+  GstBus *bus;
+  GstMessage *msg;
+  gulong probe;
+  guint level = 0;
+  gint64 until;
+
+  fail_unless (pipeline != NULL, "%s", desc);
+  c2v = bc_by_name (pipeline, "c2v");
+  q = bc_by_name (pipeline, "q");
+  qsrc = gst_element_get_static_pad (q, "src");
+  /* buffers only: events and the serialised ALLOCATION query pass */
+  probe = gst_pad_add_probe (qsrc, GST_PAD_PROBE_TYPE_BLOCK |
+      GST_PAD_PROBE_TYPE_BUFFER, NULL, NULL, NULL);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  until = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  while (cs_stat (c2v, "buffers") < n && g_get_monotonic_time () < until)
+    g_usleep (2000);
+  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), n);
+  /* the queue holds all but the one its blocked thread has */
+  while (level + 1 < n && g_get_monotonic_time () < until) {
+    g_object_get (q, "current-level-buffers", &level, NULL);
+    g_usleep (2000);
+  }
+  fail_unless_equals_int (level + 1, n);
+  gst_pad_remove_probe (qsrc, probe);
+  gst_object_unref (qsrc);
+
+  got = bc_pull_all (pipeline, bc_by_name (pipeline, "sink"));
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  *pipeline_out = pipeline;
+  return got;
+}
+
 /* Whether this GStreamer's vulkanupload and vulkandownload pack rows (see
  * tight_bytes()): up to 1.26 they copy with bufferRowLength = the plane's
  * width, 1.28 takes the row length from the frame's stride. */

@@ -498,47 +498,11 @@ GST_START_TEST (test_in_place_held)
       "queue name=q max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
       "vulkandownload ! video/x-raw ! appsink name=sink sync=false", src);
   gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
-  GstElement *pipeline = cs_vk_parse_launch (desc, NULL);
-  GstElement *c2v, *q;
+  GstElement *pipeline;
   GPtrArray *got, *want;
-  GstPad *qsrc;
-  GstBus *bus;
-  GstMessage *msg;
-  gulong probe;
-  guint level = 0;
-  gint64 until;
 
-  fail_unless (pipeline != NULL);
-  c2v = bc_by_name (pipeline, "c2v");
-  q = bc_by_name (pipeline, "q");
-  qsrc = gst_element_get_static_pad (q, "src");
-  /* buffers only: events and the serialised ALLOCATION query pass */
-  probe = gst_pad_add_probe (qsrc, GST_PAD_PROBE_TYPE_BLOCK |
-      GST_PAD_PROBE_TYPE_BUFFER, NULL, NULL, NULL);
-  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE);
-  until = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
-  while (cs_stat (c2v, "buffers") < N_HELD_IN_PLACE &&
-      g_get_monotonic_time () < until)
-    g_usleep (2000);
-  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), N_HELD_IN_PLACE);
-  /* the queue holds all but the one its blocked thread has */
-  while (level + 1 < N_HELD_IN_PLACE && g_get_monotonic_time () < until) {
-    g_object_get (q, "current-level-buffers", &level, NULL);
-    g_usleep (2000);
-  }
-  fail_unless_equals_int (level + 1, N_HELD_IN_PLACE);
-  gst_pad_remove_probe (qsrc, probe);
-  gst_object_unref (qsrc);
-
-  got = bc_pull_all (pipeline, bc_by_name (pipeline, "sink"));
-  bus = gst_element_get_bus (pipeline);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-  bc_assert_stats (c2v, N_HELD_IN_PLACE);
+  got = bc_run_held (desc, N_HELD_IN_PLACE, &pipeline);
+  bc_assert_stats (bc_by_name (pipeline, "c2v"), N_HELD_IN_PLACE);
   bc_stop_pipeline (pipeline);
 
   want = bc_run_frames (NULL, ref);
