@@ -437,11 +437,16 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
     f->fence = NULL;
   }
 
+  /* only a frame the queue took over since its last give-back: another
+   * release of images that the external queue family owns would be an
+   * invalid ownership transfer (a frame of the pool proposed upstream
+   * comes back without a take-over when it was copied or dropped) */
   if (f->used) {
     f->fence = gst_cuda_vk_interop_give_back (pool->interop, pool->kind, buf,
         f->n_mems, &err);
     if (!f->fence)
       goto error;
+    f->used = FALSE;
   }
 
   g_mutex_lock (&pool->lock);

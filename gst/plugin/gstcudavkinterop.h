@@ -93,7 +93,7 @@ typedef struct
   /* where CUDA writes video plane i: its start and bytes per row */
   CUdeviceptr plane_ptr[GST_VIDEO_MAX_PLANES];
   gsize plane_pitch[GST_VIDEO_MAX_PLANES];
-  gboolean used;                /* taken over by the queue at least once */
+  gboolean used;                /* taken over since its last give-back */
   GstVulkanFence *fence;        /* downstream's work on it done */
   /* GPU path: CUDA signals it after the copy into this frame, the
    * take-over submission waits on it; created on first use */

@@ -342,9 +342,11 @@ frame_layout (GstCudaVkUpstreamPool * self)
         f->plane_ptr[0];
     GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, i) = f->plane_pitch[i];
     gst_video_format_info_component (self->info.finfo, i, comp);
-    GST_VIDEO_INFO_SIZE (&self->winfo) =
+    /* the end of the plane that ends last, whichever it is */
+    GST_VIDEO_INFO_SIZE (&self->winfo) = MAX (i ?
+        GST_VIDEO_INFO_SIZE (&self->winfo) : 0,
         GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) + f->plane_pitch[i] *
-        GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]);
+        GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]));
   }
   gst_buffer_unref (frame);
   return ok;
