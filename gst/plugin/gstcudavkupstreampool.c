@@ -192,6 +192,17 @@ give_slot (GstCudaVkUpstreamPool * self)
   g_mutex_unlock (&self->lock);
 }
 
+static gboolean
+pool_flushing (GstCudaVkUpstreamPool * self)
+{
+  gboolean ret;
+
+  g_mutex_lock (&self->lock);
+  ret = self->flushing;
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
 static GstFlowReturn
 pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -209,15 +220,18 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
   if (ret == GST_FLOW_OK) {
     mem = wrap_frame (self, frame);
-  } else if (ret == GST_FLOW_FLUSHING &&
-      gst_buffer_pool_is_active (self->frames)) {
-    /* cudatovulkan flushes (a flushing seek, a stop) */
+  } else if (ret == GST_FLOW_FLUSHING && pool_flushing (self)) {
+    /* upstream flushes this pool (a flushing seek, a stop) */
     give_slot (self);
     return ret;
   } else if (ret == GST_FLOW_FLUSHING) {
-    /* the element let go of the frame pool (renegotiation, stop) while
-     * upstream still uses this pool: ordinary memory, which it copies */
-    GST_DEBUG_OBJECT (self, "frame pool inactive: plain CUDA memory");
+    /* the element flushes, or let go of, the frame pool (a seek or a stop
+     * that reached it first, renegotiation) while upstream still uses
+     * this pool: ordinary memory, which it copies or drops. Upstream
+     * elements that allocate with gst_video_decoder_allocate_output_buffer()
+     * (nvh264dec) take any failure there for an error. */
+    GST_DEBUG_OBJECT (self, "frame pool inactive or flushing: plain CUDA "
+        "memory");
     mem = gst_cuda_allocator_alloc (NULL,
         GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &self->info);
   } else {

@@ -423,6 +423,19 @@ assert_proposed_pool (GstElement * c2v, gboolean in_place)
     fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &more,
             &dontwait), GST_FLOW_OK);
     gst_buffer_unref (more);
+    /* cudatovulkan flushes first (a seek or a stop that reached it before
+     * upstream): plain CUDA memory, never a failure, which upstream's
+     * decoders take for an error; upstream's own flush: FLUSHING */
+    fail_unless (gst_pad_send_event (pad, gst_event_new_flush_start ()));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &more,
+            NULL), GST_FLOW_OK);
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (more, 0)));
+    gst_buffer_unref (more);
+    gst_buffer_pool_set_flushing (pool, TRUE);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &more,
+            NULL), GST_FLOW_FLUSHING);
+    gst_buffer_pool_set_flushing (pool, FALSE);
+    fail_unless (gst_pad_send_event (pad, gst_event_new_flush_stop (TRUE)));
     fail_unless (gst_buffer_pool_set_active (pool, FALSE));
   }
   gst_clear_object (&pool);
