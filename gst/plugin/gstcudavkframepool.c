@@ -326,14 +326,20 @@ static void
 frame_wait (GstCudaVkImagePool * pool, GstBuffer * buf)
 {
   GstCudaVkFrame *f = gst_cuda_vk_frame_get (buf);
+  VkResult res = VK_SUCCESS;
 
   if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
-    vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
+    res = vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
         (f->fence), VK_TRUE, G_MAXUINT64);
-  if (f->sem && f->sem->wait_fence &&
+  if (res == VK_SUCCESS && f->sem && f->sem->wait_fence &&
       !gst_vulkan_fence_is_signaled (f->sem->wait_fence))
-    vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
+    res = vkWaitForFences (pool->device->device, 1, &GST_VULKAN_FENCE_FENCE
         (f->sem->wait_fence), VK_TRUE, G_MAXUINT64);
+  /* a lost device: nothing will run on it any more; said here, where it
+   * shows first when it happens at the end of a stream */
+  if (res != VK_SUCCESS)
+    GST_WARNING_OBJECT (pool, "waiting for a frame's Vulkan work failed: "
+        "%d", res);
   if (f->sem)
     gst_cuda_vk_semaphore_waited (f->sem);
 }
