@@ -424,7 +424,6 @@ gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * self,
   /* every plane where the driver put it in the one allocation; asked once
    * the memory is bound: Mesa lavapipe (25.0) adds a plane's offset in
    * the image only at binding, and reports 0 for every plane before */
-  plane->n_sub = n;
   for (i = 0; i < n; i++) {
     VkSubresourceLayout layout;
 

@@ -33,8 +33,7 @@ typedef struct
   VkFormat format;
   guint width, height;
   /* a multi-planar image: where each video plane lies in the memory
-   * (vkGetImageSubresourceLayout() of its plane aspect); n_sub 0 otherwise */
-  guint n_sub;
+   * (vkGetImageSubresourceLayout() of its plane aspect) */
   gsize sub_offset[GST_VIDEO_MAX_PLANES];
   gsize sub_pitch[GST_VIDEO_MAX_PLANES];
 } GstCudaVkPlane;

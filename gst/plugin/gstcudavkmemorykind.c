@@ -40,14 +40,15 @@ image_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
           i), GST_CUDA_VK_IMAGE_USAGE, error);
 }
 
+/* the image as it was created (a plane's, or a whole multi-planar
+ * frame's, whose size is even: gst_cuda_vk_plane_alloc_multiplanar()) */
 static GstMemory *
 image_wrap_plane (GstVulkanDevice * device, const GstVideoInfo * info,
     guint i, GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify)
 {
   return gst_vulkan_image_memory_wrapped (device, plane->image,
-      gst_cuda_vk_plane_format (info, i),
-      GST_VIDEO_INFO_COMP_WIDTH (info, i), GST_VIDEO_INFO_COMP_HEIGHT (info,
-          i), VK_IMAGE_TILING_LINEAR, GST_CUDA_VK_IMAGE_USAGE, holder, notify);
+      plane->format, plane->width, plane->height, VK_IMAGE_TILING_LINEAR,
+      GST_CUDA_VK_IMAGE_USAGE, holder, notify);
 }
 
 /* A frame's image is GENERAL while CUDA has it (the frame pool's initial
@@ -215,16 +216,6 @@ multiplanar_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
       GST_CUDA_VK_IMAGE_USAGE, error);
 }
 
-static GstMemory *
-multiplanar_wrap_plane (GstVulkanDevice * device, const GstVideoInfo * info,
-    guint i, GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify)
-{
-  /* the image's size: even (gst_cuda_vk_plane_alloc_multiplanar()) */
-  return gst_vulkan_image_memory_wrapped (device, plane->image,
-      plane->format, plane->width, plane->height,
-      VK_IMAGE_TILING_LINEAR, GST_CUDA_VK_IMAGE_USAGE, holder, notify);
-}
-
 /* Everything but the allocation as for one image per plane: the image is
  * not disjoint, so its barriers name the colour aspect, which covers every
  * plane (VUID-VkImageMemoryBarrier-image-01671), and inputs are parsed by
@@ -237,7 +228,7 @@ static const GstCudaVkMemoryKind multiplanar_kind = {
   .video_meta = TRUE,
   .multiplanar = TRUE,
   .alloc_plane = multiplanar_alloc_plane,
-  .wrap_plane = multiplanar_wrap_plane,
+  .wrap_plane = image_wrap_plane,
   .take_over = image_take_over,
   .give_back = image_give_back,
   .parse_input = image_parse_input,

@@ -337,6 +337,7 @@ frame_layout (GstCudaVkUpstreamPool * self)
     return FALSE;
   f = gst_cuda_vk_frame_get (frame);
   self->winfo = self->info;
+  GST_VIDEO_INFO_SIZE (&self->winfo) = 0;
   if (f->n_mems != 1) {
     GST_INFO_OBJECT (self, "frames of %u memories: not one GstCudaMemory",
         f->n_mems);
@@ -357,10 +358,9 @@ frame_layout (GstCudaVkUpstreamPool * self)
     GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, i) = f->plane_pitch[i];
     gst_video_format_info_component (self->info.finfo, i, comp);
     /* the end of the plane that ends last, whichever it is */
-    GST_VIDEO_INFO_SIZE (&self->winfo) = MAX (i ?
-        GST_VIDEO_INFO_SIZE (&self->winfo) : 0,
-        GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) + f->plane_pitch[i] *
-        GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]));
+    GST_VIDEO_INFO_SIZE (&self->winfo) = MAX (GST_VIDEO_INFO_SIZE
+        (&self->winfo), GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) +
+        f->plane_pitch[i] * GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]));
   }
   gst_buffer_unref (frame);
   return ok;
