@@ -153,7 +153,10 @@ GST_START_TEST (test_multiplanar_bytes)
           BC_N_BUFFERS : 0;
       fail_unless_equals_int (written != 0, in_place &&
           bc_expect_multiplanar (c2v, &info) && c.one_stride);
-      GST_INFO ("%s: %s", what, written ? "in place" : "copied");
+      /* in the log of every run: which path each size took here */
+      g_print ("%s: %s (copies %" G_GUINT64_FORMAT " of %d)\n", what,
+          written ? "written in place" : "copied",
+          cs_stat (c2v, "copies"), BC_N_BUFFERS);
       bc_assert_stats_full (c2v, BC_N_BUFFERS, BC_N_BUFFERS - written);
       bc_stop_pipeline (pipeline);
       want = bc_reference_frames (cases[i].format, cases[i].w, cases[i].h);
