@@ -232,9 +232,14 @@ s7_why_not (Bench * b)
 }
 
 /* Whether this GStreamer's vulkancolorconvert reads vulkanh264dec's
- * frames: up to 1.28 it makes one view per memory of its input, and a
- * frame of one multi-planar image makes it crash (SIGSEGV in the vulkan
- * plugin, seen on the H200 with 1.26.2). After 1.28: not known, tried. */
+ * frames. It makes one view per memory of its input, and a frame of one
+ * multi-planar image makes it crash (SIGSEGV in the vulkan plugin, seen on
+ * the H200 with 1.26.2 and with upstream main at 4cdf9d97, 1.29.2, whose
+ * GstVulkanFullScreenQuad still binds one view per memory). No release is
+ * known to read them: the version after the newest one seen crashing is
+ * tried. */
+#define COLORCONVERT_MP_LAST_CRASH_MINOR 29
+
 static gboolean
 colorconvert_reads_multiplanar (void)
 {
@@ -245,7 +250,7 @@ colorconvert_reads_multiplanar (void)
     return FALSE;
   sscanf (gst_plugin_get_version (plugin), "%u.%u", &major, &minor);
   gst_object_unref (plugin);
-  return major > 1 || minor > 28;
+  return major > 1 || minor > COLORCONVERT_MP_LAST_CRASH_MINOR;
 }
 
 /* which modes can run (the rest get their reason in mode_skipped);
@@ -275,8 +280,8 @@ s7_modes_prepare (Bench * b, const S7Source * src)
     else if (md->vk_decoder && md->consumer == S7_CONSUMER_VULKAN &&
         !src->sw_decoder && !colorconvert_reads_multiplanar ())
       why = g_strdup ("this GStreamer's vulkancolorconvert cannot read "
-          "vulkanh264dec's multi-planar frames (up to 1.28: one view per "
-          "memory; it crashes)");
+          "vulkanh264dec's multi-planar frames (one view per memory up to "
+          "main's 1.29: it crashes)");
     set_str (b, &S->mode_skipped[k], why);
     if (why)
       g_print ("  mode %s skipped: %s\n", md->key, why);

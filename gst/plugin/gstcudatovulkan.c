@@ -503,8 +503,8 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * Upstream CUDA elements can then write those frames in place
    * (#GstCudaToVulkan:in-place). Downstream must read multi-planar images:
    * vulkandownload and vulkantocuda do, and so can applications; from 1.24
-   * to 1.28, vulkancolorconvert and the other elements that sample their
-   * input (one view per memory) do not. Where the Vulkan device makes no
+   * to upstream main (1.29), vulkancolorconvert and the other elements that
+   * sample their input (one view per memory) do not. Where the Vulkan device makes no
    * such images, or on 1.22, frames have one image per plane as without
    * the property.
    */
