@@ -21,6 +21,10 @@
  *     downstream at once while upstream goes on writing, stay byte-exact
  * test_multiplanar_renegotiate: NV12 in place, then RGBA in place, then
  *     NV12 again in one stream (caps change midway), byte-exact
+ * test_multiplanar_pool_refused: an upstream that does not take the pool
+ *     cudatovulkan proposes (the pools are taken out of the ALLOCATION
+ *     query's answer): still one image per frame, every frame copied,
+ *     byte-exact
  */
 #include "config.h"
 #include "bridgecommon.h"
@@ -336,6 +340,71 @@ GST_START_TEST (test_multiplanar_renegotiate)
 
 GST_END_TEST;
 
+/* Takes every pool out of the ALLOCATION query's answer before the
+ * element that asked sees it: what a decoder that refuses the proposed
+ * pool does. Counts the queries. */
+static GstPadProbeReturn
+strip_pools (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    while (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_remove_nth_allocation_pool (query, 0);
+    g_atomic_int_inc ((gint *) data);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static gint stripped;
+
+static void
+refusing_hook (GstElement * pipeline)
+{
+  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "up"),
+      "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, strip_pools, &stripped, NULL);
+  gst_object_unref (pad);
+  probe_output (pipeline, probe_target);
+}
+
+/* in-place=true, but cudaupload allocates its own buffers: cudatovulkan
+ * copies each into its multi-planar frames (one memory each where the
+ * device makes them), none written in place */
+GST_START_TEST (test_multiplanar_pool_refused)
+{
+  gchar *src = bc_src_desc ("NV12", 64, 48);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload name=up ! cudatovulkan "
+      "name=c2v multi-planar=true in-place=true ! %s ! appsink name=sink "
+      "sync=false", src, download_reader);
+  GstElement *pipeline, *c2v;
+  GPtrArray *got, *want;
+  MemCount c;
+
+  stripped = 0;
+  probe_target = &c;
+  bc_pipeline_hook = refusing_hook;
+  got = bc_run_frames (&pipeline, desc);
+  bc_pipeline_hook = NULL;
+  fail_unless (g_atomic_int_get (&stripped) >= 1,
+      "cudaupload sent no ALLOCATION query");
+  c2v = bc_by_name (pipeline, "c2v");
+  assert_memories (c2v, &c, BC_N_BUFFERS, "NV12, pool refused");
+  fail_unless_equals_uint64 (cs_stat (c2v, "in-place"), 0);
+  bc_assert_stats_full (c2v, BC_N_BUFFERS, BC_N_BUFFERS);
+  bc_stop_pipeline (pipeline);
+  want = bc_reference_frames ("NV12", 64, 48);
+  bc_assert_same_frames (got, want, "NV12, pool refused");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudavkmultiplanar_suite (void)
 {
@@ -349,6 +418,7 @@ cudavkmultiplanar_suite (void)
   tcase_add_test (tc, test_multiplanar_off);
   tcase_add_test (tc, test_multiplanar_held);
   tcase_add_test (tc, test_multiplanar_renegotiate);
+  tcase_add_test (tc, test_multiplanar_pool_refused);
   return s;
 }
 
