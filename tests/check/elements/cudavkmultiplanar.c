@@ -176,6 +176,21 @@ GST_START_TEST (test_multiplanar_bytes)
 
 GST_END_TEST;
 
+/* Stops @pipeline; @got (transfer full) must be videotestsrc's NV12
+ * 64x48 frames */
+static void
+stop_and_compare_64x48 (GstElement * pipeline, GPtrArray * got,
+    const gchar * what)
+{
+  GPtrArray *want;
+
+  bc_stop_pipeline (pipeline);
+  want = bc_reference_frames ("NV12", 64, 48);
+  bc_assert_same_frames (got, want, what);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+}
+
 /* The default: one image per plane whatever the device, every frame
  * copied (1.24 to 1.28's vulkancolorconvert reads no other) */
 GST_START_TEST (test_multiplanar_off)
@@ -184,7 +199,7 @@ GST_START_TEST (test_multiplanar_off)
   gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
       "%s ! appsink name=sink sync=false", src, download_reader);
   GstElement *pipeline, *c2v;
-  GPtrArray *got, *want;
+  GPtrArray *got;
   gboolean multi_planar = TRUE;
   MemCount c;
 
@@ -195,11 +210,7 @@ GST_START_TEST (test_multiplanar_off)
   fail_unless_equals_int (c.min_mems, 2);
   fail_unless_equals_int (c.max_mems, 2);
   bc_assert_stats_full (c2v, BC_N_BUFFERS, BC_N_BUFFERS);
-  bc_stop_pipeline (pipeline);
-  want = bc_reference_frames ("NV12", 64, 48);
-  bc_assert_same_frames (got, want, "NV12 without multi-planar");
-  g_ptr_array_unref (got);
-  g_ptr_array_unref (want);
+  stop_and_compare_64x48 (pipeline, got, "NV12 without multi-planar");
   g_free (desc);
   g_free (src);
 }
@@ -380,7 +391,7 @@ GST_START_TEST (test_multiplanar_pool_refused)
       "name=c2v multi-planar=true in-place=true ! %s ! appsink name=sink "
       "sync=false", src, download_reader);
   GstElement *pipeline, *c2v;
-  GPtrArray *got, *want;
+  GPtrArray *got;
   MemCount c;
 
   stripped = 0;
@@ -394,11 +405,7 @@ GST_START_TEST (test_multiplanar_pool_refused)
   assert_memories (c2v, &c, BC_N_BUFFERS, "NV12, pool refused");
   fail_unless_equals_uint64 (cs_stat (c2v, "in-place"), 0);
   bc_assert_stats_full (c2v, BC_N_BUFFERS, BC_N_BUFFERS);
-  bc_stop_pipeline (pipeline);
-  want = bc_reference_frames ("NV12", 64, 48);
-  bc_assert_same_frames (got, want, "NV12, pool refused");
-  g_ptr_array_unref (got);
-  g_ptr_array_unref (want);
+  stop_and_compare_64x48 (pipeline, got, "NV12, pool refused");
   g_free (desc);
   g_free (src);
 }
