@@ -160,6 +160,14 @@ void                  gst_cuda_sync_releaser_push (GstCudaSyncReleaser * release
                                                    gpointer data);
 
 GST_CUDA_SYNC_API
+gboolean              gst_cuda_sync_releaser_push_after (GstCudaSyncReleaser * releaser,
+                                                   GstCudaContext * context,
+                                                   CUstream stream,
+                                                   GstCudaSyncReleaseFunc func,
+                                                   gpointer data,
+                                                   GError ** error);
+
+GST_CUDA_SYNC_API
 void                  gst_cuda_sync_releaser_free (GstCudaSyncReleaser * releaser);
 
 G_END_DECLS

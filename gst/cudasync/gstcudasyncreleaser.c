@@ -19,6 +19,11 @@
  * and stops the thread: that is the releaser's shutdown, for example in an
  * element's `stop` once the stream's work has been enqueued.
  *
+ * gst_cuda_sync_releaser_push_after() records the event itself, on a
+ * stream, and reuses its events once they have completed: a push per
+ * frame then creates no driver object once the first few frames are in
+ * flight.
+ *
  * One releaser per user (an element instance) keeps a pipeline whose GPU
  * work is slow or stuck from delaying another's.
  *
@@ -40,12 +45,19 @@ typedef struct
   GstCudaSyncEvent *event;      /* nullable */
   GstCudaSyncReleaseFunc func;
   gpointer data;
+  gboolean reuse;               /* the event is the releaser's own */
 } Job;
 
+/* free_events are events of push_after() that have completed, all of
+ * events_context (set by the first push_after(); events of another
+ * context are not kept). The async queues have their own locks; nothing
+ * else is shared with the thread. */
 struct _GstCudaSyncReleaser
 {
   GThread *thread;
   GAsyncQueue *jobs;            /* Job; one with func NULL stops the thread */
+  GAsyncQueue *free_events;     /* GstCudaSyncEvent */
+  GstCudaContext *events_context;
 };
 
 static void
@@ -72,6 +84,10 @@ releaser_thread (gpointer data)
     if (job->event && !gst_cuda_sync_event_wait_cpu (job->event, &err))
       GST_WARNING ("cannot tell whether the GPU work is done: %s",
           err->message);
+    /* completed: free again before the function runs (an event that
+     * could not be waited for is not used again) */
+    if (job->reuse && !err)
+      g_async_queue_push (r->free_events, g_steal_pointer (&job->event));
     job->func (job->data, err);
     g_clear_error (&err);
     g_clear_pointer (&job->event, gst_cuda_sync_event_unref);
@@ -100,6 +116,8 @@ gst_cuda_sync_releaser_new (const gchar * name)
 
   init_debug ();
   r->jobs = g_async_queue_new ();
+  r->free_events = g_async_queue_new_full ((GDestroyNotify)
+      gst_cuda_sync_event_unref);
   r->thread = g_thread_new (name ? name : "cudasync-release",
       releaser_thread, r);
   return r;
@@ -133,7 +151,77 @@ gst_cuda_sync_releaser_push (GstCudaSyncReleaser * releaser,
   job->event = event ? gst_cuda_sync_event_ref (event) : NULL;
   job->func = func;
   job->data = data;
+  job->reuse = FALSE;
   g_async_queue_push (releaser->jobs, job);
+}
+
+/* a completed event of the releaser's own in @context, or a new one
+ * (*reuse: whether it may go back to the free events) */
+static GstCudaSyncEvent *
+take_event (GstCudaSyncReleaser * releaser, GstCudaContext * context,
+    gboolean * reuse, GError ** error)
+{
+  GstCudaSyncEvent *ev = NULL;
+
+  if (!releaser->events_context)
+    releaser->events_context = gst_object_ref (context);
+  *reuse = releaser->events_context == context;
+  if (*reuse)
+    ev = g_async_queue_try_pop (releaser->free_events);
+  /* blocking sync: the thread sleeps in its wait */
+  return ev ? ev : gst_cuda_sync_event_new (context, TRUE, error);
+}
+
+/**
+ * gst_cuda_sync_releaser_push_after: (skip)
+ * @releaser: a #GstCudaSyncReleaser
+ * @context: the #GstCudaContext of @stream
+ * @stream: the stream whose work so far uses what @func gives back
+ * @func: called on the releaser's thread once that work has completed (or
+ *   with an error once waiting for it has failed), after the functions
+ *   pushed before it
+ * @data: passed to @func
+ * @error: return location for a #GError, or %NULL
+ *
+ * Records an event on @stream and queues @func behind it, as
+ * gst_cuda_sync_releaser_push() does with an event of the caller's. The
+ * event is one of the releaser's own, made with blocking sync and used
+ * again once it has completed (events of the context of the first call
+ * only). Never blocks on the GPU. Not thread-safe: call it from one
+ * thread at a time.
+ *
+ * Returns: %TRUE when @func is queued; %FALSE with @error set when no
+ *   event could be made or recorded (@func is then not called)
+ *
+ * Since: 0.2
+ */
+gboolean
+gst_cuda_sync_releaser_push_after (GstCudaSyncReleaser * releaser,
+    GstCudaContext * context, CUstream stream, GstCudaSyncReleaseFunc func,
+    gpointer data, GError ** error)
+{
+  GstCudaSyncEvent *ev;
+  gboolean reuse;
+  Job *job;
+
+  g_return_val_if_fail (releaser != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+
+  ev = take_event (releaser, context, &reuse, error);
+  if (!ev)
+    return FALSE;
+  if (!gst_cuda_sync_event_record (ev, stream, error)) {
+    gst_cuda_sync_event_unref (ev);
+    return FALSE;
+  }
+  job = g_new (Job, 1);
+  job->event = ev;
+  job->func = func;
+  job->data = data;
+  job->reuse = reuse;
+  g_async_queue_push (releaser->jobs, job);
+  return TRUE;
 }
 
 /**
@@ -155,5 +243,7 @@ gst_cuda_sync_releaser_free (GstCudaSyncReleaser * releaser)
   g_async_queue_push (releaser->jobs, g_new0 (Job, 1));
   g_thread_join (releaser->thread);
   g_async_queue_unref (releaser->jobs);
+  g_async_queue_unref (releaser->free_events);
+  gst_clear_object (&releaser->events_context);
   g_free (releaser);
 }

@@ -442,12 +442,13 @@ slot_release (gpointer slot, const GError * error)
 static void
 slot_retire (GstCudaIpcServer * self, Slot * slot)
 {
-  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, NULL);
+  GError *err = NULL;
 
-  if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL)) {
-    gst_cuda_sync_releaser_push (self->releaser, ev, slot_release, slot);
-  } else {
-    GST_WARNING ("no event for a retired frame: waiting for the stream");
+  if (!gst_cuda_sync_releaser_push_after (self->releaser, self->context,
+          self->stream, slot_release, slot, &err)) {
+    GST_WARNING ("no event for a retired frame (%s): waiting for the stream",
+        err->message);
+    g_clear_error (&err);
     if (gst_cuda_context_push (self->context)) {
       CuStreamSynchronize (self->stream);
       gst_cuda_context_pop (NULL);
@@ -455,7 +456,6 @@ slot_retire (GstCudaIpcServer * self, Slot * slot)
     self->cpu_syncs++;
     slot_free (slot);
   }
-  g_clear_pointer (&ev, gst_cuda_sync_event_unref);
 }
 
 /* a free slot of this epoch, a new one, or NULL (lock held; retires
@@ -554,18 +554,14 @@ copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
 static gboolean
 hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
 {
-  /* blocking sync: the releaser's thread sleeps in its wait (a spinning
-   * wait cost a CPU core per pipeline on a GPU) */
-  GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, error);
-
-  if (!ev || !gst_cuda_sync_event_record (ev, self->stream, error)) {
-    if (ev)
-      gst_cuda_sync_event_unref (ev);
+  /* the releaser's own blocking-sync events, reused once completed: its
+   * thread sleeps in its wait, and a frame creates no driver object */
+  if (!gst_cuda_sync_releaser_push_after (self->releaser, self->context,
+          self->stream, (GstCudaSyncReleaseFunc) gst_buffer_unref,
+          gst_buffer_ref (buf), error)) {
+    gst_buffer_unref (buf);
     return FALSE;
   }
-  gst_cuda_sync_releaser_push (self->releaser, ev,
-      (GstCudaSyncReleaseFunc) gst_buffer_unref, gst_buffer_ref (buf));
-  gst_cuda_sync_event_unref (ev);
   return TRUE;
 }
 

@@ -62,7 +62,6 @@ struct _GstCudaVkInterop
    * stop (after streaming) free it. @unreleased: what could not be
    * tracked, kept until then (the releaser's thread adds to it). */
   GstCudaSyncReleaser *releaser;
-  GAsyncQueue *free_events;     /* GstCudaSyncEvent, for reuse */
   GPtrArray *unreleased;
 
   /* set by setup_sync, until stop. GPU path: Vulkan exports semaphores

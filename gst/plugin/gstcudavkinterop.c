@@ -131,7 +131,6 @@ wait_submissions (GstCudaVkInterop * self)
 typedef struct
 {
   GstCudaVkInterop *self;
-  GstCudaSyncEvent *event;
   GstBuffer *buf;
 } Held;
 
@@ -180,7 +179,6 @@ release_held (gpointer data, const GError * error)
       g_error_free (err);
     g_ptr_array_add (self->unreleased, h->buf);
   }
-  g_async_queue_push (self->free_events, h->event);
   g_free (h);
 }
 
@@ -188,27 +186,20 @@ gboolean
 gst_cuda_vk_interop_hold (GstCudaVkInterop * self, GstBuffer * buf,
     CUstream stream, GError ** error)
 {
-  GstCudaSyncEvent *ev;
   Held *h;
 
-  if (!self->releaser) {
-    self->free_events = g_async_queue_new_full ((GDestroyNotify)
-        gst_cuda_sync_event_unref);
+  if (!self->releaser)
     self->releaser = gst_cuda_sync_releaser_new ("cudavk-release");
-  }
-  ev = g_async_queue_try_pop (self->free_events);
-  /* blocking-sync: the releaser sleeps instead of spinning */
-  if (!ev && !(ev = gst_cuda_sync_event_new (self->cuda, TRUE, error)))
-    return FALSE;
-  if (!gst_cuda_sync_event_record (ev, stream, error)) {
-    gst_cuda_sync_event_unref (ev);
-    return FALSE;
-  }
   h = g_new (Held, 1);
   h->self = self;
-  h->event = ev;
   h->buf = gst_buffer_ref (buf);
-  gst_cuda_sync_releaser_push (self->releaser, ev, release_held, h);
+  /* the releaser's own events, reused once completed */
+  if (!gst_cuda_sync_releaser_push_after (self->releaser, self->cuda, stream,
+          release_held, h, error)) {
+    gst_buffer_unref (h->buf);
+    g_free (h);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -226,7 +217,6 @@ static void
 drop_unreleased (GstCudaVkInterop * self)
 {
   g_ptr_array_set_size (self->unreleased, 0);
-  g_clear_pointer (&self->free_events, g_async_queue_unref);
 }
 
 void

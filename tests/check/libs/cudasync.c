@@ -42,6 +42,10 @@
  * test_releaser_order: nothing given back before its event; then all, in
  *     push order
  * test_releaser_failed_wait: a failed wait is reported, the next one runs
+ * test_releaser_push_after: the releaser records its own events: nothing
+ *     given back before the stream's work, then all in order; a completed
+ *     event is used again (simulator: no cuEventCreate for later pushes);
+ *     a failed record queues nothing
  * test_wait_idle_stops_releaser: gst_cuda_sync_wait_idle() waits for the
  *     deferred destruction and stops its thread
  */
@@ -938,6 +942,88 @@ GST_START_TEST (test_releaser_failed_wait)
 
 GST_END_TEST;
 
+static void
+push_after (GstCudaSyncReleaser * r, CUstream s, ReleaseLog * log,
+    guint first, guint n)
+{
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    fail_unless (gst_cuda_sync_releaser_push_after (r, cs_ctx, s,
+            log_release, release_entry (log, first + i), &err), "%s",
+        err ? err->message : "?");
+}
+
+static void
+wait_log_len (ReleaseLog * log, guint n)
+{
+  gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (release_log_len (log) < n && g_get_monotonic_time () < until)
+    g_usleep (1000);
+  fail_unless_equals_int (release_log_len (log), n);
+}
+
+/* Events of the releaser's own: the stream's order holds as with the
+ * caller's events; three in flight need three events, and once they have
+ * completed the next three pushes make none (simulator: counted). */
+GST_START_TEST (test_releaser_push_after)
+{
+  TestSem *ts;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  CUstream s = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GstCudaSyncReleaser *r = gst_cuda_sync_releaser_new ("test-release");
+  GError *err = NULL;
+  guint created = 0;
+  ReleaseLog log;
+  guint i;
+
+  release_log_init (&log);
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 1, &err));
+  if (cs_is_sim)
+    created = cs_sim.call_count ("cuEventCreate");
+  push_after (r, s, &log, 0, 3);
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (release_log_len (&log), 0);
+  fail_unless (test_sem_host_signal (ts, 1));
+  wait_log_len (&log, 3);
+  if (cs_is_sim) {
+    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 3);
+    created = cs_sim.call_count ("cuEventCreate");
+  }
+
+  push_after (r, s, &log, 3, 3);
+  wait_log_len (&log, 6);
+  if (cs_is_sim) {
+    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 0);
+    /* a record that fails: FALSE, an error, nothing queued */
+    ReleaseEntry *e = release_entry (&log, 99);
+
+    cs_sim.inject_failure ("cuEventRecord", 1, CUDA_ERROR_UNKNOWN);
+    fail_if (gst_cuda_sync_releaser_push_after (r, cs_ctx, s, log_release,
+            e, &err));
+    fail_unless (err != NULL);
+    g_clear_error (&err);
+    g_free (e);
+  }
+  gst_cuda_sync_releaser_free (r);
+  fail_unless_equals_int (log.order->len, 6);
+  for (i = 0; i < 6; i++)
+    fail_unless_equals_int (g_array_index (log.order, guint, i), i);
+  fail_unless_equals_int (log.n_failed, 0);
+  fail_if (log.on_caller, "a release ran on the pushing thread");
+
+  g_array_unref (log.order);
+  g_mutex_clear (&log.lock);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  cs_free_stream (s);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
 /* the threads of this process (Linux) */
 static guint
 count_threads (void)
@@ -1018,6 +1104,7 @@ cudasync_suite (void)
   tcase_add_test (tc, test_wrong_context);
   tcase_add_test (tc, test_releaser_order);
   tcase_add_test (tc, test_releaser_failed_wait);
+  tcase_add_test (tc, test_releaser_push_after);
   tcase_add_test (tc, test_wait_idle_stops_releaser);
   return s;
 }
