@@ -180,11 +180,12 @@ check_decode_multiplanar (const gchar * src, GPtrArray * want)
     c2v = bc_by_name (pipeline, "c2v");
     fail_unless (bc_pad_info (c2v, "sink", &info));
     in_place = bc_info_in_place (c2v, &info) ? CLIP_FRAMES : 0;
+    /* in the log of every run, failing ones too: what the decoder wrote
+     * in place here */
+    g_print ("%s: %" G_GUINT64_FORMAT " of %d frames written in place, "
+        "copies %" G_GUINT64_FORMAT "\n", desc, cs_stat (c2v, "in-place"),
+        CLIP_FRAMES, cs_stat (c2v, "copies"));
     bc_assert_stats_full (c2v, CLIP_FRAMES, CLIP_FRAMES - in_place);
-    /* in the log of every run: what the decoder wrote in place here */
-    g_print ("multi-planar, read by %s: %" G_GUINT64_FORMAT " of %d frames "
-        "written in place, copies %" G_GUINT64_FORMAT "\n", readers[i],
-        cs_stat (c2v, "in-place"), CLIP_FRAMES, cs_stat (c2v, "copies"));
     bc_stop_pipeline (pipeline);
     bc_assert_same_frames (got, want, desc);
     g_ptr_array_unref (got);

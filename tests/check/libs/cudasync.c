@@ -993,13 +993,35 @@ GST_START_TEST (test_releaser_push_after)
     created = cs_sim.call_count ("cuEventCreate");
   }
 
+  /* the reused events order the same way */
+  fail_unless (gst_cuda_semaphore_wait (sem, s, 2, &err));
+  if (cs_is_sim)
+    created = cs_sim.call_count ("cuEventCreate");
   push_after (r, s, &log, 3, 3);
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (release_log_len (&log), 3);
+  fail_unless (test_sem_host_signal (ts, 2));
   wait_log_len (&log, 6);
   if (cs_is_sim) {
-    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 0);
-    /* a record that fails: FALSE, an error, nothing queued */
-    ReleaseEntry *e = release_entry (&log, 99);
+    ReleaseEntry *e;
 
+    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 0);
+    /* an event whose wait failed is not used again: the next push makes
+     * one */
+    cs_sim.inject_failure ("cuEventSynchronize", 1, CUDA_ERROR_UNKNOWN);
+    push_after (r, s, &log, 6, 1);
+    wait_log_len (&log, 7);
+    fail_unless_equals_int (log.n_failed, 1);
+    /* (the stream blocked: none of them completes before all are
+     * pushed) */
+    fail_unless (gst_cuda_semaphore_wait (sem, s, 3, &err));
+    created = cs_sim.call_count ("cuEventCreate");
+    push_after (r, s, &log, 7, 3);
+    fail_unless (test_sem_host_signal (ts, 3));
+    wait_log_len (&log, 10);
+    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 1);
+    /* a record that fails: FALSE, an error, nothing queued */
+    e = release_entry (&log, 99);
     cs_sim.inject_failure ("cuEventRecord", 1, CUDA_ERROR_UNKNOWN);
     fail_if (gst_cuda_sync_releaser_push_after (r, cs_ctx, s, log_release,
             e, &err));
@@ -1008,10 +1030,10 @@ GST_START_TEST (test_releaser_push_after)
     g_free (e);
   }
   gst_cuda_sync_releaser_free (r);
-  fail_unless_equals_int (log.order->len, 6);
-  for (i = 0; i < 6; i++)
+  fail_unless_equals_int (log.order->len, cs_is_sim ? 10 : 6);
+  for (i = 0; i < log.order->len; i++)
     fail_unless_equals_int (g_array_index (log.order, guint, i), i);
-  fail_unless_equals_int (log.n_failed, 0);
+  fail_unless_equals_int (log.n_failed, cs_is_sim ? 1 : 0);
   fail_if (log.on_caller, "a release ran on the pushing thread");
 
   g_array_unref (log.order);
