@@ -874,6 +874,27 @@ push_recorded (GstCudaSyncReleaser * r, CUstream s, ReleaseLog * log,
   }
 }
 
+/* After the releaser is freed: @n entries given back in push order, none on
+ * the pushing thread, @n_failed of them with an error; frees the rest */
+static void
+finish_release_test (ReleaseLog * log, guint n, guint n_failed,
+    GstCudaSemaphore * sem, CUstream s, TestSem * ts)
+{
+  guint i;
+
+  fail_unless_equals_int (log->order->len, n);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (g_array_index (log->order, guint, i), i);
+  fail_unless_equals_int (log->n_failed, n_failed);
+  fail_if (log->on_caller, "a release ran on the pushing thread");
+  g_array_unref (log->order);
+  g_mutex_clear (&log->lock);
+  gst_object_unref (sem);
+  gst_cuda_sync_wait_idle ();
+  cs_free_stream (s);
+  test_sem_free (ts);
+}
+
 /* Nothing is given back while the GPU work before its event is pending;
  * then everything, in push order, on the releaser's thread; free() waits
  * for it all. */
@@ -885,7 +906,6 @@ GST_START_TEST (test_releaser_order)
   GstCudaSyncReleaser *r = gst_cuda_sync_releaser_new ("test-release");
   GError *err = NULL;
   ReleaseLog log;
-  guint i;
 
   release_log_init (&log);
   /* the stream's work waits for the host */
@@ -897,18 +917,7 @@ GST_START_TEST (test_releaser_order)
 
   fail_unless (test_sem_host_signal (ts, 1));
   gst_cuda_sync_releaser_free (r);
-  fail_unless_equals_int (log.order->len, 4);
-  for (i = 0; i < 4; i++)
-    fail_unless_equals_int (g_array_index (log.order, guint, i), i);
-  fail_unless_equals_int (log.n_failed, 0);
-  fail_if (log.on_caller, "a release ran on the pushing thread");
-
-  g_array_unref (log.order);
-  g_mutex_clear (&log.lock);
-  gst_object_unref (sem);
-  gst_cuda_sync_wait_idle ();
-  cs_free_stream (s);
-  test_sem_free (ts);
+  finish_release_test (&log, 4, 0, sem, s, ts);
 }
 
 GST_END_TEST;
@@ -965,6 +974,30 @@ wait_log_len (ReleaseLog * log, guint n)
   fail_unless_equals_int (release_log_len (log), n);
 }
 
+/* @n push_after()s (entries @first...) while @s waits for @sem to reach
+ * @value: none given back before the host signals it, all of them after;
+ * the cuEventCreate calls they made (simulator; 0 elsewhere) */
+static guint
+blocked_batch (GstCudaSyncReleaser * r, CUstream s, GstCudaSemaphore * sem,
+    TestSem * ts, ReleaseLog * log, guint64 value, guint first, guint n)
+{
+  GError *err = NULL;
+  guint created;
+
+  fail_unless (gst_cuda_semaphore_wait (sem, s, value, &err), "%s",
+      err ? err->message : "?");
+  /* (the wait may make an event of its own: counted from here) */
+  created = cs_is_sim ? cs_sim.call_count ("cuEventCreate") : 0;
+  push_after (r, s, log, first, n);
+  if (cs_is_sim)
+    created = cs_sim.call_count ("cuEventCreate") - created;
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (release_log_len (log), first);
+  fail_unless (test_sem_host_signal (ts, value));
+  wait_log_len (log, first + n);
+  return cs_is_sim ? created : 0;
+}
+
 /* Events of the releaser's own: the stream's order holds as with the
  * caller's events; three in flight need three events, and once they have
  * completed the next three pushes make none (simulator: counted). */
@@ -975,51 +1008,26 @@ GST_START_TEST (test_releaser_push_after)
   CUstream s = cs_new_stream (CU_STREAM_NON_BLOCKING);
   GstCudaSyncReleaser *r = gst_cuda_sync_releaser_new ("test-release");
   GError *err = NULL;
-  guint created = 0;
+  guint created;
   ReleaseLog log;
-  guint i;
 
   release_log_init (&log);
-  fail_unless (gst_cuda_semaphore_wait (sem, s, 1, &err));
+  /* three in flight: three events made */
+  created = blocked_batch (r, s, sem, ts, &log, 1, 0, 3);
   if (cs_is_sim)
-    created = cs_sim.call_count ("cuEventCreate");
-  push_after (r, s, &log, 0, 3);
-  g_usleep (100 * 1000);
-  fail_unless_equals_int (release_log_len (&log), 0);
-  fail_unless (test_sem_host_signal (ts, 1));
-  wait_log_len (&log, 3);
-  if (cs_is_sim) {
-    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 3);
-    created = cs_sim.call_count ("cuEventCreate");
-  }
-
-  /* the reused events order the same way */
-  fail_unless (gst_cuda_semaphore_wait (sem, s, 2, &err));
-  if (cs_is_sim)
-    created = cs_sim.call_count ("cuEventCreate");
-  push_after (r, s, &log, 3, 3);
-  g_usleep (100 * 1000);
-  fail_unless_equals_int (release_log_len (&log), 3);
-  fail_unless (test_sem_host_signal (ts, 2));
-  wait_log_len (&log, 6);
+    fail_unless_equals_int (created, 3);
+  /* the same three again, reused, in the same order */
+  created = blocked_batch (r, s, sem, ts, &log, 2, 3, 3);
   if (cs_is_sim) {
     ReleaseEntry *e;
 
-    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 0);
-    /* an event whose wait failed is not used again: the next push makes
-     * one */
+    fail_unless_equals_int (created, 0);
+    /* an event whose wait failed is not used again: one more is made */
     cs_sim.inject_failure ("cuEventSynchronize", 1, CUDA_ERROR_UNKNOWN);
     push_after (r, s, &log, 6, 1);
     wait_log_len (&log, 7);
     fail_unless_equals_int (log.n_failed, 1);
-    /* (the stream blocked: none of them completes before all are
-     * pushed) */
-    fail_unless (gst_cuda_semaphore_wait (sem, s, 3, &err));
-    created = cs_sim.call_count ("cuEventCreate");
-    push_after (r, s, &log, 7, 3);
-    fail_unless (test_sem_host_signal (ts, 3));
-    wait_log_len (&log, 10);
-    fail_unless_equals_int (cs_sim.call_count ("cuEventCreate") - created, 1);
+    fail_unless_equals_int (blocked_batch (r, s, sem, ts, &log, 3, 7, 3), 1);
     /* a record that fails: FALSE, an error, nothing queued */
     e = release_entry (&log, 99);
     cs_sim.inject_failure ("cuEventRecord", 1, CUDA_ERROR_UNKNOWN);
@@ -1030,18 +1038,7 @@ GST_START_TEST (test_releaser_push_after)
     g_free (e);
   }
   gst_cuda_sync_releaser_free (r);
-  fail_unless_equals_int (log.order->len, cs_is_sim ? 10 : 6);
-  for (i = 0; i < log.order->len; i++)
-    fail_unless_equals_int (g_array_index (log.order, guint, i), i);
-  fail_unless_equals_int (log.n_failed, cs_is_sim ? 1 : 0);
-  fail_if (log.on_caller, "a release ran on the pushing thread");
-
-  g_array_unref (log.order);
-  g_mutex_clear (&log.lock);
-  gst_object_unref (sem);
-  gst_cuda_sync_wait_idle ();
-  cs_free_stream (s);
-  test_sem_free (ts);
+  finish_release_test (&log, cs_is_sim ? 10 : 6, cs_is_sim ? 1 : 0, sem, s, ts);
 }
 
 GST_END_TEST;
