@@ -81,6 +81,66 @@ bc_pull_all (GstElement * pipeline, GstElement * sink)
   return frames;
 }
 
+static GstPadProbeReturn
+strip_pools (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    while (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_remove_nth_allocation_pool (query, 0);
+    g_atomic_int_inc ((gint *) counter);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+refuse_pools (GstElement * element, const gchar * pad_name, gint * counter)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+
+  fail_unless (pad != NULL, "no pad %s", pad_name);
+  /* PULL: after the query was answered, before it goes back */
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, strip_pools, counter, NULL);
+  gst_object_unref (pad);
+}
+
+static struct
+{
+  const gchar *name, *pad_name;
+  void (*hook) (GstElement * pipeline);
+  gint queries;
+} refusing;
+
+static void
+refusing_hook (GstElement * pipeline)
+{
+  refuse_pools (bc_by_name (pipeline, refusing.name), refusing.pad_name,
+      &refusing.queries);
+  if (refusing.hook)
+    refusing.hook (pipeline);
+}
+
+GPtrArray *
+bc_run_frames_refusing_pools (GstElement ** pipeline_out, const gchar * desc,
+    const gchar * name, const gchar * pad_name,
+    void (*hook) (GstElement * pipeline))
+{
+  GPtrArray *got;
+
+  refusing.name = name;
+  refusing.pad_name = pad_name;
+  refusing.hook = hook;
+  refusing.queries = 0;
+  bc_pipeline_hook = refusing_hook;
+  got = bc_run_frames (pipeline_out, desc);
+  bc_pipeline_hook = NULL;
+  fail_unless (g_atomic_int_get (&refusing.queries) >= 1,
+      "no ALLOCATION query went through %s's %s pad", name, pad_name);
+  return got;
+}
+
 /* Plays @desc (with an appsink named "sink") to EOS; returns the frames.
  * The pipeline stays PAUSED->PLAYING (not stopped) so that statistics can be
  * read before the elements shut down; the caller sets it to NULL. */

@@ -53,6 +53,15 @@ gchar *      bc_src_desc            (const gchar * format, gint w, gint h);
 GPtrArray *  bc_reference_frames    (const gchar * format, gint w, gint h);
 GstElement * bc_by_name             (GstElement * pipeline,
                                      const gchar * name);
+/* bc_run_frames() where every pool is taken out of the ALLOCATION
+ * queries answered through the pad @pad_name of the element named @name,
+ * before the element that asked sees the answer (what a producer that
+ * refuses a proposed pool does); @hook (nullable) runs as bc_pipeline_hook.
+ * Fails unless such a query went through that pad. */
+GPtrArray *  bc_run_frames_refusing_pools (GstElement ** pipeline_out,
+                                     const gchar * desc, const gchar * name,
+                                     const gchar * pad_name,
+                                     void (*hook) (GstElement * pipeline));
 
 gboolean     bc_expect_timeline     (GstElement * e);
 gboolean     bc_info_wrappable      (const GstVideoInfo * info);

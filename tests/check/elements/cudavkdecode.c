@@ -5,8 +5,8 @@
  *
  * Tests:
  * test_nvh264dec: nvh264dec's frames through the bridge, semaphores, a tee,
- *     in place (RGBA, and NV12 as multi-planar images): cudadownload's
- *     bytes
+ *     in place (RGBA, and NV12 as multi-planar images), and copied when
+ *     the decoder does not get the proposed pool: cudadownload's bytes
  * test_sw_h264dec: the same checks with openh264dec ! cudaupload (runs on
  *     the simulator)
  * test_vulkanh264dec: vulkanh264dec ! vulkantocuda is nvh264dec's bytes; the
@@ -193,6 +193,32 @@ check_decode_multiplanar (const gchar * src, GPtrArray * want)
   }
 }
 
+/* The decoder (or cudaupload behind a software one) does not get the pool
+ * cudatovulkan proposes (taken out of the ALLOCATION answer): it decodes
+ * into its own buffers, and every frame is copied into the multi-planar
+ * frames, none written in place; the bytes are @want's. */
+static void
+check_decode_pool_refused (const gchar * src, GPtrArray * want)
+{
+  gchar *desc = g_strdup_printf ("%s ! cudatovulkan name=c2v "
+      "multi-planar=true ! vulkandownload ! video/x-raw ! appsink name=sink "
+      "sync=false", src);
+  GstElement *pipeline, *c2v;
+  GPtrArray *got;
+
+  got = bc_run_frames_refusing_pools (&pipeline, desc, "c2v", "sink", NULL);
+  c2v = bc_by_name (pipeline, "c2v");
+  g_print ("%s, pool refused: %" G_GUINT64_FORMAT " of %d frames written in "
+      "place, copies %" G_GUINT64_FORMAT "\n", desc, cs_stat (c2v,
+          "in-place"), CLIP_FRAMES, cs_stat (c2v, "copies"));
+  fail_unless_equals_uint64 (cs_stat (c2v, "in-place"), 0);
+  bc_assert_stats_full (c2v, CLIP_FRAMES, CLIP_FRAMES);
+  bc_stop_pipeline (pipeline);
+  bc_assert_same_frames (got, want, "decoder refusing the pool");
+  g_ptr_array_unref (got);
+  g_free (desc);
+}
+
 /* @decoder: a description ending in video/x-raw(memory:CUDAMemory) */
 static void
 check_decode (const gchar * path, const gchar * decoder)
@@ -218,6 +244,7 @@ check_decode (const gchar * path, const gchar * decoder)
   check_decode_semaphores (src, want);
   check_decode_tee (src, want);
   check_decode_multiplanar (src, want);
+  check_decode_pool_refused (src, want);
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
   g_free (ref);

@@ -351,36 +351,6 @@ GST_START_TEST (test_multiplanar_renegotiate)
 
 GST_END_TEST;
 
-/* Takes every pool out of the ALLOCATION query's answer before the
- * element that asked sees it: what a decoder that refuses the proposed
- * pool does. Counts the queries. */
-static GstPadProbeReturn
-strip_pools (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
-    while (gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_remove_nth_allocation_pool (query, 0);
-    g_atomic_int_inc ((gint *) data);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
-static gint stripped;
-
-static void
-refusing_hook (GstElement * pipeline)
-{
-  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "up"),
-      "src");
-
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-      GST_PAD_PROBE_TYPE_PULL, strip_pools, &stripped, NULL);
-  gst_object_unref (pad);
-  probe_output (pipeline, probe_target);
-}
-
 /* in-place=true, but cudaupload allocates its own buffers: cudatovulkan
  * copies each into its multi-planar frames (one memory each where the
  * device makes them), none written in place */
@@ -395,13 +365,8 @@ GST_START_TEST (test_multiplanar_pool_refused)
   GPtrArray *got;
   MemCount c;
 
-  stripped = 0;
   probe_target = &c;
-  bc_pipeline_hook = refusing_hook;
-  got = bc_run_frames (&pipeline, desc);
-  bc_pipeline_hook = NULL;
-  fail_unless (g_atomic_int_get (&stripped) >= 1,
-      "cudaupload sent no ALLOCATION query");
+  got = bc_run_frames_refusing_pools (&pipeline, desc, "up", "src", probe_hook);
   c2v = bc_by_name (pipeline, "c2v");
   fail_unless (bc_pad_info (c2v, "sink", &info));
   /* only where the pool would have been taken does this test tell the
