@@ -71,10 +71,8 @@ limited() {
 }
 
 source_envs() {
-  local IFS=:
   local -a files
-  read -ra files <<< "$1"
-  IFS=$' \t\n'
+  IFS=: read -ra files <<< "$1"
   for f in "${files[@]}"; do
     # shellcheck disable=SC1090
     . "$f" || { echo "cannot source $f"; return 1; }

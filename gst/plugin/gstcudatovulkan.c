@@ -504,9 +504,9 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * (#GstCudaToVulkan:in-place). Downstream must read multi-planar images:
    * vulkandownload and vulkantocuda do, and so can applications; from 1.24
    * to upstream main (1.29), vulkancolorconvert and the other elements that
-   * sample their input (one view per memory) do not. Where the Vulkan device makes no
-   * such images, or on 1.22, frames have one image per plane as without
-   * the property.
+   * sample their input (one view per memory) do not. Where the Vulkan
+   * device makes no such images, or on 1.22, frames have one image per
+   * plane as without the property.
    */
   g_object_class_install_property (gobject_class, PROP_MULTI_PLANAR,
       g_param_spec_boolean ("multi-planar", "Multi-planar",

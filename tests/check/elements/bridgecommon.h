@@ -79,11 +79,6 @@ void         bc_assert_stats        (GstElement * e, guint64 n);
 void         bc_assert_stats_full   (GstElement * e, guint64 n,
                                      guint64 copies);
 
-/* Keeps every buffer entering @element (a Vulkan element) until it has
- * pushed the output made from it and the queue it answers with is idle
- * (Mesa lavapipe and vulkancolorconvert's outputs, see bridgecommon.c);
- * bc_assert_held() then checks that @n buffers went through that way and
- * that none of their memories was freed inside the element's chain. */
 /* Runs @desc (cudatovulkan "c2v", a queue "q", appsink "sink") with the
  * queue's output blocked until cudatovulkan has pushed @n frames and the
  * queue holds all but one of them, then lets them through to EOS. Returns
@@ -91,6 +86,11 @@ void         bc_assert_stats_full   (GstElement * e, guint64 n,
  * playing */
 GPtrArray *  bc_run_held            (const gchar * desc, guint n,
                                      GstElement ** pipeline_out);
+/* Keeps every buffer entering @element (a Vulkan element) until it has
+ * pushed the output made from it and the queue it answers with is idle
+ * (Mesa lavapipe and vulkancolorconvert's outputs, see bridgecommon.c);
+ * bc_assert_held() then checks that @n buffers went through that way and
+ * that none of their memories was freed inside the element's chain. */
 void         bc_hold_inputs         (GstElement * element);
 void         bc_assert_held         (guint n, const gchar * what);
 

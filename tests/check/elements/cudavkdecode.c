@@ -152,6 +152,16 @@ check_decode_tee (const gchar * src, GPtrArray * want)
   g_free (desc);
 }
 
+/* In the log of every run, failing ones too (call it before asserting):
+ * what the decoder wrote in place into @c2v's frames and what it copied */
+static void
+print_path (GstElement * c2v, const gchar * what)
+{
+  g_print ("%s: %" G_GUINT64_FORMAT " of %d frames written in place, copies %"
+      G_GUINT64_FORMAT "\n", what, cs_stat (c2v, "in-place"), CLIP_FRAMES,
+      cs_stat (c2v, "copies"));
+}
+
 /* With multi-planar=true the decoder (or cudaupload behind a software
  * one) writes its NV12 frames straight into cudatovulkan's multi-planar
  * images on 1.24+ where the device makes them (the H200, lavapipe from
@@ -180,11 +190,7 @@ check_decode_multiplanar (const gchar * src, GPtrArray * want)
     c2v = bc_by_name (pipeline, "c2v");
     fail_unless (bc_pad_info (c2v, "sink", &info));
     in_place = bc_info_in_place (c2v, &info) ? CLIP_FRAMES : 0;
-    /* in the log of every run, failing ones too: what the decoder wrote
-     * in place here */
-    g_print ("%s: %" G_GUINT64_FORMAT " of %d frames written in place, "
-        "copies %" G_GUINT64_FORMAT "\n", desc, cs_stat (c2v, "in-place"),
-        CLIP_FRAMES, cs_stat (c2v, "copies"));
+    print_path (c2v, desc);
     bc_assert_stats_full (c2v, CLIP_FRAMES, CLIP_FRAMES - in_place);
     bc_stop_pipeline (pipeline);
     bc_assert_same_frames (got, want, desc);
@@ -203,19 +209,19 @@ check_decode_pool_refused (const gchar * src, GPtrArray * want)
   gchar *desc = g_strdup_printf ("%s ! cudatovulkan name=c2v "
       "multi-planar=true ! vulkandownload ! video/x-raw ! appsink name=sink "
       "sync=false", src);
+  gchar *what = g_strdup_printf ("%s, pool refused", desc);
   GstElement *pipeline, *c2v;
   GPtrArray *got;
 
   got = bc_run_frames_refusing_pools (&pipeline, desc, "c2v", "sink", NULL);
   c2v = bc_by_name (pipeline, "c2v");
-  g_print ("%s, pool refused: %" G_GUINT64_FORMAT " of %d frames written in "
-      "place, copies %" G_GUINT64_FORMAT "\n", desc, cs_stat (c2v,
-          "in-place"), CLIP_FRAMES, cs_stat (c2v, "copies"));
+  print_path (c2v, what);
   fail_unless_equals_uint64 (cs_stat (c2v, "in-place"), 0);
   bc_assert_stats_full (c2v, CLIP_FRAMES, CLIP_FRAMES);
   bc_stop_pipeline (pipeline);
-  bc_assert_same_frames (got, want, "decoder refusing the pool");
+  bc_assert_same_frames (got, want, what);
   g_ptr_array_unref (got);
+  g_free (what);
   g_free (desc);
 }
 
