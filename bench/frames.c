@@ -247,9 +247,12 @@ enqueue_frame (Run * run, EvPair * pair, GstBuffer * buf, guint8 * data,
   return r;
 }
 
-/* a CUDA frame written on the producer stream */
+/* a CUDA frame written on the producer stream; *t0: the frame's start,
+ * once a pool buffer is free (as the raw reference starts its frames once
+ * a slot is free), so that the latency never includes the wait for the
+ * previous frames */
 static GstBuffer *
-produce_cuda_frame (Run * run, EvPair * pair, guint n)
+produce_cuda_frame (Run * run, EvPair * pair, guint n, gdouble * t0)
 {
   GstBuffer *buf = NULL;
   GstMapInfo map;
@@ -263,6 +266,7 @@ produce_cuda_frame (Run * run, EvPair * pair, guint n)
     run_error (run, g_strdup ("could not acquire a buffer"));
     return NULL;
   }
+  *t0 = mono_s ();
   if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
     run_error (run, g_strdup ("could not map the buffer (GST_MAP_CUDA)"));
     gst_buffer_unref (buf);
@@ -315,8 +319,7 @@ producer_next (Run * run, guint n, EvPair ** pair, gdouble * t0)
     return gst_buffer_ref (run->sysframe);
   }
   *pair = g_async_queue_pop (run->free_pairs);
-  *t0 = mono_s ();
-  buf = produce_cuda_frame (run, *pair, n);
+  buf = produce_cuda_frame (run, *pair, n, t0);
   if (!buf)
     g_async_queue_push (run->free_pairs, *pair);
   return buf;
