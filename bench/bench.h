@@ -90,6 +90,9 @@ enum
   /* scenario 3: a with the producer writing into the pool cudatovulkan
    * proposes (frames written in place, 1.24+, one-plane formats) */
   MODE_CV_AI,
+  /* scenario 3: a with the producer's memory carrying its stream and no
+   * acquire point (1.24+) */
+  MODE_CV_AS,
   N_ALL_MODES
 };
 
@@ -326,6 +329,10 @@ typedef enum
   /* from frame 1 on, the producer writes into the pool the bridge element
    * proposes */
   MODE_F_IN_PLACE = 1 << 5,
+  /* (GStreamer 1.24+) the producer writes on the GstCudaStream its pool's
+   * memory carries and marks the memory GST_CUDA_MEMORY_TRANSFER_NEED_SYNC,
+   * with no acquire point, as upstream CUDA producers do */
+  MODE_F_MEMORY_STREAM = 1 << 6,
 } BenchModeFlags;
 
 struct _Run;

@@ -296,6 +296,11 @@ produce_cuda_frame (Run * run, EvPair * pair, guint n, gdouble * t0)
     gst_buffer_unref (buf);
     return NULL;
   }
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (run->need_sync)
+    GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
+        GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
   if (run->acquire)
     gst_cuda_sync_meta_add_acquire (gst_buffer_add_cuda_sync_meta (buf),
         run->sem_p, value);
@@ -470,7 +475,11 @@ run_configure (Run * run, const RunInputs * in)
   run->sem_p = in->sem_p;
   run->recycle_q = g_async_queue_new ();
   run->producer_sync = (flags & MODE_F_PRODUCER_SYNC) != 0;
-  run->acquire = !run->producer_sync && !in->sysframe;
+  /* MODE_F_MEMORY_STREAM: the memory's stream and its NEED_SYNC order
+   * the consumers after the producer, as upstream producers do */
+  run->acquire = !run->producer_sync && !in->sysframe &&
+      !(flags & MODE_F_MEMORY_STREAM);
+  run->need_sync = (flags & MODE_F_MEMORY_STREAM) != 0;
   run->poll = (flags & MODE_F_POLL) != 0;
   run->wall = (flags & MODE_F_WALL) != 0;
   if (flags & (MODE_F_PENDING | MODE_F_SINK_EVENT))

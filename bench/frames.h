@@ -70,6 +70,7 @@ typedef struct _Run
   gboolean producer_sync;       /* cuStreamSynchronize before pushing */
   gboolean poll;                /* recycler polls E1 (cuEventQuery) */
   gboolean acquire;             /* attach the producer's acquire point */
+  gboolean need_sync;           /* mark the memory NEED_SYNC (1.24+) */
 
   /* producer -> probe (same thread) */
   EvPair *cur_pair;

@@ -42,8 +42,10 @@ s3_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
   gboolean ok;
 
   g_object_get (run->el.bridge, "stats", ss, NULL);
+  /* waits: the producer's acquire points */
   ok = expect_bridge_stats (*ss, "cudatovulkan", run->total,
-      run->mode != MODE_CV_C ? run->total : 0, note, path);
+      run->mode != MODE_CV_C && run->mode != MODE_CV_AS ? run->total : 0,
+      note, path);
   /* a_in_place: every frame but the first (from the bench's pool) written
    * in place where the element proposes its frames (1.24+, one plane) */
   if (run->mode == MODE_CV_AI)
@@ -114,17 +116,38 @@ const BenchMode bench_mode_cv_ai = {
   .check_stats = s3_check_stats,
 };
 
+const BenchMode bench_mode_cv_as = {
+  .key = "a_stream",
+  .desc =
+      "as a, but as upstream CUDA producers of GStreamer 1.24+ hand over "
+      "frames (nvh264dec, cudaupload): the producer writes on the "
+      "GstCudaStream that its pool sets on the memory and marks the memory "
+      "GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, with no acquire point; "
+      "cudatovulkan copies on that stream. Like the raw reference d, one "
+      "CUDA stream and one semaphore between CUDA and Vulkan per frame",
+  .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_MEMORY_STREAM,
+  .stats = {"cudatovulkan", NULL},
+  .build_chain = s3_build_chain,
+  .check_stats = s3_check_stats,
+};
+
 /* the section */
 
-static const gint s3_modes[] = { MODE_CV_A, MODE_CV_AB, MODE_CV_AI, MODE_CV_B,
-  MODE_CV_C, MODE_CV_D, MODE_CV_D2, MODE_CV_D3
+static const gint s3_modes[] = { MODE_CV_A, MODE_CV_AB, MODE_CV_AI,
+#if GST_CHECK_VERSION(1, 24, 0)
+  MODE_CV_AS,
+#endif
+  MODE_CV_B, MODE_CV_C, MODE_CV_D, MODE_CV_D2, MODE_CV_D3
 };
 
 /* the bridge against its binary-semaphore form, in place, and the raw-API
  * limit */
 static const gint s3_extra_ratios[][2] = {
   {MODE_CV_A, MODE_CV_AB}, {MODE_CV_AI, MODE_CV_A}, {MODE_CV_AI, MODE_CV_D},
-  {MODE_CV_A, MODE_CV_D}, {MODE_CV_A, MODE_CV_D2}, {MODE_CV_A, MODE_CV_D3}
+  {MODE_CV_A, MODE_CV_D}, {MODE_CV_A, MODE_CV_D2}, {MODE_CV_A, MODE_CV_D3},
+#if GST_CHECK_VERSION(1, 24, 0)
+  {MODE_CV_AS, MODE_CV_D},
+#endif
 };
 
 static const guint s3_work[] = { 0, 5000 };

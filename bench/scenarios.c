@@ -30,8 +30,8 @@ extern const BenchMode bench_mode_a, bench_mode_c, bench_mode_a1,
     bench_mode_a2, bench_mode_a_if1, bench_mode_a_if8, bench_mode_a4;
 /* scenario-3.c, scenario-3-raw.c */
 extern const BenchMode bench_mode_cv_a, bench_mode_cv_b, bench_mode_cv_c,
-    bench_mode_cv_ab, bench_mode_cv_ai, bench_mode_cv_d, bench_mode_cv_d2,
-    bench_mode_cv_d3;
+    bench_mode_cv_ab, bench_mode_cv_ai, bench_mode_cv_as, bench_mode_cv_d,
+    bench_mode_cv_d2, bench_mode_cv_d3;
 /* scenario-4.c, scenario-5.c, scenario-6.c */
 extern const BenchMode bench_mode_vc_a, bench_mode_vc_b, bench_mode_s5_a,
     bench_mode_s5_c, bench_mode_s6_a, bench_mode_s6_am;
@@ -74,4 +74,5 @@ const BenchMode *const bench_modes[N_ALL_MODES] = {
   [MODE_S6_A] = &bench_mode_s6_a,
   [MODE_S6_AM] = &bench_mode_s6_am,
   [MODE_CV_AI] = &bench_mode_cv_ai,
+  [MODE_CV_AS] = &bench_mode_cv_as,
 };

@@ -15,6 +15,8 @@
 
 #include "frames.h"
 
+#include <gst/cuda/gstcudabufferpool.h>
+
 static void
 s2_print_header (void)
 {
@@ -26,7 +28,7 @@ s2_print_header (void)
 }
 
 /* at most the modes of a section, and a pool for each */
-#define SECTION_MAX_MODES 8
+#define SECTION_MAX_MODES 9
 
 static void
 s2_print_ratio (Bench * b, S2Config * c, gint mode, gint ref)
@@ -336,9 +338,23 @@ config_sources (Bench * b, S2Config * c, const BenchSection * sec,
   caps = cuda_caps (c->format, c->width, c->height);
   pools[0] = new_pool (b, caps, b->opt.in_flight, &error);
   for (j = 0; pools[0] && !error && j < c->n_modes; j++) {
-    guint size = b->modes[c->modes[j]]->pool_size;
+    const BenchMode *mode = b->modes[c->modes[j]];
+    guint size = mode->pool_size ? mode->pool_size : (guint) b->opt.in_flight;
 
-    if (size)
+#if GST_CHECK_VERSION(1, 24, 0)
+    if (mode->flags & MODE_F_MEMORY_STREAM) {
+      /* a stream of its own, which the pool's config keeps */
+      GstCudaStream *stream = gst_cuda_stream_new (b->ctx);
+
+      if (!stream)
+        error = g_strdup ("gst_cuda_stream_new() failed");
+      else
+        pools[1 + j] = new_pool_with_stream (b, caps, size, stream, &error);
+      gst_clear_cuda_stream (&stream);
+      continue;
+    }
+#endif
+    if (mode->pool_size)
       pools[1 + j] = new_pool (b, caps, size, &error);
   }
   gst_caps_unref (caps);
@@ -353,11 +369,35 @@ config_sources (Bench * b, S2Config * c, const BenchSection * sec,
   return FALSE;
 }
 
+/* The stream the producer writes on for @pool's frames: the one its
+ * config sets on the memory (MODE_F_MEMORY_STREAM, 1.24+), else
+ * @fallback (the section's producer stream) */
+static CUstream
+pool_stream (GstBufferPool * pool, CUstream fallback)
+{
+  CUstream handle = fallback;
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstStructure *config;
+  GstCudaStream *stream;
+
+  if (!pool)
+    return fallback;
+  config = gst_buffer_pool_get_config (pool);
+  stream = gst_buffer_pool_config_get_cuda_stream (config);
+  if (stream)
+    handle = gst_cuda_stream_get_handle (stream);
+  gst_clear_cuda_stream (&stream);
+  gst_structure_free (config);
+#endif
+  return handle;
+}
+
 /* the repetitions of every mode of one configuration */
 static gboolean
 config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
     GstBufferPool ** pools)
 {
+  CUstream pstream = in->pstream;
   gboolean cfg_ok = TRUE;
   gchar *error = NULL;
   gint rep;
@@ -368,6 +408,7 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
       gint k = c->modes[j];
 
       in->pool = pools[1 + j] ? pools[1 + j] : pools[0];
+      in->pstream = pool_stream (in->pool, pstream);
       if (g_strcmp0 (c->m[k].status, "failed") == 0)
         continue;
       if (!s2_run_once (b, c, k, in, &error)) {
@@ -391,6 +432,7 @@ config_run (Bench * b, S2Result * S, S2Config * c, RunInputs * in,
       }
     }
   }
+  in->pstream = pstream;
   bench_run_idle (&b->wd);
   for (j = 0; j < c->n_modes; j++) {
     ModeResult *m = &c->m[c->modes[j]];

@@ -215,6 +215,12 @@ S2D_MODES = ('a', 'c', 'a1', 'a2', 'a3_in_flight_1', 'a3_in_flight_8',
 S3_MODES = ('a', 'a_binary', 'a_in_place', 'b', 'c', 'd', 'd_stall', 'd_split')
 
 
+def s3_modes(doc):
+    """Scenario 3's modes: a_stream on GStreamer 1.24+ only."""
+    new = doc.get('environment', {}).get('gstreamer_build_minor', 0) >= 24
+    return S3_MODES + (('a_stream',) if new else ())
+
+
 def check_s3_raw(doc, name):
     """Scenario 3 mode d: its path is named and a/d is reported."""
     s = doc.get('scenario3_cuda_to_vulkan', {})
@@ -456,7 +462,7 @@ def main():
             check(s2['status'] == 'ok', 'scenario 2: %s (%s)' % (s2['status'], s2['reason']))
             check_section(doc, 'scenario2_diagnosis', S2D_MODES, 'c', 1, sim,
                           'quick', s2_syncs)
-            check_section(doc, 'scenario3_cuda_to_vulkan', S3_MODES, 'b',
+            check_section(doc, 'scenario3_cuda_to_vulkan', s3_modes(doc), 'b',
                           2, sim, 'quick')
             check_s3_raw(doc, 'quick')
             # --quick: 0 and 1 ms
@@ -487,7 +493,7 @@ def main():
             check(number(c['ratios_a_over_c_median']['fps']), 'memset: a/c fps ratio')
         check_section(doc, 'scenario2_diagnosis', S2D_MODES, 'c', 1, sim,
                       'memset', s2_syncs)
-        check_section(doc, 'scenario3_cuda_to_vulkan', S3_MODES, 'b', 2,
+        check_section(doc, 'scenario3_cuda_to_vulkan', s3_modes(doc), 'b', 2,
                       sim, 'memset')
         check_s3_raw(doc, 'memset')
         # memset frames: the 0 ms configuration only
