@@ -11,6 +11,7 @@
 #include "gstcudasync-compat.h"
 #include "gstcudavkcompat.h"
 #include "gstcudavkupstreampool.h"
+#include "gstcudavkvulkanpool.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/cuda-gst.h>
@@ -167,6 +168,36 @@ gst_cuda_vk_upstream_pool_new (GstCudaVkInterop * interop,
 
 GstBuffer *
 gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem, GstBufferPool * frames)
+{
+  return NULL;
+}
+
+/* gstcudavkvulkanpool.c is not built: vulkantocuda proposes no pool */
+gboolean
+gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
+    const GstVideoInfo * info, GError ** error)
+{
+  g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+      "GStreamer 1.22 cannot wrap memory as CUDA memory");
+  return FALSE;
+}
+
+GstBufferPool *
+gst_cuda_vk_vulkan_pool_new (GstCudaVkInterop * interop,
+    GstBufferPool * frames, const GstCudaVkMemoryKind * kind)
+{
+  return NULL;
+}
+
+GstBuffer *
+gst_cuda_vk_vulkan_pool_get_frame (GstBuffer * buf, GstBufferPool * frames)
+{
+  return NULL;
+}
+
+GstMemory *
+gst_cuda_vk_vulkan_pool_wrap (GstBufferPool * pool, GstBuffer * frame,
+    GstBuffer * inbuf)
 {
   return NULL;
 }

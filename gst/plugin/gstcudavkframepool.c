@@ -55,6 +55,7 @@ struct _GstCudaVkImagePool
   GstVulkanQueue *queue;
   GstVideoInfo info;
   const GstCudaVkMemoryKind *kind;
+  VkImageUsageFlags usage;      /* of the images */
   GstCudaVkPoolErrorFunc on_error;
   gpointer on_error_data;
 
@@ -120,6 +121,8 @@ frame_free (gpointer data)
   if (f->fence)
     gst_vulkan_fence_unref (f->fence);
   gst_cuda_vk_semaphore_free (f->sem);
+  if (f->read_event)
+    gst_cuda_sync_event_unref (f->read_event);
   g_free (f);
 }
 
@@ -274,15 +277,16 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
     GstMemory *mem;
 
-    if (!pool->kind->alloc_plane (interop, info, i, &h->plane, &err)) {
+    if (!pool->kind->alloc_plane (interop, info, i, pool->usage, &h->plane,
+            &err)) {
       g_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "Could not allocate shareable Vulkan memory", err, buf, f);
     }
     h->cuda = gst_object_ref (gst_cuda_vk_interop_get_context (interop));
     h->device = gst_object_ref (pool->device);
-    mem = pool->kind->wrap_plane (pool->device, info, i, &h->plane, h,
-        plane_holder_free);
+    mem = pool->kind->wrap_plane (pool->device, info, i, pool->usage,
+        &h->plane, h, plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
@@ -311,7 +315,9 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
 }
 
 /* Downstream's work on the frame and the wait on its semaphore have
- * completed (then the semaphore may be signalled again). */
+ * completed (then the semaphore may be signalled again), and so have
+ * CUDA's reads of a frame lent to upstream (a failed query: not ready;
+ * frame_wait() waits on the CPU). */
 static gboolean
 frame_ready (GstBuffer * buf)
 {
@@ -319,6 +325,12 @@ frame_ready (GstBuffer * buf)
 
   if (f->fence && !gst_vulkan_fence_is_signaled (f->fence))
     return FALSE;
+  if (f->read_pending) {
+    if (gst_cuda_sync_event_query (f->read_event, NULL) !=
+        GST_CUDA_SYNC_EVENT_COMPLETE)
+      return FALSE;
+    f->read_pending = FALSE;
+  }
   return !f->sem || gst_cuda_vk_semaphore_waited (f->sem);
 }
 
@@ -342,6 +354,22 @@ frame_wait (GstCudaVkImagePool * pool, GstBuffer * buf)
         "%d", res);
   if (f->sem)
     gst_cuda_vk_semaphore_waited (f->sem);
+  if (f->read_pending) {
+    GError *err = NULL;
+
+    /* no readers' event to tell: the whole context */
+    if (!gst_cuda_sync_event_wait_cpu (f->read_event, &err)) {
+      GST_WARNING_OBJECT (pool, "%s: synchronising the CUDA context",
+          err->message);
+      g_clear_error (&err);
+      if (!gst_cuda_sync_context_synchronize (gst_cuda_vk_interop_get_context
+              (pool->interop), &err)) {
+        GST_ERROR_OBJECT (pool, "%s", err->message);
+        g_clear_error (&err);
+      }
+    }
+    f->read_pending = FALSE;
+  }
 }
 
 /* A frame of the pool is freed instead of coming back */
@@ -449,7 +477,7 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
    * comes back without a take-over when it was copied or dropped) */
   if (f->used) {
     f->fence = gst_cuda_vk_interop_give_back (pool->interop, pool->kind, buf,
-        f->n_mems, &err);
+        f->n_mems, NULL, &err);
     if (!f->fence)
       goto error;
     f->used = FALSE;
@@ -560,6 +588,7 @@ gst_cuda_vk_frame_pool_new (GstCudaVkInterop * interop, GstVideoInfo * info,
   pool->device = gst_object_ref (pool->queue->device);
   pool->info = *info;
   pool->kind = kind;
+  pool->usage = GST_CUDA_VK_IMAGE_USAGE;
   pool->on_error = on_error;
   pool->on_error_data = user_data;
 
@@ -582,4 +611,14 @@ gst_cuda_vk_frame_pool_set_max (GstBufferPool * bpool, guint max_frames)
   /* a larger bound lets a waiting acquire allocate */
   g_cond_broadcast (&pool->cond);
   g_mutex_unlock (&pool->lock);
+}
+
+void
+gst_cuda_vk_frame_pool_set_image_usage (GstBufferPool * bpool,
+    VkImageUsageFlags usage)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+
+  g_return_if_fail (!gst_buffer_pool_is_active (bpool));
+  pool->usage = usage;
 }

@@ -39,6 +39,11 @@ GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkInterop * interop,
                                              GstCudaVkPoolErrorFunc on_error,
                                              gpointer user_data);
 
+/* The usage of the images of frames allocated from now on (default
+ * GST_CUDA_VK_IMAGE_USAGE); before the pool is activated */
+void             gst_cuda_vk_frame_pool_set_image_usage (GstBufferPool * pool,
+                                                         VkImageUsageFlags usage);
+
 /* Changes how many frames the pool has at most (> 0) */
 void             gst_cuda_vk_frame_pool_set_max (GstBufferPool * pool,
                                                  guint max_frames);

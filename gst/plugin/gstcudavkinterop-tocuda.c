@@ -283,3 +283,50 @@ gst_cuda_vk_interop_download (GstCudaVkInterop * self,
     gst_cuda_sync_wrap_error (error, err, "CUDA operation failed");
   return ok;
 }
+
+gboolean
+gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
+    const GstCudaVkMemoryKind * kind, GstBuffer * frame, GstCudaVkFrame * f,
+    GstMemory * omem, GError ** error)
+{
+  GstCudaVkSemaphore *sem = self->timeline;
+  GstVulkanFence *fence;
+  GError *err = NULL;
+  VkResult res;
+
+  g_return_val_if_fail (sem || !self->gpu_sync, FALSE);
+  /* upstream's writes (its Vulkan work, submitted), then the images back
+   * to CUDA and the timeline's next value */
+  fence = gst_cuda_vk_interop_give_back (self, kind, frame, f->n_mems, sem,
+      &err);
+  if (!fence) {
+    gst_cuda_sync_wrap_error (error, err, "Could not hand a Vulkan frame "
+        "over to CUDA");
+    return FALSE;
+  }
+  f->used = FALSE;
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
+  if (sem) {
+    gst_vulkan_fence_unref (fence);
+    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_SIGNALS, 1);
+    if (!gst_cuda_semaphore_wait (sem->sem, self->stream, sem->vk_value, &err)) {
+      gst_cuda_sync_wrap_error (error, err, "CUDA operation failed");
+      return FALSE;
+    }
+    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_WAITS, 1);
+    /* consumers order themselves after the wait on the memory's stream */
+    gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
+    return TRUE;
+  }
+  /* no exportable semaphore: wait for the give-back on the CPU */
+  res = vkWaitForFences (self->device->device, 1,
+      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
+  gst_vulkan_fence_unref (fence);
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0) {
+    gst_cuda_sync_wrap_error (error, err, "Could not hand a Vulkan frame "
+        "over to CUDA");
+    return FALSE;
+  }
+  return TRUE;
+}

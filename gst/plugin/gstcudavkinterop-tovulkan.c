@@ -180,11 +180,12 @@ cuda_side (GstCudaVkInterop * self, GstBuffer * inbuf,
 
 /* The Vulkan half: a submission that waits for CUDA's signal of @value on
  * @sem (GPU path; NULL: the fallback) and takes @outbuf's memories (of
- * @kind) over from CUDA */
+ * @kind) over from CUDA. @lend: on any thread, in the give-back command
+ * pool (gst_cuda_vk_interop_lend()); its fence in *@lend_fence. */
 static gboolean
 submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
     GstBuffer * outbuf, GstCudaVkFrame * f, GstCudaVkSemaphore * sem,
-    guint64 value, GError ** error)
+    guint64 value, gboolean lend, GstVulkanFence ** lend_fence, GError ** error)
 {
   GstCudaVkBarriers barriers = { 0, };
   GstCudaVkSubmitSync sync = { 0, };
@@ -197,8 +198,16 @@ submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
   /* upstream main: the images' timelines advance after this submission */
   if (!gst_cuda_vk_relay_prepare_after (self->relay, outbuf, &relayed, error))
     return FALSE;
-  cmd = gst_cuda_vk_interop_begin (self, error);
+  if (lend) {
+    g_mutex_lock (&self->give_back_cmd_lock);
+    cmd = gst_cuda_vk_interop_begin_in (self, self->give_back_cmd_pool,
+        "lend commands", error);
+  } else {
+    cmd = gst_cuda_vk_interop_begin (self, error);
+  }
   if (!cmd) {
+    if (lend)
+      g_mutex_unlock (&self->give_back_cmd_lock);
     gst_clear_vulkan_handle (&relayed);
     return FALSE;
   }
@@ -217,8 +226,15 @@ submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
   if (sem)
     gst_cuda_vk_sync_add_wait (&sync, sem->vk_sem, value);
-  fence = gst_cuda_vk_interop_submit (self, cmd, &sync,
-      GST_MINI_OBJECT_CAST (outbuf), error);
+  if (lend) {
+    /* nothing kept: freeing the give-back list must not give frames back
+     * (interop-private.h) */
+    fence = gst_cuda_vk_interop_submit_to (self, cmd, &sync, NULL, TRUE, error);
+    g_mutex_unlock (&self->give_back_cmd_lock);
+  } else {
+    fence = gst_cuda_vk_interop_submit (self, cmd, &sync,
+        GST_MINI_OBJECT_CAST (outbuf), error);
+  }
   gst_cuda_vk_sync_clear (&sync);
   if (!fence) {
     gst_clear_vulkan_handle (&relayed);
@@ -226,7 +242,10 @@ submit_take_over (GstCudaVkInterop * self, const GstCudaVkMemoryKind * kind,
   }
   if (sem)
     gst_cuda_vk_semaphore_wait_submitted (sem, fence);
-  gst_vulkan_fence_unref (fence);
+  if (lend_fence)
+    *lend_fence = fence;
+  else
+    gst_vulkan_fence_unref (fence);
   f->used = TRUE;
   ok = gst_cuda_vk_relay_after (self->relay, outbuf, relayed, error);
   gst_clear_vulkan_handle (&relayed);
@@ -248,9 +267,44 @@ gst_cuda_vk_interop_take_over (GstCudaVkInterop * self, GstBuffer * inbuf,
         "into shareable Vulkan memory");
     return FALSE;
   }
-  if (!submit_take_over (self, kind, outbuf, frame, sem, value, &err)) {
+  if (!submit_take_over (self, kind, outbuf, frame, sem, value, FALSE, NULL,
+          &err)) {
     gst_cuda_sync_wrap_error (error, err, "Could not hand the frame over to "
         "Vulkan");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_interop_lend (GstCudaVkInterop * self,
+    const GstCudaVkMemoryKind * kind, GstBuffer * buf, GstCudaVkFrame * frame,
+    GError ** error)
+{
+  GstVulkanFence *fence = NULL;
+  GError *err = NULL;
+  VkResult res;
+
+  if (!submit_take_over (self, kind, buf, frame, NULL, 0, TRUE, &fence, &err)) {
+    gst_cuda_sync_wrap_error (error, err, "Could not take a frame over "
+        "from CUDA for upstream");
+    return FALSE;
+  }
+  /* the timeline path: upstream's GstVulkanOperation waits for the
+   * take-over on the GPU, by the images' timelines (1.24 to 1.28) or the
+   * relay (main). Otherwise nothing orders upstream's submissions after
+   * it but a CPU wait. */
+  if (self->timeline) {
+    gst_vulkan_fence_unref (fence);
+    return TRUE;
+  }
+  res = vkWaitForFences (self->device->device, 1,
+      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
+  gst_vulkan_fence_unref (fence);
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0) {
+    gst_cuda_sync_wrap_error (error, err, "Could not take a frame over "
+        "from CUDA for upstream");
     return FALSE;
   }
   return TRUE;
@@ -259,7 +313,7 @@ gst_cuda_vk_interop_take_over (GstCudaVkInterop * self, GstBuffer * inbuf,
 GstVulkanFence *
 gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
     const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_mems,
-    GError ** error)
+    GstCudaVkSemaphore * sem, GError ** error)
 {
   GstCudaVkBarriers barriers = { 0, };
   GstCudaVkSubmitSync sync = { 0, };
@@ -293,9 +347,15 @@ gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
   }
   gst_cuda_vk_barriers_record (&barriers, cmd, src_stages,
       VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  /* a timeline's next value, committed once submitted */
+  if (sem)
+    gst_cuda_vk_sync_add_signal (&sync, sem->vk_sem,
+        gst_cuda_vk_semaphore_next_value (sem));
   /* the fence also covers all earlier work on the queue: downstream's */
   fence = gst_cuda_vk_interop_submit_to (self, cmd, &sync, NULL, TRUE, error);
   g_mutex_unlock (&self->give_back_cmd_lock);
   gst_cuda_vk_sync_clear (&sync);
+  if (fence && sem)
+    gst_cuda_vk_semaphore_vk_signalled (sem);
   return fence;
 }

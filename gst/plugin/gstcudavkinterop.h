@@ -95,6 +95,11 @@ typedef struct
   gsize plane_pitch[GST_VIDEO_MAX_PLANES];
   gboolean used;                /* taken over since its last give-back */
   GstVulkanFence *fence;        /* downstream's work on it done */
+  /* vulkantocuda's pool for upstream: CUDA's readers of the frame are
+   * done once this event, recorded when the last of them let it go, has
+   * completed (read_pending); created on first use */
+  GstCudaSyncEvent *read_event;
+  gboolean read_pending;
   /* GPU path: CUDA signals it after the copy into this frame, the
    * take-over submission waits on it; created on first use */
   GstCudaVkSemaphore *sem;
@@ -186,12 +191,23 @@ gboolean gst_cuda_vk_interop_take_over (GstCudaVkInterop * self,
 
 /* Downstream is done with @buf (its Vulkan work is submitted): a
  * submission that gives the first @n_mems memories of @buf, of @kind,
- * back to CUDA once that work completes. Returns its fence (transfer
- * full), which also covers the earlier work on the queue; NULL and @error
- * on failure (the queue may still read the memories). Any thread; also
- * after stop. */
+ * back to CUDA once that work completes, and then signals the next value
+ * of @sem (nullable: a timeline semaphore) for CUDA to wait on. Returns
+ * its fence (transfer full), which also covers the earlier work on the
+ * queue; NULL and @error on failure (the queue may still read the
+ * memories). Any thread; also after stop. */
 GstVulkanFence *gst_cuda_vk_interop_give_back (GstCudaVkInterop * self,
     const GstCudaVkMemoryKind * kind, GstBuffer * buf, guint n_mems,
+    GstCudaVkSemaphore * sem, GError ** error);
+
+/* vulkantocuda's pool proposed upstream (gstcudavkvulkanpool.c): takes
+ * the memories of @buf, a frame of @kind that CUDA has (a new one, or one
+ * given back), over on the queue, for upstream Vulkan elements to write.
+ * On the timeline path they order themselves after it on the GPU;
+ * otherwise it is waited for on the CPU (counted in cpu-syncs). Any
+ * thread. */
+gboolean gst_cuda_vk_interop_lend (GstCudaVkInterop * self,
+    const GstCudaVkMemoryKind * kind, GstBuffer * buf, GstCudaVkFrame * frame,
     GError ** error);
 /* Waits until every give-back submission has completed */
 void gst_cuda_vk_interop_wait_given_back (GstCudaVkInterop * self);
@@ -211,6 +227,17 @@ typedef struct _GstCudaVkStaging GstCudaVkStaging;
 gboolean gst_cuda_vk_interop_download (GstCudaVkInterop * self,
     const GstCudaVkMemoryKind * kind, const GstCudaVkInputFrame * in,
     GstCudaVkStaging * s, GstMemory * omem, GError ** error);
+
+/* vulkantocuda's hand-over of @frame, a frame of @kind that upstream wrote
+ * in place (a buffer of the pool gst_cuda_vk_vulkan_pool_new() proposed,
+ * lent by gst_cuda_vk_interop_lend()), as @omem, a CUDA memory that wraps
+ * it: the give-back of its memories to CUDA after upstream's writes, then
+ * CUDA's wait for it on the interop's stream on the GPU (the timeline
+ * path), or on the CPU (fallback). Not for binary semaphores. On the
+ * streaming thread. */
+gboolean gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
+    const GstCudaVkMemoryKind * kind, GstBuffer * frame, GstCudaVkFrame * f,
+    GstMemory * omem, GError ** error);
 
 /* A command buffer from the pool, begun for one submission and locked
  * until gst_cuda_vk_interop_submit() */

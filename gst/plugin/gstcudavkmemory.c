@@ -286,6 +286,31 @@ gst_cuda_vk_check_image_size (GstVulkanDevice * device,
   return TRUE;
 }
 
+gboolean
+gst_cuda_vk_image_exportable (GstVulkanDevice * device,
+    const GstVideoInfo * info, VkImageUsageFlags usage, GError ** error)
+{
+  VkImageFormatProperties limits;
+  VkExternalMemoryFeatureFlags features;
+  guint i;
+
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    VkFormat format = gst_cuda_vk_plane_format (info, i);
+    VkResult res = export_format_props (device, format, usage, &limits,
+        &features);
+
+    if (res != VK_SUCCESS || !(features &
+            VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_NOT_SUPPORTED, "Vulkan makes no exportable "
+          "linear images of format %d with usage 0x%x (%d)", format, usage,
+          res);
+      return FALSE;
+    }
+  }
+  return gst_cuda_vk_check_image_size (device, info, usage, error);
+}
+
 /* Creates @plane's linear, exportable image of @format (@width x
  * @height) after checking that the device makes it */
 static gboolean

@@ -50,6 +50,13 @@ gboolean gst_cuda_vk_check_image_size    (GstVulkanDevice * device,
                                           const GstVideoInfo * info,
                                           VkImageUsageFlags usage,
                                           GError ** error);
+/* Whether @device makes the linear images of @usage, exportable as opaque
+ * fds, that frames of @info need (one per plane), at their size; else
+ * @error (NOT_SUPPORTED) says why */
+gboolean gst_cuda_vk_image_exportable    (GstVulkanDevice * device,
+                                          const GstVideoInfo * info,
+                                          VkImageUsageFlags usage,
+                                          GError ** error);
 gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkInterop * interop,
                                           GstCudaVkPlane * plane,
                                           VkFormat format, guint width, guint height,

@@ -32,23 +32,24 @@ gst_cuda_vk_barriers_record (const GstCudaVkBarriers * barriers,
 
 static gboolean
 image_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
-    guint i, GstCudaVkPlane * plane, GError ** error)
+    guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, GError ** error)
 {
   return gst_cuda_vk_plane_alloc_image (interop, plane,
       gst_cuda_vk_plane_format (info, i),
       GST_VIDEO_INFO_COMP_WIDTH (info, i), GST_VIDEO_INFO_COMP_HEIGHT (info,
-          i), GST_CUDA_VK_IMAGE_USAGE, error);
+          i), usage, error);
 }
 
 /* the image as it was created (a plane's, or a whole multi-planar
  * frame's, whose size is even: gst_cuda_vk_plane_alloc_multiplanar()) */
 static GstMemory *
 image_wrap_plane (GstVulkanDevice * device, const GstVideoInfo * info,
-    guint i, GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify)
+    guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, gpointer holder,
+    GDestroyNotify notify)
 {
   return gst_vulkan_image_memory_wrapped (device, plane->image,
       plane->format, plane->width, plane->height, VK_IMAGE_TILING_LINEAR,
-      GST_CUDA_VK_IMAGE_USAGE, holder, notify);
+      usage, holder, notify);
 }
 
 /* A frame's image is GENERAL while CUDA has it (the frame pool's initial
@@ -209,11 +210,11 @@ static const GstCudaVkMemoryKind image_kind = {
 
 static gboolean
 multiplanar_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
-    guint i, GstCudaVkPlane * plane, GError ** error)
+    guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, GError ** error)
 {
   g_return_val_if_fail (i == 0, FALSE);
-  return gst_cuda_vk_plane_alloc_multiplanar (interop, plane, info,
-      GST_CUDA_VK_IMAGE_USAGE, error);
+  return gst_cuda_vk_plane_alloc_multiplanar (interop, plane, info, usage,
+      error);
 }
 
 /* Everything but the allocation as for one image per plane: the image is
@@ -241,7 +242,7 @@ static const GstCudaVkMemoryKind multiplanar_kind = {
 
 static gboolean
 buffer_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
-    guint i, GstCudaVkPlane * plane, GError ** error)
+    guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, GError ** error)
 {
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
@@ -256,7 +257,8 @@ buffer_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
 
 static GstMemory *
 buffer_wrap_plane (GstVulkanDevice * device, const GstVideoInfo * info,
-    guint i, GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify)
+    guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, gpointer holder,
+    GDestroyNotify notify)
 {
   return gst_vulkan_buffer_memory_wrapped (device, plane->buffer,
       BUFFER_USAGE, holder, notify);

@@ -48,10 +48,10 @@ void     gst_cuda_vk_barriers_record     (const GstCudaVkBarriers * barriers,
  *   of the kind of its caps feature (gst_cuda_vk_memory_kind_variant()),
  *   not a caps entry of its own.
  * @alloc_plane: allocates memory @i of a frame of @info, exportable, with
- *   @interop
- * @wrap_plane: wraps @plane (memory @i of a frame of @info) into a
- *   GstMemory of the kind; @notify (@holder) frees the plane with the
- *   memory
+ *   @interop; images with @usage (buffers have their own)
+ * @wrap_plane: wraps @plane (memory @i of a frame of @info, allocated with
+ *   @usage) into a GstMemory of the kind; @notify (@holder) frees the plane
+ *   with the memory
  * @take_over: records the barrier that takes @mem over from CUDA (the
  *   external queue family) on @queue, and sets what later Vulkan users
  *   order after; adds its timeline (if any) to @sync
@@ -79,11 +79,11 @@ typedef struct
   gboolean multiplanar;
 
   gboolean (*alloc_plane) (GstCudaVkInterop * interop,
-      const GstVideoInfo * info, guint i, GstCudaVkPlane * plane,
-      GError ** error);
+      const GstVideoInfo * info, guint i, VkImageUsageFlags usage,
+      GstCudaVkPlane * plane, GError ** error);
   GstMemory * (*wrap_plane) (GstVulkanDevice * device,
-      const GstVideoInfo * info, guint i, GstCudaVkPlane * plane,
-      gpointer holder, GDestroyNotify notify);
+      const GstVideoInfo * info, guint i, VkImageUsageFlags usage,
+      GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify);
   void (*take_over) (GstMemory * mem, GstVulkanQueue * queue,
       GstCudaVkBarriers * barriers, GstCudaVkSubmitSync * sync);
   VkPipelineStageFlags (*give_back) (GstMemory * mem, GstVulkanQueue * queue,

@@ -35,6 +35,18 @@
  * for the Vulkan copy on the CPU before the CUDA copy and counts it in the
  * `cpu-syncs` statistic.
  *
+ * Frames written in place (GStreamer 1.24+, #GstVulkanToCuda:in-place): for
+ * one-plane formats of `memory:VulkanImage` the element proposes upstream
+ * a Vulkan image pool whose linear images were allocated exportable and
+ * imported into CUDA once. Upstream elements that take it (vulkanupload,
+ * vulkancolorconvert) write their frames there; the element then gives the
+ * frame back to CUDA after upstream's writes (a queue family release that
+ * signals the timeline semaphore CUDA waits for), and outputs a
+ * #GstCudaMemory around it: no copy at all (the `in-place` counter of
+ * `stats`). The frame goes back to upstream once CUDA's readers are done
+ * with it (an event recorded when the output memory is freed, checked
+ * without blocking). Frames from elsewhere are copied as above.
+ *
  * The Vulkan device must be the CUDA device (same UUID).
  *
  * ## Example launch lines
@@ -44,6 +56,10 @@
  * |[
  * gst-launch-1.0 videotestsrc ! cudaupload ! cudatovulkan ! vulkantocuda ! cudadownload ! autovideosink
  * ]| A round trip through Vulkan.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! vulkanupload ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA ! vulkantocuda ! cudadownload ! autovideosink
+ * ]| On GStreamer 1.24+ vulkancolorconvert renders into images CUDA reads
+ * in place.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -54,6 +70,8 @@
 #include "gstcudavkinput.h"
 #include "gstcudavkmemorykind.h"
 #include "gstcudavkstaging.h"
+#include "gstcudavkframepool.h"
+#include "gstcudavkvulkanpool.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -75,6 +93,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
 /* output buffers downstream may hold, unless it asks otherwise in the
  * ALLOCATION query: wrapped staging buffers (wrap mode) or CUDA copies */
 #define DEFAULT_MAX_OUTPUTS 64
+#define DEFAULT_IN_PLACE TRUE
+
+enum
+{
+  PROP_0,
+  PROP_IN_PLACE,
+};
 
 typedef GstCudaVkStaging Slot;
 
@@ -94,6 +119,15 @@ struct _GstVulkanToCuda
   GstCudaVkStagingWaiter *waiter;       /* wrap mode: a slot came back */
   /* slots of earlier caps, freed once both sides are done with them */
   GPtrArray *retired;
+
+  gboolean in_place;            /* property, object lock */
+  /* 1.24+, one-plane frames: the frames of the pool proposed upstream
+   * (streaming thread; replaced at renegotiation, while upstream may
+   * still hold buffers of the old ones) */
+  GstBufferPool *lend_frames;
+  GstBufferPool *lend_pool;
+  gboolean proposed;            /* lend_pool went upstream */
+  GstBuffer *cur_lent;          /* the frame prepare_output_buffer wrapped */
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -106,6 +140,36 @@ G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
     GST_TYPE_VULKAN_TO_CUDA);
+
+static void
+gst_vulkan_to_cuda_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+
+  if (prop_id == PROP_IN_PLACE) {
+    GST_OBJECT_LOCK (self);
+    self->in_place = g_value_get_boolean (value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value, pspec);
+}
+
+static void
+gst_vulkan_to_cuda_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+
+  if (prop_id == PROP_IN_PLACE) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_boolean (value, self->in_place);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
+}
 
 /* shutdown: the stream was synchronised, waiting here is fine */
 static void
@@ -153,6 +217,71 @@ gc_retired (GstVulkanToCuda * self)
   }
 }
 
+/* Lets go of the pool proposed upstream: buffers of it still out keep it,
+ * and their frames are freed when they come back */
+static void
+clear_lend (GstVulkanToCuda * self)
+{
+  GstBufferPool *frames;
+
+  GST_OBJECT_LOCK (self);
+  frames = g_steal_pointer (&self->lend_frames);
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_vk_clear_pool (&frames);
+  gst_clear_object (&self->lend_pool);
+  gst_clear_buffer (&self->cur_lent);
+}
+
+/* The frame pool could not allocate a frame for upstream */
+static void
+lend_pool_error (GError * error, gpointer user_data)
+{
+  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
+}
+
+/* 1.24+, property in-place, one-plane image frames, and the GPU path with
+ * a timeline semaphore (or the CPU fallback): a pool of frames that CUDA
+ * reads where they are, for upstream to write (gstcudavkvulkanpool.c).
+ * Otherwise none, and every frame is copied. */
+static void
+setup_lend (GstVulkanToCuda * self)
+{
+  GstCudaVkBridge *b = BRIDGE (self);
+  GstBufferPool *frames, *pool;
+  gboolean enabled;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  enabled = self->in_place;
+  GST_OBJECT_UNLOCK (self);
+  if (!enabled || !b->interop || g_strcmp0 (b->sem_type, "binary") == 0 ||
+      !g_str_equal (self->in_kind->caps_feature,
+          GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE)) {
+    GST_DEBUG_OBJECT (self, "no pool for upstream (in-place %d, %s "
+        "semaphores, %s)", enabled, b->sem_type, self->in_kind->caps_feature);
+    return;
+  }
+  if (!gst_cuda_vk_vulkan_pool_supported (b->device, IN_INFO (self), &err)) {
+    GST_INFO_OBJECT (self, "no pool for upstream: %s", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  frames = gst_cuda_vk_frame_pool_new (b->interop, IN_INFO (self),
+      self->in_kind, lend_pool_error, self);
+  gst_cuda_vk_frame_pool_set_image_usage (frames, GST_CUDA_VK_LEND_IMAGE_USAGE);
+  if (!gst_buffer_pool_set_active (frames, TRUE) ||
+      !(pool = gst_cuda_vk_vulkan_pool_new (b->interop, frames,
+              self->in_kind))) {
+    GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
+    gst_cuda_vk_clear_pool (&frames);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  self->lend_frames = frames;
+  GST_OBJECT_UNLOCK (self);
+  self->lend_pool = pool;
+}
+
 static gboolean
 gst_vulkan_to_cuda_start (GstBaseTransform * trans)
 {
@@ -176,6 +305,7 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
 
   if (BRIDGE (self)->device)
     free_slots (self);
+  clear_lend (self);
   g_clear_pointer (&self->slots, g_ptr_array_unref);
   g_clear_pointer (&self->retired, g_ptr_array_unref);
   GST_OBJECT_LOCK (self);
@@ -191,11 +321,20 @@ gst_vulkan_to_cuda_set_flushing (GstCudaVkBaseTransform * base,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (base);
 
+  GstBufferPool *frames = NULL;
+
   /* the object lock: stop() frees the waiter */
   GST_OBJECT_LOCK (self);
   if (self->waiter)
     gst_cuda_vk_staging_waiter_set_flushing (self->waiter, flushing);
+  if (self->lend_frames)
+    frames = gst_object_ref (self->lend_frames);
   GST_OBJECT_UNLOCK (self);
+  /* wakes upstream waiting in the proposed pool for a frame */
+  if (frames) {
+    gst_buffer_pool_set_flushing (frames, flushing);
+    gst_object_unref (frames);
+  }
 }
 
 static gboolean
@@ -206,6 +345,14 @@ gst_vulkan_to_cuda_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
 
   self->in_kind = gst_cuda_vk_memory_kind_from_caps (incaps);
   g_return_val_if_fail (self->in_kind, FALSE);
+  /* frames of the old caps upstream still holds are copied (a frame of
+   * another frame pool is no frame of the current one) */
+  clear_lend (self);
+  setup_lend (self);
+  if (self->proposed) {
+    self->proposed = FALSE;
+    gst_base_transform_reconfigure_sink (GST_BASE_TRANSFORM (self));
+  }
   self->wrap = gst_cuda_vk_staging_wrappable (OUT_INFO (self));
   GST_DEBUG_OBJECT (self, "output: %s", self->wrap ? "the staging buffers, "
       "wrapped (one GPU copy per frame)" : "a CUDA copy of the staging "
@@ -265,6 +412,68 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
     return FALSE;
   }
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self), pool);
+  return TRUE;
+}
+
+/* The pool of frames CUDA reads in place, for upstream to write
+ * (setup_lend()), when there is one and upstream has none yet */
+static gboolean
+gst_vulkan_to_cuda_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!self->lend_pool || !caps || gst_query_get_n_allocation_pools (query)
+      > 0 || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  config = gst_buffer_pool_get_config (self->lend_pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  if (!gst_buffer_pool_set_config (self->lend_pool, config)) {
+    GST_INFO_OBJECT (self, "the pool for upstream refused caps %"
+        GST_PTR_FORMAT, caps);
+    return TRUE;
+  }
+  gst_query_add_allocation_pool (query, self->lend_pool, info.size, 0, 0);
+  self->proposed = TRUE;
+  GST_DEBUG_OBJECT (self, "proposed a pool of frames CUDA reads in place");
+  return TRUE;
+}
+
+/* The output for @inbuf when upstream wrote it in place (a buffer of the
+ * pool propose_allocation() offered, for the current frames): a CUDA
+ * memory around the frame, in *@outbuf; FALSE otherwise */
+static gboolean
+lent_output (GstVulkanToCuda * self, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstVideoInfo *info = OUT_INFO (self);
+  GstCudaMemory *cmem;
+  GstBuffer *frame;
+  GstMemory *mem;
+
+  if (!self->lend_frames || !(frame = gst_cuda_vk_vulkan_pool_get_frame
+          (inbuf, self->lend_frames)))
+    return FALSE;
+  mem = gst_cuda_vk_vulkan_pool_wrap (self->lend_pool, frame, inbuf);
+  if (!mem) {
+    GST_WARNING_OBJECT (self, "could not wrap a frame: copying it");
+    gst_buffer_unref (frame);
+    return FALSE;
+  }
+  cmem = GST_CUDA_MEMORY_CAST (mem);
+  *outbuf = gst_buffer_new ();
+  gst_buffer_append_memory (*outbuf, mem);
+  gst_buffer_add_video_meta_full (*outbuf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      cmem->info.offset, cmem->info.stride);
+  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  self->cur_lent = frame;
   return TRUE;
 }
 
@@ -389,6 +598,8 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
   GstMemory *mem;
   Slot *s;
 
+  if (lent_output (self, inbuf, outbuf))
+    return GST_FLOW_OK;
   if (!self->wrap)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
         (trans, inbuf, outbuf);
@@ -426,6 +637,22 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstFlowReturn ret;
   Slot *s = NULL;
 
+  if (self->cur_lent) {
+    /* written in place by upstream: CUDA reads the frame where it is */
+    GstBuffer *frame = g_steal_pointer (&self->cur_lent);
+    gboolean ok;
+
+    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
+    ok = gst_cuda_vk_interop_download_lent (b->interop, self->in_kind, frame,
+        gst_cuda_vk_frame_get (frame), gst_buffer_peek_memory (outbuf, 0),
+        &err);
+    gst_buffer_unref (frame);
+    if (!ok) {
+      GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+      return GST_FLOW_ERROR;
+    }
+    return GST_FLOW_OK;
+  }
   if (!self->in_kind->parse_input (&in, b->device, IN_INFO (self), inbuf, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
@@ -462,7 +689,33 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVkBaseTransformClass *base_class =
       GST_CUDA_VK_BASE_TRANSFORM_CLASS (klass);
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstCaps *caps;
+
+  gobject_class->set_property = gst_vulkan_to_cuda_set_property;
+  gobject_class->get_property = gst_vulkan_to_cuda_get_property;
+
+  /**
+   * GstVulkanToCuda:in-place:
+   *
+   * On GStreamer 1.24 and newer, for one-plane formats (RGBA, BGRA, RGBx,
+   * BGRx) of `memory:VulkanImage`, propose upstream a Vulkan image pool
+   * whose images were allocated exportable and imported into CUDA:
+   * upstream Vulkan elements that use it (vulkanupload,
+   * vulkancolorconvert and the other filters that take an image pool from
+   * the ALLOCATION query) write their frames where CUDA reads them, and
+   * the element copies nothing (the `in-place` counter of `stats`). Not
+   * with binary semaphores (#GstCudaVkBaseTransform:timeline off), and not
+   * where the Vulkan device makes no such images (linear, exportable, with
+   * colour attachment usage). Frames from elsewhere are copied as always.
+   */
+  g_object_class_install_property (gobject_class, PROP_IN_PLACE,
+      g_param_spec_boolean ("in-place", "In place",
+          "Propose upstream a pool of images CUDA reads where they are, so "
+          "that upstream writes the frames in place (GStreamer 1.24+, "
+          "one-plane formats); otherwise every frame is copied",
+          DEFAULT_IN_PLACE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata (element_class,
       "Vulkan to CUDA", "Filter/Video/Hardware",
@@ -479,6 +732,8 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_stop);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_decide_allocation);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_propose_allocation);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform);
@@ -495,4 +750,5 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
 static void
 gst_vulkan_to_cuda_init (GstVulkanToCuda * self)
 {
+  self->in_place = DEFAULT_IN_PLACE;
 }

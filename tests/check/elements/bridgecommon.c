@@ -346,11 +346,10 @@ bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
       bc_expect_multiplanar (c2v, info));
 }
 
-/* Whether @e's Vulkan device makes linear, exportable multi-planar images
- * of @format with the usage of cudatovulkan's frames (asked of the device
- * here, not of the element) */
+/* Whether @e's Vulkan device makes linear, exportable images of @format
+ * and @usage (asked of the device here, not of the element) */
 static gboolean
-device_makes_multiplanar (GstElement * e, VkFormat format)
+device_exports_linear (GstElement * e, VkFormat format, VkImageUsageFlags usage)
 {
   GstQuery *q = gst_query_new_context (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
   PFN_vkGetPhysicalDeviceImageFormatProperties2 get_props;
@@ -361,9 +360,7 @@ device_makes_multiplanar (GstElement * e, VkFormat format)
   VkPhysicalDeviceImageFormatInfo2 fi = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
     .pNext = &ext,.format = format,.type = VK_IMAGE_TYPE_2D,
-    .tiling = VK_IMAGE_TILING_LINEAR,
-    .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+    .tiling = VK_IMAGE_TILING_LINEAR,.usage = usage,
   };
   VkExternalImageFormatProperties ext_props = {
     .sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES,
@@ -406,8 +403,28 @@ bc_expect_multiplanar (GstElement * c2v, const GstVideoInfo * info)
     default:
       return FALSE;
   }
+  /* the usage of cudatovulkan's frames */
   return multi_planar && GST_CHECK_VERSION (1, 24, 0) &&
-      device_makes_multiplanar (c2v, format);
+      device_exports_linear (c2v, format, VK_IMAGE_USAGE_SAMPLED_BIT |
+      VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+}
+
+gboolean
+bc_expect_lent (GstElement * v2c, const GstVideoInfo * info)
+{
+  gboolean in_place;
+  gchar *type = cs_stat_string (v2c, "semaphore-type");
+  gboolean binary = g_strcmp0 (type, "binary") == 0;
+
+  g_free (type);
+  g_object_get (v2c, "in-place", &in_place, NULL);
+  /* the usage of the frames of vulkantocuda's pool for upstream */
+  return in_place && GST_CHECK_VERSION (1, 24, 0) && !binary &&
+      GST_VIDEO_INFO_N_PLANES (info) == 1 &&
+      device_exports_linear (v2c,
+      gst_vulkan_format_from_video_info ((GstVideoInfo *) info, 0),
+      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+      VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
 }
 
 /* How many of @n frames cudatovulkan @c2v received written in place: @n
@@ -475,23 +492,34 @@ bc_assert_stats_full (GstElement * e, guint64 n, guint64 copies)
 {
   const gchar *name = GST_OBJECT_NAME (e);
   gboolean v2c = g_str_equal (G_OBJECT_TYPE_NAME (e), "GstVulkanToCuda");
+  /* vulkantocuda: frames upstream wrote into the pool it proposed, read
+   * where they are (no Vulkan copy) */
+  guint64 lent = v2c ? cs_stat (e, "in-place") : 0;
+  GstVideoInfo info;
 
   fail_unless (cs_stat (e, "buffers") == n, "%s: buffers %" G_GUINT64_FORMAT
       " != %" G_GUINT64_FORMAT, name, cs_stat (e, "buffers"), n);
   fail_unless (cs_stat (e, "copies") == copies, "%s: copies %"
       G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT, name, cs_stat (e, "copies"),
       copies);
-  fail_unless (cs_stat (e, "in-place") == (v2c ? 0 : n - copies),
+  if (v2c) {
+    fail_unless (bc_pad_info (e, "sink", &info));
+    fail_unless (lent == 0 || (lent <= n && bc_expect_lent (e, &info)),
+        "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " frames read in "
+        "place where no pool for upstream is expected", name, lent, n);
+  }
+  fail_unless (cs_stat (e, "in-place") == (v2c ? lent : n - copies),
       "%s: in-place %" G_GUINT64_FORMAT " for %" G_GUINT64_FORMAT
       " buffers, %" G_GUINT64_FORMAT " copies", name,
       cs_stat (e, "in-place"), n, copies);
-  fail_unless_equals_uint64 (cs_stat (e, "gpu-copies"), v2c ? n + copies :
-      copies);
+  fail_unless_equals_uint64 (cs_stat (e, "gpu-copies"), v2c ? n - lent +
+      copies : copies);
   if (cs_is_sim) {
-    /* lavapipe exports no semaphores: the CPU fallback, once a buffer */
-    fail_unless (cs_stat (e, "cpu-syncs") == n, "%s: cpu-syncs %"
+    /* lavapipe exports no semaphores: the CPU fallback, once a buffer (a
+     * frame read in place: also its take-over when upstream got it) */
+    fail_unless (cs_stat (e, "cpu-syncs") == n + lent, "%s: cpu-syncs %"
         G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT " (lavapipe fallback)",
-        name, cs_stat (e, "cpu-syncs"), n);
+        name, cs_stat (e, "cpu-syncs"), n + lent);
     fail_unless_equals_uint64 (cs_stat (e, "signals"), 0);
     fail_unless_equals_uint64 (cs_stat (e, "semaphores"), 0);
     assert_semaphore_type (e, "none");

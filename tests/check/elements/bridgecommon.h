@@ -75,6 +75,12 @@ gboolean     bc_info_in_place       (GstElement * c2v,
  * that makes such images (exportable, linear) */
 gboolean     bc_expect_multiplanar  (GstElement * c2v,
                                      const GstVideoInfo * info);
+/* Whether vulkantocuda @v2c proposes upstream a pool of frames of @info
+ * that CUDA reads in place: property in-place, 1.24+, one-plane formats,
+ * no binary semaphores, and a device that makes the images (linear,
+ * exportable, with colour attachment usage) */
+gboolean     bc_expect_lent         (GstElement * v2c,
+                                     const GstVideoInfo * info);
 void         bc_assert_stats        (GstElement * e, guint64 n);
 void         bc_assert_stats_full   (GstElement * e, guint64 n,
                                      guint64 copies);

@@ -17,6 +17,12 @@
  *     error, then the stream ends (no frame after the error)
  * test_tee_with_vulkandownload: (after 1.28) cudatovulkan's frames read by
  *     vulkantocuda and, beside it, by vulkandownload: byte-exact, in order
+ * test_upstream_writes_in_place: (1.24+) vulkanupload, and
+ *     vulkancolorconvert's render pass, write into the pool vulkantocuda
+ *     proposes: read in place (no copy), byte-exact; with in-place=false
+ *     every frame copied
+ * test_held_in_place: (1.24+) 20 frames read in place, held past the
+ *     stop: none written again while held
  */
 #include "config.h"             /* HAVE_VK_OPERATION_SEMAPHORES */
 #include "bridgecommon.h"
@@ -33,11 +39,13 @@
  * use-after-destroy (the simulator would report it). */
 #define N_HELD 20
 
-GST_START_TEST (test_held_outputs)
+static void
+check_held_outputs (const gchar * upload_caps, gboolean in_place)
 {
   const gchar *src = BC_HELD_SRC;
-  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
-      "! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", src);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload%s ! vulkantocuda "
+      "name=v2c ! video/x-raw(memory:CUDAMemory) ! appsink name=sink "
+      "sync=false", src, upload_caps);
   gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false", src);
   GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
@@ -60,6 +68,8 @@ GST_START_TEST (test_held_outputs)
   }
   fail_unless_equals_int (held->len, N_HELD);
   bc_assert_stats (bc_by_name (pipeline, "v2c"), N_HELD);
+  fail_unless_equals_uint64 (cs_stat (bc_by_name (pipeline, "v2c"),
+          "in-place"), in_place ? N_HELD : 0);
   bc_stop_pipeline (pipeline);
   gst_object_unref (bus);
 
@@ -85,9 +95,138 @@ GST_START_TEST (test_held_outputs)
   g_free (ref);
 }
 
+GST_START_TEST (test_held_outputs)
+{
+  check_held_outputs ("", FALSE);
+}
+
 GST_END_TEST;
 
 #if GST_CHECK_VERSION(1, 24, 0)
+/* Whether vulkantocuda proposes upstream frames of RGBA 64x48 (the held
+ * frames), read in place: asked of an element in a pipeline that
+ * negotiated them */
+static gboolean
+expect_lent_rgba (void)
+{
+  GstElement *pipeline = NULL, *v2c;
+  GPtrArray *frames = bc_run_frames (&pipeline, BC_HELD_SRC " ! vulkanupload "
+      "! video/x-raw(memory:VulkanImage) ! vulkantocuda name=v2c ! "
+      "cudadownload ! video/x-raw ! appsink name=sink sync=false");
+  GstVideoInfo info;
+  gboolean ret;
+
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  ret = bc_expect_lent (v2c, &info);
+  bc_stop_pipeline (pipeline);
+  g_ptr_array_unref (frames);
+  return ret;
+}
+
+/* the frames of test_held_outputs written by upstream into vulkantocuda's
+ * pool: each held output keeps its frame from upstream, which would
+ * otherwise write the next frames into it */
+GST_START_TEST (test_held_in_place)
+{
+  gboolean lent = expect_lent_rgba ();
+
+  g_print ("held frames: %s\n", lent ? "read in place" : "copied (no pool "
+      "for upstream on this device)");
+  check_held_outputs (" ! video/x-raw(memory:VulkanImage)", lent);
+}
+
+GST_END_TEST;
+
+/* @format @w x @h through vulkanupload ! vulkantocuda in-place=@in_place:
+ * byte-exact; every frame read in place where the pool is expected */
+static void
+check_upstream_writes (const gchar * format, gint w, gint h, gboolean in_place)
+{
+  gchar *src = bc_src_desc (format, w, h);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! "
+      "video/x-raw(memory:VulkanImage) ! vulkantocuda name=v2c in-place=%s "
+      "! cudadownload ! video/x-raw ! appsink name=sink sync=false", src,
+      in_place ? "true" : "false");
+  GPtrArray *want = bc_reference_frames (format, w, h);
+  GstElement *pipeline = NULL, *v2c;
+  GPtrArray *got = bc_run_frames (&pipeline, desc);
+  GstVideoInfo info;
+  guint64 lent;
+  gboolean expect;
+
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  expect = bc_expect_lent (v2c, &info);
+  fail_unless (!expect || in_place);
+  lent = cs_stat (v2c, "in-place");
+  g_print ("%s %dx%d, in-place=%d: %s (%" G_GUINT64_FORMAT " of %u in "
+      "place, copies %" G_GUINT64_FORMAT ")\n", format, w, h, in_place,
+      lent ? "read in place" : "copied", lent, got->len,
+      cs_stat (v2c, "gpu-copies"));
+  bc_assert_same_frames (got, want, desc);
+  fail_unless_equals_uint64 (lent, expect ? BC_N_BUFFERS : 0);
+  bc_assert_stats (v2c, BC_N_BUFFERS);
+  bc_stop_pipeline (pipeline);
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  }
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
+}
+
+/* vulkancolorconvert renders @format @w x @h as RGBA into the pool
+ * vulkantocuda proposes: byte-exact against the same conversion read by
+ * vulkandownload; every frame read in place where the pool is expected */
+static void
+check_convert_in_place (const gchar * format, gint w, gint h)
+{
+  gchar *src = bc_src_desc (format, w, h);
+  const gchar *conv = "vulkanupload ! vulkancolorconvert ! "
+      "video/x-raw(memory:VulkanImage),format=RGBA";
+  gchar *desc = g_strdup_printf ("%s ! %s ! vulkantocuda name=v2c ! "
+      "cudadownload ! video/x-raw ! appsink name=sink sync=false", src, conv);
+  gchar *ref = g_strdup_printf ("%s ! %s ! vulkandownload ! video/x-raw ! "
+      "appsink name=sink sync=false", src, conv);
+  GPtrArray *want = bc_run_frames (NULL, ref);
+  GstElement *pipeline = NULL, *v2c;
+  GPtrArray *got = bc_run_frames (&pipeline, desc);
+  GstVideoInfo info;
+  guint64 lent;
+
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  lent = cs_stat (v2c, "in-place");
+  g_print ("%s %dx%d through vulkancolorconvert: %s (%" G_GUINT64_FORMAT
+      " of %u in place)\n", format, w, h, lent ? "read in place" : "copied",
+      lent, got->len);
+  bc_assert_same_frames (got, want, desc);
+  fail_unless_equals_uint64 (lent, bc_expect_lent (v2c, &info) ?
+      BC_N_BUFFERS : 0);
+  bc_assert_stats (v2c, BC_N_BUFFERS);
+  bc_stop_pipeline (pipeline);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (ref);
+  g_free (src);
+}
+
+GST_START_TEST (test_upstream_writes_in_place)
+{
+  check_upstream_writes ("RGBA", 64, 48, TRUE);
+  /* a row pitch wider than the frame's rows */
+  check_upstream_writes ("RGBA", 33, 17, TRUE);
+  check_upstream_writes ("BGRA", 64, 48, TRUE);
+  check_upstream_writes ("RGBA", 64, 48, FALSE);
+  check_convert_in_place ("NV12", 64, 48);
+}
+
+GST_END_TEST;
+
 /* vulkantocuda's output carries its stream, with the copy into it pending
  * there (upstream 1.24+ consumers order themselves after it) */
 static GstPadProbeReturn
@@ -402,6 +541,8 @@ vulkantocuda_suite (void)
   tcase_add_test (tc, test_held_outputs);
 #if GST_CHECK_VERSION(1, 24, 0)
   tcase_add_test (tc, test_pending_producer_stream);
+  tcase_add_test (tc, test_upstream_writes_in_place);
+  tcase_add_test (tc, test_held_in_place);
 #endif
   tcase_add_test (tc, test_event_query_failure);
   tcase_add_test (tc, test_pool_failure_ends_stream);

@@ -1,0 +1,456 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The pool vulkantocuda proposes upstream on GStreamer 1.24+, so that
+ * upstream Vulkan elements (vulkanupload, vulkancolorconvert and the
+ * other filters that take an image pool from the ALLOCATION query) write
+ * their frames straight into memory CUDA can read: vulkantocuda then
+ * copies nothing.
+ *
+ * A GstVulkanImageBufferPool subclass, because upstream's Vulkan elements
+ * drop any proposed pool that is not one. Each buffer it hands out shares
+ * the memories of one frame of a frame pool (gst_cuda_vk_frame_pool_new()):
+ * linear images allocated exportable and imported into CUDA once, with
+ * the usage GST_CUDA_VK_LEND_IMAGE_USAGE. A frame is taken over from CUDA
+ * (the external queue family) when it is handed out
+ * (gst_cuda_vk_interop_lend()); vulkantocuda gives it back to CUDA after
+ * upstream's writes and outputs a GstCudaMemory around it
+ * (gst_cuda_vk_vulkan_pool_wrap()), which keeps upstream's buffer, and
+ * with it the frame, until it is freed; the frame pool hands the frame out
+ * again once CUDA's readers are done. A frame that does not
+ * reach vulkantocuda goes back to CUDA through the frame pool's own
+ * give-back.
+ *
+ * Only one-plane formats: a GstCudaMemory is one allocation, while one
+ * image per plane is one Vulkan allocation per plane, and upstream's
+ * filters read and write one image per plane (they cannot use one
+ * multi-planar image).
+ *
+ * When the frame pool is no longer active (vulkantocuda renegotiated or
+ * stopped while upstream still uses this pool) the pool hands out
+ * upstream's own kind of image, which vulkantocuda copies as any other.
+ *
+ * Locks: self->lock guards the count of buffers out and the flushing
+ * flag; it is never held while acquiring from the frame pool or
+ * submitting.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavkvulkanpool.h"
+#include "gstcudavkframepool.h"
+#include "gstcudavkinterop-private.h"
+#include <gst/cudasync/gstcudasync-internal.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_vulkan_pool_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_vulkan_pool_debug
+
+gboolean
+gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
+    const GstVideoInfo * info, GError ** error)
+{
+  if (!gst_cuda_vk_compat_can_wrap ()) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "GStreamer 1.22 cannot wrap memory as CUDA memory");
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_N_PLANES (info) != 1) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "%s frames are one image per plane, one allocation each",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
+    return FALSE;
+  }
+  return gst_cuda_vk_image_exportable (device, info,
+      GST_CUDA_VK_LEND_IMAGE_USAGE, error);
+}
+
+#define GST_TYPE_CUDA_VK_VULKAN_POOL (gst_cuda_vk_vulkan_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaVkVulkanPool, gst_cuda_vk_vulkan_pool, GST,
+    CUDA_VK_VULKAN_POOL, GstVulkanImageBufferPool);
+
+struct _GstCudaVkVulkanPool
+{
+  GstVulkanImageBufferPool parent;
+
+  GstCudaVkInterop *interop;
+  GstBufferPool *frames;        /* vulkantocuda's frame pool */
+  const GstCudaVkMemoryKind *kind;
+  GstVideoInfo info;            /* the frames' */
+  GstVideoInfo winfo;           /* and their layout in the memory */
+
+  GMutex lock;
+  GCond cond;
+  guint max_buffers;            /* 0: no limit */
+  guint outstanding;
+  gboolean flushing;
+};
+
+G_DEFINE_TYPE (GstCudaVkVulkanPool, gst_cuda_vk_vulkan_pool,
+    GST_TYPE_VULKAN_IMAGE_BUFFER_POOL);
+
+/* on a buffer handed out: the frame it shares (transfer none: the
+ * buffer's parent buffer meta holds the reference) */
+static GQuark lent_quark;
+
+/* GstVulkanImageBufferPool's own set_config() would plan images of its
+ * own for the caps: this pool hands out the frames instead, so it checks
+ * the caps against them and chains up to GstBufferPool's */
+static gboolean
+pool_set_config (GstBufferPool * bpool, GstStructure * config)
+{
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
+  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
+  GstCaps *caps = NULL;
+  guint size, min, max;
+  GstVideoInfo info;
+
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
+      || !caps || !gst_video_info_from_caps (&info, caps)) {
+    GST_WARNING_OBJECT (self, "invalid config %" GST_PTR_FORMAT, config);
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_FORMAT (&info) != GST_VIDEO_INFO_FORMAT (&self->info) ||
+      GST_VIDEO_INFO_WIDTH (&info) != GST_VIDEO_INFO_WIDTH (&self->info) ||
+      GST_VIDEO_INFO_HEIGHT (&info) != GST_VIDEO_INFO_HEIGHT (&self->info)) {
+    GST_WARNING_OBJECT (self, "caps %" GST_PTR_FORMAT " are not the frames'",
+        caps);
+    return FALSE;
+  }
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  g_mutex_lock (&self->lock);
+  self->max_buffers = max;
+  g_mutex_unlock (&self->lock);
+  return base_class->set_config (bpool, config);
+}
+
+/* the frames come from the frame pool: nothing to allocate in advance */
+static gboolean
+pool_start (GstBufferPool * bpool)
+{
+  return TRUE;
+}
+
+static gboolean
+pool_stop (GstBufferPool * bpool)
+{
+  return TRUE;
+}
+
+/* Counts a buffer out, waiting while max-buffers are */
+static GstFlowReturn
+take_slot (GstCudaVkVulkanPool * self, GstBufferPoolAcquireParams * params)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  g_mutex_lock (&self->lock);
+  while (self->max_buffers && self->outstanding >= self->max_buffers &&
+      !self->flushing) {
+    if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT)) {
+      ret = GST_FLOW_EOS;
+      break;
+    }
+    g_cond_wait (&self->cond, &self->lock);
+  }
+  if (self->flushing)
+    ret = GST_FLOW_FLUSHING;
+  if (ret == GST_FLOW_OK)
+    self->outstanding++;
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
+static void
+give_slot (GstCudaVkVulkanPool * self)
+{
+  g_mutex_lock (&self->lock);
+  self->outstanding--;
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static gboolean
+pool_flushing (GstCudaVkVulkanPool * self)
+{
+  gboolean ret;
+
+  g_mutex_lock (&self->lock);
+  ret = self->flushing;
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
+/* upstream's own kind of image, for when the frame pool is gone */
+static GstFlowReturn
+plain_buffer (GstCudaVkVulkanPool * self, GstBuffer ** buffer)
+{
+  GstVulkanDevice *device = GST_VULKAN_IMAGE_BUFFER_POOL (self)->device;
+  VkFormat format = gst_cuda_vk_plane_format (&self->info, 0);
+  GstMemory *mem;
+
+  mem = gst_vulkan_image_memory_alloc (device, format,
+      GST_VIDEO_INFO_WIDTH (&self->info), GST_VIDEO_INFO_HEIGHT (&self->info),
+      VK_IMAGE_TILING_OPTIMAL, GST_CUDA_VK_LEND_IMAGE_USAGE,
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (!mem)
+    return GST_FLOW_ERROR;
+  *buffer = gst_buffer_new ();
+  gst_buffer_append_memory (*buffer, mem);
+  return GST_FLOW_OK;
+}
+
+/* @frame (transfer full), taken over from CUDA, as a buffer of its own
+ * that shares its memories */
+static GstFlowReturn
+lend_frame (GstCudaVkVulkanPool * self, GstBuffer * frame, GstBuffer ** out)
+{
+  GstCudaVkFrame *f = gst_cuda_vk_frame_get (frame);
+  GError *err = NULL;
+
+  if (!gst_cuda_vk_interop_lend (self->interop, self->kind, frame, f, &err)) {
+    GST_ERROR_OBJECT (self, "%s", err->message);
+    if (self->interop->funcs.error)
+      self->interop->funcs.error (self->interop->user_data, err);
+    else
+      g_error_free (err);
+    gst_buffer_unref (frame);
+    return GST_FLOW_ERROR;
+  }
+  *out = gst_cuda_vk_frame_share (frame);
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (*out), lent_quark, frame,
+      NULL);
+  gst_buffer_unref (frame);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
+  GstBuffer *frame = NULL;
+  GstFlowReturn ret;
+
+  ret = take_slot (self, params);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  /* waits while all the frames are out (the frame pool's bound) */
+  ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
+  if (ret == GST_FLOW_OK) {
+    ret = lend_frame (self, frame, buffer);
+  } else if (ret == GST_FLOW_FLUSHING && !pool_flushing (self)) {
+    /* vulkantocuda flushes, or let go of, the frame pool (a seek or a stop
+     * that reached it first, renegotiation) while upstream still uses this
+     * pool: an ordinary image, which it copies or drops */
+    GST_DEBUG_OBJECT (self, "frame pool inactive or flushing: an image of "
+        "upstream's kind");
+    ret = plain_buffer (self, buffer);
+  }
+  if (ret != GST_FLOW_OK)
+    give_slot (self);
+  return ret;
+}
+
+/* Buffers are not kept: freeing one lets its frame go back to the frame
+ * pool (unless vulkantocuda's output still holds it) */
+static void
+pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
+{
+  gst_buffer_unref (buffer);
+  give_slot (GST_CUDA_VK_VULKAN_POOL (bpool));
+}
+
+static void
+pool_flush_start (GstBufferPool * bpool)
+{
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+pool_flush_stop (GstBufferPool * bpool)
+{
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+pool_finalize (GObject * object)
+{
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (object);
+
+  gst_clear_object (&self->frames);
+  gst_clear_object (&self->interop);
+  gst_clear_object (&GST_VULKAN_IMAGE_BUFFER_POOL (self)->device);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (gst_cuda_vk_vulkan_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_vk_vulkan_pool_class_init (GstCudaVkVulkanPoolClass * klass)
+{
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = pool_finalize;
+  pool_class->set_config = pool_set_config;
+  pool_class->start = pool_start;
+  pool_class->stop = pool_stop;
+  pool_class->acquire_buffer = pool_acquire_buffer;
+  pool_class->release_buffer = pool_release_buffer;
+  pool_class->flush_start = pool_flush_start;
+  pool_class->flush_stop = pool_flush_stop;
+  lent_quark = g_quark_from_static_string ("GstCudaVkLentFrame");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_vulkan_pool_debug,
+      "cudavkvulkanpool", 0, "the pool vulkantocuda proposes upstream");
+}
+
+static void
+gst_cuda_vk_vulkan_pool_init (GstCudaVkVulkanPool * self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+}
+
+/* The frame's layout as one GstCudaMemory: its one image at its pitch */
+static gboolean
+frame_layout (GstCudaVkVulkanPool * self)
+{
+  GstBuffer *frame = NULL;
+  GstCudaVkFrame *f;
+  gboolean ok;
+
+  if (gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL) !=
+      GST_FLOW_OK)
+    return FALSE;
+  f = gst_cuda_vk_frame_get (frame);
+  ok = f->n_mems == 1 && GST_VIDEO_INFO_N_PLANES (&self->info) == 1;
+  self->winfo = self->info;
+  GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, 0) = 0;
+  GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, 0) = f->plane_pitch[0];
+  GST_VIDEO_INFO_SIZE (&self->winfo) = f->plane_pitch[0] *
+      GST_VIDEO_INFO_HEIGHT (&self->info);
+  gst_buffer_unref (frame);
+  return ok;
+}
+
+GstBufferPool *
+gst_cuda_vk_vulkan_pool_new (GstCudaVkInterop * interop,
+    GstBufferPool * frames, const GstCudaVkMemoryKind * kind)
+{
+  GstCudaVkVulkanPool *self;
+  GstStructure *config;
+  GstCaps *caps = NULL;
+
+  g_return_val_if_fail (gst_cuda_vk_compat_can_wrap (), NULL);
+
+  config = gst_buffer_pool_get_config (frames);
+  gst_buffer_pool_config_get_params (config, &caps, NULL, NULL, NULL);
+  self = g_object_new (GST_TYPE_CUDA_VK_VULKAN_POOL, NULL);
+  gst_object_ref_sink (self);
+  GST_VULKAN_IMAGE_BUFFER_POOL (self)->device =
+      gst_object_ref (interop->device);
+  self->interop = gst_object_ref (interop);
+  self->frames = gst_object_ref (frames);
+  self->kind = kind;
+  if (!caps || !gst_video_info_from_caps (&self->info, caps)
+      || !frame_layout (self)) {
+    gst_structure_free (config);
+    gst_object_unref (self);
+    return NULL;
+  }
+  gst_structure_free (config);
+  return GST_BUFFER_POOL_CAST (self);
+}
+
+GstBuffer *
+gst_cuda_vk_vulkan_pool_get_frame (GstBuffer * buf, GstBufferPool * frames)
+{
+  GstBuffer *frame;
+
+  if (!lent_quark)
+    return NULL;
+  frame = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), lent_quark);
+  /* a frame of an older frame pool (renegotiation) is copied */
+  if (!frame || frame->pool != frames)
+    return NULL;
+  return gst_buffer_ref (frame);
+}
+
+/* what a wrapped memory holds: upstream's buffer, and the frame it
+ * shares (which that buffer keeps) */
+typedef struct
+{
+  GstBuffer *inbuf;
+  GstCudaVkFrame *f;
+  GstCudaContext *cuda;
+} Lent;
+
+/* The CUDA allocator frees a wrapped memory, with the context current:
+ * the readers' work, enqueued on blocking streams before this, completes
+ * before an event recorded now on the legacy default stream does. The
+ * frame pool hands the frame out again only once that event has
+ * completed (frame_ready() in gstcudavkframepool.c, never blocking but at
+ * its limit of frames), so upstream never writes it while CUDA reads. */
+static void
+lent_memory_freed (gpointer data)
+{
+  Lent *l = data;
+  GstCudaVkFrame *f = l->f;
+  GError *err = NULL;
+
+  /* blocking sync: the pool's CPU wait at its limit sleeps */
+  if (!f->read_event)
+    f->read_event = gst_cuda_sync_event_new (l->cuda, TRUE, &err);
+  if (f->read_event && gst_cuda_sync_event_record (f->read_event,
+          CU_STREAM_LEGACY, &err)) {
+    f->read_pending = TRUE;
+  } else {
+    /* nothing tells when the readers are done: wait for the context */
+    GST_WARNING ("could not record an event behind the readers of a frame "
+        "(%s): synchronising the CUDA context", err->message);
+    g_clear_error (&err);
+    if (!gst_cuda_sync_context_synchronize (l->cuda, &err)) {
+      GST_ERROR ("%s: a frame is not used again", err->message);
+      g_clear_error (&err);
+      /* kept from its pool for ever */
+      gst_object_unref (l->cuda);
+      g_free (l);
+      return;
+    }
+  }
+  /* written before the frame goes back to its pool (its lock) */
+  gst_buffer_unref (l->inbuf);
+  gst_object_unref (l->cuda);
+  g_free (l);
+}
+
+GstMemory *
+gst_cuda_vk_vulkan_pool_wrap (GstBufferPool * pool, GstBuffer * frame,
+    GstBuffer * inbuf)
+{
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (pool);
+  Lent *l = g_new (Lent, 1);
+  GstMemory *mem;
+
+  l->inbuf = gst_buffer_ref (inbuf);
+  l->f = gst_cuda_vk_frame_get (frame);
+  l->cuda = gst_object_ref (self->interop->cuda);
+  mem = gst_cuda_vk_compat_alloc_wrapped (self->interop->cuda,
+      self->interop->cuda_stream, &self->winfo, l->f->plane_ptr[0], l,
+      lent_memory_freed);
+  if (!mem) {
+    gst_buffer_unref (l->inbuf);
+    gst_object_unref (l->cuda);
+    g_free (l);
+  }
+  return mem;
+}
