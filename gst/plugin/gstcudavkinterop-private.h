@@ -93,6 +93,11 @@ gst_cuda_vk_interop_count (GstCudaVkInterop * self, GstCudaVkCounter c,
 gboolean gst_cuda_vk_interop_hold (GstCudaVkInterop * self, GstBuffer * buf,
     CUstream stream, GError ** error);
 
+/* The CPU fallback's wait for @fence (taken), counted in cpu-syncs; on
+ * failure @error says @what, with the Vulkan error as its cause */
+gboolean gst_cuda_vk_interop_wait_fence (GstCudaVkInterop * self,
+    GstVulkanFence * fence, const gchar * what, GError ** error);
+
 /* gst_cuda_vk_interop_begin() with the command buffer named @what */
 GstVulkanCommandBuffer *gst_cuda_vk_interop_begin_named (GstCudaVkInterop *
     self, const gchar * what, GError ** error);

@@ -292,7 +292,6 @@ gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
   GstCudaVkSemaphore *sem = self->timeline;
   GstVulkanFence *fence;
   GError *err = NULL;
-  VkResult res;
 
   g_return_val_if_fail (sem || !self->gpu_sync, FALSE);
   /* upstream's writes (its Vulkan work, submitted), then the images back
@@ -319,14 +318,6 @@ gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
     return TRUE;
   }
   /* no exportable semaphore: wait for the give-back on the CPU */
-  res = vkWaitForFences (self->device->device, 1,
-      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
-  gst_vulkan_fence_unref (fence);
-  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0) {
-    gst_cuda_sync_wrap_error (error, err, "Could not hand a Vulkan frame "
-        "over to CUDA");
-    return FALSE;
-  }
-  return TRUE;
+  return gst_cuda_vk_interop_wait_fence (self, fence, "Could not hand a "
+      "Vulkan frame over to CUDA", error);
 }

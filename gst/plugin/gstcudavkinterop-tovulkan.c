@@ -283,7 +283,6 @@ gst_cuda_vk_interop_lend (GstCudaVkInterop * self,
 {
   GstVulkanFence *fence = NULL;
   GError *err = NULL;
-  VkResult res;
 
   if (!submit_take_over (self, kind, buf, frame, NULL, 0, TRUE, &fence, &err)) {
     gst_cuda_sync_wrap_error (error, err, "Could not take a frame over "
@@ -298,16 +297,8 @@ gst_cuda_vk_interop_lend (GstCudaVkInterop * self,
     gst_vulkan_fence_unref (fence);
     return TRUE;
   }
-  res = vkWaitForFences (self->device->device, 1,
-      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
-  gst_vulkan_fence_unref (fence);
-  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
-  if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0) {
-    gst_cuda_sync_wrap_error (error, err, "Could not take a frame over "
-        "from CUDA for upstream");
-    return FALSE;
-  }
-  return TRUE;
+  return gst_cuda_vk_interop_wait_fence (self, fence, "Could not take a "
+      "frame over from CUDA for upstream", error);
 }
 
 GstVulkanFence *

@@ -485,3 +485,21 @@ gst_cuda_vk_interop_submit_to (GstCudaVkInterop * self,
   trash_add (self, fence, cmd, keep, sync, give_back);
   return fence;
 }
+
+gboolean
+gst_cuda_vk_interop_wait_fence (GstCudaVkInterop * self,
+    GstVulkanFence * fence, const gchar * what, GError ** error)
+{
+  GError *err = NULL;
+  VkResult res;
+
+  res = vkWaitForFences (self->device->device, 1,
+      &GST_VULKAN_FENCE_FENCE (fence), VK_TRUE, G_MAXUINT64);
+  gst_vulkan_fence_unref (fence);
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_CPU_SYNCS, 1);
+  if (gst_vulkan_error_to_g_error (res, &err, "vkWaitForFences") < 0) {
+    gst_cuda_sync_wrap_error (error, err, what);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -33,9 +33,9 @@
  * The config's max-buffers is honoured: acquire waits while that many of
  * its buffers are out (or returns GST_FLOW_EOS with DONTWAIT).
  *
- * Locks: self->lock guards the count of buffers out and the flushing flag;
- * it is never held while acquiring from the frame pool, whose lock is taken
- * inside its acquire.
+ * Locks: the bound's lock (gstcudavkpoolbound.h) guards the count of
+ * buffers out and the flushing flag; it is never held while acquiring from
+ * the frame pool, whose lock is taken inside its acquire.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -43,6 +43,7 @@
 
 #include "gstcudavkupstreampool.h"
 #include "gstcudavkframepool.h"
+#include "gstcudavkpoolbound.h"
 
 gboolean
 gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info,
@@ -80,11 +81,7 @@ struct _GstCudaVkUpstreamPool
   GstVideoInfo info;            /* the frames' video info */
   GstVideoInfo winfo;           /* and their layout in the memory */
 
-  GMutex lock;
-  GCond cond;
-  guint max_buffers;            /* 0: no limit */
-  guint outstanding;
-  gboolean flushing;
+  GstCudaVkPoolBound bound;
 };
 
 G_DEFINE_TYPE (GstCudaVkUpstreamPool, gst_cuda_vk_upstream_pool,
@@ -125,9 +122,7 @@ pool_set_config (GstBufferPool * bpool, GstStructure * config)
   self->stream = stream ? stream : gst_cuda_stream_ref (self->own_stream);
   gst_buffer_pool_config_set_params (config, caps,
       GST_VIDEO_INFO_SIZE (&self->winfo), min, max);
-  g_mutex_lock (&self->lock);
-  self->max_buffers = max;
-  g_mutex_unlock (&self->lock);
+  gst_cuda_vk_pool_bound_set_max (&self->bound, max);
   return base_class->set_config (bpool, config);
 }
 
@@ -160,49 +155,6 @@ wrap_frame (GstCudaVkUpstreamPool * self, GstBuffer * frame)
   return mem;
 }
 
-/* Counts a buffer out, waiting while max-buffers are */
-static GstFlowReturn
-take_slot (GstCudaVkUpstreamPool * self, GstBufferPoolAcquireParams * params)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  g_mutex_lock (&self->lock);
-  while (self->max_buffers && self->outstanding >= self->max_buffers &&
-      !self->flushing) {
-    if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT)) {
-      ret = GST_FLOW_EOS;
-      break;
-    }
-    g_cond_wait (&self->cond, &self->lock);
-  }
-  if (self->flushing)
-    ret = GST_FLOW_FLUSHING;
-  if (ret == GST_FLOW_OK)
-    self->outstanding++;
-  g_mutex_unlock (&self->lock);
-  return ret;
-}
-
-static void
-give_slot (GstCudaVkUpstreamPool * self)
-{
-  g_mutex_lock (&self->lock);
-  self->outstanding--;
-  g_cond_signal (&self->cond);
-  g_mutex_unlock (&self->lock);
-}
-
-static gboolean
-pool_flushing (GstCudaVkUpstreamPool * self)
-{
-  gboolean ret;
-
-  g_mutex_lock (&self->lock);
-  ret = self->flushing;
-  g_mutex_unlock (&self->lock);
-  return ret;
-}
-
 static GstFlowReturn
 pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -213,16 +165,16 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   GstMemory *mem;
   GstFlowReturn ret;
 
-  ret = take_slot (self, params);
+  ret = gst_cuda_vk_pool_bound_take (&self->bound, params);
   if (ret != GST_FLOW_OK)
     return ret;
   /* waits while all the frames are out (the frame pool's bound) */
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
   if (ret == GST_FLOW_OK) {
     mem = wrap_frame (self, frame);
-  } else if (ret == GST_FLOW_FLUSHING && pool_flushing (self)) {
+  } else if (ret == GST_FLOW_FLUSHING && gst_cuda_vk_pool_bound_flushing (&self->bound)) {
     /* upstream flushes this pool (a flushing seek, a stop) */
-    give_slot (self);
+    gst_cuda_vk_pool_bound_give (&self->bound);
     return ret;
   } else if (ret == GST_FLOW_FLUSHING) {
     /* the element flushes, or let go of, the frame pool (a seek or a stop
@@ -235,11 +187,11 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     mem = gst_cuda_allocator_alloc (NULL,
         GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &self->info);
   } else {
-    give_slot (self);
+    gst_cuda_vk_pool_bound_give (&self->bound);
     return ret;
   }
   if (!mem) {
-    give_slot (self);
+    gst_cuda_vk_pool_bound_give (&self->bound);
     return GST_FLOW_ERROR;
   }
 
@@ -260,7 +212,7 @@ static void
 pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
 {
   gst_buffer_unref (buffer);
-  give_slot (GST_CUDA_VK_UPSTREAM_POOL (bpool));
+  gst_cuda_vk_pool_bound_give (&GST_CUDA_VK_UPSTREAM_POOL (bpool)->bound);
 }
 
 static void
@@ -268,10 +220,7 @@ pool_flush_start (GstBufferPool * bpool)
 {
   GstCudaVkUpstreamPool *self = GST_CUDA_VK_UPSTREAM_POOL (bpool);
 
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  gst_cuda_vk_pool_bound_set_flushing (&self->bound, TRUE);
 }
 
 static void
@@ -279,9 +228,7 @@ pool_flush_stop (GstBufferPool * bpool)
 {
   GstCudaVkUpstreamPool *self = GST_CUDA_VK_UPSTREAM_POOL (bpool);
 
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
+  gst_cuda_vk_pool_bound_set_flushing (&self->bound, FALSE);
 }
 
 static void
@@ -292,8 +239,7 @@ pool_finalize (GObject * object)
   gst_clear_object (&self->frames);
   gst_clear_cuda_stream (&self->stream);
   gst_clear_cuda_stream (&self->own_stream);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_cuda_vk_pool_bound_clear (&self->bound);
   G_OBJECT_CLASS (gst_cuda_vk_upstream_pool_parent_class)->finalize (object);
 }
 
@@ -317,8 +263,7 @@ gst_cuda_vk_upstream_pool_class_init (GstCudaVkUpstreamPoolClass * klass)
 static void
 gst_cuda_vk_upstream_pool_init (GstCudaVkUpstreamPool * self)
 {
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_cuda_vk_pool_bound_init (&self->bound);
 }
 
 /* The layout upstream writes at, relative to plane 0's start: the

@@ -31,9 +31,9 @@
  * stopped while upstream still uses this pool) the pool hands out
  * upstream's own kind of image, which vulkantocuda copies as any other.
  *
- * Locks: self->lock guards the count of buffers out and the flushing
- * flag; it is never held while acquiring from the frame pool or
- * submitting.
+ * Locks: the bound's lock (gstcudavkpoolbound.h) guards the count of
+ * buffers out and the flushing flag; it is never held while acquiring
+ * from the frame pool or submitting.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -41,6 +41,7 @@
 
 #include "gstcudavkvulkanpool.h"
 #include "gstcudavkframepool.h"
+#include "gstcudavkpoolbound.h"
 #include "gstcudavkinterop-private.h"
 #include <gst/cudasync/gstcudasync-internal.h>
 
@@ -80,11 +81,7 @@ struct _GstCudaVkVulkanPool
   GstVideoInfo info;            /* the frames' */
   GstVideoInfo winfo;           /* and their layout in the memory */
 
-  GMutex lock;
-  GCond cond;
-  guint max_buffers;            /* 0: no limit */
-  guint outstanding;
-  gboolean flushing;
+  GstCudaVkPoolBound bound;
 };
 
 G_DEFINE_TYPE (GstCudaVkVulkanPool, gst_cuda_vk_vulkan_pool,
@@ -119,9 +116,7 @@ pool_set_config (GstBufferPool * bpool, GstStructure * config)
     return FALSE;
   }
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  g_mutex_lock (&self->lock);
-  self->max_buffers = max;
-  g_mutex_unlock (&self->lock);
+  gst_cuda_vk_pool_bound_set_max (&self->bound, max);
   return base_class->set_config (bpool, config);
 }
 
@@ -136,49 +131,6 @@ static gboolean
 pool_stop (GstBufferPool * bpool)
 {
   return TRUE;
-}
-
-/* Counts a buffer out, waiting while max-buffers are */
-static GstFlowReturn
-take_slot (GstCudaVkVulkanPool * self, GstBufferPoolAcquireParams * params)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  g_mutex_lock (&self->lock);
-  while (self->max_buffers && self->outstanding >= self->max_buffers &&
-      !self->flushing) {
-    if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT)) {
-      ret = GST_FLOW_EOS;
-      break;
-    }
-    g_cond_wait (&self->cond, &self->lock);
-  }
-  if (self->flushing)
-    ret = GST_FLOW_FLUSHING;
-  if (ret == GST_FLOW_OK)
-    self->outstanding++;
-  g_mutex_unlock (&self->lock);
-  return ret;
-}
-
-static void
-give_slot (GstCudaVkVulkanPool * self)
-{
-  g_mutex_lock (&self->lock);
-  self->outstanding--;
-  g_cond_signal (&self->cond);
-  g_mutex_unlock (&self->lock);
-}
-
-static gboolean
-pool_flushing (GstCudaVkVulkanPool * self)
-{
-  gboolean ret;
-
-  g_mutex_lock (&self->lock);
-  ret = self->flushing;
-  g_mutex_unlock (&self->lock);
-  return ret;
 }
 
 /* upstream's own kind of image, for when the frame pool is gone */
@@ -232,14 +184,14 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   GstBuffer *frame = NULL;
   GstFlowReturn ret;
 
-  ret = take_slot (self, params);
+  ret = gst_cuda_vk_pool_bound_take (&self->bound, params);
   if (ret != GST_FLOW_OK)
     return ret;
   /* waits while all the frames are out (the frame pool's bound) */
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
   if (ret == GST_FLOW_OK) {
     ret = lend_frame (self, frame, buffer);
-  } else if (ret == GST_FLOW_FLUSHING && !pool_flushing (self)) {
+  } else if (ret == GST_FLOW_FLUSHING && !gst_cuda_vk_pool_bound_flushing (&self->bound)) {
     /* vulkantocuda flushes, or let go of, the frame pool (a seek or a stop
      * that reached it first, renegotiation) while upstream still uses this
      * pool: an ordinary image, which it copies or drops */
@@ -248,7 +200,7 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     ret = plain_buffer (self, buffer);
   }
   if (ret != GST_FLOW_OK)
-    give_slot (self);
+    gst_cuda_vk_pool_bound_give (&self->bound);
   return ret;
 }
 
@@ -258,7 +210,7 @@ static void
 pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
 {
   gst_buffer_unref (buffer);
-  give_slot (GST_CUDA_VK_VULKAN_POOL (bpool));
+  gst_cuda_vk_pool_bound_give (&GST_CUDA_VK_VULKAN_POOL (bpool)->bound);
 }
 
 static void
@@ -266,10 +218,7 @@ pool_flush_start (GstBufferPool * bpool)
 {
   GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
 
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  gst_cuda_vk_pool_bound_set_flushing (&self->bound, TRUE);
 }
 
 static void
@@ -277,9 +226,7 @@ pool_flush_stop (GstBufferPool * bpool)
 {
   GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
 
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
+  gst_cuda_vk_pool_bound_set_flushing (&self->bound, FALSE);
 }
 
 static void
@@ -290,8 +237,7 @@ pool_finalize (GObject * object)
   gst_clear_object (&self->frames);
   gst_clear_object (&self->interop);
   gst_clear_object (&GST_VULKAN_IMAGE_BUFFER_POOL (self)->device);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_cuda_vk_pool_bound_clear (&self->bound);
   G_OBJECT_CLASS (gst_cuda_vk_vulkan_pool_parent_class)->finalize (object);
 }
 
@@ -316,8 +262,7 @@ gst_cuda_vk_vulkan_pool_class_init (GstCudaVkVulkanPoolClass * klass)
 static void
 gst_cuda_vk_vulkan_pool_init (GstCudaVkVulkanPool * self)
 {
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_cuda_vk_pool_bound_init (&self->bound);
 }
 
 /* The frame's layout as one GstCudaMemory: its one image at its pitch */

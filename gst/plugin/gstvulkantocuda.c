@@ -391,6 +391,9 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   gst_cuda_vk_base_transform_set_pool (GST_CUDA_VK_BASE_TRANSFORM (self), NULL);
   max = gst_cuda_vk_allocation_bound (query, DEFAULT_MAX_OUTPUTS);
   GST_DEBUG_OBJECT (self, "at most %u output buffers", max);
+  /* frames read in place are outputs downstream holds too */
+  if (self->lend_frames)
+    gst_cuda_vk_frame_pool_set_max (self->lend_frames, max);
   /* wrap mode: the output buffers are the staging slots */
   if (self->wrap) {
     self->max_outputs = max;
