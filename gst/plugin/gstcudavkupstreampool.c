@@ -172,7 +172,8 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
   if (ret == GST_FLOW_OK) {
     mem = wrap_frame (self, frame);
-  } else if (ret == GST_FLOW_FLUSHING && gst_cuda_vk_pool_bound_flushing (&self->bound)) {
+  } else if (ret == GST_FLOW_FLUSHING
+      && gst_cuda_vk_pool_bound_flushing (&self->bound)) {
     /* upstream flushes this pool (a flushing seek, a stop) */
     gst_cuda_vk_pool_bound_give (&self->bound);
     return ret;

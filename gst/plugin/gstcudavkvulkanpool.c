@@ -191,7 +191,8 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
   if (ret == GST_FLOW_OK) {
     ret = lend_frame (self, frame, buffer);
-  } else if (ret == GST_FLOW_FLUSHING && !gst_cuda_vk_pool_bound_flushing (&self->bound)) {
+  } else if (ret == GST_FLOW_FLUSHING
+      && !gst_cuda_vk_pool_bound_flushing (&self->bound)) {
     /* vulkantocuda flushes, or let go of, the frame pool (a seek or a stop
      * that reached it first, renegotiation) while upstream still uses this
      * pool: an ordinary image, which it copies or drops */
