@@ -191,9 +191,17 @@ def check_mode(cfg, key, sim, name, want_syncs=None):
               where + ': GPU copies per frame %s' % m['copies_per_frame'])
     elif 'copies_per_frame' in m:
         # GPU copy passes: cudatovulkan 1 (from the bench's own pool);
-        # vulkantocuda 1 (output wraps its staging buffer, 1.24+) or 2
-        check(m['copies_per_frame'] in (1, 2),
-              where + ': GPU copies per frame %s' % m['copies_per_frame'])
+        # vulkantocuda 1 (output wraps its staging buffer, 1.24+) or 2, or
+        # 0 where upstream wrote every frame into the pool it proposed
+        # (1.24+, one plane: its in-place count)
+        # (its stats alone: with cudatovulkan's too, copies_per_frame is
+        # cudatovulkan's)
+        st = m.get('vulkantocuda_stats') or {}
+        lent = (st.get('in-place', 0) == st.get('buffers', -1) and
+                'cudatovulkan_stats' not in m)
+        check(m['copies_per_frame'] in ((0,) if lent else (1, 2)),
+              where + ': GPU copies per frame %s (in-place %s)'
+              % (m['copies_per_frame'], st.get('in-place')))
     if key == 'a_binary' and not sim:
         check(m.get('bridge_path') == 'GPU (binary semaphores)',
               where + ': path %s' % m.get('bridge_path'))
