@@ -2,8 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * cudatovulkan's output pool: frames of exportable linear images (or
- * buffers) imported into CUDA, each with its binary semaphore (1.22) or,
+ * The bridge's frame pool: cudatovulkan's output frames, and the frames
+ * of the pool vulkantocuda proposes upstream (gstcudavkvulkanpool.c):
+ * exportable linear images (or buffers) imported into CUDA, each with its binary semaphore (1.22) or,
  * on 1.24 to 1.28, each image with a Vulkan timeline semaphore in its
  * barrier state (image_add_timeline()), handed out again only once
  * downstream's GPU work on them has completed.
@@ -561,7 +562,7 @@ gst_cuda_vk_image_pool_class_init (GstCudaVkImagePoolClass * klass)
   pool_class->flush_start = pool_flush_start;
   frame_quark = g_quark_from_static_string ("GstCudaVkFrame");
   GST_DEBUG_CATEGORY_INIT (gst_cuda_vk_frame_pool_debug, "cudavkframepool", 0,
-      "cudatovulkan's pool of exportable frames");
+      "the bridge's pool of exportable frames");
 }
 
 static void
@@ -621,4 +622,14 @@ gst_cuda_vk_frame_pool_set_image_usage (GstBufferPool * bpool,
 
   g_return_if_fail (!gst_buffer_pool_is_active (bpool));
   pool->usage = usage;
+}
+
+void
+gst_cuda_vk_frame_pool_set_error_func (GstBufferPool * bpool,
+    GstCudaVkPoolErrorFunc on_error, gpointer user_data)
+{
+  GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
+
+  pool->on_error = on_error;
+  pool->on_error_data = user_data;
 }

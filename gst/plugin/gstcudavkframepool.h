@@ -44,6 +44,12 @@ GstBufferPool *  gst_cuda_vk_frame_pool_new (GstCudaVkInterop * interop,
 void             gst_cuda_vk_frame_pool_set_image_usage (GstBufferPool * pool,
                                                          VkImageUsageFlags usage);
 
+/* Replaces the pool's error function (set before anyone else acquires
+ * from it) */
+void             gst_cuda_vk_frame_pool_set_error_func (GstBufferPool * pool,
+                                                        GstCudaVkPoolErrorFunc on_error,
+                                                        gpointer user_data);
+
 /* Changes how many frames the pool has at most (> 0) */
 void             gst_cuda_vk_frame_pool_set_max (GstBufferPool * pool,
                                                  guint max_frames);

@@ -294,6 +294,20 @@ gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
   GError *err = NULL;
 
   g_return_val_if_fail (sem || !self->gpu_sync, FALSE);
+  if (!f->used) {
+    /* given back already (the same buffer pushed again): CUDA waits for
+     * that give-back again; the frame goes back to upstream when the last
+     * output around it is freed */
+    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
+    if (sem && !gst_cuda_semaphore_wait (sem->sem, self->stream,
+            f->lent_value, &err)) {
+      gst_cuda_sync_wrap_error (error, err, "CUDA operation failed");
+      return FALSE;
+    }
+    if (sem)
+      gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
+    return TRUE;
+  }
   /* upstream's writes (its Vulkan work, submitted), then the images back
    * to CUDA and the timeline's next value */
   fence = gst_cuda_vk_interop_give_back (self, kind, frame, f->n_mems, sem,
@@ -304,6 +318,7 @@ gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
     return FALSE;
   }
   f->used = FALSE;
+  f->lent_value = sem ? sem->vk_value : 0;
   gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
   if (sem) {
     gst_vulkan_fence_unref (fence);

@@ -251,6 +251,10 @@ gst_cuda_vk_interop_stop (GstCudaVkInterop * self)
   self->stream = NULL;
   gst_cuda_vk_compat_stream_unref (&self->cuda_stream);
   self->gpu_sync = FALSE;
+  /* vulkantocuda's give-backs of frames upstream wrote signal the
+   * timeline too */
+  if (self->timeline)
+    gst_cuda_vk_interop_wait_given_back (self);
   /* after the fences and the stream: nothing uses them any more */
   g_clear_pointer (&self->timeline, gst_cuda_vk_semaphore_free);
   gst_clear_object (&self->offer_sem);

@@ -100,6 +100,9 @@ typedef struct
    * completed (read_pending); created on first use */
   GstCudaSyncEvent *read_event;
   gboolean read_pending;
+  /* and the timeline value its last give-back to CUDA signalled (0: the
+   * CPU fallback's) */
+  guint64 lent_value;
   /* GPU path: CUDA signals it after the copy into this frame, the
    * take-over submission waits on it; created on first use */
   GstCudaVkSemaphore *sem;

@@ -37,7 +37,9 @@ GstFlowReturn gst_cuda_vk_pool_bound_take     (GstCudaVkPoolBound * b,
 /* a buffer came back (or was never handed out) */
 void          gst_cuda_vk_pool_bound_give     (GstCudaVkPoolBound * b);
 gboolean      gst_cuda_vk_pool_bound_flushing (GstCudaVkPoolBound * b);
-/* the pool's flush_start (wakes a waiting take) and flush_stop */
+/* the pool's flush_start (wakes a take waiting on the bound; not one
+ * waiting inside the frame pool, which its element flushes) and
+ * flush_stop */
 void          gst_cuda_vk_pool_bound_set_flushing (GstCudaVkPoolBound * b,
                                                gboolean flushing);
 

@@ -87,8 +87,8 @@ struct _GstCudaVkVulkanPool
 G_DEFINE_TYPE (GstCudaVkVulkanPool, gst_cuda_vk_vulkan_pool,
     GST_TYPE_VULKAN_IMAGE_BUFFER_POOL);
 
-/* on a buffer handed out: the frame it shares (transfer none: the
- * buffer's parent buffer meta holds the reference) */
+/* marks a buffer handed out (its parent buffer meta holds the frame it
+ * shares) */
 static GQuark lent_quark;
 
 /* GstVulkanImageBufferPool's own set_config() would plan images of its
@@ -145,8 +145,10 @@ plain_buffer (GstCudaVkVulkanPool * self, GstBuffer ** buffer)
       GST_VIDEO_INFO_WIDTH (&self->info), GST_VIDEO_INFO_HEIGHT (&self->info),
       VK_IMAGE_TILING_OPTIMAL, GST_CUDA_VK_LEND_IMAGE_USAGE,
       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (!mem)
+  if (!mem) {
+    GST_ERROR_OBJECT (self, "could not allocate a Vulkan image for upstream");
     return GST_FLOW_ERROR;
+  }
   *buffer = gst_buffer_new ();
   gst_buffer_append_memory (*buffer, mem);
   return GST_FLOW_OK;
@@ -317,18 +319,48 @@ gst_cuda_vk_vulkan_pool_new (GstCudaVkInterop * interop,
   return GST_BUFFER_POOL_CAST (self);
 }
 
+typedef struct
+{
+  GstBufferPool *frames;
+  GstBuffer *found;
+} FrameSearch;
+
+/* A parent buffer meta of @buf that holds a frame of the search's pool
+ * whose memories @buf still has: FALSE (stop) when found */
+static gboolean
+find_frame (GstBuffer * buf, GstMeta ** meta, gpointer data)
+{
+  FrameSearch *fs = data;
+  GstParentBufferMeta *pm;
+  guint i;
+
+  if ((*meta)->info->api != GST_PARENT_BUFFER_META_API_TYPE)
+    return TRUE;
+  pm = (GstParentBufferMeta *) * meta;
+  if (pm->buffer->pool != fs->frames || !gst_cuda_vk_frame_get (pm->buffer)
+      || gst_buffer_n_memory (pm->buffer) != gst_buffer_n_memory (buf))
+    return TRUE;
+  for (i = 0; i < gst_buffer_n_memory (buf); i++)
+    if (gst_buffer_peek_memory (buf, i) != gst_buffer_peek_memory (pm->buffer,
+            i))
+      return TRUE;
+  fs->found = pm->buffer;
+  return FALSE;
+}
+
 GstBuffer *
 gst_cuda_vk_vulkan_pool_get_frame (GstBuffer * buf, GstBufferPool * frames)
 {
-  GstBuffer *frame;
+  FrameSearch fs = { frames, NULL };
 
-  if (!lent_quark)
+  if (!lent_quark || !gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf),
+          lent_quark))
     return NULL;
-  frame = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), lent_quark);
-  /* a frame of an older frame pool (renegotiation) is copied */
-  if (!frame || frame->pool != frames)
-    return NULL;
-  return gst_buffer_ref (frame);
+  /* the frame whose memories the buffer has, held by its parent buffer
+   * meta (not the mark's pointer, which holds nothing); a frame of an
+   * older frame pool (renegotiation) is copied */
+  gst_buffer_foreach_meta (buf, find_frame, &fs);
+  return fs.found ? gst_buffer_ref (fs.found) : NULL;
 }
 
 /* what a wrapped memory holds: upstream's buffer, and the frame it
@@ -346,20 +378,28 @@ typedef struct
  * frame pool hands the frame out again only once that event has
  * completed (frame_ready() in gstcudavkframepool.c, never blocking but at
  * its limit of frames), so upstream never writes it while CUDA reads. */
+/* two outputs around one frame (upstream pushed a buffer twice) may be
+ * freed at once on two threads */
+static GMutex read_event_lock;
+
 static void
 lent_memory_freed (gpointer data)
 {
   Lent *l = data;
   GstCudaVkFrame *f = l->f;
   GError *err = NULL;
+  gboolean recorded;
 
+  g_mutex_lock (&read_event_lock);
   /* blocking sync: the pool's CPU wait at its limit sleeps */
   if (!f->read_event)
     f->read_event = gst_cuda_sync_event_new (l->cuda, TRUE, &err);
-  if (f->read_event && gst_cuda_sync_event_record (f->read_event,
-          CU_STREAM_LEGACY, &err)) {
+  recorded = f->read_event && gst_cuda_sync_event_record (f->read_event,
+      CU_STREAM_LEGACY, &err);
+  if (recorded)
     f->read_pending = TRUE;
-  } else {
+  g_mutex_unlock (&read_event_lock);
+  if (!recorded) {
     /* nothing tells when the readers are done: wait for the context */
     GST_WARNING ("could not record an event behind the readers of a frame "
         "(%s): synchronising the CUDA context", err->message);

@@ -44,8 +44,10 @@
  * signals the timeline semaphore CUDA waits for), and outputs a
  * #GstCudaMemory around it: no copy at all (the `in-place` counter of
  * `stats`). The frame goes back to upstream once CUDA's readers are done
- * with it (an event recorded when the output memory is freed, checked
- * without blocking). Frames from elsewhere are copied as above.
+ * with it: an event recorded on the legacy default stream when the output
+ * memory is freed, which covers readers on blocking streams (upstream's
+ * CUDA elements), checked without blocking unless every frame is out. Frames
+ * from elsewhere are copied as above.
  *
  * The Vulkan device must be the CUDA device (same UUID).
  *
@@ -266,8 +268,9 @@ setup_lend (GstVulkanToCuda * self)
     g_clear_error (&err);
     return;
   }
+  /* no element error while probing: a failure here means copying */
   frames = gst_cuda_vk_frame_pool_new (b->interop, IN_INFO (self),
-      self->in_kind, lend_pool_error, self);
+      self->in_kind, NULL, NULL);
   gst_cuda_vk_frame_pool_set_image_usage (frames, GST_CUDA_VK_LEND_IMAGE_USAGE);
   if (!gst_buffer_pool_set_active (frames, TRUE) ||
       !(pool = gst_cuda_vk_vulkan_pool_new (b->interop, frames,
@@ -276,6 +279,7 @@ setup_lend (GstVulkanToCuda * self)
     gst_cuda_vk_clear_pool (&frames);
     return;
   }
+  gst_cuda_vk_frame_pool_set_error_func (frames, lend_pool_error, self);
   GST_OBJECT_LOCK (self);
   self->lend_frames = frames;
   GST_OBJECT_UNLOCK (self);
@@ -300,12 +304,16 @@ static gboolean
 gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-  /* the base class first lets the stream's work finish */
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  gboolean ret;
 
+  /* upstream takes no more frames from the pool it was proposed (those it
+   * has go back to the frame pool, which frees them), before the interop
+   * stops */
+  clear_lend (self);
+  /* the base class then lets the stream's work finish */
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   if (BRIDGE (self)->device)
     free_slots (self);
-  clear_lend (self);
   g_clear_pointer (&self->slots, g_ptr_array_unref);
   g_clear_pointer (&self->retired, g_ptr_array_unref);
   GST_OBJECT_LOCK (self);

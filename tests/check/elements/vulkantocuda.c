@@ -23,6 +23,8 @@
  *     every frame copied
  * test_held_in_place: (1.24+) 20 frames read in place, held past the
  *     stop: none written again while held
+ * test_bounded_in_place: (1.24+) 20 frames read in place with downstream
+ *     allowing 4 outputs: at most 4 frames, reused, byte-exact
  */
 #include "config.h"             /* HAVE_VK_OPERATION_SEMAPHORES */
 #include "bridgecommon.h"
@@ -228,6 +230,103 @@ check_convert_in_place (const gchar * format, gint w, gint h)
   g_free (ref);
   g_free (src);
 }
+
+/* ---- frames read in place, reused: downstream allows 4 outputs ---- */
+
+#define N_BOUND 4
+static GHashTable *bound_ptrs;  /* the outputs' CUDA addresses */
+
+/* downstream's ALLOCATION answer, seen by vulkantocuda: at most N_BOUND
+ * buffers */
+static GstPadProbeReturn
+bound_allocation (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  if (gst_query_get_n_allocation_pools (q) > 0) {
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+    gst_query_set_nth_allocation_pool (q, 0, pool, size, 0, N_BOUND);
+    gst_clear_object (&pool);
+  } else {
+    gst_query_add_allocation_pool (q, NULL, 0, 0, N_BOUND);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+record_output (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+      0);
+  GstMapInfo map;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_CUDA));
+  g_hash_table_add (bound_ptrs, map.data);
+  gst_memory_unmap (mem, &map);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+bound_hook (GstElement * pipeline)
+{
+  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "v2c"),
+      "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, bound_allocation, NULL, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_output, NULL, NULL);
+  gst_object_unref (pad);
+}
+
+/* 20 frames through vulkantocuda's pool when downstream allows 4 outputs:
+ * the frames are reused (each once CUDA's reads of it, by cudadownload,
+ * have completed), byte-exact */
+GST_START_TEST (test_bounded_in_place)
+{
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! "
+      "video/x-raw(memory:VulkanImage) ! vulkantocuda name=v2c ! "
+      "cudadownload ! video/x-raw ! appsink name=sink sync=false",
+      BC_HELD_SRC);
+  gchar *ref = g_strdup_printf ("%s ! appsink name=sink sync=false",
+      BC_HELD_SRC);
+  GPtrArray *want = bc_run_frames (NULL, ref), *got;
+  GstElement *pipeline = NULL, *v2c;
+  GstVideoInfo info;
+  guint64 lent;
+
+  bound_ptrs = g_hash_table_new (NULL, NULL);
+  bc_pipeline_hook = bound_hook;
+  got = bc_run_frames (&pipeline, desc);
+  bc_pipeline_hook = NULL;
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  lent = cs_stat (v2c, "in-place");
+  g_print ("bounded: %" G_GUINT64_FORMAT " of %u read in place, in %u "
+      "frames\n", lent, got->len, g_hash_table_size (bound_ptrs));
+  bc_assert_same_frames (got, want, desc);
+  bc_assert_stats (v2c, got->len);
+  if (bc_expect_lent (v2c, &info)) {
+    fail_unless_equals_uint64 (lent, got->len);
+    fail_unless (g_hash_table_size (bound_ptrs) <= N_BOUND, "%u frames for "
+        "at most %d outputs", g_hash_table_size (bound_ptrs), N_BOUND);
+  }
+  bc_stop_pipeline (pipeline);
+  if (cs_is_sim) {
+    cs_sim.drain ();
+    fail_unless_equals_int (cs_sim.violation_count (), 0);
+  }
+  g_hash_table_unref (bound_ptrs);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (ref);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_upstream_writes_in_place)
 {
@@ -557,6 +656,7 @@ vulkantocuda_suite (void)
   tcase_add_test (tc, test_pending_producer_stream);
   tcase_add_test (tc, test_upstream_writes_in_place);
   tcase_add_test (tc, test_held_in_place);
+  tcase_add_test (tc, test_bounded_in_place);
 #endif
   tcase_add_test (tc, test_event_query_failure);
   tcase_add_test (tc, test_pool_failure_ends_stream);
