@@ -757,3 +757,49 @@ bc_assert_held (guint n, const gchar * what)
   fail_unless (freed_in_chain == 0, "%s: %u memories of the element's "
       "inputs freed inside its chain", what, freed_in_chain);
 }
+
+/* ---- a source whose format changes mid-stream ---- */
+
+typedef struct
+{
+  const gchar *const *formats;
+  guint n_formats, per_format, n;
+  gint w, h;
+} Reneg;
+
+static GstPadProbeReturn
+reneg_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstElement *filter = GST_ELEMENT (GST_OBJECT_PARENT (pad));
+  Reneg *r = data;
+  guint step;
+
+  r->n++;
+  step = r->n / r->per_format;
+  if (r->n % r->per_format == 0 && step < r->n_formats) {
+    gchar *s = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d",
+        r->formats[step], r->w, r->h);
+    GstCaps *caps = gst_caps_from_string (s);
+
+    g_object_set (filter, "caps", caps, NULL);
+    gst_caps_unref (caps);
+    g_free (s);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+void
+bc_renegotiate_every (GstElement * filter, const gchar * const *formats,
+    guint n_formats, guint per_format, gint w, gint h)
+{
+  GstPad *pad = gst_element_get_static_pad (filter, "src");
+  Reneg *r = g_new0 (Reneg, 1);
+
+  r->formats = formats;
+  r->n_formats = n_formats;
+  r->per_format = per_format;
+  r->w = w;
+  r->h = h;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, reneg_probe, r, g_free);
+  gst_object_unref (pad);
+}

@@ -100,6 +100,14 @@ GPtrArray *  bc_run_held            (const gchar * desc, guint n,
 void         bc_hold_inputs         (GstElement * element);
 void         bc_assert_held         (guint n, const gchar * what);
 
+/* The capsfilter @filter (of a raw source followed by videoconvert)
+ * switches to @formats[i] at @w x @h after every @per_format frames
+ * (@formats[0]: the filter's caps at the start) */
+void         bc_renegotiate_every   (GstElement * filter,
+                                     const gchar * const *formats,
+                                     guint n_formats, guint per_format,
+                                     gint w, gint h);
+
 gboolean     bc_vulkandownload_packs_rows (void);
 gboolean     bc_vulkan_has_i420     (void);
 GstBuffer *  bc_system_frame        (const GstVideoInfo * info, guint8 seed,

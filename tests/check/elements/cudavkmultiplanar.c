@@ -261,29 +261,6 @@ static const gchar *const reneg_formats[] = { "NV12", "RGBA", "NV12" };
 
 #define RENEG_PER_FORMAT 4
 
-/* Caps of the frames the source makes next: the format changes every
- * RENEG_PER_FORMAT frames */
-static GstPadProbeReturn
-change_format (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  GstElement *filter = data;
-  guint *n = g_object_get_data (G_OBJECT (filter), "n");
-  guint step;
-
-  (*n)++;
-  step = *n / RENEG_PER_FORMAT;
-  if (*n % RENEG_PER_FORMAT == 0 && step < G_N_ELEMENTS (reneg_formats)) {
-    gchar *s = g_strdup_printf ("video/x-raw,format=%s,width=64,height=48",
-        reneg_formats[step]);
-    GstCaps *caps = gst_caps_from_string (s);
-
-    g_object_set (filter, "caps", caps, NULL);
-    gst_caps_unref (caps);
-    g_free (s);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
 /* One stream NV12 -> RGBA -> NV12 (videoconvert follows the capsfilter):
  * every frame byte-exact against the same source converted without the
  * project's elements, and frames written in place in both formats. Read
@@ -302,21 +279,15 @@ GST_START_TEST (test_multiplanar_renegotiate)
       "video/x-raw,format=RGBA ! appsink name=sink sync=false", head);
   GstElement *pipelines[2];
   GPtrArray *frames[2];
-  guint p, counts[2] = { 0, 0 };
+  guint p;
 
   for (p = 0; p < 2; p++) {
     GError *err = NULL;
-    GstElement *filter;
-    GstPad *pad;
 
     pipelines[p] = cs_vk_parse_launch (p ? ref : desc, &err);
     fail_unless (pipelines[p] != NULL, "%s", err ? err->message : "?");
-    filter = bc_by_name (pipelines[p], "f");
-    g_object_set_data (G_OBJECT (filter), "n", &counts[p]);
-    pad = gst_element_get_static_pad (filter, "src");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, change_format, filter,
-        NULL);
-    gst_object_unref (pad);
+    bc_renegotiate_every (bc_by_name (pipelines[p], "f"), reneg_formats,
+        G_N_ELEMENTS (reneg_formats), RENEG_PER_FORMAT, 64, 48);
     fail_if (gst_element_set_state (pipelines[p], GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE);
     frames[p] = bc_pull_all (pipelines[p], bc_by_name (pipelines[p], "sink"));

@@ -25,6 +25,8 @@
  *     stop: none written again while held
  * test_bounded_in_place: (1.24+) 20 frames read in place with downstream
  *     allowing 4 outputs: at most 4 frames, reused, byte-exact
+ * test_renegotiate_in_place: (1.24+) RGBA -> BGRA -> RGBA mid-stream:
+ *     every frame read in place, byte-exact
  */
 #include "config.h"             /* HAVE_VK_OPERATION_SEMAPHORES */
 #include "bridgecommon.h"
@@ -322,6 +324,65 @@ GST_START_TEST (test_bounded_in_place)
   g_hash_table_unref (bound_ptrs);
   g_ptr_array_unref (got);
   g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (ref);
+}
+
+GST_END_TEST;
+
+static const gchar *const reneg_formats[] = { "RGBA", "BGRA", "RGBA" };
+
+#define RENEG_PER_FORMAT 4
+
+/* One stream RGBA -> BGRA -> RGBA through vulkanupload's images: each
+ * format gets a pool of its own (the old one's frames still upstream are
+ * copied), every frame byte-exact against the same source converted
+ * without Vulkan, and read in place where the pool is expected */
+GST_START_TEST (test_renegotiate_in_place)
+{
+  const guint total = RENEG_PER_FORMAT * G_N_ELEMENTS (reneg_formats);
+  gchar *head = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! videoconvert ! "
+      "capsfilter name=f caps=video/x-raw,format=RGBA", total);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! "
+      "video/x-raw(memory:VulkanImage) ! vulkantocuda name=v2c ! "
+      "cudadownload ! video/x-raw ! videoconvert ! video/x-raw,format=RGBA "
+      "! appsink name=sink sync=false", head);
+  gchar *ref = g_strdup_printf ("%s ! videoconvert ! "
+      "video/x-raw,format=RGBA ! appsink name=sink sync=false", head);
+  GstElement *pipelines[2], *v2c;
+  GPtrArray *frames[2];
+  GstVideoInfo info;
+  guint64 lent;
+  guint p;
+
+  for (p = 0; p < 2; p++) {
+    GError *err = NULL;
+
+    pipelines[p] = cs_vk_parse_launch (p ? ref : desc, &err);
+    fail_unless (pipelines[p] != NULL, "%s", err ? err->message : "?");
+    bc_renegotiate_every (bc_by_name (pipelines[p], "f"), reneg_formats,
+        G_N_ELEMENTS (reneg_formats), RENEG_PER_FORMAT, 64, 48);
+    fail_if (gst_element_set_state (pipelines[p], GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    frames[p] = bc_pull_all (pipelines[p], bc_by_name (pipelines[p], "sink"));
+  }
+  fail_unless_equals_int (frames[0]->len, total);
+  bc_assert_same_frames (frames[0], frames[1], "RGBA -> BGRA -> RGBA");
+  v2c = bc_by_name (pipelines[0], "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  lent = cs_stat (v2c, "in-place");
+  g_print ("renegotiated: %" G_GUINT64_FORMAT " of %u read in place\n",
+      lent, total);
+  fail_unless_equals_uint64 (cs_stat (v2c, "buffers"), total);
+  /* vulkanupload takes the new pool with the new caps, before its first
+   * frame of them */
+  fail_unless_equals_uint64 (lent, bc_expect_lent (v2c, &info) ? total : 0);
+  for (p = 0; p < 2; p++) {
+    bc_stop_pipeline (pipelines[p]);
+    g_ptr_array_unref (frames[p]);
+  }
+  g_free (head);
   g_free (desc);
   g_free (ref);
 }
@@ -657,6 +718,7 @@ vulkantocuda_suite (void)
   tcase_add_test (tc, test_upstream_writes_in_place);
   tcase_add_test (tc, test_held_in_place);
   tcase_add_test (tc, test_bounded_in_place);
+  tcase_add_test (tc, test_renegotiate_in_place);
 #endif
   tcase_add_test (tc, test_event_query_failure);
   tcase_add_test (tc, test_pool_failure_ends_stream);
