@@ -100,13 +100,18 @@ GPtrArray *  bc_run_held            (const gchar * desc, guint n,
 void         bc_hold_inputs         (GstElement * element);
 void         bc_assert_held         (guint n, const gchar * what);
 
-/* The capsfilter @filter (of a raw source followed by videoconvert)
- * switches to @formats[i] at @w x @h after every @per_format frames
- * (@formats[0]: the filter's caps at the start) */
-void         bc_renegotiate_every   (GstElement * filter,
+/* (bridgereneg.c) A moving source of BC_RENEG_WIDTH x BC_RENEG_HEIGHT
+ * frames whose format goes through @formats, @per_format frames each,
+ * then @middle, then videoconvert to RGBA into an appsink: every frame
+ * byte-exact (@what) against the same source converted without @middle.
+ * Returns the pipeline with @middle, after EOS (transfer full; stop it
+ * with bc_stop_pipeline()). */
+#define BC_RENEG_WIDTH 64
+#define BC_RENEG_HEIGHT 48
+GstElement * bc_run_renegotiating   (const gchar * middle,
                                      const gchar * const *formats,
                                      guint n_formats, guint per_format,
-                                     gint w, gint h);
+                                     const gchar * what);
 
 gboolean     bc_vulkandownload_packs_rows (void);
 gboolean     bc_vulkan_has_i420     (void);
