@@ -4,10 +4,10 @@
  *
  * The bridge's frame pool: cudatovulkan's output frames, and the frames
  * of the pool vulkantocuda proposes upstream (gstcudavkvulkanpool.c):
- * exportable linear images (or buffers) imported into CUDA, each with its binary semaphore (1.22) or,
- * on 1.24 to 1.28, each image with a Vulkan timeline semaphore in its
- * barrier state (image_add_timeline()), handed out again only once
- * downstream's GPU work on them has completed.
+ * exportable linear images (or buffers) imported into CUDA, each with its
+ * binary semaphore (1.22) or, on 1.24 to 1.28, each image with a Vulkan
+ * timeline semaphore in its barrier state (image_add_timeline()), handed
+ * out again only once downstream's GPU work on them has completed.
  *
  * At most max_frames frames exist (gst_cuda_vk_frame_pool_set_max(),
  * default GST_CUDA_VK_DEFAULT_MAX_FRAMES): with all of them out

@@ -294,45 +294,39 @@ gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
   GError *err = NULL;
 
   g_return_val_if_fail (sem || !self->gpu_sync, FALSE);
-  if (!f->used) {
-    /* given back already (the same buffer pushed again): CUDA waits for
-     * that give-back again; the frame goes back to upstream when the last
-     * output around it is freed */
-    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
-    if (sem && !gst_cuda_semaphore_wait (sem->sem, self->stream,
-            f->lent_value, &err)) {
-      gst_cuda_sync_wrap_error (error, err, "CUDA operation failed");
+  /* a frame already given back (the same buffer pushed again) is waited
+   * for again; its frame goes back to upstream when the last output
+   * around it is freed */
+  if (f->used) {
+    /* upstream's writes (its Vulkan work, submitted), then the images back
+     * to CUDA and the timeline's next value */
+    fence = gst_cuda_vk_interop_give_back (self, kind, frame, f->n_mems, sem,
+        &err);
+    if (!fence) {
+      gst_cuda_sync_wrap_error (error, err, "Could not hand a Vulkan frame "
+          "over to CUDA");
       return FALSE;
     }
-    if (sem)
-      gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
-    return TRUE;
-  }
-  /* upstream's writes (its Vulkan work, submitted), then the images back
-   * to CUDA and the timeline's next value */
-  fence = gst_cuda_vk_interop_give_back (self, kind, frame, f->n_mems, sem,
-      &err);
-  if (!fence) {
-    gst_cuda_sync_wrap_error (error, err, "Could not hand a Vulkan frame "
-        "over to CUDA");
-    return FALSE;
-  }
-  f->used = FALSE;
-  f->lent_value = sem ? sem->vk_value : 0;
-  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
-  if (sem) {
+    f->used = FALSE;
+    f->lent_value = sem ? sem->vk_value : 0;
+    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
+    /* no exportable semaphore: wait for the give-back on the CPU */
+    if (!sem)
+      return gst_cuda_vk_interop_wait_fence (self, fence, "Could not hand a "
+          "Vulkan frame over to CUDA", error);
     gst_vulkan_fence_unref (fence);
     gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_SIGNALS, 1);
-    if (!gst_cuda_semaphore_wait (sem->sem, self->stream, sem->vk_value, &err)) {
-      gst_cuda_sync_wrap_error (error, err, "CUDA operation failed");
-      return FALSE;
-    }
-    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_WAITS, 1);
-    /* consumers order themselves after the wait on the memory's stream */
-    gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
-    return TRUE;
+  } else {
+    gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
+    if (!sem)
+      return TRUE;
   }
-  /* no exportable semaphore: wait for the give-back on the CPU */
-  return gst_cuda_vk_interop_wait_fence (self, fence, "Could not hand a "
-      "Vulkan frame over to CUDA", error);
+  if (!gst_cuda_semaphore_wait (sem->sem, self->stream, f->lent_value, &err)) {
+    gst_cuda_sync_wrap_error (error, err, "CUDA operation failed");
+    return FALSE;
+  }
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_WAITS, 1);
+  /* consumers order themselves after the wait on the memory's stream */
+  gst_cuda_vk_compat_memory_set_pending (omem, TRUE);
+  return TRUE;
 }

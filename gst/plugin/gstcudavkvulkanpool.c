@@ -172,8 +172,8 @@ lend_frame (GstCudaVkVulkanPool * self, GstBuffer * frame, GstBuffer ** out)
     return GST_FLOW_ERROR;
   }
   *out = gst_cuda_vk_frame_share (frame);
-  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (*out), lent_quark, frame,
-      NULL);
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (*out), lent_quark,
+      GINT_TO_POINTER (TRUE), NULL);
   gst_buffer_unref (frame);
   return GST_FLOW_OK;
 }
@@ -357,8 +357,7 @@ gst_cuda_vk_vulkan_pool_get_frame (GstBuffer * buf, GstBufferPool * frames)
           lent_quark))
     return NULL;
   /* the frame whose memories the buffer has, held by its parent buffer
-   * meta (not the mark's pointer, which holds nothing); a frame of an
-   * older frame pool (renegotiation) is copied */
+   * meta; a frame of an older frame pool (renegotiation) is copied */
   gst_buffer_foreach_meta (buf, find_frame, &fs);
   return fs.found ? gst_buffer_ref (fs.found) : NULL;
 }

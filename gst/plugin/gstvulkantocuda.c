@@ -328,7 +328,6 @@ gst_vulkan_to_cuda_set_flushing (GstCudaVkBaseTransform * base,
     gboolean flushing)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (base);
-
   GstBufferPool *frames = NULL;
 
   /* the object lock: stop() frees the waiter */
@@ -455,14 +454,32 @@ gst_vulkan_to_cuda_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* The output buffer of @mem, a CUDA memory that wraps Vulkan memory at
+ * its own layout (a staging slot, or a frame upstream wrote), for @inbuf:
+ * a video meta of that layout, @inbuf's flags and timestamps */
+static GstBuffer *
+wrapped_output (GstVulkanToCuda * self, GstMemory * mem, GstBuffer * inbuf)
+{
+  GstVideoInfo *info = OUT_INFO (self);
+  GstVideoInfo *layout = &GST_CUDA_MEMORY_CAST (mem)->info;
+  GstBuffer *outbuf = gst_buffer_new ();
+
+  gst_buffer_append_memory (outbuf, mem);
+  gst_buffer_add_video_meta_full (outbuf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      layout->offset, layout->stride);
+  gst_buffer_copy_into (outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return outbuf;
+}
+
 /* The output for @inbuf when upstream wrote it in place (a buffer of the
  * pool propose_allocation() offered, for the current frames): a CUDA
  * memory around the frame, in *@outbuf; FALSE otherwise */
 static gboolean
 lent_output (GstVulkanToCuda * self, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  GstVideoInfo *info = OUT_INFO (self);
-  GstCudaMemory *cmem;
   GstBuffer *frame;
   GstMemory *mem;
 
@@ -475,15 +492,7 @@ lent_output (GstVulkanToCuda * self, GstBuffer * inbuf, GstBuffer ** outbuf)
     gst_buffer_unref (frame);
     return FALSE;
   }
-  cmem = GST_CUDA_MEMORY_CAST (mem);
-  *outbuf = gst_buffer_new ();
-  gst_buffer_append_memory (*outbuf, mem);
-  gst_buffer_add_video_meta_full (*outbuf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
-      cmem->info.offset, cmem->info.stride);
-  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
-      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  *outbuf = wrapped_output (self, mem, inbuf);
   self->cur_lent = frame;
   return TRUE;
 }
@@ -604,7 +613,6 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-  GstVideoInfo *info = OUT_INFO (self);
   GstFlowReturn ret;
   GstMemory *mem;
   Slot *s;
@@ -622,14 +630,7 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
         ("gst_cuda_allocator_alloc_wrapped() failed"));
     return GST_FLOW_ERROR;
   }
-  *outbuf = gst_buffer_new ();
-  gst_buffer_append_memory (*outbuf, mem);
-  gst_buffer_add_video_meta_full (*outbuf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
-      s->winfo.offset, s->winfo.stride);
-  gst_buffer_copy_into (*outbuf, inbuf, GST_BUFFER_COPY_FLAGS |
-      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  *outbuf = wrapped_output (self, mem, inbuf);
   self->cur = s;
   return GST_FLOW_OK;
 }
