@@ -21,6 +21,10 @@
  * CuEventCreate, ...) of the driver entry points the library needs */
 #define GST_CUDA_SYNC_HAVE_GST_CUDA_LOADER_WRAPPERS GST_CHECK_VERSION (1, 26, 0)
 
+/* gst_cuda_allocator_alloc_wrapped(): CUDA memory around a device pointer
+ * the caller owns */
+#define GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC GST_CHECK_VERSION (1, 24, 0)
+
 /* end of library capabilities */
 
 /* plugin capabilities */
@@ -30,9 +34,6 @@
 
 /* (GST_CUDA_SYNC_HAVE_MEMORY_STREAM above: CUDA pools also take a stream
  * in their config) */
-/* gst_cuda_allocator_alloc_wrapped(): CUDA memory around a device pointer
- * the caller owns */
-#define GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC GST_CHECK_VERSION (1, 24, 0)
 /* GstVulkanDevice enables the physical device's features (timeline
  * semaphores among them); gst_vulkan_memory_find_memory_type_index_with_
  * requirements(); GstVulkanBarrierMemoryInfo holds a reference on its

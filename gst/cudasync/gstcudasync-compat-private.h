@@ -41,4 +41,15 @@ G_GNUC_INTERNAL
 void     _gst_cuda_sync_compat_memory_set_data (GstMemory * mem,
     gpointer data, GDestroyNotify notify);
 
+/* A GstCudaMemory, without a stream, around @ptr laid out as @info;
+ * @notify (@user_data) when it is freed. NULL on 1.22, which cannot wrap
+ * device memory. */
+G_GNUC_INTERNAL
+GstMemory * _gst_cuda_sync_compat_memory_wrap (GstCudaContext * context,
+    const GstVideoInfo * info, CUdeviceptr ptr, gpointer user_data,
+    GDestroyNotify notify);
+
+G_GNUC_INTERNAL
+gboolean    _gst_cuda_sync_compat_can_wrap (void);
+
 G_END_DECLS

@@ -150,3 +150,28 @@ _gst_cuda_sync_compat_memory_set_data (GstMemory * mem, gpointer data,
     notify (data);
 }
 #endif
+
+#if GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC
+GstMemory *
+_gst_cuda_sync_compat_memory_wrap (GstCudaContext * context,
+    const GstVideoInfo * info, CUdeviceptr ptr, gpointer user_data,
+    GDestroyNotify notify)
+{
+  return gst_cuda_allocator_alloc_wrapped (NULL, context, NULL, info, ptr,
+      user_data, notify);
+}
+#else
+GstMemory *
+_gst_cuda_sync_compat_memory_wrap (GstCudaContext * context,
+    const GstVideoInfo * info, CUdeviceptr ptr, gpointer user_data,
+    GDestroyNotify notify)
+{
+  return NULL;
+}
+#endif
+
+gboolean
+_gst_cuda_sync_compat_can_wrap (void)
+{
+  return GST_CUDA_SYNC_HAVE_WRAPPED_CUDA_ALLOC;
+}

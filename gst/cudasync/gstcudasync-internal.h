@@ -18,6 +18,7 @@
 
 #include <gst/cudasync/cudasync.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/video/video.h>
 #include <cuda.h>
 
 G_BEGIN_DECLS
@@ -117,6 +118,18 @@ GST_CUDA_SYNC_API
 gsize              gst_cuda_sync_vmm_get_size   (GstCudaSyncVmm * vmm);
 GST_CUDA_SYNC_API
 void               gst_cuda_sync_vmm_free       (GstCudaSyncVmm * vmm);
+
+/* A GstCudaMemory (no stream) around @ptr, which the caller owns, laid out
+ * as @info; @notify (@user_data) runs, on whatever thread frees it, when it
+ * is freed. NULL where GStreamer cannot wrap device memory (1.22). */
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_sync_memory_can_wrap (void);
+GST_CUDA_SYNC_API
+GstMemory *        gst_cuda_sync_memory_wrap    (GstCudaContext * context,
+                                                 const GstVideoInfo * info,
+                                                 CUdeviceptr ptr,
+                                                 gpointer user_data,
+                                                 GDestroyNotify notify);
 
 GST_CUDA_SYNC_API
 gboolean           gst_cuda_sync_context_get_uuid (GstCudaContext * context,

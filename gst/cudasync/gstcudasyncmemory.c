@@ -48,7 +48,9 @@ gst_cuda_sync_memory_get_stream (GstMemory * mem)
 /* One event per memory, kept as the library's data on it and destroyed
  * with it (the allocator frees that data with the memory's context
  * current). Only streams wait for it, never a CPU thread: no blocking
- * sync. */
+ * sync. A record and the wait that follows it run under the lock: an
+ * event's state is taken by the wait, and another thread's record in
+ * between would put the other stream's work in its place. */
 static GMutex event_lock;
 
 static void
@@ -57,9 +59,13 @@ destroy_event (gpointer data)
   GST_CUDA_SYNC_CALL (cuEventDestroy) ((CUevent) data);
 }
 
-static CUevent
-memory_event (GstMemory * mem, GError ** error)
+/* @waiter waits, on the GPU, for the work enqueued on @recorded so far,
+ * through @mem's event (context pushed) */
+static gboolean
+order_streams (GstMemory * mem, CUstream recorded, CUstream waiter,
+    GError ** error)
 {
+  gboolean ok = TRUE;
   CUevent ev;
   CUresult r;
 
@@ -70,10 +76,31 @@ memory_event (GstMemory * mem, GError ** error)
     if (_gst_cuda_sync_result (r, "cuEventCreate", error))
       _gst_cuda_sync_compat_memory_set_data (mem, ev, destroy_event);
     else
-      ev = NULL;
+      ok = FALSE;
+  }
+  if (ok) {
+    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, recorded);
+    ok = _gst_cuda_sync_result (r, "cuEventRecord", error);
+  }
+  if (ok) {
+    r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (waiter, ev, 0);
+    ok = _gst_cuda_sync_result (r, "cuStreamWaitEvent", error);
   }
   g_mutex_unlock (&event_lock);
-  return ev;
+  return ok;
+}
+
+static gboolean
+push_memory_context (GstMemory * mem, GError ** error)
+{
+  if (!gst_cuda_sync_init (error))
+    return FALSE;
+  if (!gst_cuda_context_push (GST_CUDA_MEMORY_CAST (mem)->context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the memory's CUDA context current");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /**
@@ -99,10 +126,7 @@ gboolean
 gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
     GError ** error)
 {
-  GstCudaMemory *cmem;
   CUstream mem_stream;
-  CUevent ev;
-  CUresult r;
   gboolean ok;
 
   g_return_val_if_fail (mem != NULL, FALSE);
@@ -111,27 +135,63 @@ gst_cuda_sync_memory_wait_pending (GstMemory * mem, CUstream stream,
   if (!mem_stream || mem_stream == stream ||
       !_gst_cuda_sync_compat_memory_needs_sync (mem))
     return TRUE;
-  if (!gst_cuda_sync_init (error))
+  if (!push_memory_context (mem, error))
     return FALSE;
-
-  cmem = GST_CUDA_MEMORY_CAST (mem);
-  if (!gst_cuda_context_push (cmem->context)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-        "Could not make the memory's CUDA context current");
-    return FALSE;
-  }
-  ev = memory_event (mem, error);
-  ok = ev != NULL;
-  if (ok) {
-    r = GST_CUDA_SYNC_CALL (cuEventRecord) (ev, mem_stream);
-    ok = _gst_cuda_sync_result (r, "cuEventRecord", error);
-  }
-  if (ok) {
-    r = GST_CUDA_SYNC_CALL (cuStreamWaitEvent) (stream, ev, 0);
-    ok = _gst_cuda_sync_result (r, "cuStreamWaitEvent", error);
-  }
+  ok = order_streams (mem, mem_stream, stream, error);
   gst_cuda_context_pop (NULL);
   return ok;
+}
+
+/**
+ * gst_cuda_sync_memory_order_reuse:
+ * @mem: a #GstMemory
+ * @stream: (nullable): the stream that reads @mem (%NULL: the legacy
+ *   default stream), in @mem's CUDA context
+ * @ordered: (out): whether @mem's stream now waits for @stream
+ * @error: return location for a #GError, or %NULL
+ *
+ * Lets a consumer give @mem back to its pool before its reads on @stream
+ * have run. Since GStreamer 1.24 the pool's next writer writes @mem on the
+ * memory's own stream; this orders the work enqueued on that stream from
+ * now on after the work enqueued on @stream so far, on the GPU
+ * (`cuEventRecord` on @stream, `cuStreamWaitEvent` on the memory's stream),
+ * and marks @mem pending (gst_cuda_sync_memory_mark_pending()). The calling
+ * thread never waits.
+ *
+ * When @mem has no stream (GStreamer 1.22, memory of another kind, or
+ * memory without one) *@ordered is %FALSE and nothing is done: the caller
+ * must keep @mem until its reads have completed. *@ordered is also %TRUE
+ * when @stream is the memory's own stream.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set if a driver call failed
+ *
+ * Since: 0.2
+ */
+gboolean
+gst_cuda_sync_memory_order_reuse (GstMemory * mem, CUstream stream,
+    gboolean * ordered, GError ** error)
+{
+  CUstream mem_stream;
+  gboolean ok;
+
+  g_return_val_if_fail (mem != NULL, FALSE);
+  g_return_val_if_fail (ordered != NULL, FALSE);
+
+  *ordered = FALSE;
+  mem_stream = gst_cuda_sync_memory_get_stream (mem);
+  if (!mem_stream)
+    return TRUE;
+  if (mem_stream != stream) {
+    if (!push_memory_context (mem, error))
+      return FALSE;
+    ok = order_streams (mem, stream, mem_stream, error);
+    gst_cuda_context_pop (NULL);
+    if (!ok)
+      return FALSE;
+  }
+  _gst_cuda_sync_compat_memory_set_needs_sync (mem);
+  *ordered = TRUE;
+  return TRUE;
 }
 
 /**

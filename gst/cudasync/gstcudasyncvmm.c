@@ -12,6 +12,7 @@
 #endif
 
 #include "gstcudasync-private.h"
+#include "gstcudasync-compat-private.h"
 #include <string.h>
 
 struct _GstCudaSyncVmm
@@ -274,4 +275,23 @@ gst_cuda_sync_vmm_free (GstCudaSyncVmm * vmm)
   }
   gst_object_unref (vmm->context);
   g_free (vmm);
+}
+
+/* (not the VMM's alone: any device memory the caller owns; here because
+ * this unit is outside the GIR's sources) */
+GstMemory *
+gst_cuda_sync_memory_wrap (GstCudaContext * context, const GstVideoInfo * info,
+    CUdeviceptr ptr, gpointer user_data, GDestroyNotify notify)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  g_return_val_if_fail (info != NULL && ptr != 0, NULL);
+
+  return _gst_cuda_sync_compat_memory_wrap (context, info, ptr, user_data,
+      notify);
+}
+
+gboolean
+gst_cuda_sync_memory_can_wrap (void)
+{
+  return _gst_cuda_sync_compat_can_wrap ();
 }

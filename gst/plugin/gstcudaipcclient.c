@@ -2,7 +2,12 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Used by one streaming thread at a time: no lock of its own.
+ * Used by one streaming thread at a time, but for the frames it lends
+ * (io-mode import): those come back from any thread, when downstream frees
+ * them, and each holds a reference on the client. The client's lock
+ * guards the connection's fd, the release semaphore's signals and the
+ * counters; nothing is called with it held but the driver's enqueueing
+ * calls and a non-blocking send.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -29,8 +34,26 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_client_debug);
  * waits for, before it rescues the sink's semaphore */
 #define STOP_GRACE_US G_USEC_PER_SEC
 
+/* an imported frame of the sink's; referenced by the imports table and by
+ * each lent frame */
+typedef struct
+{
+  gint refcount;
+  GstCudaSyncVmm *vmm;
+} Import;
+
+/* a frame lent downstream: its memory is the import's */
+typedef struct
+{
+  GstCudaIpcClient *client;
+  Import *import;
+  guint32 id;
+} Loan;
+
 struct _GstCudaIpcClient
 {
+  gint refcount;
+  GMutex lock;
   GstCudaContext *context;
   GstCudaIpcClientConfig config;
   gint fd;
@@ -45,22 +68,53 @@ struct _GstCudaIpcClient
   guint64 acquire_last;
   gboolean rescued;
   GstCudaSemaphore *release;    /* ours */
-  GHashTable *imports;          /* id -> GstCudaSyncVmm */
+  GHashTable *imports;          /* id -> Import */
   guint32 epoch;
   gboolean have_caps;
+  gboolean lend;                /* import mode, and the layout allows it */
   GstVideoInfo layout;
   GstCudaIpcClientCounters counters;
 };
 
 static void rescue (GstCudaIpcClient * self);
 
-static void
-free_vmm (gpointer vmm, const GError * error)
+static Import *
+import_ref (Import * imp)
 {
-  gst_cuda_sync_vmm_free (vmm);
+  g_atomic_int_inc (&imp->refcount);
+  return imp;
 }
 
-/* imports go once the copies out of them ran (event after them) */
+static void
+import_unref (Import * imp)
+{
+  if (g_atomic_int_dec_and_test (&imp->refcount)) {
+    gst_cuda_sync_vmm_free (imp->vmm);
+    g_free (imp);
+  }
+}
+
+static void
+release_import (gpointer imp, const GError * error)
+{
+  import_unref (imp);
+}
+
+/* the table's references go once the work enqueued on @stream so far ran
+ * (our copies out of them, or downstream's reads of a lent frame) */
+static void
+unref_import_after (GstCudaIpcClient * self, Import * imp, CUstream stream)
+{
+  GError *err = NULL;
+
+  if (!gst_cuda_sync_releaser_push_after (self->releaser, self->context,
+          stream, release_import, imp, &err)) {
+    /* the driver cannot tell when: better a leak than a use after free */
+    GST_WARNING ("keeping an imported frame: %s", err->message);
+    g_clear_error (&err);
+  }
+}
+
 static void
 drop_imports (GstCudaIpcClient * self)
 {
@@ -69,13 +123,7 @@ drop_imports (GstCudaIpcClient * self)
 
   g_hash_table_iter_init (&it, self->imports);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
-    GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE,
-        NULL);
-    if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL))
-      gst_cuda_sync_releaser_push (self->releaser, ev, free_vmm, value);
-    else
-      gst_cuda_sync_vmm_free (value);
-    g_clear_pointer (&ev, gst_cuda_sync_event_unref);
+    unref_import_after (self, value, self->stream);
     g_hash_table_iter_steal (&it);
   }
 }
@@ -124,6 +172,8 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   }
   strcpy (addr.sun_path, path);
   self = g_new0 (GstCudaIpcClient, 1);
+  self->refcount = 1;
+  g_mutex_init (&self->lock);
   self->context = gst_object_ref (context);
   self->config = *config;
   self->config.path = NULL;
@@ -150,7 +200,7 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   return self;
 
 failed:
-  gst_cuda_ipc_client_free (self);
+  gst_cuda_ipc_client_unref (self);
   return NULL;
 }
 
@@ -179,30 +229,45 @@ gst_cuda_ipc_client_close (GstCudaIpcClient * self)
 {
   GstCudaIpcBye bye = { 0, 0 };
 
+  /* frames still lent are not released to a sink that forgot us */
+  g_mutex_lock (&self->lock);
   if (self->fd >= 0) {
     gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye),
         NULL, 0, -1, NULL);
     close (self->fd);
   }
   self->fd = -1;
+  g_mutex_unlock (&self->lock);
   if (self->stream) {
     settle (self);
     drop_imports (self);
   }
 }
 
-void
-gst_cuda_ipc_client_free (GstCudaIpcClient * self)
+GstCudaIpcClient *
+gst_cuda_ipc_client_ref (GstCudaIpcClient * self)
 {
+  g_atomic_int_inc (&self->refcount);
+  return self;
+}
+
+/* the last reference: the element's, or that of the last frame lent */
+void
+gst_cuda_ipc_client_unref (GstCudaIpcClient * self)
+{
+  if (!g_atomic_int_dec_and_test (&self->refcount))
+    return;
   gst_cuda_ipc_client_close (self);
   g_hash_table_unref (self->imports);
-  /* waits for the events: the copies out of the imports ran */
+  /* waits for the events: the copies out of the imports and the reads of
+   * the frames lent ran */
   gst_cuda_sync_releaser_free (self->releaser);
   gst_clear_object (&self->acquire);
   gst_clear_object (&self->release);
   g_clear_pointer (&self->event, gst_cuda_sync_event_unref);
   gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_object_unref (self->context);
+  g_mutex_clear (&self->lock);
   g_free (self);
 }
 
@@ -240,6 +305,7 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
 {
   const GstCudaIpcBuffer *b = (const void *) msg->body;
   GstCudaSyncVmm *vmm;
+  Import *imp;
 
   if (!self->have_caps || b->epoch != self->epoch || b->id == 0 ||
       g_hash_table_contains (self->imports, GUINT_TO_POINTER (b->id)) ||
@@ -252,7 +318,10 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
       error);
   if (!vmm)
     return FALSE;
-  g_hash_table_insert (self->imports, GUINT_TO_POINTER (b->id), vmm);
+  imp = g_new0 (Import, 1);
+  imp->refcount = 1;
+  imp->vmm = vmm;
+  g_hash_table_insert (self->imports, GUINT_TO_POINTER (b->id), imp);
   return TRUE;
 }
 
@@ -311,43 +380,178 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
       gst_cuda_sync_event_wait_gpu (self->event, NULL, error);
 }
 
+/* Whether a frame of @l can be lent as one wrapped GstCudaMemory: where
+ * GStreamer can wrap device memory (1.24+), and the layout survives its CPU
+ * map, which copies size / stride[0] rows of plane 0's row width at plane
+ * 0's stride */
+static gboolean
+layout_lendable (const GstVideoInfo * l)
+{
+  gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (l, 0);
+  gsize row = GST_VIDEO_INFO_COMP_WIDTH (l, 0) * GST_VIDEO_INFO_COMP_PSTRIDE (l,
+      0);
+  guint c;
+
+  if (!gst_cuda_sync_memory_can_wrap () || pitch == 0 || l->size % pitch)
+    return FALSE;
+  if (row == pitch)
+    return TRUE;
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (l); c++) {
+    guint p = GST_VIDEO_INFO_COMP_PLANE (l, c);
+    if ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (l, p) != pitch ||
+        GST_VIDEO_INFO_PLANE_OFFSET (l, p) % pitch ||
+        (gsize) GST_VIDEO_INFO_COMP_WIDTH (l, c) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (l, c) > row)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A frame lent downstream is back (any thread): our release semaphore's
+ * next value is signalled on the legacy default stream, after the reads
+ * that downstream CUDA elements (on blocking streams, or that one) have
+ * enqueued, and sent to the sink; the import goes once those reads ran */
+static void
+loan_return (gpointer data)
+{
+  Loan *loan = data;
+  GstCudaIpcClient *self = loan->client;
+  GstCudaIpcRelease rel = { loan->id, 0, 0 };
+  GError *err = NULL;
+  gboolean ok = TRUE;
+
+  if (!gst_cuda_context_push (self->context)) {
+    /* no stream can be ordered after downstream's reads: keep the import
+     * (a leak, not a use after free), release nothing */
+    GST_ERROR ("could not push the CUDA context: frame %u kept", loan->id);
+    gst_cuda_ipc_client_unref (self);
+    g_free (loan);
+    return;
+  }
+  g_mutex_lock (&self->lock);
+  if (self->fd >= 0) {
+    ok = gst_cuda_semaphore_signal (self->release, NULL, &rel.release_value,
+        &err) && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
+        sizeof (rel), NULL, 0, -1, &err);
+    if (ok) {
+      self->counters.signals++;
+      self->counters.releases++;
+    }
+  }
+  g_mutex_unlock (&self->lock);
+  if (!ok) {
+    /* the sink sees the connection fail or never gets this frame back;
+     * its stop rescues our semaphore */
+    GST_WARNING ("frame %u not released to the sink: %s", loan->id,
+        err->message);
+    g_clear_error (&err);
+  }
+  unref_import_after (self, loan->import, NULL);
+  gst_cuda_context_pop (NULL);
+  gst_cuda_ipc_client_unref (self);
+  g_free (loan);
+}
+
+/* The frame is the import itself: our stream waits for the sink's value,
+ * then the legacy default stream (or the CPU) waits for our stream
+ * (context pushed). Released by loan_return() when freed. */
+static GstBuffer *
+lend_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
+    GError ** error)
+{
+  GstVideoInfo *l = &self->layout;
+  GstBuffer *out;
+  GstMemory *mem;
+  Loan *loan;
+
+  if (!gst_cuda_semaphore_wait (self->acquire, self->stream,
+          f->acquire_value, error))
+    return NULL;
+  self->counters.waits++;
+  if (self->config.cpu_wait) {
+    CUresult r = CuStreamSynchronize (self->stream);
+    self->counters.cpu_syncs++;
+    if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", error))
+      return NULL;
+  } else if (!gst_cuda_sync_event_record (self->event, self->stream, error) ||
+      !gst_cuda_sync_event_wait_gpu (self->event, NULL, error)) {
+    return NULL;
+  }
+  loan = g_new0 (Loan, 1);
+  loan->client = gst_cuda_ipc_client_ref (self);
+  loan->import = import_ref (imp);
+  loan->id = f->id;
+  mem = gst_cuda_sync_memory_wrap (self->context, l,
+      gst_cuda_sync_vmm_get_pointer (imp->vmm), loan, loan_return);
+  if (!mem) {
+    /* the table and the element keep theirs: nothing is freed here */
+    import_unref (loan->import);
+    gst_cuda_ipc_client_unref (self);
+    g_free (loan);
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not wrap the "
+            "sink's memory."), ("gst_cuda_allocator_alloc_wrapped"));
+    return NULL;
+  }
+  out = gst_buffer_new ();
+  gst_buffer_append_memory (out, mem);
+  gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (l), GST_VIDEO_INFO_WIDTH (l),
+      GST_VIDEO_INFO_HEIGHT (l), GST_VIDEO_INFO_N_PLANES (l), l->offset,
+      l->stride);
+  self->counters.lent++;
+  return out;
+}
+
+/* the copy into a buffer of @pool, released to the sink at once */
+static GstBuffer *
+copy_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
+    GstBufferPool * pool, GError ** error)
+{
+  GstCudaIpcRelease rel = { f->id, 0, 0 };
+  GstBuffer *out = NULL;
+  gboolean ok;
+
+  if (gst_buffer_pool_acquire_buffer (pool, &out, NULL) != GST_FLOW_OK) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not get an "
+            "output buffer."), ("gst_buffer_pool_acquire_buffer"));
+    return NULL;
+  }
+  ok = copy_out (self, imp->vmm, f, out, &rel.release_value, error);
+  g_mutex_lock (&self->lock);
+  ok = ok && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
+      sizeof (rel), NULL, 0, -1, error);
+  self->counters.releases += ok;
+  g_mutex_unlock (&self->lock);
+  if (!ok)
+    gst_clear_buffer (&out);
+  return out;
+}
+
 static gboolean
 handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
     GstBufferPool * pool, GstBuffer ** buffer, GError ** error)
 {
   const GstCudaIpcFrame *f = (const void *) msg->body;
-  GstCudaIpcRelease rel = { f->id, 0, 0 };
-  GstCudaSyncVmm *vmm = g_hash_table_lookup (self->imports,
-      GUINT_TO_POINTER (f->id));
-  GstBuffer *out = NULL;
-  gboolean ok;
+  Import *imp = g_hash_table_lookup (self->imports, GUINT_TO_POINTER (f->id));
+  GstBuffer *out;
 
-  if (!vmm || !self->acquire || f->epoch != self->epoch ||
+  if (!imp || !self->acquire || f->epoch != self->epoch ||
       f->acquire_value <= self->acquire_last ||
       f->acquire_value >= GST_CUDA_IPC_MAX_VALUE || f->reserved ||
       (f->flags & ~GST_CUDA_IPC_FRAME_FLAGS))
     return invalid (error, "unknown id or epoch, or a value that does not "
         "grow", msg->hdr.type);
   self->acquire_last = f->acquire_value;
-  if (gst_buffer_pool_acquire_buffer (pool, &out, NULL) != GST_FLOW_OK) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not get an "
-            "output buffer."), ("gst_buffer_pool_acquire_buffer"));
-    return FALSE;
-  }
   if (!gst_cuda_context_push (self->context)) {
-    gst_buffer_unref (out);
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
         "Could not make the CUDA context current");
     return FALSE;
   }
-  ok = copy_out (self, vmm, f, out, &rel.release_value, error);
+  out = self->lend ? lend_frame (self, imp, f, error) :
+      copy_frame (self, imp, f, pool, error);
   gst_cuda_context_pop (NULL);
-  if (!ok || !gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
-          sizeof (rel), NULL, 0, -1, error)) {
-    gst_buffer_unref (out);
+  if (!out)
     return FALSE;
-  }
-  self->counters.releases++;
   self->counters.frames++;
   GST_BUFFER_PTS (out) = f->pts;
   GST_BUFFER_DTS (out) = f->dts;
@@ -393,6 +597,10 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
       drop_imports (self);
       self->epoch = epoch;
       self->have_caps = TRUE;
+      self->lend = self->config.lend && layout_lendable (&self->layout);
+      if (self->config.lend && !self->lend)
+        GST_INFO ("copying the frames of %" GST_PTR_FORMAT ": GStreamer "
+            "cannot wrap device memory, or maps this layout wrongly", *caps);
       return GST_CUDA_IPC_CLIENT_CAPS;
     }
     case GST_CUDA_IPC_MSG_BUFFER:
@@ -458,11 +666,14 @@ void
 gst_cuda_ipc_client_add_counters (GstCudaIpcClient * self,
     GstCudaIpcClientCounters * sum)
 {
+  g_mutex_lock (&self->lock);
   sum->frames += self->counters.frames;
   sum->waits += self->counters.waits;
   sum->signals += self->counters.signals;
   sum->copies += self->counters.copies;
+  sum->lent += self->counters.lent;
   sum->releases += self->counters.releases;
   sum->rescues += self->counters.rescues;
   sum->cpu_syncs += self->counters.cpu_syncs;
+  g_mutex_unlock (&self->lock);
 }

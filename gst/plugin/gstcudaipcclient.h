@@ -12,9 +12,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include "gstcudaipcsemaphore.h"
 
-G_BEGIN_DECLS
-
-typedef struct _GstCudaIpcClient GstCudaIpcClient;
+G_BEGIN_DECLS typedef struct _GstCudaIpcClient GstCudaIpcClient;
 
 typedef enum
 {
@@ -29,7 +27,7 @@ typedef enum
 
 typedef struct
 {
-  guint64 frames, waits, signals, copies, releases, rescues, cpu_syncs;
+  guint64 frames, waits, signals, copies, lent, releases, rescues, cpu_syncs;
 } GstCudaIpcClientCounters;
 
 typedef struct
@@ -38,26 +36,27 @@ typedef struct
   const gchar *allowed_uids;
   gint wake_fd;                 /* readable: stop waiting (flushing) */
   gboolean cpu_wait;            /* wait for each copy on the CPU */
+  gboolean lend;                /* push the sink's memory itself (no copy) */
   /* the release semaphore's source (NULL: Vulkan); called from
    * gst_cuda_ipc_client_connect() */
   GstCudaIpcSemaphoreFunc new_semaphore;
   gpointer user_data;
 } GstCudaIpcClientConfig;
 
-GstCudaIpcClient * gst_cuda_ipc_client_connect (GstCudaContext * context,
-                                               const GstCudaIpcClientConfig * config,
-                                               GError ** error);
+GstCudaIpcClient *gst_cuda_ipc_client_connect (GstCudaContext * context,
+    const GstCudaIpcClientConfig * config, GError ** error);
 /* Says BYE and closes the connection, then makes sure the stream's waits
  * for the sink's values end (rescuing a sink that does not signal them
- * within a second); the counters stay readable. Called by _free(). */
-void               gst_cuda_ipc_client_close   (GstCudaIpcClient * client);
-void               gst_cuda_ipc_client_free    (GstCudaIpcClient * client);
+ * within a second); the counters stay readable. Called by the last
+ * _unref(). Frames lent after it are no longer released to the sink. */
+void gst_cuda_ipc_client_close (GstCudaIpcClient * client);
+/* Each frame lent (io-mode import) holds a reference until it is freed */
+GstCudaIpcClient *gst_cuda_ipc_client_ref (GstCudaIpcClient * client);
+void gst_cuda_ipc_client_unref (GstCudaIpcClient * client);
 GstCudaIpcClientResult gst_cuda_ipc_client_next (GstCudaIpcClient * client,
-                                               GstBufferPool * pool,
-                                               GstBuffer ** buffer,
-                                               GstCaps ** caps,
-                                               GError ** error);
-void               gst_cuda_ipc_client_add_counters (GstCudaIpcClient * client,
-                                               GstCudaIpcClientCounters * sum);
+    GstBufferPool * pool,
+    GstBuffer ** buffer, GstCaps ** caps, GError ** error);
+void gst_cuda_ipc_client_add_counters (GstCudaIpcClient * client,
+    GstCudaIpcClientCounters * sum);
 
 G_END_DECLS

@@ -86,7 +86,8 @@ struct _GstCudaIpcServer
   GstVideoInfo info;
   GstCaps *caps;
 
-  guint64 buffers, frames_sent, signals, waits, copies, dropped, unsent,
+  guint64 buffers, frames_sent, signals, waits, copies, inputs_held,
+      inputs_ordered, dropped, unsent,
       releases, cpu_syncs, rescues, sessions_total, sessions_refused,
       sessions_lost, sessions_failed, sessions_invalid;
 };

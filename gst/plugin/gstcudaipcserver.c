@@ -549,11 +549,27 @@ copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
   return ok;
 }
 
-/* the input stays alive until the copy out of it ran: upstream pools
- * rewrite their buffers without a GPU wait */
+/* Upstream pools rewrite their buffers as soon as they are back, and the
+ * copy out of the input runs later on the GPU. Memory with a stream (the
+ * 1.24+ contract: the pool's next writer writes on it) goes back at once,
+ * its stream waiting on the GPU for the copy; other input stays alive until
+ * the copy ran (context pushed, lock held) */
 static gboolean
 hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
 {
+  gboolean ordered = gst_buffer_n_memory (buf) > 0;
+  guint i;
+
+  for (i = 0; ordered && i < gst_buffer_n_memory (buf); i++) {
+    if (!gst_cuda_sync_memory_order_reuse (gst_buffer_peek_memory (buf, i),
+            self->stream, &ordered, error))
+      return FALSE;
+  }
+  if (ordered) {
+    self->inputs_ordered++;
+    return TRUE;
+  }
+  self->inputs_held++;
   /* the releaser's own blocking-sync events, reused once completed: its
    * thread sleeps in its wait, and a frame creates no driver object */
   if (!gst_cuda_sync_releaser_push_after (self->releaser, self->context,
@@ -684,6 +700,8 @@ gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
       "signals", G_TYPE_UINT64, self->signals,
       "waits", G_TYPE_UINT64, self->waits,
       "copies", G_TYPE_UINT64, self->copies,
+      "inputs-held", G_TYPE_UINT64, self->inputs_held,
+      "inputs-ordered", G_TYPE_UINT64, self->inputs_ordered,
       "releases", G_TYPE_UINT64, self->releases,
       "dropped", G_TYPE_UINT64, self->dropped,
       "unsent", G_TYPE_UINT64, self->unsent,

@@ -23,6 +23,11 @@
  * before the sink writes into that memory again its stream waits for
  * every such value on the GPU.
  *
+ * The input goes back upstream at once when its memory carries a CUDA
+ * stream (GStreamer 1.24+ producers write their pool's buffers on it):
+ * that stream waits for the copy on the GPU. Other input is kept until the
+ * copy has run.
+ *
  * At most #GstCudaSyncIpcSink:max-buffers allocations exist per caps; when
  * all are held by sources the sink waits for a release, or drops the frame
  * (#GstCudaSyncIpcSink:on-full). A source that disconnects without saying
@@ -437,7 +442,10 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    *
    * Counters: `buffers` rendered, `frames-sent` (frames times sources),
    * `signals` (acquire signals), `waits` (GPU waits on release points),
-   * `copies`, `releases`, `dropped` (on-full=drop), `unsent` (no source
+   * `copies`, `inputs-held` (inputs kept until the copy out of them ran,
+   * by a thread that sleeps on an event), `inputs-ordered` (inputs given
+   * back at once: their memory's stream waits for the copy on the GPU,
+   * GStreamer 1.24+), `releases`, `dropped` (on-full=drop), `unsent` (no source
    * connected), `cpu-syncs` (CPU-synchronising CUDA calls: none while
    * frames flow, one when the sink stops, before it frees the shared
    * memory), `rescues` (signals of the release semaphore of a source that

@@ -15,7 +15,9 @@
  * of its own pool, signals its own release semaphore after the copy and
  * tells the sink that value; the legacy default stream then waits for the
  * copy, so that downstream CUDA elements (blocking streams) read the frame
- * after it. No CPU wait anywhere. Caps come from the sink (renegotiation
+ * after it. No CPU wait anywhere. With #GstCudaSyncIpcSrc:io-mode `import`
+ * the source pushes the shared memory itself, without a copy, and releases
+ * it to the sink when downstream frees it. Caps come from the sink (renegotiation
  * included); timestamps and flags travel with each frame.
  *
  * When the sink goes away: on its EOS the source pushes EOS; when the sink
@@ -74,6 +76,17 @@ G_DEFINE_ENUM_TYPE (GstCudaSyncIpcWaitMode, gst_cuda_sync_ipc_wait_mode,
     G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_WAIT_MODE_GPU, "gpu"),
     G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_WAIT_MODE_CPU, "cpu"));
 
+#define GST_TYPE_CUDA_SYNC_IPC_IO_MODE (gst_cuda_sync_ipc_io_mode_get_type ())
+typedef enum
+{
+  GST_CUDA_SYNC_IPC_IO_MODE_COPY,
+  GST_CUDA_SYNC_IPC_IO_MODE_IMPORT,
+} GstCudaSyncIpcIoMode;
+static GType gst_cuda_sync_ipc_io_mode_get_type (void);
+G_DEFINE_ENUM_TYPE (GstCudaSyncIpcIoMode, gst_cuda_sync_ipc_io_mode,
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_IO_MODE_COPY, "copy"),
+    G_DEFINE_ENUM_VALUE (GST_CUDA_SYNC_IPC_IO_MODE_IMPORT, "import"));
+
 enum
 {
   PROP_0,
@@ -81,6 +94,7 @@ enum
   PROP_ALLOWED_UIDS,
   PROP_PEER_LOST,
   PROP_WAIT_MODE,
+  PROP_IO_MODE,
   PROP_CUDA_DEVICE_ID,
   PROP_STATS,
 };
@@ -101,6 +115,7 @@ struct _GstCudaSyncIpcSrc
   gchar *allowed_uids;
   GstCudaSyncIpcPeerLost peer_lost;
   GstCudaSyncIpcWaitMode wait_mode;
+  GstCudaSyncIpcIoMode io_mode;
   gint device_id;
   GstCudaContext *context;
   gint wake_fd;
@@ -130,6 +145,7 @@ make_stats (GstCudaSyncIpcSrc * self)
   return gst_structure_new ("application/x-cudasyncipcsrc-stats",
       "frames", G_TYPE_UINT64, c.frames, "waits", G_TYPE_UINT64, c.waits,
       "signals", G_TYPE_UINT64, c.signals, "copies", G_TYPE_UINT64, c.copies,
+      "lent", G_TYPE_UINT64, c.lent,
       "releases", G_TYPE_UINT64, c.releases,
       "rescues", G_TYPE_UINT64, c.rescues,
       "cpu-syncs", G_TYPE_UINT64, c.cpu_syncs,
@@ -158,6 +174,9 @@ gst_cuda_sync_ipc_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_WAIT_MODE:
       self->wait_mode = g_value_get_enum (value);
+      break;
+    case PROP_IO_MODE:
+      self->io_mode = g_value_get_enum (value);
       break;
     case PROP_CUDA_DEVICE_ID:
       self->device_id = g_value_get_int (value);
@@ -188,6 +207,9 @@ gst_cuda_sync_ipc_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_WAIT_MODE:
       g_value_set_enum (value, self->wait_mode);
+      break;
+    case PROP_IO_MODE:
+      g_value_set_enum (value, self->io_mode);
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->device_id);
@@ -260,7 +282,7 @@ close_client (GstCudaSyncIpcSrc * self)
   gst_cuda_ipc_client_add_counters (client, &self->done);
   self->client = NULL;
   g_mutex_unlock (&self->lock);
-  gst_cuda_ipc_client_free (client);
+  gst_cuda_ipc_client_unref (client);
 }
 
 static gboolean
@@ -392,6 +414,7 @@ connect_client (GstCudaSyncIpcSrc * self)
   config.allowed_uids = self->allowed_uids;
   config.wake_fd = self->wake_fd;
   config.cpu_wait = self->wait_mode == GST_CUDA_SYNC_IPC_WAIT_MODE_CPU;
+  config.lend = self->io_mode == GST_CUDA_SYNC_IPC_IO_MODE_IMPORT;
   if (g_signal_has_handler_pending (self, signals[SIGNAL_NEW_SEMAPHORE], 0,
           FALSE)) {
     config.new_semaphore = gst_cuda_sync_ipc_src_new_semaphore;
@@ -568,6 +591,27 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
           GST_TYPE_CUDA_SYNC_IPC_WAIT_MODE, GST_CUDA_SYNC_IPC_WAIT_MODE_GPU,
           rw));
   /**
+   * GstCudaSyncIpcSrc:io-mode:
+   *
+   * `copy` (the default): each frame is copied out of the sink's memory
+   * into a buffer of the source's pool and released to the sink at once.
+   * `import`: the frame pushed is the sink's memory itself, with no copy,
+   * and is released to the sink when downstream frees it: the source's
+   * release semaphore is then signalled on the legacy default stream, so
+   * downstream must have enqueued its reads of the frame on blocking
+   * streams (upstream's CUDA elements) or that stream before it frees the
+   * buffer, or have waited for them. The sink reuses the memory only
+   * after that; frames held downstream count against its max-buffers.
+   * Counted in `lent` of #GstCudaSyncIpcSrc:stats. GStreamer 1.22 cannot
+   * wrap device memory: there, and for layouts that GStreamer's CPU map
+   * of such memory would read wrongly, the source copies.
+   */
+  g_object_class_install_property (gobject_class, PROP_IO_MODE,
+      g_param_spec_enum ("io-mode", "I/O mode",
+          "Copy each frame out of the sink's memory, or push that memory "
+          "itself", GST_TYPE_CUDA_SYNC_IPC_IO_MODE,
+          GST_CUDA_SYNC_IPC_IO_MODE_COPY, rw));
+  /**
    * GstCudaSyncIpcSrc:cuda-device-id:
    *
    * The CUDA device (-1: any, from the pipeline's context).
@@ -579,7 +623,8 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
    * GstCudaSyncIpcSrc:stats:
    *
    * Counters: `frames`, `waits` (GPU waits on the sink's semaphore),
-   * `signals` (release signals), `copies`, `releases` (RELEASE messages),
+   * `signals` (release signals), `copies`, `lent` (frames pushed as the
+   * sink's memory, io-mode import), `releases` (RELEASE messages),
    * `rescues` (signals of a vanished sink's semaphore), `cpu-syncs`
    * (CPU-synchronising CUDA calls: one per frame with `wait-mode=cpu`,
    * none otherwise), `connections`, `peers-lost`.
@@ -628,6 +673,7 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
   push_class->create = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_src_create);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_IPC_PEER_LOST, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_IPC_WAIT_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_IPC_IO_MODE, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_src_debug, "cudasyncipcsrc", 0,
       "cudasyncipcsrc");
 }

@@ -130,12 +130,12 @@ start_reference (guint n, gint w, gint h, GstElement ** sink)
  * the sink's caps changed; prints the counters and the caps changes
  * seen; exit 0 when all match */
 static int
-run_source (const gchar * path, guint n, const gchar * wait_mode)
+run_source (const gchar * path, guint n, const gchar * props)
 {
   gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
-      "num-buffers=%u wait-mode=%s ! queue ! cudadownload ! "
+      "num-buffers=%u %s ! queue ! cudadownload ! "
       "video/x-raw,format=" FORMAT " ! appsink name=out sync=false "
-      "max-buffers=1000", path, n, wait_mode);
+      "max-buffers=1000", path, n, props);
   GstElement *p = gst_parse_launch (desc, NULL), *rsink[2], *ref[2];
   GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out"), *src =
       gst_bin_get_by_name (GST_BIN (p), "src");
@@ -218,11 +218,11 @@ spawn_self (const gchar * const *args, const gchar * delay, gint * out_fd)
 }
 
 GPid
-ipc_spawn_source (const gchar * path, guint n, const gchar * wait_mode,
+ipc_spawn_source (const gchar * path, guint n, const gchar * props,
     const gchar * delay, gint * out_fd)
 {
   gchar *nstr = g_strdup_printf ("%u", n);
-  const gchar *args[] = { "--source", path, nstr, wait_mode, NULL };
+  const gchar *args[] = { "--source", path, nstr, props, NULL };
   GPid pid = spawn_self (args, delay, out_fd);
 
   g_free (nstr);

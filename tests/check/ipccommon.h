@@ -26,9 +26,10 @@ G_BEGIN_DECLS
  * its exit status in *@ret */
 gboolean ipc_child_main (int argc, char **argv, int *ret);
 /* a child receiving @n frames (byte-exact against videotestsrc) and
- * printing its stats; @delay: its CUDASIM_DELAY (nullable) */
+ * printing its stats; @props: the source's properties ("wait-mode=gpu");
+ * @delay: its CUDASIM_DELAY (nullable) */
 GPid     ipc_spawn_source (const gchar * path, guint n,
-                           const gchar * wait_mode, const gchar * delay,
+                           const gchar * props, const gchar * delay,
                            gint * out_fd);
 /* a child source that reads frames into a fakesink until it is killed
  * (no nvcodec element: a quick start on a GPU) */

@@ -21,4 +21,10 @@ gboolean gst_cuda_sync_memory_wait_pending  (GstMemory * mem,
 GST_CUDA_SYNC_API
 void     gst_cuda_sync_memory_mark_pending  (GstMemory * mem);
 
+GST_CUDA_SYNC_API
+gboolean gst_cuda_sync_memory_order_reuse   (GstMemory * mem,
+                                             CUstream stream,
+                                             gboolean * ordered,
+                                             GError ** error);
+
 G_END_DECLS

@@ -13,10 +13,16 @@
  *     either side until the sink's stop, at most max-buffers frames
  * test_two_processes_cpu_wait: the same with the source's wait-mode=cpu:
  *     one counted CPU wait per frame on the source, none on the sink
+ * test_two_processes_import, test_two_processes_import_cpu_wait: the same
+ *     with io-mode=import: no copy in the source (1.24+; 1.22 copies), each
+ *     frame released once downstream freed it
+ * (each of them: the sink keeps its input, whose memory carries no stream,
+ *     until its copy ran: inputs-held)
  * test_two_sources: two sources at once, each frame byte-exact in both;
  *     one copy per frame, reused only once both released it
  * test_renegotiation: a caps change mid-stream: new caps once, every frame
  *     byte-exact on both sides, the old frames freed once unheld
+ * test_renegotiation_import: the same with io-mode=import
  * test_consumer_tool: tools/cudasync-ipc-consume, the protocol's minimal
  *     receiver, gets all 20 frames byte-exact and says goodbye
  * test_refused_uid: a peer whose uid is not allowed gets nothing
@@ -52,8 +58,10 @@ sessions_gone (GstElement * sink)
  * source with wait-mode=cpu, and the simulator counts the same CPU-
  * synchronising calls on those threads; the sink's stop makes one. */
 static void
-two_processes (const gchar * wait_mode, guint64 src_syncs)
+two_processes (const gchar * props, guint64 src_syncs, gboolean import)
 {
+  /* 1.22 cannot wrap device memory: the source copies there */
+  const gboolean lent = import && GST_CHECK_VERSION (1, 24, 0);
   const guint n = 30;
   gchar *path = g_strdup_printf ("%s/cudaipc-%d.sock", g_get_tmp_dir (),
       getpid ());
@@ -79,7 +87,7 @@ two_processes (const gchar * wait_mode, guint64 src_syncs)
       GST_STATE_CHANGE_FAILURE);
   fail_unless (stat (path, &st) == 0 && (st.st_mode & 0777) == 0600,
       "socket mode %o", st.st_mode & 0777);
-  pid = ipc_spawn_source (path, n, wait_mode, NULL, &out_fd);
+  pid = ipc_spawn_source (path, n, props, NULL, &out_fd);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   gst_element_set_state (p, GST_STATE_PLAYING);
   out = ipc_read_all (out_fd);
@@ -91,12 +99,18 @@ two_processes (const gchar * wait_mode, guint64 src_syncs)
   fail_unless_equals_uint64 (ipc_field_of (out, "waits"), n);
   fail_unless_equals_uint64 (ipc_field_of (out, "signals"), n);
   fail_unless_equals_uint64 (ipc_field_of (out, "releases"), n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "lent"), lent ? n : 0);
+  fail_unless_equals_uint64 (ipc_field_of (out, "copies"), lent ? 0 : n);
   fail_unless_equals_uint64 (ipc_field_of (out, "cpu-syncs"), src_syncs);
   if (cs_is_sim)
     fail_unless_equals_uint64 (ipc_field_of (out, "thread-syncs"), src_syncs);
   fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), n);
   fail_unless_equals_uint64 (cs_stat (sink, "signals"), n);
   fail_unless_equals_uint64 (cs_stat (sink, "copies"), n);
+  /* cudaupload's output memory carries no stream (it waited for its
+   * upload): a thread keeps each input until the sink's copy ran */
+  fail_unless_equals_uint64 (cs_stat (sink, "inputs-ordered"), 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "inputs-held"), n);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", n), n);
   fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 0);
   if (cs_is_sim) {
@@ -124,14 +138,30 @@ two_processes (const gchar * wait_mode, guint64 src_syncs)
 
 GST_START_TEST (test_two_processes)
 {
-  two_processes ("gpu", 0);
+  two_processes ("wait-mode=gpu", 0, FALSE);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_two_processes_cpu_wait)
 {
-  two_processes ("cpu", 30);
+  two_processes ("wait-mode=cpu", 30, FALSE);
+}
+
+GST_END_TEST;
+
+/* io-mode=import: the frames pushed are the sink's memory (no copy in the
+ * source), each released once cudadownload freed it */
+GST_START_TEST (test_two_processes_import)
+{
+  two_processes ("wait-mode=gpu io-mode=import", 0, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_two_processes_import_cpu_wait)
+{
+  two_processes ("wait-mode=cpu io-mode=import", 30, TRUE);
 }
 
 GST_END_TEST;
@@ -174,7 +204,7 @@ GST_START_TEST (test_two_sources)
   fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
   for (i = 0; i < 2; i++)
-    pid[i] = ipc_spawn_source (path, n, "gpu", NULL, &out_fd[i]);
+    pid[i] = ipc_spawn_source (path, n, "wait-mode=gpu", NULL, &out_fd[i]);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 2), 2);
   gst_element_set_state (p, GST_STATE_PLAYING);
   for (i = 0; i < 2; i++) {
@@ -231,8 +261,10 @@ push_frames (GstElement * appsrc, guint n, gint w, gint h)
 /* the caps change mid-stream (W x H, then W2 x H2): the source gets new
  * caps once, and every frame on both sides of the change byte-exact; the
  * frames of the old caps go once nothing holds them */
-GST_START_TEST (test_renegotiation)
+static void
+renegotiation (const gchar * props, gboolean import)
 {
+  const gboolean lent = import && GST_CHECK_VERSION (1, 24, 0);
   const guint n = 12;
   gchar *path = g_strdup_printf ("%s/cudaipc-rn%d.sock", g_get_tmp_dir (),
       getpid ());
@@ -249,13 +281,14 @@ GST_START_TEST (test_renegotiation)
   ipc_connect_new_semaphore (p, "sink");
   fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  pid = ipc_spawn_source (path, 2 * n, "gpu", NULL, &out_fd);
+  pid = ipc_spawn_source (path, 2 * n, props, NULL, &out_fd);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   push_frames (in, n, W, H);
   push_frames (in, n, W2, H2);
   out = source_result (pid, out_fd);
   fail_unless_equals_uint64 (ipc_field_of (out, "frames"), 2 * n);
   fail_unless_equals_uint64 (ipc_field_of (out, "caps-changes"), 1);
+  fail_unless_equals_uint64 (ipc_field_of (out, "lent"), lent ? 2 * n : 0);
   fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), 2 * n);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 2 * n), 2 * n);
   /* at most max-buffers of each caps, the old ones freed at the next
@@ -270,6 +303,19 @@ GST_START_TEST (test_renegotiation)
   gst_object_unref (p);
   g_free (desc);
   g_free (path);
+}
+
+GST_START_TEST (test_renegotiation)
+{
+  renegotiation ("wait-mode=gpu", FALSE);
+}
+
+GST_END_TEST;
+
+/* the frames of the old caps lent downstream while the new caps come */
+GST_START_TEST (test_renegotiation_import)
+{
+  renegotiation ("wait-mode=gpu io-mode=import", TRUE);
 }
 
 GST_END_TEST;
@@ -581,8 +627,11 @@ cudaipc_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_two_processes);
   tcase_add_test (tc, test_two_processes_cpu_wait);
+  tcase_add_test (tc, test_two_processes_import);
+  tcase_add_test (tc, test_two_processes_import_cpu_wait);
   tcase_add_test (tc, test_two_sources);
   tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_renegotiation_import);
   tcase_add_test (tc, test_consumer_tool);
   tcase_add_test (tc, test_refused_uid);
   tcase_add_test (tc, test_no_semaphore_source);

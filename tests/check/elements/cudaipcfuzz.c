@@ -148,7 +148,7 @@ GST_START_TEST (test_fuzz_sink)
   fail_unless (byes > n / 20 && byes < n / 5, "%u byes", byes);
   fail_unless_equals_int (settled_sink_fds (sink), fds);
   /* the sink still serves a real source, byte for byte */
-  pid = ipc_spawn_source (path, 10, "gpu", NULL, &out_fd);
+  pid = ipc_spawn_source (path, 10, "wait-mode=gpu", NULL, &out_fd);
   out = ipc_read_all (out_fd);
   waitpid (pid, &status, 0);
   fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,

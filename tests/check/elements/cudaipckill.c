@@ -114,7 +114,7 @@ source_killed (gboolean while_reading)
   /* the survivor goes on: a late source gets its frames */
   if (!while_reading)
     gst_element_set_state (p, GST_STATE_PLAYING);
-  pid = ipc_spawn_source (path, 10, "gpu", NULL, &out_fd);
+  pid = ipc_spawn_source (path, 10, "wait-mode=gpu", NULL, &out_fd);
   out = ipc_read_all (out_fd);
   waitpid (pid, &status, 0);
   fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,

@@ -23,6 +23,9 @@
  *     stream and leaves it pending
  * test_wait_pending_is_a_gpu_wait: the library's pending-work wait is an
  *     event wait, never a CPU wait
+ * test_order_reuse_is_a_gpu_wait: a consumer gives memory back before its
+ *     reads ran: the memory's stream waits for them on the GPU; memory
+ *     without a stream is not ordered
  * test_no_stream_before_1_24: (1.22) CUDA memory has no stream: the helpers
  *     do nothing
  */
@@ -272,6 +275,83 @@ GST_START_TEST (test_wait_pending_is_a_gpu_wait)
 
 GST_END_TEST;
 
+/* The other direction: a consumer still reading on its own stream gives
+ * the memory back at once; the memory's stream (its pool's next writer's)
+ * waits for those reads on the GPU. Memory without a stream: not ordered,
+ * the consumer must keep it. */
+GST_START_TEST (test_order_reuse_is_a_gpu_wait)
+{
+  StreamFixture sf;
+  GstElement *identity;
+  GstBuffer *buf, *plain;
+  GstBufferPool *plain_pool;
+  GstMemory *mem;
+  CUstream consumer, mem_stream;
+  GError *err = NULL;
+  gboolean ordered = FALSE;
+  gint before;
+
+  identity = gst_element_factory_make ("cudasemwait", NULL);
+  stream_fixture_start (&sf, identity);
+  buf = cs_new_buffer (sf.pool, SEED);
+  mem = gst_buffer_peek_memory (buf, 0);
+  mem_stream = gst_cuda_sync_memory_get_stream (mem);
+  consumer = cs_new_stream (CU_STREAM_NON_BLOCKING);
+
+  /* the consumer's "read": a slowed write into scratch memory */
+  if (cs_is_sim)
+    cs_sim.set_delay_us ("cuMemsetD2D8Async", PRODUCER_DELAY_US);
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  {
+    CUdeviceptr scratch;
+    CUresult (*alloc) (CUdeviceptr *, size_t) =
+        cs_driver_symbol ("cuMemAlloc_v2");
+    CUresult (*mfree) (CUdeviceptr) = cs_driver_symbol ("cuMemFree_v2");
+    CUresult (*query) (CUstream) = cs_driver_symbol ("cuStreamQuery");
+    CUresult (*sync) (CUstream) = cs_driver_symbol ("cuStreamSynchronize");
+
+    fail_unless_equals_int (alloc (&scratch, 64 * 4), CUDA_SUCCESS);
+    fail_unless_equals_int (cs_memset_2d_async (scratch, 64, VALUE, 64, 4,
+            consumer), CUDA_SUCCESS);
+    before = cs_sim_thread_syncs ();
+    fail_unless (gst_cuda_sync_memory_order_reuse (mem, consumer, &ordered,
+            &err), "%s", err ? err->message : "?");
+    fail_unless (ordered);
+    fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
+    /* pending for later readers */
+    fail_unless (GST_MINI_OBJECT_FLAG_IS_SET (mem,
+            GST_CUDA_MEMORY_TRANSFER_NEED_SYNC));
+    if (cs_is_sim) {
+      /* the memory's stream waits for the consumer's delayed work */
+      fail_unless_equals_int (query (mem_stream), CUDA_ERROR_NOT_READY);
+    }
+    fail_unless_equals_int (sync (consumer), CUDA_SUCCESS);
+    fail_unless_equals_int (sync (mem_stream), CUDA_SUCCESS);
+    fail_unless_equals_int (mfree (scratch), CUDA_SUCCESS);
+  }
+  gst_cuda_context_pop (NULL);
+
+  /* memory without a stream: nothing ordered, nothing waited */
+  plain_pool = cs_new_pool (sf.f.caps);
+  plain = cs_new_buffer (plain_pool, SEED);
+  ordered = TRUE;
+  before = cs_sim_thread_syncs ();
+  fail_unless (gst_cuda_sync_memory_order_reuse (gst_buffer_peek_memory (plain,
+              0), consumer, &ordered, &err));
+  fail_if (ordered);
+  fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
+  gst_buffer_unref (plain);
+  gst_buffer_pool_set_active (plain_pool, FALSE);
+  gst_object_unref (plain_pool);
+
+  cs_free_stream (consumer);
+  gst_buffer_unref (buf);
+  stream_fixture_stop (&sf);
+  gst_object_unref (identity);
+}
+
+GST_END_TEST;
+
 #else /* GStreamer 1.22 */
 
 /* 1.22's CUDA memory has no stream: the library's helpers do nothing */
@@ -287,6 +367,12 @@ GST_START_TEST (test_no_stream_before_1_24)
   fail_unless (gst_cuda_sync_memory_get_stream (mem) == NULL);
   fail_unless (gst_cuda_sync_memory_wait_pending (mem, NULL, &err));
   fail_unless (err == NULL);
+  {
+    gboolean ordered = TRUE;
+
+    fail_unless (gst_cuda_sync_memory_order_reuse (mem, NULL, &ordered, &err));
+    fail_if (ordered);
+  }
   gst_cuda_sync_memory_mark_pending (mem);
   fail_unless_equals_int (cs_sim_thread_syncs () - before, 0);
   g_print ("SKIP: the stream-contract tests: GStreamer 1.22's CUDA memory "
@@ -313,6 +399,7 @@ cudastream_suite (void)
   tcase_add_test (tc, test_semsignal_fallback_syncs_memory_stream);
   tcase_add_test (tc, test_semwait_leaves_memory_pending);
   tcase_add_test (tc, test_wait_pending_is_a_gpu_wait);
+  tcase_add_test (tc, test_order_reuse_is_a_gpu_wait);
 #else
   tcase_add_test (tc, test_no_stream_before_1_24);
 #endif
