@@ -63,7 +63,10 @@ struct _GstCudaIpcClient
   GstCudaSyncEvent *event;
   GstCudaSyncReleaser *releaser;
   gboolean got_hello;
+  guint sink_minor;             /* the sink's protocol minor version */
   guint max_buffers;
+  guint n_lent;                 /* frames lent, not yet back */
+  gboolean draining;            /* closed with frames lent: DRAIN sent */
   GstCudaSemaphore *acquire;    /* the sink's */
   guint64 acquire_last;
   gboolean rescued;
@@ -224,19 +227,37 @@ settle (GstCudaIpcClient * self)
     rescue (self);
 }
 
-void
-gst_cuda_ipc_client_close (GstCudaIpcClient * self)
+/* lock held */
+static void
+say_bye (GstCudaIpcClient * self)
 {
   GstCudaIpcBye bye = { 0, 0 };
 
-  /* frames still lent are not released to a sink that forgot us */
-  g_mutex_lock (&self->lock);
-  if (self->fd >= 0) {
-    gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye),
-        NULL, 0, -1, NULL);
-    close (self->fd);
-  }
+  gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye),
+      NULL, 0, -1, NULL);
+  close (self->fd);
   self->fd = -1;
+}
+
+void
+gst_cuda_ipc_client_close (GstCudaIpcClient * self)
+{
+
+  g_mutex_lock (&self->lock);
+  if (self->fd >= 0 && self->n_lent > 0 && self->sink_minor >= 1) {
+    /* frames are still lent downstream: the sink sends no more, but keeps
+     * those until they are released; the last one's return says BYE */
+    if (!self->draining)
+      self->draining = gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_DRAIN,
+          NULL, 0, NULL, 0, -1, NULL);
+  }
+  if (self->fd >= 0 && !self->draining) {
+    /* (a sink of protocol 1.0 may write into frames still lent) */
+    if (self->n_lent > 0)
+      GST_WARNING ("%u frames still lent to a sink that cannot keep them",
+          self->n_lent);
+    say_bye (self);
+  }
   g_mutex_unlock (&self->lock);
   if (self->stream) {
     settle (self);
@@ -418,36 +439,36 @@ loan_return (gpointer data)
   GstCudaIpcClient *self = loan->client;
   GstCudaIpcRelease rel = { loan->id, 0, 0 };
   GError *err = NULL;
-  gboolean ok = TRUE;
+  gboolean pushed = gst_cuda_context_push (self->context), ok = FALSE;
 
-  if (!gst_cuda_context_push (self->context)) {
-    /* no stream can be ordered after downstream's reads: keep the import
-     * (a leak, not a use after free), release nothing */
-    GST_ERROR ("could not push the CUDA context: frame %u kept", loan->id);
-    gst_cuda_ipc_client_unref (self);
-    g_free (loan);
-    return;
-  }
   g_mutex_lock (&self->lock);
-  if (self->fd >= 0) {
+  /* no context: nothing can be ordered after downstream's reads, so the
+   * frame is neither released nor freed (a leak, not a use after free) */
+  if (pushed && self->fd >= 0) {
     ok = gst_cuda_semaphore_signal (self->release, NULL, &rel.release_value,
         &err) && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
         sizeof (rel), NULL, 0, -1, &err);
     if (ok) {
       self->counters.signals++;
       self->counters.releases++;
+    } else {
+      /* the sink sees the connection fail, or never gets this frame back
+       * and rescues our semaphore at its stop */
+      GST_WARNING ("frame %u not released to the sink: %s", loan->id,
+          err->message);
+      g_clear_error (&err);
     }
   }
+  self->n_lent--;
+  if (self->draining && self->n_lent == 0 && self->fd >= 0)
+    say_bye (self);
   g_mutex_unlock (&self->lock);
-  if (!ok) {
-    /* the sink sees the connection fail or never gets this frame back;
-     * its stop rescues our semaphore */
-    GST_WARNING ("frame %u not released to the sink: %s", loan->id,
-        err->message);
-    g_clear_error (&err);
+  if (pushed) {
+    unref_import_after (self, loan->import, NULL);
+    gst_cuda_context_pop (NULL);
+  } else {
+    GST_ERROR ("could not push the CUDA context: frame %u kept", loan->id);
   }
-  unref_import_after (self, loan->import, NULL);
-  gst_cuda_context_pop (NULL);
   gst_cuda_ipc_client_unref (self);
   g_free (loan);
 }
@@ -492,6 +513,9 @@ lend_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
             "sink's memory."), ("gst_cuda_allocator_alloc_wrapped"));
     return NULL;
   }
+  g_mutex_lock (&self->lock);
+  self->n_lent++;
+  g_mutex_unlock (&self->lock);
   out = gst_buffer_new ();
   gst_buffer_append_memory (out, mem);
   gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
@@ -575,6 +599,7 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
       return GST_CUDA_IPC_CLIENT_ERROR;
     self->got_hello = TRUE;
     self->max_buffers = ((const GstCudaIpcHello *) msg->body)->max_buffers;
+    self->sink_minor = ((const GstCudaIpcHello *) msg->body)->version_minor;
     return -1;
   }
   switch (msg->hdr.type) {

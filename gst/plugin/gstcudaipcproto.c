@@ -31,6 +31,7 @@ static const struct
   [GST_CUDA_IPC_MSG_RELEASE] = {sizeof (GstCudaIpcRelease), 0, "RELEASE"},
   [GST_CUDA_IPC_MSG_EOS] = {0, 0, "EOS"},
   [GST_CUDA_IPC_MSG_BYE] = {sizeof (GstCudaIpcBye), 0, "BYE"},
+  [GST_CUDA_IPC_MSG_DRAIN] = {0, 0, "DRAIN"},
 };
 
 gboolean

@@ -14,10 +14,9 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
-
 #define GST_CUDA_IPC_MAGIC 0x31495343u  /* "CSI1" in little endian */
 #define GST_CUDA_IPC_VERSION_MAJOR 1
-#define GST_CUDA_IPC_VERSION_MINOR 0
+#define GST_CUDA_IPC_VERSION_MINOR 1
 #define GST_CUDA_IPC_MAX_MESSAGE 4096
 #define GST_CUDA_IPC_MAX_CAPS 3072
 #define GST_CUDA_IPC_MAX_BUFFERS 1024
@@ -25,8 +24,7 @@ G_BEGIN_DECLS
 #define GST_CUDA_IPC_MAX_VALUE (G_GUINT64_CONSTANT (1) << 62)
 /* what a survivor signals past the last value its peer announced */
 #define GST_CUDA_IPC_RESCUE_STEP (G_GUINT64_CONSTANT (1) << 32)
-
-typedef enum
+    typedef enum
 {
   GST_CUDA_IPC_MSG_HELLO = 1,
   GST_CUDA_IPC_MSG_SEMAPHORE = 2,
@@ -36,6 +34,8 @@ typedef enum
   GST_CUDA_IPC_MSG_RELEASE = 6,
   GST_CUDA_IPC_MSG_EOS = 7,
   GST_CUDA_IPC_MSG_BYE = 8,
+  /* 1.1: the source takes no more frames but still holds some */
+  GST_CUDA_IPC_MSG_DRAIN = 9,
 } GstCudaIpcMsgType;
 
 typedef enum
@@ -137,31 +137,27 @@ typedef struct
   gint fd;
 } GstCudaIpcMsg;
 
-gboolean gst_cuda_ipc_send      (gint sock, GstCudaIpcMsgType type,
-                                 const void * body, gsize body_size,
-                                 const void * extra, gsize extra_size,
-                                 gint fd, GError ** error);
+gboolean gst_cuda_ipc_send (gint sock, GstCudaIpcMsgType type,
+    const void *body, gsize body_size,
+    const void *extra, gsize extra_size, gint fd, GError ** error);
 /* 1: a message, 0: the peer closed the connection, -1: error (malformed
  * message, fd count, size) with @error set */
-gint     gst_cuda_ipc_recv      (gint sock, GstCudaIpcMsg * msg,
-                                 GError ** error);
-void     gst_cuda_ipc_msg_clear (GstCudaIpcMsg * msg);
-gint     gst_cuda_ipc_msg_take_fd (GstCudaIpcMsg * msg);
+gint gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error);
+void gst_cuda_ipc_msg_clear (GstCudaIpcMsg * msg);
+gint gst_cuda_ipc_msg_take_fd (GstCudaIpcMsg * msg);
 
 gboolean gst_cuda_ipc_check_hello (const GstCudaIpcMsg * msg,
-                                 GstCudaIpcRole expected_role,
-                                 GError ** error);
+    GstCudaIpcRole expected_role, GError ** error);
 /* The layout of a CAPS message checked against its caps text: parses the
  * caps into @info (fixed raw video caps, CUDA memory) and requires the
  * planes to fit @size and the format's rows. */
 gboolean gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg,
-                                 GstCaps ** caps, GstVideoInfo * layout,
-                                 GError ** error);
-void     gst_cuda_ipc_caps_from_info (GstCudaIpcCaps * caps_msg,
-                                 const GstVideoInfo * info, guint32 epoch);
+    GstCaps ** caps, GstVideoInfo * layout, GError ** error);
+void gst_cuda_ipc_caps_from_info (GstCudaIpcCaps * caps_msg,
+    const GstVideoInfo * info, guint32 epoch);
 
 /* uids: "" (only @own_uid), "*" (any), or a comma-separated list */
 gboolean gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids,
-                                 guint * uid, gint * pid, GError ** error);
+    guint * uid, gint * pid, GError ** error);
 
 G_END_DECLS

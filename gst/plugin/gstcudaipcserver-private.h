@@ -50,6 +50,7 @@ typedef struct
   gboolean got_hello;
   gboolean ready;               /* the source's release semaphore arrived */
   gboolean said_bye;
+  gboolean draining;            /* DRAIN: no more frames; holds stay */
   gboolean closed;              /* the stop saw its connection closed */
   gboolean rescued;             /* its release semaphore was signalled */
   guint32 caps_epoch;           /* of the last CAPS sent */

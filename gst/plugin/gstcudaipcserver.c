@@ -581,14 +581,17 @@ hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
   return TRUE;
 }
 
+/* sessions ready for frames (@receiving), or connected and ready */
 static guint
-n_ready (GstCudaIpcServer * self)
+n_ready (GstCudaIpcServer * self, gboolean receiving)
 {
   GList *l;
   guint n = 0;
 
-  for (l = self->sessions; l; l = l->next)
-    n += ((Session *) l->data)->ready;
+  for (l = self->sessions; l; l = l->next) {
+    Session *s = l->data;
+    n += s->ready && !(receiving && s->draining);
+  }
   return n;
 }
 
@@ -602,7 +605,7 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
       *ret = GST_FLOW_FLUSHING;
       return NULL;
     }
-    if (n_ready (self) == 0) {
+    if (n_ready (self, TRUE) == 0) {
       self->unsent++;
       *ret = GST_FLOW_OK;
       return NULL;
@@ -653,7 +656,8 @@ gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
     Session *s = l->data;
     GError *err = NULL;
     next = l->next;
-    if (s->ready && !gst_cuda_ipc_session_send_frame (self, s, slot, buf, &err)) {
+    if (s->ready && !s->draining &&
+        !gst_cuda_ipc_session_send_frame (self, s, slot, buf, &err)) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
       g_clear_error (&err);
       gst_cuda_ipc_session_drop (self, s, TRUE);
@@ -672,7 +676,7 @@ gst_cuda_ipc_server_eos (GstCudaIpcServer * self)
   g_mutex_lock (&self->lock);
   for (l = self->sessions; l; l = l->next) {
     Session *s = l->data;
-    if (s->ready)
+    if (s->ready && !s->draining)
       gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_EOS, NULL, 0, NULL, 0, -1,
           NULL);
   }
@@ -708,7 +712,9 @@ gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
       "cpu-syncs", G_TYPE_UINT64, self->cpu_syncs,
       "rescues", G_TYPE_UINT64, self->rescues,
       "buffers-allocated", G_TYPE_UINT64, (guint64) self->slots->len,
-      "sessions", G_TYPE_UINT64, (guint64) n_ready (self),
+      "sessions", G_TYPE_UINT64, (guint64) n_ready (self, FALSE),
+      "sessions-draining", G_TYPE_UINT64,
+      (guint64) (n_ready (self, FALSE) - n_ready (self, TRUE)),
       "sessions-total", G_TYPE_UINT64, self->sessions_total,
       "sessions-refused", G_TYPE_UINT64, self->sessions_refused,
       "sessions-lost", G_TYPE_UINT64, self->sessions_lost,

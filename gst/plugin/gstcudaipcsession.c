@@ -227,6 +227,13 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
     case GST_CUDA_IPC_MSG_BYE:
       s->said_bye = TRUE;
       return FALSE;
+    case GST_CUDA_IPC_MSG_DRAIN:
+      /* its stop with frames still held downstream: they stay its own
+       * until released, and BYE follows the last RELEASE */
+      if (!s->ready || s->draining)
+        break;
+      s->draining = TRUE;
+      return TRUE;
     default:
       break;
   }

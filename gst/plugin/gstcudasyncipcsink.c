@@ -451,7 +451,9 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    * memory), `rescues` (signals of the release semaphore of a source that
    * vanished, broke the protocol, or was still connected and had not
    * signalled what the sink's stream waits for one second into a stop),
-   * `buffers-allocated`, `sessions` (connected now), `sessions-total`,
+   * `buffers-allocated`, `sessions` (connected now), `sessions-draining`
+   * (of those, stopped sources that still hold frames: no more are sent to
+   * them), `sessions-total`,
    * `sessions-refused` (credential check), `sessions-lost` (gone without
    * goodbye), `sessions-failed` (no semaphore could be made for them),
    * `sessions-invalid` (dropped for breaking the protocol).

@@ -601,7 +601,9 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
    * downstream must have enqueued its reads of the frame on blocking
    * streams (upstream's CUDA elements) or that stream before it frees the
    * buffer, or have waited for them. The sink reuses the memory only
-   * after that; frames held downstream count against its max-buffers.
+   * after that; frames held downstream count against its max-buffers, also
+   * after the source stopped (it then tells the sink to send no more, and
+   * says goodbye once the last frame is back).
    * Counted in `lent` of #GstCudaSyncIpcSrc:stats. GStreamer 1.22 cannot
    * wrap device memory: there, and for layouts that GStreamer's CPU map
    * of such memory would read wrongly, the source copies.

@@ -23,6 +23,9 @@
  * test_renegotiation: a caps change mid-stream: new caps once, every frame
  *     byte-exact on both sides, the old frames freed once unheld
  * test_renegotiation_import: the same with io-mode=import
+ * test_import_frames_outlive_source: frames held past an import source's
+ *     stop keep their bytes (DRAIN: the sink keeps them out of use) and are
+ *     released once freed
  * test_consumer_tool: tools/cudasync-ipc-consume, the protocol's minimal
  *     receiver, gets all 20 frames byte-exact and says goodbye
  * test_refused_uid: a peer whose uid is not allowed gets nothing
@@ -316,6 +319,121 @@ GST_END_TEST;
 GST_START_TEST (test_renegotiation_import)
 {
   renegotiation ("wait-mode=gpu io-mode=import", TRUE);
+}
+
+GST_END_TEST;
+
+/* the device bytes of @buf's memory (a synchronous copy: a CPU map
+ * would return GStreamer's cached download) */
+static GBytes *
+device_bytes (GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  CUresult (*dtoh) (void *, CUdeviceptr, size_t) =
+      cs_driver_symbol ("cuMemcpyDtoH_v2");
+  GstMapInfo map;
+  guint8 *data = g_malloc (mem->size);
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless_equals_int (dtoh (data, (CUdeviceptr) map.data, mem->size),
+      CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (mem, &map);
+  return g_bytes_new_take (data, mem->size);
+}
+
+static GstElement *
+ipc_pipeline (const gchar * fmt, const gchar * path, const gchar * name)
+{
+  gchar *desc = g_strdup_printf (fmt, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  fail_unless (p != NULL, "%s", desc);
+  /* one context: a semaphore is imported once per process */
+  cs_set_cuda_context (p, cs_ctx);
+  ipc_connect_new_semaphore (p, name);
+  g_free (desc);
+  return p;
+}
+
+static guint64
+wait_stat_down (GstElement * e, const gchar * field, guint64 want)
+{
+  guint64 v;
+  guint i;
+
+  for (i = 0; i < 500 && (v = cs_stat (e, field)) > want; i++)
+    g_usleep (10000);
+  return v;
+}
+
+/* io-mode=import, both ends in this process: a source stopped while the
+ * application holds two of its frames says DRAIN, and the sink keeps those
+ * two allocations out of use while another source receives 20 frames
+ * through the other two: the held frames keep their bytes. Once freed they
+ * are released, and the source says goodbye. */
+GST_START_TEST (test_import_frames_outlive_source)
+{
+  gchar *path = g_strdup_printf ("%s/cudaipc-dr%d.sock", g_get_tmp_dir (),
+      getpid ());
+  GstElement *sp, *ap, *bp, *sink, *out, *bsrc;
+  GstSample *held[2];
+  GBytes *before[2];
+  guint i;
+
+  if (!GST_CHECK_VERSION (1, 24, 0)) {
+    g_print ("SKIP: GStreamer 1.22 cannot wrap device memory: no import\n");
+    g_free (path);
+    return;
+  }
+  sp = ipc_pipeline ("videotestsrc pattern=ball is-live=true ! "
+      "video/x-raw,format=" FORMAT ",width=64,height=48,framerate=100/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=4 sync=false "
+      "socket-path=%s", path, "sink");
+  ap = ipc_pipeline ("cudasyncipcsrc name=src socket-path=%s io-mode=import "
+      "! appsink name=out sync=false max-buffers=2", path, "src");
+  bp = ipc_pipeline ("cudasyncipcsrc name=src socket-path=%s ! "
+      "fakesink sync=false", path, "src");
+  sink = gst_bin_get_by_name (GST_BIN (sp), "sink");
+  out = gst_bin_get_by_name (GST_BIN (ap), "out");
+  bsrc = gst_bin_get_by_name (GST_BIN (bp), "src");
+  fail_unless (gst_element_set_state (sp, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (ap, GST_STATE_PLAYING);
+  for (i = 0; i < 2; i++) {
+    held[i] = gst_app_sink_try_pull_sample (GST_APP_SINK (out),
+        20 * GST_SECOND);
+    fail_unless (held[i] != NULL);
+    before[i] = device_bytes (gst_sample_get_buffer (held[i]));
+  }
+  gst_element_set_state (ap, GST_STATE_NULL);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-draining"), 1);
+
+  /* the other source gets 20 frames through the two other allocations */
+  gst_element_set_state (bp, GST_STATE_PLAYING);
+  fail_unless (ipc_wait_stat (bsrc, "frames", 20) >= 20);
+  fail_unless (cs_stat (sink, "buffers-allocated") <= 4);
+  for (i = 0; i < 2; i++) {
+    GBytes *now = device_bytes (gst_sample_get_buffer (held[i]));
+    fail_unless (g_bytes_equal (now, before[i]), "held frame %u rewritten", i);
+    g_bytes_unref (now);
+    g_bytes_unref (before[i]);
+  }
+  /* freed: released, then goodbye */
+  for (i = 0; i < 2; i++)
+    gst_sample_unref (held[i]);
+  fail_unless_equals_uint64 (wait_stat_down (sink, "sessions-draining", 0), 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-lost"), 0);
+  gst_element_set_state (bp, GST_STATE_NULL);
+  gst_element_set_state (sp, GST_STATE_NULL);
+  gst_object_unref (bsrc);
+  gst_object_unref (out);
+  gst_object_unref (sink);
+  gst_object_unref (bp);
+  gst_object_unref (ap);
+  gst_object_unref (sp);
+  g_free (path);
 }
 
 GST_END_TEST;
@@ -632,6 +750,7 @@ cudaipc_suite (void)
   tcase_add_test (tc, test_two_sources);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_renegotiation_import);
+  tcase_add_test (tc, test_import_frames_outlive_source);
   tcase_add_test (tc, test_consumer_tool);
   tcase_add_test (tc, test_refused_uid);
   tcase_add_test (tc, test_no_semaphore_source);
