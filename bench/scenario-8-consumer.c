@@ -475,6 +475,8 @@ child_pipeline (Bench * b, const S8Mode * md, const gchar * socket,
   if (!md->ipc_mode) {
     g_object_set (*src, "socket-path", socket, NULL);
     gst_util_set_object_arg (G_OBJECT (*src), "wait-mode", "gpu");
+    if (md->io_mode)
+      gst_util_set_object_arg (G_OBJECT (*src), "io-mode", md->io_mode);
     g_signal_connect (*src, "new-semaphore",
         G_CALLBACK (s8_test_semaphore), NULL);
   } else {

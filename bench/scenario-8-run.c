@@ -338,7 +338,8 @@ typedef struct
   const S8Mode *md;
   FrameSpec spec;
   GstBufferPool *pool;
-  GstCudaSemaphore *sem;        /* the acquire semaphore (s, p) */
+  gpointer mem_stream;          /* GstCudaStream (si_stream): spec.stream's */
+  GstCudaSemaphore *sem;        /* the acquire semaphore (s, si, p) */
   TestSem *ts;
   GstPad *srcpad;
   GstElement *pipeline, *sink;
@@ -347,7 +348,8 @@ typedef struct
 } S8Producer;
 
 /* frame @n: written on the producer's stream, its acquire point attached
- * (s, p) or waited for on the CPU (u, um: upstream's convention), pushed */
+ * (s, si, p), the memory marked pending on its own stream (si_stream), or
+ * waited for on the CPU (u, um: upstream's convention), pushed */
 static gboolean
 produce (S8Producer * p, guint n, gchar ** error)
 {
@@ -372,11 +374,13 @@ produce (S8Producer * p, guint n, gchar ** error)
   }
   if (gst_cuda_context_push (p->b->ctx)) {
     r = frame_write (p->b, &p->spec, buf, map.data, n);
-    if (r == CUDA_SUCCESS && !p->sem)
+    if (r == CUDA_SUCCESS && !p->sem && !p->mem_stream)
       r = CuStreamSynchronize (p->spec.stream);
     gst_cuda_context_pop (NULL);
   }
   gst_buffer_unmap (buf, &map);
+  if (p->mem_stream)
+    gst_cuda_sync_memory_mark_pending (gst_buffer_peek_memory (buf, 0));
   if (r != CUDA_SUCCESS) {
     *error = cu_error ("producer: frame write / cuStreamSynchronize", r);
     gst_buffer_unref (buf);
@@ -450,18 +454,35 @@ producer_start (S8Producer * p, S8Config * c, gint mode, FrameWriter writer,
   p->spec.gpu_us = c->gpu_us;
   p->spec.writer = writer;
   p->spec.grid = MAX (b->r.sm_count, 1) * 4;
-  if (gst_cuda_context_push (b->ctx)) {
-    r = CuStreamCreate (&p->spec.stream, CU_STREAM_NON_BLOCKING);
-    gst_cuda_context_pop (NULL);
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (p->md->memory_stream) {
+    /* the stream upstream's 1.24+ producers write their pool's memory on */
+    GstCudaStream *stream = gst_cuda_stream_new (b->ctx);
+
+    if (!stream) {
+      *error = g_strdup ("gst_cuda_stream_new (producer) failed");
+      goto out;
+    }
+    p->mem_stream = stream;
+    p->spec.stream = gst_cuda_stream_get_handle (stream);
+    p->pool = new_pool_with_stream (b, caps, b->opt.in_flight, stream, error);
   }
-  if (r != CUDA_SUCCESS) {
-    *error = cu_error ("cuStreamCreate (producer)", r);
-    goto out;
+#endif
+  if (!p->mem_stream) {
+    if (gst_cuda_context_push (b->ctx)) {
+      r = CuStreamCreate (&p->spec.stream, CU_STREAM_NON_BLOCKING);
+      gst_cuda_context_pop (NULL);
+    }
+    if (r != CUDA_SUCCESS) {
+      *error = cu_error ("cuStreamCreate (producer)", r);
+      goto out;
+    }
+    p->pool = new_pool (b, caps, b->opt.in_flight, error);
   }
-  p->pool = new_pool (b, caps, b->opt.in_flight, error);
   if (!p->pool)
     goto out;
-  if (!p->md->ipc_mode && !(p->sem = new_semaphore (b, &p->ts, error)))
+  if (!p->md->ipc_mode && !p->mem_stream &&
+      !(p->sem = new_semaphore (b, &p->ts, error)))
     goto out;
   p->pipeline = pipeline_new (b);
   p->sink = producer_sink (p, socket, error);
@@ -510,10 +531,14 @@ producer_stop (S8Producer * p)
   if (gst_cuda_context_push (p->b->ctx)) {
     if (p->spec.stream) {
       CuStreamSynchronize (p->spec.stream);
-      CuStreamDestroy (p->spec.stream);
+      if (!p->mem_stream)
+        CuStreamDestroy (p->spec.stream);
     }
     gst_cuda_context_pop (NULL);
   }
+#if GST_CHECK_VERSION(1, 24, 0)
+  gst_clear_cuda_stream ((GstCudaStream **) & p->mem_stream);
+#endif
   if (p->sem)
     gst_object_unref (p->sem);
   if (p->ts)

@@ -41,6 +41,8 @@ static const struct
   gdouble target;
 } s8_ratios[] = {
   {S8_S, S8_U, 2.0}, {S8_S, S8_UM, 2.0}, {S8_S, S8_P, 0.9},
+  {S8_SI, S8_U, 2.0}, {S8_SI, S8_UM, 2.0}, {S8_SI, S8_P, 0.9},
+  {S8_SIS, S8_U, 2.0}, {S8_SIS, S8_UM, 2.0}, {S8_SIS, S8_P, 0.9},
 };
 
 static S8Config *
@@ -108,7 +110,7 @@ stat_value (const GstStructure * st, const gchar * field)
   return st && gst_structure_get_uint64 (st, field, &v) ? (gdouble) v : NAN;
 }
 
-/* copies per frame of s: the sink's (per frame sent) and the source's */
+/* copies per frame of ours: the sink's (per frame sent) and the source's */
 static gdouble
 s8_copies (S8ModeResult * m)
 {
@@ -129,7 +131,7 @@ json_mode8 (JsonBuilder * jb, gint k, S8ModeResult * m)
   jb_series (jb, "latency_p50_us", m->lat_p50_us);
   jb_series (jb, "latency_p99_us", m->lat_p99_us);
   jb_series (jb, "dropped_frames", m->dropped);
-  if (k == S8_S) {
+  if (S8_OURS (k)) {
     json_structure (jb, "cudasyncipcsink_stats", m->sink_stats);
     json_structure (jb, "cudasyncipcsrc_stats", m->src_stats);
     jb_num (jb, "copies_per_frame", s8_copies (m));
@@ -237,19 +239,19 @@ s8_print_config (S8Config * c)
 
     if (!s8_ran (m)) {
       if (g_strcmp0 (m->status, "failed") == 0)
-        g_print ("  %4d %2u %-3s FAILED: %s\n", c->height, c->gpu_us / 1000,
+        g_print ("  %4d %2u %-9s FAILED: %s\n", c->height, c->gpu_us / 1000,
             s8_modes[k].key, m->error);
       continue;
     }
-    if (k == S8_S && !isnan (s8_copies (m)))
+    if (S8_OURS (k) && !isnan (s8_copies (m)))
       g_snprintf (cp, sizeof (cp), "%.2f", s8_copies (m));
-    g_print ("  %4d %2u %-3s %8.0f %8.1f %8.1f %8.1f %8.0f %8.0f %6.0f %6s\n",
+    g_print ("  %4d %2u %-9s %8.0f %8.1f %8.1f %8.1f %8.0f %8.0f %6.0f %6s\n",
         c->height, c->gpu_us / 1000, s8_modes[k].key,
         series_median (m->fps), series_median (m->prod_cpu_us),
         series_median (m->cons_cpu_us), series_median (m->total_cpu_us),
         series_median (m->lat_p50_us), series_median (m->lat_p99_us),
         series_median (m->dropped), cp);
-    if (k == S8_S)
+    if (S8_OURS (k))
       g_print ("             cpu-syncs: cudasyncipcsink %.0f, cudasyncipcsrc "
           "%.0f\n", stat_value (m->sink_stats, "cpu-syncs"),
           stat_value (m->src_stats, "cpu-syncs"));
@@ -258,7 +260,7 @@ s8_print_config (S8Config * c)
     S8ModeResult *m = &c->m[s8_ratios[i].m], *ref = &c->m[s8_ratios[i].ref];
 
     if (s8_ran (m) && s8_ran (ref))
-      g_print ("          %s/%-2s fps %.2f  total-cpu %.2f  lat-p50 %.2f"
+      g_print ("          %9s/%-2s fps %.2f  total-cpu %.2f  lat-p50 %.2f"
           "%s\n", s8_modes[s8_ratios[i].m].key,
           s8_modes[s8_ratios[i].ref].key, s8_median_ratio (m->fps, ref->fps),
           s8_median_ratio (m->total_cpu_us, ref->total_cpu_us),
@@ -272,11 +274,15 @@ s8_print_config (S8Config * c)
 /* running it                                                           */
 /* ------------------------------------------------------------------ */
 
-/* s: both elements' counters: no CPU-synchronising call, one GPU wait and
- * one copy per frame on each side */
+/* ours: both elements' counters: no CPU-synchronising call, one GPU wait
+ * per frame on the source, one copy per frame in the sink and in the source
+ * (s; si on 1.22) or none in the source (si and si_stream: lent); the
+ * sink's input kept by a thread (s, si: the producer's memory has no
+ * stream) or given back ordered on the GPU (si_stream) */
 static void
-s8_check_stats (Bench * b, S8ModeResult * m, S8Sample * s)
+s8_check_stats (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
 {
+  const gboolean lent = s8_modes[k].io_mode && GST_CHECK_VERSION (1, 24, 0);
   GString *note = g_string_new (NULL);
   gboolean ok = TRUE;
 
@@ -287,9 +293,15 @@ s8_check_stats (Bench * b, S8ModeResult * m, S8Sample * s)
 
     gst_structure_get_uint64 (s->src_stats, "frames", &frames);
     ok &= expect_stat (s->src_stats, "waits", frames, note, "cudasyncipcsrc");
-    ok &= expect_stat (s->src_stats, "copies", frames, note, "cudasyncipcsrc");
+    ok &= expect_stat (s->src_stats, "copies", lent ? 0 : frames, note,
+        "cudasyncipcsrc");
+    ok &= expect_stat (s->src_stats, "lent", lent ? frames : 0, note,
+        "cudasyncipcsrc");
     ok &= expect_stat (s->sink_stats, "frames-sent", frames, note,
         "cudasyncipcsink");
+    /* the bench producer's memory: no stream but in si_stream */
+    ok &= expect_stat (s->sink_stats, s8_modes[k].memory_stream ?
+        "inputs-held" : "inputs-ordered", 0, note, "cudasyncipcsink");
   }
   g_mutex_lock (&b->lock);
   if (m->sink_stats)
@@ -306,7 +318,8 @@ s8_check_stats (Bench * b, S8ModeResult * m, S8Sample * s)
   }
   g_mutex_unlock (&b->lock);
   if (!ok)
-    g_print ("    WARNING: mode s: unexpected element stats: %s\n", note->str);
+    g_print ("    WARNING: mode %s: unexpected element stats: %s\n",
+        s8_modes[k].key, note->str);
   g_string_free (note, TRUE);
 }
 
@@ -323,8 +336,8 @@ s8_record (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
   series_add (m->lat_p99_us, s->lat_p99_us);
   series_add (m->dropped, s->dropped);
   g_mutex_unlock (&b->lock);
-  if (k == S8_S)
-    s8_check_stats (b, m, s);
+  if (S8_OURS (k))
+    s8_check_stats (b, k, m, s);
   if (s->sink_stats)
     gst_structure_free (s->sink_stats);
   if (s->src_stats)
@@ -425,6 +438,8 @@ s8_modes_prepare (Bench * b)
       why = g_strdup_printf ("element(s)%s not registered%s", missing,
           md->ipc_mode ? " (upstream's IPC elements: GStreamer 1.24+, "
           "nvcodec)" : "");
+    else if (md->memory_stream && !GST_CHECK_VERSION (1, 24, 0))
+      why = g_strdup ("GStreamer 1.22's CUDA memory carries no stream");
     else if (b->is_sim && g_strcmp0 (md->ipc_mode, "legacy") == 0)
       why = g_strdup ("the simulated CUDA driver cannot open a legacy CUDA "
           "IPC handle (cuIpcOpenMemHandle) of another process: its device "

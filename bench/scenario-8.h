@@ -18,14 +18,14 @@
 #include "bench.h"
 #include "bench-cuda.h"
 
-G_BEGIN_DECLS
-
-enum
+G_BEGIN_DECLS enum
 {
   S8_S,                         /* cudasyncipcsink -> cudasyncipcsrc */
   S8_U,                         /* cudaipcsink ipc-mode=legacy -> cudaipcsrc */
   S8_UM,                        /* cudaipcsink ipc-mode=mmap -> cudaipcsrc */
   S8_P,                         /* one process, no IPC */
+  S8_SI,                        /* s with cudasyncipcsrc io-mode=import */
+  S8_SIS,                       /* si, the producer on its memory's stream */
   S8_N_MODES
 };
 
@@ -36,7 +36,14 @@ typedef struct
   const gchar *sink;            /* the producer's sink element; NULL: p */
   const gchar *src;             /* the consumer's source element */
   const gchar *ipc_mode;        /* upstream's ipc-mode; NULL: ours */
+  const gchar *io_mode;         /* cudasyncipcsrc's io-mode; NULL: copy */
+  /* the producer writes on the stream its pool sets on the memory and
+   * marks it pending, with no acquire point (upstream's 1.24+ producers) */
+  gboolean memory_stream;
 } S8Mode;
+
+/* this project's elements */
+#define S8_OURS(k) (s8_modes[k].sink && !s8_modes[k].ipc_mode)
 
 extern const S8Mode s8_modes[S8_N_MODES];
 
@@ -78,9 +85,8 @@ typedef struct
 
 /* scenario-8-run.c: one repetition of @mode in @c with frames written by
  * @writer. FALSE and *error when it failed. */
-gboolean s8_repetition        (Bench * b, S8Config * c, gint mode,
-                               FrameWriter writer, const gchar * dir,
-                               S8Sample * out, gchar ** error);
+gboolean s8_repetition (Bench * b, S8Config * c, gint mode,
+    FrameWriter writer, const gchar * dir, S8Sample * out, gchar ** error);
 
 /* scenario-8-consumer.c: the consumer. A buffer probe on a pad reads each
  * frame on the GPU on the consumer's non-blocking stream (after the
@@ -101,24 +107,24 @@ typedef struct
   GArray *t1;                   /* gdouble: mono_s () when its read ended */
 } S8Window;
 
-S8Consumer * s8_consumer_new  (Bench * b, gboolean acquire_meta,
-                               FILE * proto, gchar ** error);
-void     s8_consumer_attach   (S8Consumer * c, GstElement * element,
-                               const gchar * pad_name);
+S8Consumer *s8_consumer_new (Bench * b, gboolean acquire_meta,
+    FILE * proto, gchar ** error);
+void s8_consumer_attach (S8Consumer * c, GstElement * element,
+    const gchar * pad_name);
 /* waits until frame @last was read (no progress for 10 s: FALSE) */
-gboolean s8_consumer_wait     (S8Consumer * c, guint last, gchar ** error);
-gboolean s8_consumer_window   (S8Consumer * c, guint first, guint last,
-                               S8Window * w, gchar ** error);
-void     s8_window_clear      (S8Window * w);
+gboolean s8_consumer_wait (S8Consumer * c, guint last, gchar ** error);
+gboolean s8_consumer_window (S8Consumer * c, guint first, guint last,
+    S8Window * w, gchar ** error);
+void s8_window_clear (S8Window * w);
 /* stops the thread, gives back the buffers; after the pipeline stopped */
-void     s8_consumer_free     (S8Consumer * c);
+void s8_consumer_free (S8Consumer * c);
 
 /* new-semaphore of cudasyncipcsink and cudasyncipcsrc: a new exportable
  * timeline semaphore of testsem, kept alive by the element */
-gint     s8_test_semaphore    (GstElement * element, gpointer user_data);
+gint s8_test_semaphore (GstElement * element, gpointer user_data);
 
 /* the other process: --child=8:MODE,SOCKET */
-gint     s8_child_main        (Bench * b, const gchar * args);
+gint s8_child_main (Bench * b, const gchar * args);
 
 /* the frame index the writer put in the first word of plane 0 (seed =
  * frame * 2654435761, bench-cuda.c's frame_write) */
