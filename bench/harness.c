@@ -100,6 +100,9 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
         "auto (embedded fatbin, then NVRTC), fatbin or nvrtc", "SRC"},
     {"in-flight", 0, 0, G_OPTION_ARG_INT, &opt->in_flight,
         "Scenario 2 frames in flight = buffer pool size (default 4)", "N"},
+    {"ipc-max-buffers", 0, 0, G_OPTION_ARG_INT, &opt->ipc_max_buffers,
+        "Scenario 8: max-buffers of cudasyncipcsink (the shared frames "
+          "sources can hold; default: the element's, 8)", "N"},
     {"frames", 0, 0, G_OPTION_ARG_INT, &opt->frames,
         "Scenario 2 measured frames per repetition (default: 400 for 0 ms, "
           "400 ms worth of GPU work otherwise, 60..400)", "N"},
@@ -163,6 +166,7 @@ bench_options_parse (BenchOptions * opt, gint * argc, gchar *** argv)
   if (opt->calls <= 0 && opt->quick)
     opt->calls = 512;
   if (opt->repetitions < 1 || opt->in_flight < 1 || opt->in_flight > 64 ||
+      opt->ipc_max_buffers < 0 || opt->ipc_max_buffers > 1024 ||
       (!g_str_equal (opt->kernel_source, "auto") &&
           !g_str_equal (opt->kernel_source, "fatbin") &&
           !g_str_equal (opt->kernel_source, "nvrtc"))) {

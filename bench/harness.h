@@ -37,6 +37,7 @@ typedef struct
   FrameWriter writer;
   gchar *kernel_source;         /* auto, fatbin, nvrtc */
   gint in_flight;
+  gint ipc_max_buffers;          /* scenario 8: the sink's max-buffers; 0: its default */
   gint frames;                  /* 0: depends on the GPU work */
   gint calls;                   /* scenario 1 calls per repetition */
   gdouble time_limit;

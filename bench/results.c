@@ -304,6 +304,7 @@ json_document (Bench * b)
   jb_int (jb, "repetitions", b->opt.repetitions);
   jb_bool (jb, "quick", b->opt.quick);
   jb_int (jb, "frames_in_flight", b->opt.in_flight);
+  jb_int (jb, "ipc_max_buffers", b->opt.ipc_max_buffers);
   jb_int (jb, "frames", b->opt.frames);
   jb_num (jb, "time_limit_s", b->opt.time_limit);
   jb_obj_end (jb);

@@ -431,6 +431,8 @@ producer_sink (S8Producer * p, const gchar * socket, gchar ** error)
     gst_util_set_object_arg (G_OBJECT (sink), "ipc-mode", md->ipc_mode);
   } else {
     g_object_set (sink, "socket-path", socket, NULL);
+    if (p->b->opt.ipc_max_buffers > 0)
+      g_object_set (sink, "max-buffers", p->b->opt.ipc_max_buffers, NULL);
     g_signal_connect (sink, "new-semaphore", G_CALLBACK (s8_test_semaphore),
         NULL);
   }
