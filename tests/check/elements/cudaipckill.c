@@ -404,6 +404,22 @@ static const gchar *kinds[] = { "extsem", "stream", "event", "memhandle",
   "varange"
 };
 
+/* The releaser that keeps the sink's input until its copy ran keeps one
+ * completed event for each of its jobs that were ever pending at once,
+ * to use again: their number follows how far the live source ran ahead
+ * on a loaded machine (1 to 3 here), not the cycles. A leak grows with the
+ * cycles. */
+#define EVENT_SLACK 4
+
+static gboolean
+kind_settled (guint k, const gint * live)
+{
+  gint n = cs_sim_live (kinds[k]);
+
+  return g_str_equal (kinds[k], "event") ? n >= live[k] &&
+      n <= live[k] + EVENT_SLACK : n == live[k];
+}
+
 static gboolean
 settled (guint fds, const gint * live)
 {
@@ -411,7 +427,7 @@ settled (guint fds, const gint * live)
 
   gst_cuda_sync_wait_idle ();
   for (k = 0; cs_is_sim && k < G_N_ELEMENTS (kinds); k++)
-    if (cs_sim_live (kinds[k]) != live[k])
+    if (!kind_settled (k, live))
       return FALSE;
   return count_fds () == fds;
 }
@@ -451,7 +467,7 @@ GST_START_TEST (test_connect_kill_cycles)
     g_usleep (10000);
   fail_unless_equals_int (count_fds (), fds);
   for (k = 0; cs_is_sim && k < G_N_ELEMENTS (kinds); k++)
-    fail_unless (cs_sim_live (kinds[k]) == live[k], "%s: %d live, %d before",
+    fail_unless (kind_settled (k, live), "%s: %d live, %d before",
         kinds[k], cs_sim_live (kinds[k]), live[k]);
   /* one rescue per source whose semaphore had arrived: at least those
    * killed after a frame */
