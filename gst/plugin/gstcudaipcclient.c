@@ -104,7 +104,9 @@ release_import (gpointer imp, const GError * error)
 }
 
 /* the table's references go once the work enqueued on @stream so far ran
- * (our copies out of them, or downstream's reads of a lent frame) */
+ * (our copies out of them, or downstream's reads of a lent frame); lock
+ * held (the streaming thread and the threads that free lent frames push
+ * to the one releaser) */
 static void
 unref_import_after (GstCudaIpcClient * self, Import * imp, CUstream stream)
 {
@@ -124,11 +126,13 @@ drop_imports (GstCudaIpcClient * self)
   GHashTableIter it;
   gpointer value;
 
+  g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&it, self->imports);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     unref_import_after (self, value, self->stream);
     g_hash_table_iter_steal (&it);
   }
+  g_mutex_unlock (&self->lock);
 }
 
 /* Our release semaphore, exported to the sink; and the HELLO */
@@ -459,12 +463,13 @@ loan_return (gpointer data)
       g_clear_error (&err);
     }
   }
+  if (pushed)
+    unref_import_after (self, loan->import, NULL);
   self->n_lent--;
   if (self->draining && self->n_lent == 0 && self->fd >= 0)
     say_bye (self);
   g_mutex_unlock (&self->lock);
   if (pushed) {
-    unref_import_after (self, loan->import, NULL);
     gst_cuda_context_pop (NULL);
   } else {
     GST_ERROR ("could not push the CUDA context: frame %u kept", loan->id);
