@@ -350,6 +350,22 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
   return TRUE;
 }
 
+/* Downstream CUDA elements (blocking streams) read a frame after the
+ * work enqueued on our stream so far: the legacy default stream waits for
+ * it on the GPU, or, with cpu_wait, the CPU does (context pushed) */
+static gboolean
+order_downstream (GstCudaIpcClient * self, GError ** error)
+{
+  if (self->config.cpu_wait) {
+    /* the one CPU-synchronising call of the source, counted */
+    CUresult r = CuStreamSynchronize (self->stream);
+    self->counters.cpu_syncs++;
+    return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
+  }
+  return gst_cuda_sync_event_record (self->event, self->stream, error) &&
+      gst_cuda_sync_event_wait_gpu (self->event, NULL, error);
+}
+
 /* stream order: the sink's signal, the copy, our release signal; then
  * the legacy default stream (which the blocking streams of downstream
  * CUDA elements follow) waits for the copy, or, with cpu_wait, the CPU
@@ -395,14 +411,7 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
           release, error))
     return FALSE;
   self->counters.signals++;
-  if (self->config.cpu_wait) {
-    /* the one CPU-synchronising call of the source, counted */
-    CUresult r = CuStreamSynchronize (self->stream);
-    self->counters.cpu_syncs++;
-    return gst_cuda_sync_check_result (r, "cuStreamSynchronize", error);
-  }
-  return gst_cuda_sync_event_record (self->event, self->stream, error) &&
-      gst_cuda_sync_event_wait_gpu (self->event, NULL, error);
+  return order_downstream (self, error);
 }
 
 /* Whether a frame of @l can be lent as one wrapped GstCudaMemory: where
@@ -494,15 +503,8 @@ lend_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
           f->acquire_value, error))
     return NULL;
   self->counters.waits++;
-  if (self->config.cpu_wait) {
-    CUresult r = CuStreamSynchronize (self->stream);
-    self->counters.cpu_syncs++;
-    if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", error))
-      return NULL;
-  } else if (!gst_cuda_sync_event_record (self->event, self->stream, error) ||
-      !gst_cuda_sync_event_wait_gpu (self->event, NULL, error)) {
+  if (!order_downstream (self, error))
     return NULL;
-  }
   loan = g_new0 (Loan, 1);
   loan->client = gst_cuda_ipc_client_ref (self);
   loan->import = import_ref (imp);
@@ -520,6 +522,7 @@ lend_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
   }
   g_mutex_lock (&self->lock);
   self->n_lent++;
+  self->counters.lent++;
   g_mutex_unlock (&self->lock);
   out = gst_buffer_new ();
   gst_buffer_append_memory (out, mem);
@@ -527,7 +530,6 @@ lend_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
       GST_VIDEO_INFO_FORMAT (l), GST_VIDEO_INFO_WIDTH (l),
       GST_VIDEO_INFO_HEIGHT (l), GST_VIDEO_INFO_N_PLANES (l), l->offset,
       l->stride);
-  self->counters.lent++;
   return out;
 }
 

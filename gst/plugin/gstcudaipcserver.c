@@ -581,6 +581,13 @@ hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
   return TRUE;
 }
 
+/* a source frames (and EOS) go to: ready, and not draining */
+static gboolean
+receives (Session * s)
+{
+  return s->ready && !s->draining;
+}
+
 /* sessions ready for frames (@receiving), or connected and ready */
 static guint
 n_ready (GstCudaIpcServer * self, gboolean receiving)
@@ -590,7 +597,7 @@ n_ready (GstCudaIpcServer * self, gboolean receiving)
 
   for (l = self->sessions; l; l = l->next) {
     Session *s = l->data;
-    n += s->ready && !(receiving && s->draining);
+    n += receiving ? receives (s) : s->ready;
   }
   return n;
 }
@@ -656,8 +663,8 @@ gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
     Session *s = l->data;
     GError *err = NULL;
     next = l->next;
-    if (s->ready && !s->draining &&
-        !gst_cuda_ipc_session_send_frame (self, s, slot, buf, &err)) {
+    if (receives (s) && !gst_cuda_ipc_session_send_frame (self, s, slot, buf,
+            &err)) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
       g_clear_error (&err);
       gst_cuda_ipc_session_drop (self, s, TRUE);
@@ -676,7 +683,7 @@ gst_cuda_ipc_server_eos (GstCudaIpcServer * self)
   g_mutex_lock (&self->lock);
   for (l = self->sessions; l; l = l->next) {
     Session *s = l->data;
-    if (s->ready && !s->draining)
+    if (receives (s))
       gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_EOS, NULL, 0, NULL, 0, -1,
           NULL);
   }
