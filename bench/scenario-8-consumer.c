@@ -32,6 +32,7 @@ typedef struct
 {
   guint slot;                   /* G_MAXUINT: stop */
   GstBuffer *buf;
+  gdouble tp;                   /* mono_s () at the probe */
 } S8Item;
 
 struct _S8Consumer
@@ -55,6 +56,7 @@ struct _S8Consumer
   GCond cond;
   GArray *index;                /* guint: every frame seen, in order */
   GArray *t1;                   /* gdouble */
+  GArray *tp;                   /* gdouble: at the probe */
   GArray *cpu;                  /* gdouble: process CPU when it was seen */
   gchar *error;
 };
@@ -168,6 +170,7 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   const gchar *what = "gst_cuda_context_push";
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
+  gdouble tp = mono_s ();
   gpointer slot;
   S8Item *item;
 
@@ -192,6 +195,7 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   item = g_new0 (S8Item, 1);
   item->slot = GPOINTER_TO_UINT (slot) - 1;
   item->buf = gst_buffer_ref (buf);
+  item->tp = tp;
   g_async_queue_push (c->done_q, item);
   return GST_PAD_PROBE_OK;
 }
@@ -205,7 +209,7 @@ consumer_thread (gpointer data)
   for (;;) {
     S8Item *item = g_async_queue_pop (c->done_q);
     CUresult r = CUDA_ERROR_INVALID_CONTEXT;
-    gdouble t1, cpu;
+    gdouble t1, tp, cpu;
     guint idx;
 
     if (item->slot == G_MAXUINT) {
@@ -219,6 +223,7 @@ consumer_thread (gpointer data)
     t1 = mono_s ();
     cpu = process_cpu_s ();
     idx = S8_INDEX_OF_WORD (c->stamps[item->slot]);
+    tp = item->tp;
     gst_buffer_unref (item->buf);
     g_async_queue_push (c->free_slots, GUINT_TO_POINTER (item->slot + 1));
     g_free (item);
@@ -233,6 +238,7 @@ consumer_thread (gpointer data)
     }
     g_array_append_val (c->index, idx);
     g_array_append_val (c->t1, t1);
+    g_array_append_val (c->tp, tp);
     g_array_append_val (c->cpu, cpu);
     g_cond_broadcast (&c->cond);
     g_mutex_unlock (&c->lock);
@@ -254,6 +260,7 @@ s8_consumer_new (Bench * b, gboolean acquire_meta, FILE * proto, gchar ** error)
   g_cond_init (&c->cond);
   c->index = g_array_new (FALSE, FALSE, sizeof (guint));
   c->t1 = series_new ();
+  c->tp = series_new ();
   c->cpu = series_new ();
   c->free_slots = g_async_queue_new ();
   c->done_q = g_async_queue_new ();
@@ -353,6 +360,7 @@ s8_consumer_window (S8Consumer * c, guint first, guint last, S8Window * w,
   memset (w, 0, sizeof (*w));
   w->index = g_array_new (FALSE, FALSE, sizeof (guint));
   w->t1 = series_new ();
+  w->tp = series_new ();
   g_mutex_lock (&c->lock);
   /* the window opens at the consumer's end of the last frame before the
    * measured ones, else at the first measured frame seen (which then does
@@ -368,6 +376,7 @@ s8_consumer_window (S8Consumer * c, guint first, guint last, S8Window * w,
     g_array_append_val (w->index, idx);
     t_close = g_array_index (c->t1, gdouble, i);
     g_array_append_val (w->t1, t_close);
+    g_array_append_val (w->tp, g_array_index (c->tp, gdouble, i));
     cpu_close = g_array_index (c->cpu, gdouble, i);
   }
   w->frames = w->index->len;
@@ -392,6 +401,8 @@ s8_window_clear (S8Window * w)
     g_array_unref (w->index);
   if (w->t1)
     g_array_unref (w->t1);
+  if (w->tp)
+    g_array_unref (w->tp);
   memset (w, 0, sizeof (*w));
 }
 
@@ -432,6 +443,7 @@ s8_consumer_free (S8Consumer * c)
   g_async_queue_unref (c->done_q);
   g_array_unref (c->index);
   g_array_unref (c->t1);
+  g_array_unref (c->tp);
   g_array_unref (c->cpu);
   g_free (c->error);
   g_mutex_clear (&c->lock);
@@ -517,6 +529,10 @@ child_result (FILE * proto, const gchar * error, S8Window * w,
   jb_arr (jb, "t1");
   for (i = 0; w->t1 && i < w->t1->len; i++)
     json_builder_add_double_value (jb, g_array_index (w->t1, gdouble, i));
+  jb_arr_end (jb);
+  jb_arr (jb, "tp");
+  for (i = 0; w->tp && i < w->tp->len; i++)
+    json_builder_add_double_value (jb, g_array_index (w->tp, gdouble, i));
   jb_arr_end (jb);
   jb_str (jb, "src_stats", st);
   json_builder_end_object (jb);

@@ -41,3 +41,7 @@ const S8Mode s8_modes[S8_N_MODES] = {
         "(the memory's stream waits for its copy)", "cudasyncipcsink",
       "cudasyncipcsrc", NULL, "import", TRUE},
 };
+
+const gchar *const s8_stage_names[S8_N_STAGES] = {
+  "acquire_wait", "push", "to_probe", "read", "probe_period",
+};

@@ -271,7 +271,7 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
 {
   JsonParser *parser = json_parser_new ();
   JsonObject *o;
-  JsonArray *idx, *t1;
+  JsonArray *idx, *t1, *tp;
   const gchar *e, *st;
   guint i;
 
@@ -292,11 +292,12 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   if (!json_object_has_member (o, "seconds") ||
       !json_object_has_member (o, "cpu_s") ||
       !json_object_has_member (o, "index") ||
-      !json_object_has_member (o, "t1") ||
+      !json_object_has_member (o, "t1") || !json_object_has_member (o, "tp") ||
       !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "index")) ||
-      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "t1"))) {
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "t1")) ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "tp"))) {
     *error = g_strdup ("the consumer process's result lacks seconds, cpu_s, "
-        "index or t1");
+        "index, t1 or tp");
     g_object_unref (parser);
     return FALSE;
   }
@@ -304,8 +305,10 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   w->cpu_s = json_object_get_double_member (o, "cpu_s");
   idx = json_object_get_array_member (o, "index");
   t1 = json_object_get_array_member (o, "t1");
+  tp = json_object_get_array_member (o, "tp");
   if (json_array_get_length (idx) == 0 || !(w->seconds > 0) ||
-      json_array_get_length (idx) != json_array_get_length (t1)) {
+      json_array_get_length (idx) != json_array_get_length (t1) ||
+      json_array_get_length (idx) != json_array_get_length (tp)) {
     *error = g_strdup_printf ("the consumer process's window is empty or "
         "inconsistent (%u frames, %u times, %g s)",
         json_array_get_length (idx), json_array_get_length (t1), w->seconds);
@@ -314,12 +317,15 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   }
   w->index = g_array_new (FALSE, FALSE, sizeof (guint));
   w->t1 = series_new ();
+  w->tp = series_new ();
   for (i = 0; i < json_array_get_length (idx); i++) {
     guint n = json_array_get_int_element (idx, i);
     gdouble t = json_array_get_double_element (t1, i);
+    gdouble t_probe = json_array_get_double_element (tp, i);
 
     g_array_append_val (w->index, n);
     g_array_append_val (w->t1, t);
+    g_array_append_val (w->tp, t_probe);
   }
   w->frames = w->index->len;
   st = json_object_get_string_member_with_default (o, "src_stats", NULL);
@@ -343,7 +349,9 @@ typedef struct
   TestSem *ts;
   GstPad *srcpad;
   GstElement *pipeline, *sink;
-  GArray *t0;                   /* gdouble, by frame index */
+  GArray *t0;                   /* gdouble, by frame index: acquired */
+  GArray *t_wait;               /* gdouble, by frame index: acquire wait */
+  GArray *t_pushed;             /* gdouble, by frame index: push returned */
   S8Consumer *cons;             /* p: in this process */
 } S8Producer;
 
@@ -360,6 +368,7 @@ produce (S8Producer * p, guint n, gchar ** error)
   gdouble t0;
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
   GstFlowReturn fr;
+  gdouble t_acquire = mono_s ();
 
   if (gst_buffer_pool_acquire_buffer (p->pool, &buf, NULL) != GST_FLOW_OK) {
     *error = g_strdup ("could not acquire a buffer");
@@ -367,6 +376,8 @@ produce (S8Producer * p, guint n, gchar ** error)
   }
   t0 = mono_s ();
   g_array_append_val (p->t0, t0);
+  t_acquire = t0 - t_acquire;
+  g_array_append_val (p->t_wait, t_acquire);
   if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
     *error = g_strdup ("could not map the buffer (GST_MAP_CUDA)");
     gst_buffer_unref (buf);
@@ -406,6 +417,8 @@ produce (S8Producer * p, guint n, gchar ** error)
     g_free (e);
     return FALSE;
   }
+  t0 = mono_s ();
+  g_array_append_val (p->t_pushed, t0);
   bench_progress (&p->b->wd);
   return TRUE;
 }
@@ -452,6 +465,8 @@ producer_start (S8Producer * p, S8Config * c, gint mode, FrameWriter writer,
 
   p->md = &s8_modes[mode];
   p->t0 = series_new ();
+  p->t_wait = series_new ();
+  p->t_pushed = series_new ();
   gst_video_info_from_caps (&p->spec.info, caps);
   p->spec.gpu_us = c->gpu_us;
   p->spec.writer = writer;
@@ -547,6 +562,10 @@ producer_stop (S8Producer * p)
     test_sem_free (p->ts);
   if (p->t0)
     g_array_unref (p->t0);
+  if (p->t_wait)
+    g_array_unref (p->t_wait);
+  if (p->t_pushed)
+    g_array_unref (p->t_pushed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -577,7 +596,35 @@ unique_frames (S8Window * w)
   return n;
 }
 
-/* latencies, fps and CPU per frame from the consumer's window */
+#define AT(a, i) g_array_index ((a), gdouble, (i))
+
+/* the medians of where the frames' time went (S8Stage) */
+static void
+s8_stages (S8Producer * p, S8Window * w, S8Sample * out)
+{
+  GArray *st[S8_N_STAGES];
+  guint i, k;
+
+  for (k = 0; k < S8_N_STAGES; k++)
+    st[k] = series_new ();
+  for (i = 0; i < w->frames; i++) {
+    guint n = g_array_index (w->index, guint, i);
+
+    series_add (st[S8_STAGE_ACQUIRE_WAIT], AT (p->t_wait, n) * 1e6);
+    series_add (st[S8_STAGE_PUSH], (AT (p->t_pushed, n) - AT (p->t0, n)) * 1e6);
+    series_add (st[S8_STAGE_TO_PROBE], (AT (w->tp, i) - AT (p->t0, n)) * 1e6);
+    series_add (st[S8_STAGE_READ], (AT (w->t1, i) - AT (w->tp, i)) * 1e6);
+    if (i > 0)
+      series_add (st[S8_STAGE_PROBE_PERIOD], (AT (w->tp, i) - AT (w->tp,
+                  i - 1)) * 1e6);
+  }
+  for (k = 0; k < S8_N_STAGES; k++) {
+    out->stage_us[k] = st[k]->len ? series_median (st[k]) : NAN;
+    g_array_unref (st[k]);
+  }
+}
+
+/* latencies, fps, CPU per frame and stages from the consumer's window */
 static gboolean
 s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
     S8Sample * out, gchar ** error)
@@ -588,15 +635,15 @@ s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
   for (i = 0; i < w->frames; i++) {
     guint n = g_array_index (w->index, guint, i);
 
-    if (n >= p->t0->len) {
+    if (n >= p->t_pushed->len) {
       *error = g_strdup_printf ("the consumer read frame %u, which was not "
           "produced", n);
       g_array_unref (lat);
       return FALSE;
     }
-    series_add (lat, (g_array_index (w->t1, gdouble, i) -
-            g_array_index (p->t0, gdouble, n)) * 1e6);
+    series_add (lat, (AT (w->t1, i) - AT (p->t0, n)) * 1e6);
   }
+  s8_stages (p, w, out);
   out->fps = w->frames / w->seconds;
   out->dropped = c->frames - MIN (unique_frames (w), c->frames);
   out->prod_cpu_us = prod_cpu_s * 1e6 / c->frames;
