@@ -38,6 +38,7 @@ typedef struct
   guint32 epoch;
   GstCudaSyncVmm *vmm;
   guint n_holders;
+  guint64 last_use;             /* the render that last wrote it */
   GArray *points;               /* GstCudaIpcReleasePoint: waited before reuse */
 } GstCudaIpcSlot;
 

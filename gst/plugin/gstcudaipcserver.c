@@ -458,13 +458,18 @@ slot_retire (GstCudaIpcServer * self, Slot * slot)
   }
 }
 
-/* a free slot of this epoch, a new one, or NULL (lock held; retires
- * slots of older epochs once nothing holds them) */
+/* A new slot while this epoch has fewer than max-buffers, else the free
+ * one written longest ago, or NULL (lock held; retires slots of older
+ * epochs once nothing holds them). Reusing a frame waits on the GPU for
+ * its sources' release values: the oldest release is the one most likely
+ * reached, where the frame released last would make each copy wait for
+ * the source's copy of the previous frame (one frame at a time between
+ * the two processes' GPU work). */
 static Slot *
 slot_get (GstCudaIpcServer * self, GError ** error)
 {
   guint i, n_epoch = 0;
-  Slot *slot;
+  Slot *slot, *oldest = NULL;
 
   for (i = 0; i < self->slots->len;) {
     slot = g_ptr_array_index (self->slots, i);
@@ -474,13 +479,14 @@ slot_get (GstCudaIpcServer * self, GError ** error)
     }
     if (slot->epoch == self->epoch) {
       n_epoch++;
-      if (slot->n_holders == 0)
-        return slot;
+      if (slot->n_holders == 0 && (!oldest ||
+              slot->last_use < oldest->last_use))
+        oldest = slot;
     }
     i++;
   }
   if (n_epoch >= self->config.max_buffers)
-    return NULL;
+    return oldest;
   slot = g_new0 (Slot, 1);
   slot->points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
   slot->epoch = self->epoch;
@@ -622,8 +628,10 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
       *ret = GST_FLOW_ERROR;
       return NULL;
     }
-    if (slot)
+    if (slot) {
+      slot->last_use = self->buffers;
       return slot;
+    }
     if (self->config.drop_when_full) {
       self->dropped++;
       *ret = GST_FLOW_OK;

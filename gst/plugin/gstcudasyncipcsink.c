@@ -28,9 +28,11 @@
  * that stream waits for the copy on the GPU. Other input is kept until the
  * copy has run.
  *
- * At most #GstCudaSyncIpcSink:max-buffers allocations exist per caps; when
- * all are held by sources the sink waits for a release, or drops the frame
- * (#GstCudaSyncIpcSink:on-full). A source that disconnects without saying
+ * The sink allocates up to #GstCudaSyncIpcSink:max-buffers frames per caps
+ * and cycles through them, writing the free frame written longest ago: its
+ * sources' release values are then the oldest, and the sink's GPU wait for
+ * them rarely stalls its stream. When sources hold every frame the sink
+ * waits for a release, or drops the frame (#GstCudaSyncIpcSink:on-full). A source that disconnects without saying
  * goodbye (killed) is dropped at once: the sink signals that source's
  * release semaphore far past its last announced value on a separate
  * stream, so that no wait of its own stays stuck, and its frames are free.
@@ -411,7 +413,8 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    * GstCudaSyncIpcSink:max-buffers:
    *
    * The most shareable allocations per caps: the bound on the memory that
-   * sources can hold.
+   * sources can hold. The sink allocates them all as frames come, and
+   * reuses the free one written longest ago.
    */
   g_object_class_install_property (gobject_class, PROP_MAX_BUFFERS,
       g_param_spec_uint ("max-buffers", "Max buffers",
