@@ -44,6 +44,7 @@ cuda_load_driver (Bench * b, gchar ** error)
   LOAD (cuEventDestroy);
   LOAD (cuImportExternalSemaphore);
   LOAD (cuSignalExternalSemaphoresAsync);
+  LOAD (cuWaitExternalSemaphoresAsync);
   LOAD (cuDestroyExternalSemaphore);
   LOAD (cuMemsetD32Async);
   LOAD (cuImportExternalMemory);

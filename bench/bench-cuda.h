@@ -34,6 +34,7 @@ typedef struct
   BENCH_DECL_FN (cuEventElapsedTime);
   BENCH_DECL_FN (cuImportExternalSemaphore);
   BENCH_DECL_FN (cuSignalExternalSemaphoresAsync);
+  BENCH_DECL_FN (cuWaitExternalSemaphoresAsync);
   BENCH_DECL_FN (cuDestroyExternalSemaphore);
   BENCH_DECL_FN (cuMemsetD32Async);
   /* scenario 3 mode d (the raw-API path) */

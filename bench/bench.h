@@ -221,6 +221,10 @@ typedef struct
   gint repetitions;
   gchar **mode_skipped;         /* per mode: why it does not run, or NULL */
   GPtrArray *configs;
+  /* a GPU semaphore hop, one context and two (scenario-8-hop.c); NAN and
+   * hop_error when it failed */
+  gdouble hop_same_us, hop_other_us;
+  gchar *hop_error;
 } S8Result;
 
 typedef struct

@@ -217,6 +217,11 @@ json_s8 (Bench * b, JsonBuilder * jb)
   jb_str (jb, "what", S8_WHAT);
   jb_str (jb, "frame_writer", S->frame_writer);
   jb_int (jb, "repetitions", S->repetitions);
+  jb_obj (jb, "semaphore_hop_us");
+  jb_num (jb, "same_context", S->hop_same_us);
+  jb_num (jb, "other_context", S->hop_other_us);
+  jb_str (jb, "error", S->hop_error);
+  jb_obj_end (jb);
   jb_obj (jb, "modes");
   for (i = 0; i < S8_N_MODES; i++) {
     jb_obj (jb, s8_modes[i].key);
@@ -518,6 +523,28 @@ s8_run_configs (Bench * b, FrameWriter writer)
   return ok;
 }
 
+/* what one GPU wait on another stream's signal costs, in one context and
+ * between two (each process has its own) */
+static void
+s8_hop_measure (Bench * b)
+{
+  S8Result *S = &b->r.s8;
+  gdouble same = NAN, other = NAN;
+  gchar *error = NULL;
+
+  if (!s8_hop (b, &same, &other, &error))
+    g_print ("  semaphore hop FAILED: %s\n", error);
+  else
+    g_print ("  semaphore hop (GPU wait on another stream's signal, no CPU): "
+        "%.1f us in one context, %.1f us between two contexts\n", same, other);
+  g_mutex_lock (&b->lock);
+  S->hop_same_us = same;
+  S->hop_other_us = other;
+  g_mutex_unlock (&b->lock);
+  set_str (b, &S->hop_error, error);
+  g_free (error);
+}
+
 static gboolean
 run_scenario8 (Bench * b)
 {
@@ -540,6 +567,7 @@ run_scenario8 (Bench * b)
     return TRUE;
   }
   s8_modes_prepare (b);
+  s8_hop_measure (b);
   set_str (b, &S->status, "running");
   ok = s8_run_configs (b, writer);
   if (bench_stopped (b)) {
@@ -560,6 +588,7 @@ s8_init (Bench * b)
   b->r.s8.status = g_strdup ("not run");
   b->r.s8.configs = g_ptr_array_new ();
   b->r.s8.mode_skipped = g_new0 (gchar *, S8_N_MODES + 1);
+  b->r.s8.hop_same_us = b->r.s8.hop_other_us = NAN;
 }
 
 const BenchScenario bench_scenario_8 = {

@@ -102,6 +102,11 @@ typedef struct
   GstStructure *sink_stats, *src_stats;
 } S8Sample;
 
+/* scenario-8-hop.c: the median µs per GPU semaphore hop between two
+ * streams of one CUDA context (@same_us) and of two (@other_us) */
+gboolean s8_hop (Bench * b, gdouble * same_us, gdouble * other_us,
+    gchar ** error);
+
 /* scenario-8-run.c: one repetition of @mode in @c with frames written by
  * @writer. FALSE and *error when it failed. */
 gboolean s8_repetition (Bench * b, S8Config * c, gint mode,
