@@ -38,15 +38,18 @@ typedef struct
   HopSem a, b, gate;
 } Hop;
 
-/* the raw driver calls: the library keeps one import of a semaphore per
- * process, and this needs one per context */
+/* in @ctx: an import of @ts (raw driver calls: the library keeps one
+ * import of a semaphore per process, and this needs one per context), or
+ * a new non-blocking stream without @ts */
 static CUresult
-hop_import (GstCudaContext * ctx, TestSem * ts, CUexternalSemaphore * ext)
+hop_make (GstCudaContext * ctx, TestSem * ts, CUexternalSemaphore * ext,
+    CUstream * stream)
 {
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
 
   if (gst_cuda_context_push (ctx)) {
-    r = import_timeline_raw (ts, ext);
+    r = ts ? import_timeline_raw (ts, ext) : CuStreamCreate (stream,
+        CU_STREAM_NON_BLOCKING);
     gst_cuda_context_pop (NULL);
   }
   return r;
@@ -59,9 +62,9 @@ hop_sem (Hop * h, HopSem * s, gchar ** error)
 
   s->ts = test_sem_new (TRUE, 0);
   if (s->ts)
-    r = hop_import (h->cx, s->ts, &s->x);
+    r = hop_make (h->cx, s->ts, &s->x, NULL);
   if (r == CUDA_SUCCESS)
-    r = hop_import (h->cy, s->ts, &s->y);
+    r = hop_make (h->cy, s->ts, &s->y, NULL);
   if (r != CUDA_SUCCESS)
     *error = cu_error ("hop: cuImportExternalSemaphore", r);
   return r == CUDA_SUCCESS;
@@ -98,18 +101,6 @@ hop_op (CUexternalSemaphore ext, CUstream stream, guint64 value,
   memset (&wp, 0, sizeof (wp));
   wp.params.fence.value = value;
   return drv.cuWaitExternalSemaphoresAsync (&ext, &wp, 1, stream);
-}
-
-static CUresult
-hop_stream (GstCudaContext * ctx, CUstream * stream)
-{
-  CUresult r = CUDA_ERROR_INVALID_CONTEXT;
-
-  if (gst_cuda_context_push (ctx)) {
-    r = CuStreamCreate (stream, CU_STREAM_NON_BLOCKING);
-    gst_cuda_context_pop (NULL);
-  }
-  return r;
 }
 
 /* X's round trip @i, then Y's (each in its own context) */
@@ -179,8 +170,8 @@ hop_run (Hop * h, gdouble * median_us, gchar ** error)
 
   ok = hop_sem (h, &h->a, error) && hop_sem (h, &h->b, error) &&
       hop_sem (h, &h->gate, error);
-  if (ok && (hop_stream (h->cx, &h->sx) != CUDA_SUCCESS ||
-          hop_stream (h->cy, &h->sy) != CUDA_SUCCESS)) {
+  if (ok && (hop_make (h->cx, NULL, NULL, &h->sx) != CUDA_SUCCESS ||
+          hop_make (h->cy, NULL, NULL, &h->sy) != CUDA_SUCCESS)) {
     *error = g_strdup ("hop: cuStreamCreate failed");
     ok = FALSE;
   }
