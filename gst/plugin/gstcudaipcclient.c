@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -58,6 +59,8 @@ struct _GstCudaIpcClient
   GstCudaIpcClientConfig config;
   gint fd;
   gint wake_fd;
+  gint retry_fd;                /* eventfd: lent frames wait in unreleased */
+  GQueue unreleased;            /* Loan: back, but their release failed */
   CUstream stream;
   CUstream rescue;
   GstCudaSyncEvent *event;
@@ -80,6 +83,7 @@ struct _GstCudaIpcClient
 };
 
 static void rescue (GstCudaIpcClient * self);
+static gboolean retry_releases (GstCudaIpcClient * self, GError ** error);
 
 static Import *
 import_ref (Import * imp)
@@ -186,13 +190,15 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   self->config.path = NULL;
   self->config.allowed_uids = NULL;
   self->wake_fd = config->wake_fd;
+  self->retry_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   self->imports = g_hash_table_new (NULL, NULL);
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsrc");
   self->fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (self->fd < 0 || connect (self->fd, (struct sockaddr *) &addr,
-          sizeof (addr)) != 0) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
-            "connect to the sink."), ("%s: %s", path, g_strerror (errno)));
+  if (self->retry_fd < 0 || self->fd < 0
+      || connect (self->fd, (struct sockaddr *) &addr, sizeof (addr)) != 0) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE,
+        ("Could not " "connect to the sink."), ("%s: %s", path,
+            g_strerror (errno)));
     goto failed;
   }
   /* memory and semaphores only for a sink of an allowed user */
@@ -246,7 +252,13 @@ say_bye (GstCudaIpcClient * self)
 void
 gst_cuda_ipc_client_close (GstCudaIpcClient * self)
 {
+  GError *err = NULL;
 
+  if (!retry_releases (self, &err)) {
+    /* the frames stay the session's: the sink rescues them at its stop */
+    GST_WARNING ("frames not released at the stop: %s", err->message);
+    g_clear_error (&err);
+  }
   g_mutex_lock (&self->lock);
   if (self->fd >= 0 && self->n_lent > 0 && self->sink_minor >= 1) {
     /* frames are still lent downstream: the sink sends no more, but keeps
@@ -292,6 +304,8 @@ gst_cuda_ipc_client_unref (GstCudaIpcClient * self)
   g_clear_pointer (&self->event, gst_cuda_sync_event_unref);
   gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_object_unref (self->context);
+  if (self->retry_fd >= 0)
+    close (self->retry_fd);
   g_mutex_clear (&self->lock);
   g_free (self);
 }
@@ -441,50 +455,118 @@ layout_lendable (const GstVideoInfo * l)
   return TRUE;
 }
 
-/* A frame lent downstream is back (any thread): our release semaphore's
- * next value is signalled on the legacy default stream, after the reads
- * that downstream CUDA elements (on blocking streams, or that one) have
- * enqueued, and sent to the sink; the import goes once those reads ran */
-static void
-loan_return (gpointer data)
+/* Signals our release semaphore's next value on the legacy default
+ * stream, after the reads that downstream CUDA elements (on blocking
+ * streams, or that one) have enqueued, and sends it to the sink; the
+ * import goes once those reads ran. FALSE when the signal failed (to try
+ * again); a failed send is a connection the sink sees fail, and the frame
+ * counts as released (lock held, context pushed). */
+static gboolean
+release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
 {
-  Loan *loan = data;
-  GstCudaIpcClient *self = loan->client;
   GstCudaIpcRelease rel = { loan->id, 0, 0 };
   GError *err = NULL;
-  gboolean pushed = gst_cuda_context_push (self->context), ok = FALSE;
 
-  g_mutex_lock (&self->lock);
-  /* no context: nothing can be ordered after downstream's reads, so the
-   * frame is neither released nor freed (a leak, not a use after free) */
-  if (pushed && self->fd >= 0) {
-    ok = gst_cuda_semaphore_signal (self->release, NULL, &rel.release_value,
-        &err) && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
-        sizeof (rel), NULL, 0, -1, &err);
-    if (ok) {
-      self->counters.signals++;
+  if (self->fd >= 0) {
+    if (!gst_cuda_semaphore_signal (self->release, NULL, &rel.release_value,
+            error))
+      return FALSE;
+    self->counters.signals++;
+    if (gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
+            sizeof (rel), NULL, 0, -1, &err)) {
+      GST_LOG ("lent frame %u released at value %" G_GUINT64_FORMAT, loan->id,
+          rel.release_value);
       self->counters.releases++;
     } else {
-      /* the sink sees the connection fail, or never gets this frame back
-       * and rescues our semaphore at its stop */
       GST_WARNING ("frame %u not released to the sink: %s", loan->id,
           err->message);
       g_clear_error (&err);
     }
   }
-  if (pushed)
-    unref_import_after (self, loan->import, NULL);
+  unref_import_after (self, loan->import, NULL);
   self->n_lent--;
   if (self->draining && self->n_lent == 0 && self->fd >= 0)
     say_bye (self);
+  return TRUE;
+}
+
+/* lock held: the loans released by now go */
+static void
+free_loans (GstCudaIpcClient * self, GQueue * done)
+{
+  Loan *loan;
+
   g_mutex_unlock (&self->lock);
-  if (pushed) {
-    gst_cuda_context_pop (NULL);
-  } else {
-    GST_ERROR ("could not push the CUDA context: frame %u kept", loan->id);
+  while ((loan = g_queue_pop_head (done))) {
+    gst_cuda_ipc_client_unref (loan->client);
+    g_free (loan);
   }
-  gst_cuda_ipc_client_unref (self);
-  g_free (loan);
+  g_mutex_lock (&self->lock);
+}
+
+/* The lent frames whose release failed (a context that could not be made
+ * current, a failed signal), released now: FALSE and @error when one
+ * fails again (any thread but loan_return()'s caller's lock) */
+static gboolean
+retry_releases (GstCudaIpcClient * self, GError ** error)
+{
+  GQueue done = G_QUEUE_INIT;
+  gboolean ok = TRUE;
+  guint64 v;
+
+  if (read (self->retry_fd, &v, sizeof (v)) < 0 && errno != EAGAIN)
+    GST_WARNING ("eventfd read: %s", g_strerror (errno));
+  g_mutex_lock (&self->lock);
+  if (!g_queue_is_empty (&self->unreleased)) {
+    if (!gst_cuda_context_push (self->context)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+          "Could not make the CUDA context current");
+      ok = FALSE;
+    } else {
+      while (ok && !g_queue_is_empty (&self->unreleased) &&
+          (ok = release_loan (self, g_queue_peek_head (&self->unreleased),
+                  error)))
+        g_queue_push_tail (&done, g_queue_pop_head (&self->unreleased));
+      gst_cuda_context_pop (NULL);
+    }
+    if (!ok)
+      GST_WARNING ("%u lent frames not released",
+          g_queue_get_length (&self->unreleased));
+  }
+  free_loans (self, &done);
+  g_mutex_unlock (&self->lock);
+  return ok;
+}
+
+/* A frame lent downstream is back (any thread): released (release_loan()),
+ * else kept for the streaming thread to try again (retry_releases()):
+ * until then the sink does not write into it, and the import stays */
+static void
+loan_return (gpointer data)
+{
+  Loan *loan = data;
+  GstCudaIpcClient *self = loan->client;
+  GError *err = NULL;
+  gboolean pushed = gst_cuda_context_push (self->context);
+  guint64 one = 1;
+
+  g_mutex_lock (&self->lock);
+  if (pushed && release_loan (self, loan, &err)) {
+    g_mutex_unlock (&self->lock);
+    gst_cuda_context_pop (NULL);
+    gst_cuda_ipc_client_unref (self);
+    g_free (loan);
+    return;
+  }
+  GST_WARNING ("frame %u not released yet: %s", loan->id, err ? err->message :
+      "could not make the CUDA context current");
+  g_clear_error (&err);
+  g_queue_push_tail (&self->unreleased, loan);
+  if (write (self->retry_fd, &one, sizeof (one)) < 0)
+    GST_WARNING ("eventfd write: %s", g_strerror (errno));
+  g_mutex_unlock (&self->lock);
+  if (pushed)
+    gst_cuda_context_pop (NULL);
 }
 
 /* The frame is the import itself: our stream waits for the sink's value,
@@ -573,6 +655,8 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
     return invalid (error, "unknown id or epoch, or a value that does not "
         "grow", msg->hdr.type);
   self->acquire_last = f->acquire_value;
+  GST_LOG ("frame %u at acquire value %" G_GUINT64_FORMAT "%s", f->id,
+      f->acquire_value, self->lend ? ", lent" : "");
   if (!gst_cuda_context_push (self->context)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
         "Could not make the CUDA context current");
@@ -660,17 +744,22 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
   gint ret = -1;
 
   while (ret < 0) {
-    struct pollfd pfd[2] = { {self->fd, POLLIN, 0}, {self->wake_fd, POLLIN, 0}
+    struct pollfd pfd[3] = { {self->fd, POLLIN, 0}, {self->wake_fd, POLLIN, 0},
+    {self->retry_fd, POLLIN, 0}
     };
     gint r;
 
-    if (poll (pfd, 2, -1) < 0 && errno != EINTR) {
+    if (poll (pfd, 3, -1) < 0 && errno != EINTR) {
       ret = GST_CUDA_IPC_CLIENT_ERROR;
       invalid (error, g_strerror (errno), 0);
       break;
     }
     if (pfd[1].revents) {
       ret = GST_CUDA_IPC_CLIENT_FLUSHING;
+      break;
+    }
+    if (pfd[2].revents && !retry_releases (self, error)) {
+      ret = GST_CUDA_IPC_CLIENT_ERROR;
       break;
     }
     if (!pfd[0].revents)
