@@ -22,7 +22,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 
 const gchar *const gst_cuda_vk_counter_fields[GST_CUDA_VK_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "copies", "semaphores",
-  "gpu-copies", "in-place"
+  "gpu-copies", "in-place", "bound-waits"
 };
 
 void
@@ -118,8 +118,9 @@ gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
       "cpu-syncs, copies (frames the element copied on the CUDA side), "
       "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
       "and CUDA's), in-place (frames upstream wrote straight into the "
-      "output's memory, cudatovulkan on GStreamer 1.24+); and "
-      "semaphore-type, the "
+      "output's memory, cudatovulkan on GStreamer 1.24+), bound-waits "
+      "(CPU waits, counted in cpu-syncs too, because every staging buffer "
+      "of vulkantocuda was still in use); and semaphore-type, the "
       "synchronisation of the last start: \"timeline\" (one timeline "
       "semaphore), \"binary\" (one binary semaphore per frame slot) or "
       "\"none\" (CPU fallback)");

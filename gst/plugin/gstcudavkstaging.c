@@ -268,6 +268,7 @@ gst_cuda_vk_staging_wait (GstCudaVkInterop * self, GstCudaVkStaging * s,
 
   if (g_atomic_int_get (&s->in_use) || s->broken)
     return FALSE;
+  gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_BOUND_WAITS, 1);
   if (s->fence) {
     res = vkWaitForFences (s->device->device, 1, &GST_VULKAN_FENCE_FENCE
         (s->fence), VK_TRUE, G_MAXUINT64);

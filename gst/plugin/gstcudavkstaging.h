@@ -116,8 +116,9 @@ void     gst_cuda_vk_staging_unref       (GstCudaVkStaging * s);
  * (counted in cpu-syncs) */
 GstCudaVkStagingState gst_cuda_vk_staging_state (GstCudaVkInterop * interop,
                                           GstCudaVkStaging * s, GError ** error);
-/* Waits on the CPU for @s (counted in cpu-syncs): the limit of slots in
- * flight. FALSE when a wrapped memory of @s is still alive. */
+/* Waits on the CPU for @s (counted in cpu-syncs and bound-waits): the
+ * limit of slots in flight. FALSE when a wrapped memory of @s is still
+ * alive. */
 gboolean gst_cuda_vk_staging_wait        (GstCudaVkInterop * interop,
                                           GstCudaVkStaging * s, GError ** error);
 /* Before @s is used again: drops the old fence, replaces an unwaited
