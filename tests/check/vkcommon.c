@@ -50,6 +50,9 @@ on_message (VkDebugUtilsMessageSeverityFlagBitsEXT severity,
   for (i = 0; i < data->objectCount; i++)
     project |= data->pObjects[i].pObjectName &&
         g_str_has_prefix (data->pObjects[i].pObjectName, OUR_PREFIX);
+  /* a message may name one of ours only in its text, e.g. an image
+   * destroyed while in use, whose objects are the device alone */
+  project |= data->pMessage && strstr (data->pMessage, "[" OUR_PREFIX);
   g_printerr ("validation (%s): [%s]", project ? "the project's objects" :
       "other objects", data->pMessageIdName ? data->pMessageIdName : "");
   for (i = 0; i < data->objectCount; i++)
