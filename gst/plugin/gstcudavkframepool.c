@@ -467,20 +467,23 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buf)
       frame_gone (pool);
     return;
   }
-  if (f->fence) {
-    gst_vulkan_fence_unref (f->fence);
-    f->fence = NULL;
-  }
-
   /* only a frame the queue took over since its last give-back: another
    * release of images that the external queue family owns would be an
    * invalid ownership transfer (a frame of the pool proposed upstream
-   * comes back without a take-over when it was copied or dropped) */
+   * comes back without a take-over when it was copied or dropped). The
+   * last give-back's fence stays otherwise (vulkantocuda's, for a frame
+   * read in place): its completion is seen through Vulkan before the
+   * frame is used again or freed, not only through CUDA's wait on the
+   * timeline it signals. */
   if (f->used) {
-    f->fence = gst_cuda_vk_interop_give_back (pool->interop, pool->kind, buf,
-        f->n_mems, NULL, &err);
-    if (!f->fence)
+    GstVulkanFence *fence = gst_cuda_vk_interop_give_back (pool->interop,
+        pool->kind, buf, f->n_mems, NULL, &err);
+
+    if (!fence)
       goto error;
+    if (f->fence)
+      gst_vulkan_fence_unref (f->fence);
+    f->fence = fence;
     f->used = FALSE;
   }
 

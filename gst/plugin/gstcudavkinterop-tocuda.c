@@ -314,7 +314,11 @@ gst_cuda_vk_interop_download_lent (GstCudaVkInterop * self,
     if (!sem)
       return gst_cuda_vk_interop_wait_fence (self, fence, "Could not hand a "
           "Vulkan frame over to CUDA", error);
-    gst_vulkan_fence_unref (fence);
+    /* kept with the frame: its pool checks it before the frame is used
+     * again or freed, so that Vulkan sees the submission complete */
+    if (f->fence)
+      gst_vulkan_fence_unref (f->fence);
+    f->fence = fence;
     gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_SIGNALS, 1);
   } else {
     gst_cuda_vk_interop_count (self, GST_CUDA_VK_COUNTER_IN_PLACE, 1);
