@@ -51,7 +51,8 @@ cs_teardown (void)
     gst_cuda_sync_wait_idle ();
     cs_sim.clear_failures ();
     cs_sim.set_delay_us (NULL, 0);
-    fail_unless_equals_int (cs_sim.violation_count (), 0);
+    fail_unless (cs_sim.violation_count () == 0, "%u simulator violations, "
+        "the last: %s", cs_sim.violation_count (), cs_sim.last_violation ());
     /* no event wait in the test process (the project's, or upstream's)
      * spun a core while the GPU worked */
     fail_unless_equals_int (cs_sim.spin_waits (), 0);
