@@ -193,12 +193,17 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   self->retry_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   self->imports = g_hash_table_new (NULL, NULL);
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsrc");
+  self->fd = -1;
+  if (self->retry_fd < 0) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not create "
+            "an event fd."), ("eventfd: %s", g_strerror (errno)));
+    goto failed;
+  }
   self->fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (self->retry_fd < 0 || self->fd < 0
-      || connect (self->fd, (struct sockaddr *) &addr, sizeof (addr)) != 0) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE,
-        ("Could not " "connect to the sink."), ("%s: %s", path,
-            g_strerror (errno)));
+  if (self->fd < 0 || connect (self->fd, (struct sockaddr *) &addr,
+          sizeof (addr)) != 0) {
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
+            "connect to the sink."), ("%s: %s", path, g_strerror (errno)));
     goto failed;
   }
   /* memory and semaphores only for a sink of an allowed user */
@@ -490,20 +495,6 @@ release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
   return TRUE;
 }
 
-/* lock held: the loans released by now go */
-static void
-free_loans (GstCudaIpcClient * self, GQueue * done)
-{
-  Loan *loan;
-
-  g_mutex_unlock (&self->lock);
-  while ((loan = g_queue_pop_head (done))) {
-    gst_cuda_ipc_client_unref (loan->client);
-    g_free (loan);
-  }
-  g_mutex_lock (&self->lock);
-}
-
 /* The lent frames whose release failed (a context that could not be made
  * current, a failed signal), released now: FALSE and @error when one
  * fails again (any thread but loan_return()'s caller's lock) */
@@ -512,9 +503,11 @@ retry_releases (GstCudaIpcClient * self, GError ** error)
 {
   GQueue done = G_QUEUE_INIT;
   gboolean ok = TRUE;
+  Loan *loan;
   guint64 v;
 
-  if (read (self->retry_fd, &v, sizeof (v)) < 0 && errno != EAGAIN)
+  if (self->retry_fd >= 0 && read (self->retry_fd, &v, sizeof (v)) < 0 &&
+      errno != EAGAIN)
     GST_WARNING ("eventfd read: %s", g_strerror (errno));
   g_mutex_lock (&self->lock);
   if (!g_queue_is_empty (&self->unreleased)) {
@@ -533,8 +526,11 @@ retry_releases (GstCudaIpcClient * self, GError ** error)
       GST_WARNING ("%u lent frames not released",
           g_queue_get_length (&self->unreleased));
   }
-  free_loans (self, &done);
   g_mutex_unlock (&self->lock);
+  while ((loan = g_queue_pop_head (&done))) {
+    gst_cuda_ipc_client_unref (loan->client);
+    g_free (loan);
+  }
   return ok;
 }
 

@@ -32,10 +32,11 @@
  * and cycles through them, writing the free frame written longest ago: its
  * sources' release values are then the oldest, and the sink's GPU wait for
  * them rarely stalls its stream. When sources hold every frame the sink
- * waits for a release, or drops the frame (#GstCudaSyncIpcSink:on-full). A source that disconnects without saying
- * goodbye (killed) is dropped at once: the sink signals that source's
- * release semaphore far past its last announced value on a separate
- * stream, so that no wait of its own stays stuck, and its frames are free.
+ * waits for a release, or drops the frame (#GstCudaSyncIpcSink:on-full).
+ * A source that disconnects without saying goodbye (killed) is dropped at
+ * once: the sink signals that source's release semaphore far past its last
+ * announced value on a separate stream, so that no wait of its own stays
+ * stuck, and its frames are free.
  *
  * ## Example launch line
  * |[
