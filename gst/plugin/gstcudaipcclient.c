@@ -2,24 +2,17 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Used by one streaming thread at a time, but for the frames it lends
- * (io-mode import): those come back from any thread, when downstream frees
- * them, and each holds a reference on the client. The client's lock
- * guards the connection's fd, the release semaphore's signals and the
- * counters; nothing is called with it held but the driver's enqueueing
- * calls and a non-blocking send.
+ * cudasyncipcsrc's connection: the handshake, the sink's messages, the
+ * imported frames and the copies out of them. The frames lent downstream
+ * are gstcudaipcloan.c's; locks: gstcudaipcclient-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudaipcclient.h"
-#include "gstcudaipcproto.h"
+#include "gstcudaipcclient-private.h"
 #include "gstcudasyncelementerror.h"
-#include <gst/cudasync/gstcudasync-internal.h>
-#include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/video/video.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -28,72 +21,24 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_client_debug);
+GST_DEBUG_CATEGORY (gst_cuda_ipc_client_debug);
 #define GST_CAT_DEFAULT gst_cuda_ipc_client_debug
 
 /* how long the source's stop lets the sink signal the values its stream
  * waits for, before it rescues the sink's semaphore */
 #define STOP_GRACE_US G_USEC_PER_SEC
 
-/* an imported frame of the sink's; referenced by the imports table and by
- * each lent frame */
-typedef struct
-{
-  gint refcount;
-  GstCudaSyncVmm *vmm;
-} Import;
-
-/* a frame lent downstream: its memory is the import's */
-typedef struct
-{
-  GstCudaIpcClient *client;
-  Import *import;
-  guint32 id;
-} Loan;
-
-struct _GstCudaIpcClient
-{
-  gint refcount;
-  GMutex lock;
-  GstCudaContext *context;
-  GstCudaIpcClientConfig config;
-  gint fd;
-  gint wake_fd;
-  gint retry_fd;                /* eventfd: lent frames wait in unreleased */
-  GQueue unreleased;            /* Loan: back, but their release failed */
-  CUstream stream;
-  CUstream rescue;
-  GstCudaSyncEvent *event;
-  GstCudaSyncReleaser *releaser;
-  gboolean got_hello;
-  guint sink_minor;             /* the sink's protocol minor version */
-  guint max_buffers;
-  guint n_lent;                 /* frames lent, not yet back */
-  gboolean draining;            /* closed with frames lent: DRAIN sent */
-  GstCudaSemaphore *acquire;    /* the sink's */
-  guint64 acquire_last;
-  gboolean rescued;
-  GstCudaSemaphore *release;    /* ours */
-  GHashTable *imports;          /* id -> Import */
-  guint32 epoch;
-  gboolean have_caps;
-  gboolean lend;                /* import mode, and the layout allows it */
-  GstVideoInfo layout;
-  GstCudaIpcClientCounters counters;
-};
-
 static void rescue (GstCudaIpcClient * self);
-static gboolean retry_releases (GstCudaIpcClient * self, GError ** error);
 
-static Import *
-import_ref (Import * imp)
+Import *
+gst_cuda_ipc_import_ref (Import * imp)
 {
   g_atomic_int_inc (&imp->refcount);
   return imp;
 }
 
-static void
-import_unref (Import * imp)
+void
+gst_cuda_ipc_import_unref (Import * imp)
 {
   if (g_atomic_int_dec_and_test (&imp->refcount)) {
     gst_cuda_sync_vmm_free (imp->vmm);
@@ -104,15 +49,16 @@ import_unref (Import * imp)
 static void
 release_import (gpointer imp, const GError * error)
 {
-  import_unref (imp);
+  gst_cuda_ipc_import_unref (imp);
 }
 
 /* the table's references go once the work enqueued on @stream so far ran
  * (our copies out of them, or downstream's reads of a lent frame); lock
  * held (the streaming thread and the threads that free lent frames push
  * to the one releaser) */
-static void
-unref_import_after (GstCudaIpcClient * self, Import * imp, CUstream stream)
+void
+gst_cuda_ipc_client_unref_import_after (GstCudaIpcClient * self, Import * imp,
+    CUstream stream)
 {
   GError *err = NULL;
 
@@ -133,7 +79,7 @@ drop_imports (GstCudaIpcClient * self)
   g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&it, self->imports);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
-    unref_import_after (self, value, self->stream);
+    gst_cuda_ipc_client_unref_import_after (self, value, self->stream);
     g_hash_table_iter_steal (&it);
   }
   g_mutex_unlock (&self->lock);
@@ -225,26 +171,41 @@ failed:
 /* Before the imports go, the stream's waits for the sink's values must
  * end: they normally do at once, but a sink hung (or killed) at this
  * moment never signals them, and its semaphore is rescued after
- * STOP_GRACE_US */
+ * STOP_GRACE_US. A query that fails (the context could not be made
+ * current) is tried again: rescuing a live sink's semaphore would put it
+ * past the values the sink still signals. */
 static void
 settle (GstCudaIpcClient * self)
 {
   gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
-  GstCudaSyncEventStatus st;
+  GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_PENDING;
 
   if (!self->acquire || !self->event || self->rescued ||
       !gst_cuda_sync_event_record (self->event, self->stream, NULL))
     return;
-  while ((st = gst_cuda_sync_event_query (self->event, NULL)) ==
-      GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end)
+  while (g_get_monotonic_time () < end &&
+      (st = gst_cuda_sync_event_query (self->event, NULL)) !=
+      GST_CUDA_SYNC_EVENT_COMPLETE)
     g_usleep (1000);
   if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
     rescue (self);
 }
 
-/* lock held */
+/* the connection is over: no more messages, and no more release signals
+ * (release_loan()) */
 static void
-say_bye (GstCudaIpcClient * self)
+disconnect (GstCudaIpcClient * self)
+{
+  g_mutex_lock (&self->lock);
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+  g_mutex_unlock (&self->lock);
+}
+
+/* lock held */
+void
+gst_cuda_ipc_client_say_bye (GstCudaIpcClient * self)
 {
   GstCudaIpcBye bye = { 0, 0 };
 
@@ -259,7 +220,7 @@ gst_cuda_ipc_client_close (GstCudaIpcClient * self)
 {
   GError *err = NULL;
 
-  if (!retry_releases (self, &err)) {
+  if (!gst_cuda_ipc_client_retry_releases (self, &err)) {
     /* the frames stay the session's: the sink rescues them at its stop */
     GST_WARNING ("frames not released at the stop: %s", err->message);
     g_clear_error (&err);
@@ -277,7 +238,7 @@ gst_cuda_ipc_client_close (GstCudaIpcClient * self)
     if (self->n_lent > 0)
       GST_WARNING ("%u frames still lent to a sink that cannot keep them",
           self->n_lent);
-    say_bye (self);
+    gst_cuda_ipc_client_say_bye (self);
   }
   g_mutex_unlock (&self->lock);
   if (self->stream) {
@@ -336,9 +297,12 @@ rescue (GstCudaIpcClient * self)
   gst_cuda_context_pop (NULL);
 }
 
+/* the sink broke the protocol: it is as good as gone */
 static gboolean
-invalid (GError ** error, const gchar * what, guint type)
+invalid (GstCudaIpcClient * self, GError ** error, const gchar * what,
+    guint type)
 {
+  self->sink_broke = TRUE;
   GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE, ("The sink sent an "
           "invalid message."), ("message type %u: %s", type, what));
   return FALSE;
@@ -356,7 +320,7 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
       g_hash_table_size (self->imports) >= self->max_buffers ||
       b->alloc_size < self->layout.size ||
       b->alloc_size > G_GUINT64_CONSTANT (1) << 34)
-    return invalid (error, "unknown epoch, known id, too many buffers or "
+    return invalid (self, error, "unknown epoch, known id, too many buffers or "
         "a size that does not hold the layout", msg->hdr.type);
   vmm = gst_cuda_sync_vmm_import_fd (self->context, msg->fd, b->alloc_size,
       error);
@@ -372,8 +336,8 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
 /* Downstream CUDA elements (blocking streams) read a frame after the
  * work enqueued on our stream so far: the legacy default stream waits for
  * it on the GPU, or, with cpu_wait, the CPU does (context pushed) */
-static gboolean
-order_downstream (GstCudaIpcClient * self, GError ** error)
+gboolean
+gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self, GError ** error)
 {
   if (self->config.cpu_wait) {
     /* the one CPU-synchronising call of the source, counted */
@@ -430,185 +394,7 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
           release, error))
     return FALSE;
   self->counters.signals++;
-  return order_downstream (self, error);
-}
-
-/* Whether a frame of @l can be lent as one wrapped GstCudaMemory: where
- * GStreamer can wrap device memory (1.24+), and the layout survives its CPU
- * map, which copies size / stride[0] rows of plane 0's row width at plane
- * 0's stride */
-static gboolean
-layout_lendable (const GstVideoInfo * l)
-{
-  gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (l, 0);
-  gsize row = GST_VIDEO_INFO_COMP_WIDTH (l, 0) * GST_VIDEO_INFO_COMP_PSTRIDE (l,
-      0);
-  guint c;
-
-  if (!gst_cuda_sync_memory_can_wrap () || pitch == 0 || l->size % pitch)
-    return FALSE;
-  if (row == pitch)
-    return TRUE;
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (l); c++) {
-    guint p = GST_VIDEO_INFO_COMP_PLANE (l, c);
-    if ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (l, p) != pitch ||
-        GST_VIDEO_INFO_PLANE_OFFSET (l, p) % pitch ||
-        (gsize) GST_VIDEO_INFO_COMP_WIDTH (l, c) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (l, c) > row)
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* Signals our release semaphore's next value on the legacy default
- * stream, after the reads that downstream CUDA elements (on blocking
- * streams, or that one) have enqueued, and sends it to the sink; the
- * import goes once those reads ran. FALSE when the signal failed (to try
- * again); a failed send is a connection the sink sees fail, and the frame
- * counts as released (lock held, context pushed). */
-static gboolean
-release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
-{
-  GstCudaIpcRelease rel = { loan->id, 0, 0 };
-  GError *err = NULL;
-
-  if (self->fd >= 0) {
-    if (!gst_cuda_semaphore_signal (self->release, NULL, &rel.release_value,
-            error))
-      return FALSE;
-    self->counters.signals++;
-    if (gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
-            sizeof (rel), NULL, 0, -1, &err)) {
-      GST_LOG ("lent frame %u released at value %" G_GUINT64_FORMAT, loan->id,
-          rel.release_value);
-      self->counters.releases++;
-    } else {
-      GST_WARNING ("frame %u not released to the sink: %s", loan->id,
-          err->message);
-      g_clear_error (&err);
-    }
-  }
-  unref_import_after (self, loan->import, NULL);
-  self->n_lent--;
-  if (self->draining && self->n_lent == 0 && self->fd >= 0)
-    say_bye (self);
-  return TRUE;
-}
-
-/* The lent frames whose release failed (a context that could not be made
- * current, a failed signal), released now: FALSE and @error when one
- * fails again (any thread but loan_return()'s caller's lock) */
-static gboolean
-retry_releases (GstCudaIpcClient * self, GError ** error)
-{
-  GQueue done = G_QUEUE_INIT;
-  gboolean ok = TRUE;
-  Loan *loan;
-  guint64 v;
-
-  if (self->retry_fd >= 0 && read (self->retry_fd, &v, sizeof (v)) < 0 &&
-      errno != EAGAIN)
-    GST_WARNING ("eventfd read: %s", g_strerror (errno));
-  g_mutex_lock (&self->lock);
-  if (!g_queue_is_empty (&self->unreleased)) {
-    if (!gst_cuda_context_push (self->context)) {
-      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
-          "Could not make the CUDA context current");
-      ok = FALSE;
-    } else {
-      while (ok && !g_queue_is_empty (&self->unreleased) &&
-          (ok = release_loan (self, g_queue_peek_head (&self->unreleased),
-                  error)))
-        g_queue_push_tail (&done, g_queue_pop_head (&self->unreleased));
-      gst_cuda_context_pop (NULL);
-    }
-    if (!ok)
-      GST_WARNING ("%u lent frames not released",
-          g_queue_get_length (&self->unreleased));
-  }
-  g_mutex_unlock (&self->lock);
-  while ((loan = g_queue_pop_head (&done))) {
-    gst_cuda_ipc_client_unref (loan->client);
-    g_free (loan);
-  }
-  return ok;
-}
-
-/* A frame lent downstream is back (any thread): released (release_loan()),
- * else kept for the streaming thread to try again (retry_releases()):
- * until then the sink does not write into it, and the import stays */
-static void
-loan_return (gpointer data)
-{
-  Loan *loan = data;
-  GstCudaIpcClient *self = loan->client;
-  GError *err = NULL;
-  gboolean pushed = gst_cuda_context_push (self->context);
-  guint64 one = 1;
-
-  g_mutex_lock (&self->lock);
-  if (pushed && release_loan (self, loan, &err)) {
-    g_mutex_unlock (&self->lock);
-    gst_cuda_context_pop (NULL);
-    gst_cuda_ipc_client_unref (self);
-    g_free (loan);
-    return;
-  }
-  GST_WARNING ("frame %u not released yet: %s", loan->id, err ? err->message :
-      "could not make the CUDA context current");
-  g_clear_error (&err);
-  g_queue_push_tail (&self->unreleased, loan);
-  if (write (self->retry_fd, &one, sizeof (one)) < 0)
-    GST_WARNING ("eventfd write: %s", g_strerror (errno));
-  g_mutex_unlock (&self->lock);
-  if (pushed)
-    gst_cuda_context_pop (NULL);
-}
-
-/* The frame is the import itself: our stream waits for the sink's value,
- * then the legacy default stream (or the CPU) waits for our stream
- * (context pushed). Released by loan_return() when freed. */
-static GstBuffer *
-lend_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
-    GError ** error)
-{
-  GstVideoInfo *l = &self->layout;
-  GstBuffer *out;
-  GstMemory *mem;
-  Loan *loan;
-
-  if (!gst_cuda_semaphore_wait (self->acquire, self->stream,
-          f->acquire_value, error))
-    return NULL;
-  self->counters.waits++;
-  if (!order_downstream (self, error))
-    return NULL;
-  loan = g_new0 (Loan, 1);
-  loan->client = gst_cuda_ipc_client_ref (self);
-  loan->import = import_ref (imp);
-  loan->id = f->id;
-  mem = gst_cuda_sync_memory_wrap (self->context, l,
-      gst_cuda_sync_vmm_get_pointer (imp->vmm), loan, loan_return);
-  if (!mem) {
-    /* the table and the element keep theirs: nothing is freed here */
-    import_unref (loan->import);
-    gst_cuda_ipc_client_unref (self);
-    g_free (loan);
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not wrap the "
-            "sink's memory."), ("gst_cuda_allocator_alloc_wrapped"));
-    return NULL;
-  }
-  g_mutex_lock (&self->lock);
-  self->n_lent++;
-  self->counters.lent++;
-  g_mutex_unlock (&self->lock);
-  out = gst_buffer_new ();
-  gst_buffer_append_memory (out, mem);
-  gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (l), GST_VIDEO_INFO_WIDTH (l),
-      GST_VIDEO_INFO_HEIGHT (l), GST_VIDEO_INFO_N_PLANES (l), l->offset,
-      l->stride);
-  return out;
+  return gst_cuda_ipc_client_order_downstream (self, error);
 }
 
 /* the copy into a buffer of @pool, released to the sink at once */
@@ -648,8 +434,8 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
       f->acquire_value <= self->acquire_last ||
       f->acquire_value >= GST_CUDA_IPC_MAX_VALUE || f->reserved ||
       (f->flags & ~GST_CUDA_IPC_FRAME_FLAGS))
-    return invalid (error, "unknown id or epoch, or a value that does not "
-        "grow", msg->hdr.type);
+    return invalid (self, error,
+        "unknown id or epoch, or a value that does not " "grow", msg->hdr.type);
   self->acquire_last = f->acquire_value;
   GST_LOG ("frame %u at acquire value %" G_GUINT64_FORMAT "%s", f->id,
       f->acquire_value, self->lend ? ", lent" : "");
@@ -658,7 +444,7 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
         "Could not make the CUDA context current");
     return FALSE;
   }
-  out = self->lend ? lend_frame (self, imp, f, error) :
+  out = self->lend ? gst_cuda_ipc_client_lend_frame (self, imp, f, error) :
       copy_frame (self, imp, f, pool, error);
   gst_cuda_context_pop (NULL);
   if (!out)
@@ -682,8 +468,10 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
   const GstCudaIpcSemaphore *sm = (const void *) msg->body;
 
   if (!self->got_hello) {
-    if (!gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK, error))
+    if (!gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK, error)) {
+      self->sink_broke = TRUE;
       return GST_CUDA_IPC_CLIENT_ERROR;
+    }
     self->got_hello = TRUE;
     self->max_buffers = ((const GstCudaIpcHello *) msg->body)->max_buffers;
     self->sink_minor = ((const GstCudaIpcHello *) msg->body)->version_minor;
@@ -709,7 +497,8 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
       drop_imports (self);
       self->epoch = epoch;
       self->have_caps = TRUE;
-      self->lend = self->config.lend && layout_lendable (&self->layout);
+      self->lend = self->config.lend
+          && gst_cuda_ipc_layout_wrappable (&self->layout);
       if (self->config.lend && !self->lend)
         GST_INFO ("copying the frames of %" GST_PTR_FORMAT ": GStreamer "
             "cannot wrap device memory, or maps this layout wrongly", *caps);
@@ -728,7 +517,8 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
       break;
   }
   if (error && !*error)
-    invalid (error, "message out of place", msg->hdr.type);
+    invalid (self, error, "message out of place", msg->hdr.type);
+  self->sink_broke = TRUE;
   return GST_CUDA_IPC_CLIENT_ERROR;
 }
 
@@ -747,14 +537,15 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
 
     if (poll (pfd, 3, -1) < 0 && errno != EINTR) {
       ret = GST_CUDA_IPC_CLIENT_ERROR;
-      invalid (error, g_strerror (errno), 0);
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ, ("Could not wait for "
+              "the sink's messages."), ("poll: %s", g_strerror (errno)));
       break;
     }
     if (pfd[1].revents) {
       ret = GST_CUDA_IPC_CLIENT_FLUSHING;
       break;
     }
-    if (pfd[2].revents && !retry_releases (self, error)) {
+    if (pfd[2].revents && !gst_cuda_ipc_client_retry_releases (self, error)) {
       ret = GST_CUDA_IPC_CLIENT_ERROR;
       break;
     }
@@ -762,19 +553,26 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
       continue;
     r = gst_cuda_ipc_recv (self->fd, msg, error);
     if (r == 0) {
-      rescue (self);
       ret = GST_CUDA_IPC_CLIENT_LOST;
     } else if (r < 0) {
+      self->sink_broke = TRUE;
       ret = GST_CUDA_IPC_CLIENT_ERROR;
     } else {
       ret = handle (self, msg, pool, buffer, caps, error);
       gst_cuda_ipc_msg_clear (msg);
     }
   }
-  /* a sink that breaks the protocol is as good as gone: its pending
-   * signals are not waited for */
-  if (ret == GST_CUDA_IPC_CLIENT_ERROR)
+  /* A sink that is gone or broke the protocol may never signal the values
+   * it announced, and no longer waits for ours: its semaphore is rescued,
+   * and ours is signalled no more (the sink may have rescued it past our
+   * next values). After a failure of our own the sink is alive: the stop
+   * says BYE (or DRAIN) as usual, and rescues only a sink that does not
+   * signal within the grace (settle()). */
+  if (ret == GST_CUDA_IPC_CLIENT_LOST ||
+      (ret == GST_CUDA_IPC_CLIENT_ERROR && self->sink_broke)) {
     rescue (self);
+    disconnect (self);
+  }
   g_free (msg);
   return ret;
 }

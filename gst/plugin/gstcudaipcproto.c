@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "gstcudaipcproto.h"
 #include "gstcudasyncelementerror.h"
+#include <gst/cudasync/gstcudasync-internal.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -440,6 +441,33 @@ gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids, guint * uid,
         ("peer pid %d uid %u, allowed-uids \"%s\" (own uid %u)", cred.pid,
             cred.uid, allowed_uids ? allowed_uids : "", getuid ()));
     return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether a frame of @l can be one wrapped GstCudaMemory: where
+ * GStreamer can wrap device memory (1.24+), and the layout survives its CPU
+ * map, which copies size / stride[0] rows of plane 0's row width at plane
+ * 0's stride */
+gboolean
+gst_cuda_ipc_layout_wrappable (const GstVideoInfo * l)
+{
+  gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (l, 0);
+  gsize row = GST_VIDEO_INFO_COMP_WIDTH (l, 0) * GST_VIDEO_INFO_COMP_PSTRIDE (l,
+      0);
+  guint c;
+
+  if (!gst_cuda_sync_memory_can_wrap () || pitch == 0 || l->size % pitch)
+    return FALSE;
+  if (row == pitch)
+    return TRUE;
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (l); c++) {
+    guint p = GST_VIDEO_INFO_COMP_PLANE (l, c);
+    if ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (l, p) != pitch ||
+        GST_VIDEO_INFO_PLANE_OFFSET (l, p) % pitch ||
+        (gsize) GST_VIDEO_INFO_COMP_WIDTH (l, c) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (l, c) > row)
+      return FALSE;
   }
   return TRUE;
 }

@@ -160,4 +160,8 @@ void gst_cuda_ipc_caps_from_info (GstCudaIpcCaps * caps_msg,
 gboolean gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids,
     guint * uid, gint * pid, GError ** error);
 
+/* whether frames of @layout can be handed on in place, as one wrapped
+ * GstCudaMemory (1.24+), without GstCudaMemory's CPU map spoiling them */
+gboolean gst_cuda_ipc_layout_wrappable (const GstVideoInfo * layout);
+
 G_END_DECLS

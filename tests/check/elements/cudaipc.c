@@ -687,16 +687,21 @@ sink_pipeline (const gchar * path, GstCaps * caps, GstBuffer ** bufs, guint n)
 }
 
 /* Each cuCtxPushCurrent of a sink run and of a source run (a sink in
- * another process) fails in turn: every run ends, with an element error
- * where the failure stopped the frames; nothing hangs, no socket is left
- * behind, and the teardown finds no stream, event or semaphore left (the
- * library's deferred destruction tries a failed push again) */
+ * another process; io-mode copy, then import) fails in turn: every run
+ * ends, with an element error where the failure stopped the frames;
+ * nothing hangs, no socket is left behind, the teardown finds no stream,
+ * event or semaphore left (the library's deferred destruction tries a
+ * failed push again), and neither process signals a timeline semaphore
+ * below its value (a source rescues the sink's semaphore only when the
+ * sink is gone or broke the protocol, not after a failure of its own) */
 GST_START_TEST (test_context_push_failures)
 {
   gchar *path = g_strdup_printf ("%s/cudaipc-p%d.sock", g_get_tmp_dir (),
       getpid ());
   gchar *src_desc = g_strdup_printf ("cudasyncipcsrc name=src "
       "socket-path=%s num-buffers=5 ! fakesink", path);
+  gchar *import_desc = g_strdup_printf ("cudasyncipcsrc name=src "
+      "io-mode=import socket-path=%s num-buffers=5 ! fakesink", path);
   GstCaps *caps = cs_caps (FORMAT, W, H);
   GstBufferPool *pool;
   GstBuffer *bufs[5];
@@ -729,6 +734,12 @@ GST_START_TEST (test_context_push_failures)
         "src", nth, &consumed);
   fail_unless (!consumed, "the source runs make 100 pushes or more");
   fail_unless (src_errors > 0);
+  /* the same with the sink's memory lent downstream (1.22: copied) */
+  for (nth = 1, consumed = TRUE, src_errors = 0; consumed && nth < 100; nth++)
+    src_errors += run_with_push_failure (gst_parse_launch (import_desc, NULL),
+        "src", nth, &consumed);
+  fail_unless (!consumed, "the import runs make 100 pushes or more");
+  fail_unless (src_errors > 0);
   /* the sink served every run: it is still there */
   fail_unless (waitpid (pid, NULL, WNOHANG) == 0, "the sink child ended");
   fail_unless (kill (pid, SIGKILL) == 0 && waitpid (pid, NULL, 0) == pid);
@@ -736,6 +747,7 @@ GST_START_TEST (test_context_push_failures)
 out:
   gst_caps_unref (caps);
   g_free (src_desc);
+  g_free (import_desc);
   g_free (path);
 }
 
