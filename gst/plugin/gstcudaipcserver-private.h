@@ -2,15 +2,16 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The server's state, shared by its two units: gstcudaipcsession.c (one
- * connected source: handshake, its messages, the frames sent to it) and
- * gstcudaipcserver.c (the listening thread, the pool of shareable frames,
- * rendering). Not installed.
+ * The server's state, shared by its three units: gstcudaipcsession.c (one
+ * connected source: handshake, its messages, the frames sent to it),
+ * gstcudaipcslots.c (the shareable frames, and their loan to upstream) and
+ * gstcudaipcserver.c (the listening thread, rendering). Not installed.
  *
  * Locks: the server's lock guards the sessions, the slots and the
  * counters, and is held while sending (non-blocking) and while enqueueing
  * semaphore operations (so the semaphores' op_locks nest inside it). The
- * pool condition waits with it. Every session function but
+ * pool condition waits with it. No buffer or memory is freed with it held:
+ * freeing a frame of the sink's pool takes it (gst_cuda_ipc_server_give_back()). Every session function but
  * gst_cuda_ipc_session_start() (which may call the application) is called
  * with it held.
  */
@@ -31,16 +32,22 @@ typedef struct
   guint64 value;
 } GstCudaIpcReleasePoint;
 
-/* one shareable frame */
-typedef struct
+/* one shareable frame; the server's slots array holds a reference, and so
+ * does each memory the sink's pool wraps around it */
+struct _GstCudaIpcSlot
 {
+  gint refcount;
+  gconstpointer owner;          /* the server (no reference) */
   guint id;
   guint32 epoch;
+  GstVideoInfo layout;          /* the epoch's */
   GstCudaSyncVmm *vmm;
   guint n_holders;
+  gboolean out;                 /* lent to upstream (the sink's pool) */
+  gboolean settling;            /* the settle stream waits for its points */
   guint64 last_use;             /* the render that last wrote it */
-  GArray *points;               /* GstCudaIpcReleasePoint: waited before reuse */
-} GstCudaIpcSlot;
+  GArray *points;               /* GstCudaIpcReleasePoint: settled before reuse */
+};
 
 /* one connected source */
 typedef struct
@@ -64,6 +71,7 @@ typedef struct
 
 struct _GstCudaIpcServer
 {
+  gint refcount;
   GstCudaContext *context;
   GstCudaIpcServerConfig config;
   gchar *path;
@@ -71,7 +79,9 @@ struct _GstCudaIpcServer
   guint8 uuid[16];
   CUstream stream;
   CUstream rescue;
+  CUstream settle;              /* waits for the sources' release values */
   GstCudaSyncReleaser *releaser;
+  GstCudaSyncEvent *lend_event;
 
   gint listen_fd;
   gint wake_fd;
@@ -81,6 +91,8 @@ struct _GstCudaIpcServer
   GCond cond;
   gboolean stopping;
   gboolean flushing;
+  gboolean lending;             /* the sink is PAUSED or PLAYING */
+  guint flush_gen;              /* a flush or the stop of the sink's data flow */
   GList *sessions;
   GPtrArray *slots;
   guint next_id;
@@ -89,7 +101,7 @@ struct _GstCudaIpcServer
   GstCaps *caps;
 
   guint64 buffers, frames_sent, signals, waits, copies, inputs_held,
-      inputs_ordered, dropped, unsent,
+      inputs_ordered, inputs_in_place, lent, dropped, unsent,
       releases, cpu_syncs, rescues, sessions_total, sessions_refused,
       sessions_lost, sessions_failed, sessions_invalid;
 };
@@ -112,5 +124,18 @@ void     gst_cuda_ipc_session_rescue (GstCudaIpcServer * self,
                                      gboolean force);
 void     gst_cuda_ipc_session_drop  (GstCudaIpcServer * self,
                                      GstCudaIpcSession * s, gboolean lost);
+
+/* gstcudaipcslots.c */
+gboolean gst_cuda_ipc_slots_init    (GstCudaIpcServer * self, GError ** error);
+void     gst_cuda_ipc_slots_clear   (GstCudaIpcServer * self);
+void     gst_cuda_ipc_slot_settle   (GstCudaIpcServer * self,
+                                     GstCudaIpcSlot * slot);
+GstCudaIpcSlot * gst_cuda_ipc_slots_get (GstCudaIpcServer * self,
+                                     GError ** error);
+gboolean gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self,
+                                     GstCudaIpcSlot * slot, CUstream stream,
+                                     GError ** error);
+GstCudaIpcSlot * gst_cuda_ipc_slot_in_place (GstCudaIpcServer * self,
+                                     GstBuffer * buf);
 
 G_END_DECLS

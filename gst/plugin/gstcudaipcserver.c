@@ -31,19 +31,6 @@
 
 typedef GstCudaIpcSession Session;
 typedef GstCudaIpcSlot Slot;
-typedef GstCudaIpcReleasePoint ReleasePoint;
-
-static void
-slot_free (Slot * slot)
-{
-  guint i;
-
-  for (i = 0; i < slot->points->len; i++)
-    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
-  g_array_free (slot->points, TRUE);
-  gst_cuda_sync_vmm_free (slot->vmm);
-  g_free (slot);
-}
 
 static void
 accept_one (GstCudaIpcServer * self)
@@ -193,6 +180,7 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_server_debug, "cudasyncipcserver", 0,
       "cudasyncipcsink's server");
   self = g_new0 (GstCudaIpcServer, 1);
+  self->refcount = 1;
   self->context = gst_object_ref (context);
   self->config = *config;
   self->path = g_strdup (config->path);
@@ -202,11 +190,13 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   self->listen_fd = self->wake_fd = -1;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
-  self->slots = g_ptr_array_new_with_free_func ((GDestroyNotify) slot_free);
+  self->slots = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_cuda_ipc_slot_unref);
   self->next_id = 1;
   if (!gst_cuda_sync_context_get_uuid (context, self->uuid, error))
     goto failed;
-  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error))
+  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error)
+      || !gst_cuda_ipc_slots_init (self, error))
     goto failed;
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
   self->listen_fd = listen_on (self->path, config->mode, error);
@@ -315,13 +305,14 @@ lost_at_stop (GstCudaIpcServer * self, Session * s)
   return TRUE;
 }
 
-/* Says BYE to every source and drops it. Before that, the stream's waits
- * for the sources' release values must end: a source killed (or stopped)
- * at this moment never signals them. For up to STOP_GRACE_US the sources
- * may signal them themselves; one whose connection closes without BYE is
- * lost and rescued at once (one that answered with BYE has enqueued its
- * signals); once the grace is over every source whose values are still
- * pending is rescued, BYE or not. */
+/* Says BYE to every source and drops it. Before that, the settle stream's
+ * waits for the sources' release values must end: a source killed (or
+ * stopped) at this moment never signals them. For up to STOP_GRACE_US the
+ * sources may signal them themselves; one whose connection closes without
+ * BYE is lost and rescued at once (one that answered with BYE has
+ * enqueued its signals); once the grace is over every source whose values
+ * are still pending is rescued, BYE or not. The event is recorded again
+ * each round, after the waits that the sources' last releases added. */
 static void
 stop_sessions (GstCudaIpcServer * self)
 {
@@ -331,20 +322,21 @@ stop_sessions (GstCudaIpcServer * self)
   gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
   GList *l;
 
-  if (ev && gst_cuda_sync_event_record (ev, self->stream, NULL))
-    st = GST_CUDA_SYNC_EVENT_PENDING;
   g_mutex_lock (&self->lock);
   for (l = self->sessions; l; l = l->next)
     gst_cuda_ipc_send (((Session *) l->data)->fd, GST_CUDA_IPC_MSG_BYE, &bye,
         sizeof (bye), NULL, 0, -1, NULL);
-  while (self->sessions && st == GST_CUDA_SYNC_EVENT_PENDING &&
-      (st = gst_cuda_sync_event_query (ev, NULL)) ==
-      GST_CUDA_SYNC_EVENT_PENDING && g_get_monotonic_time () < end) {
+  for (;;) {
     for (l = self->sessions; l; l = l->next) {
       Session *s = l->data;
       if (lost_at_stop (self, s))
         gst_cuda_ipc_session_rescue (self, s, FALSE);
     }
+    st = ev && gst_cuda_sync_event_record (ev, self->settle, NULL) ?
+        gst_cuda_sync_event_query (ev, NULL) : GST_CUDA_SYNC_EVENT_ERROR;
+    if (!self->sessions || st != GST_CUDA_SYNC_EVENT_PENDING ||
+        g_get_monotonic_time () >= end)
+      break;
     g_mutex_unlock (&self->lock);
     g_usleep (1000);
     g_mutex_lock (&self->lock);
@@ -397,9 +389,28 @@ void
 gst_cuda_ipc_server_free (GstCudaIpcServer * self)
 {
   gst_cuda_ipc_server_stop (self);
+  gst_cuda_ipc_server_unref (self);
+}
+
+GstCudaIpcServer *
+gst_cuda_ipc_server_ref (GstCudaIpcServer * self)
+{
+  g_atomic_int_inc (&self->refcount);
+  return self;
+}
+
+/* the last reference: the element's, or that of the last frame of its
+ * pool (stopped by then) */
+void
+gst_cuda_ipc_server_unref (GstCudaIpcServer * self)
+{
+  if (!g_atomic_int_dec_and_test (&self->refcount))
+    return;
+  gst_cuda_ipc_server_stop (self);
   g_ptr_array_unref (self->slots);
   if (self->wake_fd >= 0)
     close (self->wake_fd);
+  gst_cuda_ipc_slots_clear (self);
   gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_clear_caps (&self->caps);
   gst_object_unref (self->context);
@@ -408,6 +419,17 @@ gst_cuda_ipc_server_free (GstCudaIpcServer * self)
   g_free (self->path);
   g_free (self->allowed_uids);
   g_free (self);
+}
+
+gboolean
+gst_cuda_ipc_server_has_caps (GstCudaIpcServer * self, GstCaps * caps)
+{
+  gboolean same;
+
+  g_mutex_lock (&self->lock);
+  same = self->caps && gst_caps_is_equal (self->caps, caps);
+  g_mutex_unlock (&self->lock);
+  return same;
 }
 
 gboolean
@@ -429,78 +451,21 @@ gst_cuda_ipc_server_set_caps (GstCudaIpcServer * self, GstCaps * caps,
   return TRUE;
 }
 
-static void
-slot_release (gpointer slot, const GError * error)
+/* the stream's work from now on after the input's producer (context
+ * pushed) */
+static gboolean
+wait_producer (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
 {
-  slot_free (slot);
-}
+  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
+  gboolean ok = TRUE;
+  guint i;
 
-/* A slot of an older epoch that no source holds goes once the sink's
- * stream ran past its last copy into it (the sources' release points do
- * not matter: each source maps the memory with a handle of its own, and
- * the sink never writes into it again); lock held */
-static void
-slot_retire (GstCudaIpcServer * self, Slot * slot)
-{
-  GError *err = NULL;
-
-  if (!gst_cuda_sync_releaser_push_after (self->releaser, self->context,
-          self->stream, slot_release, slot, &err)) {
-    GST_WARNING ("no event for a retired frame (%s): waiting for the stream",
-        err->message);
-    g_clear_error (&err);
-    if (gst_cuda_context_push (self->context)) {
-      CuStreamSynchronize (self->stream);
-      gst_cuda_context_pop (NULL);
-    }
-    self->cpu_syncs++;
-    slot_free (slot);
-  }
-}
-
-/* A new slot while this epoch has fewer than max-buffers, else the free
- * one written longest ago, or NULL (lock held; retires slots of older
- * epochs once nothing holds them). Reusing a frame waits on the GPU for
- * its sources' release values: the oldest release is the one most likely
- * reached, where the frame released last would make each copy wait for
- * the source's copy of the previous frame (one frame at a time between
- * the two processes' GPU work). */
-static Slot *
-slot_get (GstCudaIpcServer * self, GError ** error)
-{
-  guint i, n_epoch = 0;
-  Slot *slot, *oldest = NULL;
-
-  for (i = 0; i < self->slots->len;) {
-    slot = g_ptr_array_index (self->slots, i);
-    if (slot->epoch != self->epoch && slot->n_holders == 0) {
-      slot_retire (self, g_ptr_array_steal_index_fast (self->slots, i));
-      continue;
-    }
-    if (slot->epoch == self->epoch) {
-      n_epoch++;
-      if (slot->n_holders == 0 && (!oldest ||
-              slot->last_use < oldest->last_use))
-        oldest = slot;
-    }
-    i++;
-  }
-  if (n_epoch >= self->config.max_buffers)
-    return oldest;
-  slot = g_new0 (Slot, 1);
-  slot->points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
-  slot->epoch = self->epoch;
-  slot->id = self->next_id++;
-  slot->vmm = gst_cuda_sync_vmm_new (self->context,
-      gst_cuda_sync_vmm_round_size (self->context, self->info.size, NULL),
-      error);
-  if (!slot->vmm) {
-    g_array_free (slot->points, TRUE);
-    g_free (slot);
-    return GINT_TO_POINTER (-1);
-  }
-  g_ptr_array_add (self->slots, slot);
-  return slot;
+  if (meta)
+    ok = gst_cuda_sync_meta_wait_gpu (meta, self->stream, error);
+  for (i = 0; ok && i < gst_buffer_n_memory (buf); i++)
+    ok = gst_cuda_sync_memory_wait_pending (gst_buffer_peek_memory (buf, i),
+        self->stream, error);
+  return ok;
 }
 
 /* stream order: after the sources' reads of the slot, after the input's
@@ -508,26 +473,13 @@ slot_get (GstCudaIpcServer * self, GError ** error)
 static gboolean
 copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
 {
-  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
   GstVideoFrame frame;
   CUdeviceptr dst = gst_cuda_sync_vmm_get_pointer (slot->vmm);
   gboolean ok = TRUE;
   guint i;
 
-  for (i = 0; i < slot->points->len && ok; i++) {
-    ReleasePoint *p = &g_array_index (slot->points, ReleasePoint, i);
-    ok = gst_cuda_semaphore_wait (p->sem, self->stream, p->value, error);
-    self->waits++;
-  }
-  for (i = 0; i < slot->points->len; i++)
-    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
-  g_array_set_size (slot->points, 0);
-  if (ok && meta)
-    ok = gst_cuda_sync_meta_wait_gpu (meta, self->stream, error);
-  for (i = 0; ok && i < gst_buffer_n_memory (buf); i++)
-    ok = gst_cuda_sync_memory_wait_pending (gst_buffer_peek_memory (buf, i),
-        self->stream, error);
-  if (!ok)
+  /* (the slot is settled: its sources' releases were reached) */
+  if (!wait_producer (self, buf, error))
     return FALSE;
   if (!gst_video_frame_map (&frame, &self->info, buf,
           GST_MAP_READ | GST_MAP_CUDA)) {
@@ -623,7 +575,7 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
       *ret = GST_FLOW_OK;
       return NULL;
     }
-    slot = slot_get (self, error);
+    slot = gst_cuda_ipc_slots_get (self, error);
     if (slot == GINT_TO_POINTER (-1)) {
       *ret = GST_FLOW_ERROR;
       return NULL;
@@ -641,17 +593,41 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
   }
 }
 
+/* lock held: the frame @buf goes to (a frame upstream wrote in place, or
+ * one to copy it into), or NULL (*ret says why) */
+static Slot *
+render_slot (GstCudaIpcServer * self, GstBuffer * buf, gboolean * in_place,
+    GstFlowReturn * ret, GError ** error)
+{
+  Slot *slot = gst_cuda_ipc_slot_in_place (self, buf);
+
+  *in_place = slot != NULL;
+  if (!slot)
+    return wait_slot (self, ret, error);
+  if (n_ready (self, TRUE) == 0) {
+    self->unsent++;
+    *ret = GST_FLOW_OK;
+    return NULL;
+  }
+  slot->last_use = self->buffers;
+  return slot;
+}
+
+/* A frame of the sink's pool is sent as it is, once the producer's work
+ * ran (its sources' releases were waited for when it was lent); other
+ * input is copied into a free frame. */
 GstFlowReturn
 gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
     GError ** error)
 {
   GstFlowReturn ret = GST_FLOW_OK;
+  gboolean in_place, ok;
   GList *l, *next;
   Slot *slot;
 
   g_mutex_lock (&self->lock);
   self->buffers++;
-  slot = wait_slot (self, &ret, error);
+  slot = render_slot (self, buf, &in_place, &ret, error);
   if (!slot) {
     g_mutex_unlock (&self->lock);
     return ret;
@@ -662,11 +638,16 @@ gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
             "CUDA context current."), ("gst_cuda_context_push"));
     return GST_FLOW_ERROR;
   }
-  if (!copy_in (self, slot, buf, error) || !hold_input (self, buf, error)) {
+  if (in_place)
+    ok = wait_producer (self, buf, error);
+  else
+    ok = copy_in (self, slot, buf, error) && hold_input (self, buf, error);
+  if (!ok) {
     gst_cuda_context_pop (NULL);
     g_mutex_unlock (&self->lock);
     return GST_FLOW_ERROR;
   }
+  self->inputs_in_place += in_place;
   for (l = self->sessions; l; l = next) {
     Session *s = l->data;
     GError *err = NULL;
@@ -703,6 +684,7 @@ gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * self, gboolean flushing)
 {
   g_mutex_lock (&self->lock);
   self->flushing = flushing;
+  self->flush_gen += flushing;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 }
@@ -721,6 +703,8 @@ gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
       "copies", G_TYPE_UINT64, self->copies,
       "inputs-held", G_TYPE_UINT64, self->inputs_held,
       "inputs-ordered", G_TYPE_UINT64, self->inputs_ordered,
+      "inputs-in-place", G_TYPE_UINT64, self->inputs_in_place,
+      "lent", G_TYPE_UINT64, self->lent,
       "releases", G_TYPE_UINT64, self->releases,
       "dropped", G_TYPE_UINT64, self->dropped,
       "unsent", G_TYPE_UINT64, self->unsent,

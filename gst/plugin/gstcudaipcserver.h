@@ -11,11 +11,13 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/cuda-gst.h>
 #include "gstcudaipcsemaphore.h"
 
 G_BEGIN_DECLS
 
 typedef struct _GstCudaIpcServer GstCudaIpcServer;
+typedef struct _GstCudaIpcSlot GstCudaIpcSlot;
 
 typedef struct
 {
@@ -36,8 +38,11 @@ GstCudaIpcServer * gst_cuda_ipc_server_new   (GstCudaContext * context,
 /* Stops the thread, says BYE to every source and waits on the CPU for
  * the server's stream (counted in cpu-syncs); stats stay readable */
 void               gst_cuda_ipc_server_stop  (GstCudaIpcServer * server);
-/* stops it first when needed */
+/* stops it first when needed, and drops the caller's reference; the frames
+ * of the sink's pool hold one each */
 void               gst_cuda_ipc_server_free  (GstCudaIpcServer * server);
+GstCudaIpcServer * gst_cuda_ipc_server_ref   (GstCudaIpcServer * server);
+void               gst_cuda_ipc_server_unref (GstCudaIpcServer * server);
 gboolean           gst_cuda_ipc_server_set_caps (GstCudaIpcServer * server,
                                               GstCaps * caps,
                                               GError ** error);
@@ -49,5 +54,42 @@ void               gst_cuda_ipc_server_eos   (GstCudaIpcServer * server);
 void               gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * server,
                                               gboolean flushing);
 GstStructure *     gst_cuda_ipc_server_stats (GstCudaIpcServer * server);
+/* whether @caps are the current caps, for frames written in place */
+gboolean           gst_cuda_ipc_server_has_caps (GstCudaIpcServer * server,
+                                              GstCaps * caps);
+
+/* The loan of frames to upstream (the pool the sink proposes): a free
+ * frame of the current caps (written longest ago, or a new one up to
+ * max-buffers) for upstream to write in place. Before it is returned,
+ * @stream waits on the GPU for its sources' releases and for the sink's
+ * own work on it. While every frame is held: waits (@wait), or returns
+ * GST_FLOW_EOS (not @wait, or on-full=drop). GST_FLOW_FLUSHING when the
+ * sink flushes or stopped, or *@cancel is set. */
+GstFlowReturn      gst_cuda_ipc_server_lend  (GstCudaIpcServer * server,
+                                              CUstream stream, gboolean wait,
+                                              const gint * cancel,
+                                              GstCudaIpcSlot ** slot,
+                                              GError ** error);
+/* the frame is no longer upstream's (any thread) */
+void               gst_cuda_ipc_server_give_back (GstCudaIpcServer * server,
+                                              GstCudaIpcSlot * slot);
+/* Whether frames are lent: while the sink is PAUSED or PLAYING. Leaving
+ * those states ends every lend waiting for a frame (GST_FLOW_FLUSHING):
+ * sources may hold every frame, and upstream's state change waits for its
+ * streaming thread. */
+void               gst_cuda_ipc_server_set_lending (GstCudaIpcServer * server,
+                                              gboolean lending);
+/* a lend waiting for a frame looks at its @cancel again */
+void               gst_cuda_ipc_server_wake_lenders (GstCudaIpcServer * server);
+
+GstCudaIpcSlot *   gst_cuda_ipc_slot_ref     (GstCudaIpcSlot * slot);
+void               gst_cuda_ipc_slot_unref   (GstCudaIpcSlot * slot);
+/* the frame's device pointer, and its layout there */
+CUdeviceptr        gst_cuda_ipc_slot_get_pointer (GstCudaIpcSlot * slot,
+                                              GstVideoInfo * layout);
+/* marks @mem as the slot's memory (no reference: the caller's memory
+ * holds one), so that the sink renders it in place */
+void               gst_cuda_ipc_slot_attach  (GstMemory * mem,
+                                              GstCudaIpcSlot * slot);
 
 G_END_DECLS

@@ -112,8 +112,10 @@ gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
   if (s->rescued)
     forget_points (self, s);
   g_hash_table_iter_init (&it, s->held);
-  while (g_hash_table_iter_next (&it, NULL, &value))
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
     ((Slot *) value)->n_holders--;
+    gst_cuda_ipc_slot_settle (self, value);
+  }
   if (lost)
     self->sessions_lost++;
   GST_INFO ("session of pid %d gone (%s)", s->pid, lost ? "lost" : "bye");
@@ -220,6 +222,7 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
       g_array_append_val (slot->points, p);
       g_hash_table_remove (s->held, GUINT_TO_POINTER (r->id));
       slot->n_holders--;
+      gst_cuda_ipc_slot_settle (self, slot);
       self->releases++;
       g_cond_broadcast (&self->cond);
       return TRUE;

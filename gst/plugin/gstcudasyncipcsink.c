@@ -23,15 +23,27 @@
  * before the sink writes into that memory again its stream waits for
  * every such value on the GPU.
  *
- * The input goes back upstream at once when its memory carries a CUDA
- * stream (GStreamer 1.24+ producers write their pool's buffers on it):
- * that stream waits for the copy on the GPU. Other input is kept until the
- * copy has run.
+ * On GStreamer 1.24+ the sink proposes its shareable frames upstream, as a
+ * CUDA buffer pool: CUDA producers that take it (cudaupload,
+ * cudaconvertscale, the NVDEC decoders) write each frame in place, and the
+ * sink sends it without a copy (`inputs-in-place` in
+ * #GstCudaSyncIpcSink:stats). Such a frame is handed out again only once
+ * its sources' release values have been reached; while sources hold every
+ * frame the pool waits (on-full=wait) or hands out ordinary CUDA memory
+ * (on-full=drop). A pool frame kept by upstream counts against
+ * #GstCudaSyncIpcSink:max-buffers; the sink keeps no last sample.
+ *
+ * Other input is copied. It goes back upstream at once when its memory
+ * carries a CUDA stream (GStreamer 1.24+ producers write their pool's
+ * buffers on it): that stream waits for the copy on the GPU. Other input
+ * is kept until the copy has run.
  *
  * The sink allocates up to #GstCudaSyncIpcSink:max-buffers frames per caps
- * and cycles through them, writing the free frame written longest ago: its
- * sources' release values are then the oldest, and the sink's GPU wait for
- * them rarely stalls its stream. When sources hold every frame the sink
+ * and cycles through them, writing the free frame written longest ago. As
+ * soon as a frame is free, a stream of the sink waits on the GPU for its
+ * sources' release values; the frame is reused once they are reached (a
+ * thread of the sink sleeps in a blocking-sync event wait for that). Neither
+ * the sink's own stream nor a producer's ever waits for a source. When sources hold every frame the sink
  * waits for a release, or drops the frame (#GstCudaSyncIpcSink:on-full).
  * A source that disconnects without saying goodbye (killed) is dropped at
  * once: the sink signals that source's release semaphore far past its last
@@ -50,6 +62,7 @@
 #include "gstcudasyncipcsink.h"
 #include "gstcudaipcserver.h"
 #include "gstcudaipcsemaphore.h"
+#include "gstcudaipcsinkpool.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -212,6 +225,73 @@ gst_cuda_sync_ipc_sink_query (GstBaseSink * sink, GstQuery * query)
       gst_cuda_handle_context_query (GST_ELEMENT (sink), query, self->context))
     return TRUE;
   return GST_BASE_SINK_CLASS (parent_class)->query (sink, query);
+}
+
+/* Frames are lent upstream (the sink's pool) while data flows: a lend
+ * waiting for sources to release a frame ends when the sink leaves PAUSED,
+ * before upstream's state change waits for its streaming thread */
+static GstStateChangeReturn
+gst_cuda_sync_ipc_sink_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    g_mutex_lock (&self->lock);
+    if (self->server)
+      gst_cuda_ipc_server_set_lending (self->server, FALSE);
+    g_mutex_unlock (&self->lock);
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED &&
+      ret != GST_STATE_CHANGE_FAILURE) {
+    g_mutex_lock (&self->lock);
+    if (self->server)
+      gst_cuda_ipc_server_set_lending (self->server, TRUE);
+    g_mutex_unlock (&self->lock);
+  }
+  return ret;
+}
+
+/* Upstream gets the sink's shareable frames to write into (1.24+, caps
+ * already set: the frames are the current caps'), so that the sink sends
+ * them without a copy */
+static gboolean
+gst_cuda_sync_ipc_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
+{
+  GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
+  GstCudaIpcServer *server = NULL;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint max;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  g_mutex_lock (&self->lock);
+  if (self->server)
+    server = gst_cuda_ipc_server_ref (self->server);
+  max = self->max_buffers;
+  g_mutex_unlock (&self->lock);
+  if (server && caps && gst_video_info_from_caps (&info, caps) &&
+      gst_cuda_ipc_server_has_caps (server, caps))
+    pool = gst_cuda_ipc_sink_pool_new (server, self->context, caps);
+  if (server)
+    gst_cuda_ipc_server_unref (server);
+  if (!pool) {
+    GST_DEBUG_OBJECT (self, "no pool proposed for %" GST_PTR_FORMAT, caps);
+    return TRUE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
+      0, max);
+  if (gst_buffer_pool_set_config (pool, config))
+    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+        0, max);
+  gst_object_unref (pool);
+  return TRUE;
 }
 
 /* the server's semaphore source when the application handles
@@ -449,12 +529,14 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    * `copies`, `inputs-held` (inputs kept until the copy out of them ran,
    * by a thread that sleeps on an event), `inputs-ordered` (inputs given
    * back at once: their memory's stream waits for the copy on the GPU,
-   * GStreamer 1.24+), `releases`, `dropped` (on-full=drop), `unsent` (no source
+   * GStreamer 1.24+), `inputs-in-place` (frames of the sink's pool, sent
+   * without a copy), `lent` (frames handed out by that pool), `releases`,
+   * `dropped` (on-full=drop), `unsent` (no source
    * connected), `cpu-syncs` (CPU-synchronising CUDA calls: none while
    * frames flow, one when the sink stops, before it frees the shared
    * memory), `rescues` (signals of the release semaphore of a source that
    * vanished, broke the protocol, or was still connected and had not
-   * signalled what the sink's stream waits for one second into a stop),
+   * signalled the values the sink waits for one second into a stop),
    * `buffers-allocated`, `sessions` (connected now), `sessions-draining`
    * (of those, stopped sources that still hold frames: no more are sent to
    * them), `sessions-total`,
@@ -496,12 +578,16 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_change_state);
   sink_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_start);
   sink_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_stop);
   sink_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_set_caps);
   sink_class->render = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_render);
   sink_class->event = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_event);
   sink_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_query);
+  sink_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_propose_allocation);
   sink_class->unlock = GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_unlock);
   sink_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_unlock_stop);
@@ -517,4 +603,6 @@ gst_cuda_sync_ipc_sink_init (GstCudaSyncIpcSink * self)
   self->socket_mode = DEFAULT_SOCKET_MODE;
   self->max_buffers = DEFAULT_MAX_BUFFERS;
   self->device_id = -1;
+  /* a last sample would keep a frame of the sink's pool out of use */
+  gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
 }

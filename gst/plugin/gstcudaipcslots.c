@@ -1,0 +1,370 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudasyncipcsink's shareable frames ("slots"): their allocation, reuse
+ * and retirement, and their loan to upstream (the pool the sink proposes,
+ * gstcudaipcsinkpool.c), which then writes a frame in place. Locks:
+ * gstcudaipcserver-private.h; a slot's reference count is atomic.
+ *
+ * A frame is reused only once its sources' release values have been
+ * reached. As soon as a frame is free (no source holds it, upstream does
+ * not have it), a stream of its own ("settle") waits for those values on
+ * the GPU, and the releaser's thread, asleep in a blocking-sync event wait,
+ * marks the frame settled when they are. Neither the sink's stream nor a
+ * producer's ever waits for a source: a producer that waits on the CPU for
+ * its own stream (cudaupload does) would otherwise wait for a frozen
+ * source, where GStreamer's flushing cannot reach it, and a state change
+ * to READY would wait for that producer forever.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaipcserver-private.h"
+#include "gstcudasyncelementerror.h"
+
+#define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+
+typedef GstCudaIpcSlot Slot;
+typedef GstCudaIpcReleasePoint ReleasePoint;
+
+static GQuark slot_quark;
+
+Slot *
+gst_cuda_ipc_slot_ref (Slot * slot)
+{
+  g_atomic_int_inc (&slot->refcount);
+  return slot;
+}
+
+/* any thread: the last reference goes with the server's retirement (after
+ * its stream ran past the slot's last use), or with the last memory a
+ * pool wrapped around it */
+void
+gst_cuda_ipc_slot_unref (Slot * slot)
+{
+  guint i;
+
+  if (!g_atomic_int_dec_and_test (&slot->refcount))
+    return;
+  for (i = 0; i < slot->points->len; i++)
+    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  g_array_free (slot->points, TRUE);
+  gst_cuda_sync_vmm_free (slot->vmm);
+  g_free (slot);
+}
+
+static void
+slot_release (gpointer slot, const GError * error)
+{
+  gst_cuda_ipc_slot_unref (slot);
+}
+
+/* A slot of an older epoch that no source holds goes once the sink's
+ * stream ran past its last use (the sources' release points do not
+ * matter: each source maps the memory with a handle of its own, and the
+ * sink never writes into it again); lock held */
+static void
+slot_retire (GstCudaIpcServer * self, Slot * slot)
+{
+  GError *err = NULL;
+
+  if (!gst_cuda_sync_releaser_push_after (self->releaser, self->context,
+          self->stream, slot_release, slot, &err)) {
+    GST_WARNING ("no event for a retired frame (%s): waiting for the stream",
+        err->message);
+    g_clear_error (&err);
+    if (gst_cuda_context_push (self->context)) {
+      CuStreamSynchronize (self->stream);
+      gst_cuda_context_pop (NULL);
+    }
+    self->cpu_syncs++;
+    gst_cuda_ipc_slot_unref (slot);
+  }
+}
+
+static gboolean
+slot_free_now (const Slot * slot)
+{
+  return slot->n_holders == 0 && !slot->out && !slot->settling;
+}
+
+gboolean
+gst_cuda_ipc_slots_init (GstCudaIpcServer * self, GError ** error)
+{
+  CUresult r;
+
+  if (!gst_cuda_context_push (self->context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  r = CuStreamCreate (&self->settle, CU_STREAM_NON_BLOCKING);
+  gst_cuda_context_pop (NULL);
+  return gst_cuda_sync_check_result (r, "cuStreamCreate", error);
+}
+
+void
+gst_cuda_ipc_slots_clear (GstCudaIpcServer * self)
+{
+  gboolean pushed;
+
+  g_clear_pointer (&self->lend_event, gst_cuda_sync_event_unref);
+  if (!self->settle)
+    return;
+  pushed = gst_cuda_context_push (self->context);
+  CuStreamDestroy (self->settle);
+  self->settle = NULL;
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+}
+
+/* the releaser's thread: the settle stream ran past the slot's waits */
+static void
+slot_settled (gpointer data, const GError * error)
+{
+  Slot *slot = data;
+  GstCudaIpcServer *self = (GstCudaIpcServer *) slot->owner;
+
+  g_mutex_lock (&self->lock);
+  slot->settling = FALSE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  gst_cuda_ipc_slot_unref (slot);
+}
+
+/* A slot that just became free waits on the settle stream for its
+ * sources' release values, and is settled once they are reached (lock
+ * held). Without the releaser (stopped) or an event, the stream is waited
+ * for on the CPU, counted in cpu-syncs. */
+void
+gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
+{
+  GError *err = NULL;
+  gboolean ok;
+
+  if (slot->n_holders > 0 || slot->out || slot->settling ||
+      slot->points->len == 0)
+    return;
+  if (!gst_cuda_context_push (self->context)) {
+    GST_WARNING ("settle: could not push the CUDA context");
+    return;
+  }
+  ok = gst_cuda_ipc_slot_wait_released (self, slot, self->settle, &err);
+  slot->settling = TRUE;
+  if (ok && self->releaser && gst_cuda_sync_releaser_push_after
+      (self->releaser, self->context, self->settle, slot_settled,
+          gst_cuda_ipc_slot_ref (slot), &err)) {
+    gst_cuda_context_pop (NULL);
+    return;
+  }
+  if (err)
+    GST_WARNING ("settle: %s; waiting for the stream", err->message);
+  g_clear_error (&err);
+  /* (a failed push_after dropped nothing: the slot's reference is ours) */
+  CuStreamSynchronize (self->settle);
+  self->cpu_syncs++;
+  slot->settling = FALSE;
+  gst_cuda_context_pop (NULL);
+}
+
+/* A new slot while this epoch has fewer than max-buffers, else the free
+ * one written longest ago, or NULL (lock held; retires slots of older
+ * epochs once nothing holds them). Reusing a frame waits on the GPU for
+ * its sources' release values: the oldest release is the one most likely
+ * reached, where the frame released last would make each write wait for
+ * the source's read of the previous frame (one frame at a time between
+ * the two processes' GPU work). */
+Slot *
+gst_cuda_ipc_slots_get (GstCudaIpcServer * self, GError ** error)
+{
+  guint i, n_epoch = 0;
+  Slot *slot, *oldest = NULL;
+
+  for (i = 0; i < self->slots->len;) {
+    slot = g_ptr_array_index (self->slots, i);
+    gst_cuda_ipc_slot_settle (self, slot);
+    if (slot->epoch != self->epoch && slot_free_now (slot)) {
+      slot_retire (self, g_ptr_array_steal_index_fast (self->slots, i));
+      continue;
+    }
+    if (slot->epoch == self->epoch) {
+      n_epoch++;
+      if (slot_free_now (slot) && (!oldest ||
+              slot->last_use < oldest->last_use))
+        oldest = slot;
+    }
+    i++;
+  }
+  if (n_epoch >= self->config.max_buffers)
+    return oldest;
+  slot = g_new0 (Slot, 1);
+  slot->refcount = 1;
+  slot->owner = self;
+  slot->points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
+  slot->epoch = self->epoch;
+  slot->id = self->next_id++;
+  slot->layout = self->info;
+  slot->vmm = gst_cuda_sync_vmm_new (self->context,
+      gst_cuda_sync_vmm_round_size (self->context, self->info.size, NULL),
+      error);
+  if (!slot->vmm) {
+    g_array_free (slot->points, TRUE);
+    g_free (slot);
+    return GINT_TO_POINTER (-1);
+  }
+  g_ptr_array_add (self->slots, slot);
+  return slot;
+}
+
+/* @stream waits on the GPU for the release values of @slot's sources;
+ * they are forgotten (lock held, context pushed) */
+gboolean
+gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self, Slot * slot,
+    CUstream stream, GError ** error)
+{
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i < slot->points->len && ok; i++) {
+    ReleasePoint *p = &g_array_index (slot->points, ReleasePoint, i);
+    ok = gst_cuda_semaphore_wait (p->sem, stream, p->value, error);
+    self->waits++;
+  }
+  for (i = 0; i < slot->points->len; i++)
+    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  g_array_set_size (slot->points, 0);
+  return ok;
+}
+
+/* lock held, context pushed: the sink's own work on the (settled) slot
+ * before the work enqueued on @stream from now on */
+static gboolean
+order_lend (GstCudaIpcServer * self, Slot * slot, CUstream stream,
+    GError ** error)
+{
+  if (!self->lend_event) {
+    self->lend_event = gst_cuda_sync_event_new (self->context, FALSE, error);
+    if (!self->lend_event)
+      return FALSE;
+  }
+  return gst_cuda_sync_event_record (self->lend_event, self->stream, error) &&
+      gst_cuda_sync_event_wait_gpu (self->lend_event, stream, error);
+}
+
+GstFlowReturn
+gst_cuda_ipc_server_lend (GstCudaIpcServer * self, CUstream stream,
+    gboolean wait, const gint * cancel, Slot ** slot, GError ** error)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint gen;
+
+  *slot = NULL;
+  g_mutex_lock (&self->lock);
+  gen = self->flush_gen;
+  while (!*slot) {
+    /* (a flush that starts and stops while this waits counts) */
+    if (self->stopping || self->flushing || !self->lending ||
+        self->flush_gen != gen || g_atomic_int_get (cancel)) {
+      ret = GST_FLOW_FLUSHING;
+      break;
+    }
+    if (!self->caps) {
+      ret = GST_FLOW_NOT_NEGOTIATED;
+      break;
+    }
+    *slot = gst_cuda_ipc_slots_get (self, error);
+    if (*slot == GINT_TO_POINTER (-1)) {
+      *slot = NULL;
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    if (*slot)
+      break;
+    if (!wait || self->config.drop_when_full) {
+      ret = GST_FLOW_EOS;
+      break;
+    }
+    g_cond_wait (&self->cond, &self->lock);
+  }
+  if (*slot && !gst_cuda_context_push (self->context)) {
+    GST_CUDA_SYNC_SET_ERROR (error, LIBRARY, FAILED, ("Could not make the "
+            "CUDA context current."), ("gst_cuda_context_push"));
+    *slot = NULL;
+    ret = GST_FLOW_ERROR;
+  } else if (*slot) {
+    if (order_lend (self, *slot, stream, error)) {
+      (*slot)->out = TRUE;
+      (*slot)->last_use = self->buffers;
+      self->lent++;
+    } else {
+      *slot = NULL;
+      ret = GST_FLOW_ERROR;
+    }
+    gst_cuda_context_pop (NULL);
+  }
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
+void
+gst_cuda_ipc_server_give_back (GstCudaIpcServer * self, Slot * slot)
+{
+  g_mutex_lock (&self->lock);
+  slot->out = FALSE;
+  gst_cuda_ipc_slot_settle (self, slot);
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+gst_cuda_ipc_server_set_lending (GstCudaIpcServer * self, gboolean lending)
+{
+  g_mutex_lock (&self->lock);
+  self->lending = lending;
+  self->flush_gen++;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+gst_cuda_ipc_server_wake_lenders (GstCudaIpcServer * self)
+{
+  g_mutex_lock (&self->lock);
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+CUdeviceptr
+gst_cuda_ipc_slot_get_pointer (Slot * slot, GstVideoInfo * layout)
+{
+  *layout = slot->layout;
+  return gst_cuda_sync_vmm_get_pointer (slot->vmm);
+}
+
+void
+gst_cuda_ipc_slot_attach (GstMemory * mem, Slot * slot)
+{
+  if (!slot_quark)
+    slot_quark = g_quark_from_static_string ("GstCudaIpcSlot");
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), slot_quark, slot,
+      NULL);
+}
+
+/* the slot @buf's one memory is, lent by @self and written for the
+ * current caps; NULL for any other input (lock held) */
+Slot *
+gst_cuda_ipc_slot_in_place (GstCudaIpcServer * self, GstBuffer * buf)
+{
+  Slot *slot;
+
+  if (!slot_quark || gst_buffer_n_memory (buf) != 1)
+    return NULL;
+  slot = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST
+      (gst_buffer_peek_memory (buf, 0)), slot_quark);
+  if (!slot || slot->owner != self || slot->epoch != self->epoch ||
+      !slot->out || slot->n_holders > 0)
+    return NULL;
+  return slot;
+}
