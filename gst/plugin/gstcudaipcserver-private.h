@@ -82,6 +82,7 @@ struct _GstCudaIpcServer
   CUstream settle;              /* waits for the sources' release values */
   GstCudaSyncReleaser *releaser;
   GstCudaSyncEvent *lend_event;
+  GstCudaSyncEvent *settle_event;
 
   gint listen_fd;
   gint wake_fd;
@@ -131,7 +132,9 @@ void     gst_cuda_ipc_slots_clear   (GstCudaIpcServer * self);
 void     gst_cuda_ipc_slot_settle   (GstCudaIpcServer * self,
                                      GstCudaIpcSlot * slot);
 GstCudaIpcSlot * gst_cuda_ipc_slots_get (GstCudaIpcServer * self,
-                                     GError ** error);
+                                     gboolean copy, GError ** error);
+gboolean gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self,
+                                     GstCudaIpcSlot * slot, GError ** error);
 gboolean gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self,
                                      GstCudaIpcSlot * slot, CUstream stream,
                                      GError ** error);

@@ -478,8 +478,8 @@ copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
   gboolean ok = TRUE;
   guint i;
 
-  /* (the slot is settled: its sources' releases were reached) */
-  if (!wait_producer (self, buf, error))
+  if (!gst_cuda_ipc_slot_order_copy (self, slot, error) ||
+      !wait_producer (self, buf, error))
     return FALSE;
   if (!gst_video_frame_map (&frame, &self->info, buf,
           GST_MAP_READ | GST_MAP_CUDA)) {
@@ -575,7 +575,7 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
       *ret = GST_FLOW_OK;
       return NULL;
     }
-    slot = gst_cuda_ipc_slots_get (self, error);
+    slot = gst_cuda_ipc_slots_get (self, TRUE, error);
     if (slot == GINT_TO_POINTER (-1)) {
       *ret = GST_FLOW_ERROR;
       return NULL;

@@ -11,11 +11,15 @@
  * reached. As soon as a frame is free (no source holds it, upstream does
  * not have it), a stream of its own ("settle") waits for those values on
  * the GPU, and the releaser's thread, asleep in a blocking-sync event wait,
- * marks the frame settled when they are. Neither the sink's stream nor a
- * producer's ever waits for a source: a producer that waits on the CPU for
- * its own stream (cudaupload does) would otherwise wait for a frozen
- * source, where GStreamer's flushing cannot reach it, and a state change
- * to READY would wait for that producer forever.
+ * marks the frame settled when they are. The pool lends only settled
+ * frames: a producer's stream never waits for a source, since a producer
+ * that waits on the CPU for its own stream (cudaupload does) would
+ * otherwise wait for a frozen source, where GStreamer's flushing cannot
+ * reach it, and a state change to READY would wait for that producer
+ * forever. The sink's own copies may take a frame still settling: the
+ * sink's stream waits for the settle stream on the GPU (its CPU never
+ * waits for a release), and the stop rescues what the settle stream
+ * waits for before it waits for the sink's stream.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -87,7 +91,8 @@ slot_retire (GstCudaIpcServer * self, Slot * slot)
 static gboolean
 slot_free_now (const Slot * slot)
 {
-  return slot->n_holders == 0 && !slot->out && !slot->settling;
+  return slot->n_holders == 0 && !slot->out && !slot->settling &&
+      slot->points->len == 0;
 }
 
 gboolean
@@ -111,6 +116,7 @@ gst_cuda_ipc_slots_clear (GstCudaIpcServer * self)
   gboolean pushed;
 
   g_clear_pointer (&self->lend_event, gst_cuda_sync_event_unref);
+  g_clear_pointer (&self->settle_event, gst_cuda_sync_event_unref);
   if (!self->settle)
     return;
   pushed = gst_cuda_context_push (self->context);
@@ -176,8 +182,17 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
  * reached, where the frame released last would make each write wait for
  * the source's read of the previous frame (one frame at a time between
  * the two processes' GPU work). */
+/* A frame the copy path may write: free, settled or not (its stream is
+ * then ordered after the settle stream on the GPU, gst_cuda_ipc_slot_
+ * order_copy(): the copy never waits on the CPU for a release) */
+static gboolean
+slot_copyable (const Slot * slot)
+{
+  return slot->n_holders == 0 && !slot->out && slot->points->len == 0;
+}
+
 Slot *
-gst_cuda_ipc_slots_get (GstCudaIpcServer * self, GError ** error)
+gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
 {
   guint i, n_epoch = 0;
   Slot *slot, *oldest = NULL;
@@ -191,7 +206,7 @@ gst_cuda_ipc_slots_get (GstCudaIpcServer * self, GError ** error)
     }
     if (slot->epoch == self->epoch) {
       n_epoch++;
-      if (slot_free_now (slot) && (!oldest ||
+      if ((copy ? slot_copyable (slot) : slot_free_now (slot)) && (!oldest ||
               slot->last_use < oldest->last_use))
         oldest = slot;
     }
@@ -238,6 +253,23 @@ gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self, Slot * slot,
   return ok;
 }
 
+/* lock held, context pushed: the copy into @slot after its settle, where
+ * that has not run yet */
+gboolean
+gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self, Slot * slot,
+    GError ** error)
+{
+  if (!slot->settling)
+    return TRUE;
+  if (!self->settle_event) {
+    self->settle_event = gst_cuda_sync_event_new (self->context, FALSE, error);
+    if (!self->settle_event)
+      return FALSE;
+  }
+  return gst_cuda_sync_event_record (self->settle_event, self->settle, error)
+      && gst_cuda_sync_event_wait_gpu (self->settle_event, self->stream, error);
+}
+
 /* lock held, context pushed: the sink's own work on the (settled) slot
  * before the work enqueued on @stream from now on */
 static gboolean
@@ -274,7 +306,7 @@ gst_cuda_ipc_server_lend (GstCudaIpcServer * self, CUstream stream,
       ret = GST_FLOW_NOT_NEGOTIATED;
       break;
     }
-    *slot = gst_cuda_ipc_slots_get (self, error);
+    *slot = gst_cuda_ipc_slots_get (self, FALSE, error);
     if (*slot == GINT_TO_POINTER (-1)) {
       *slot = NULL;
       ret = GST_FLOW_ERROR;
