@@ -40,6 +40,14 @@ const S8Mode s8_modes[S8_N_MODES] = {
         "waits for that stream on the GPU and gives the buffer back at once "
         "(the memory's stream waits for its copy)", "cudasyncipcsink",
       "cudasyncipcsrc", NULL, "import", TRUE},
+  [S8_SP] = {"s_pool", "as s, with the producer writing into the pool "
+        "cudasyncipcsink proposes (GStreamer 1.24+), on the stream it sets "
+        "on that pool, marking the memory pending: the sink sends each "
+        "frame without a copy", "cudasyncipcsink", "cudasyncipcsrc", NULL,
+      NULL, TRUE, TRUE},
+  [S8_SIP] = {"si_pool", "as s_pool, with cudasyncipcsrc io-mode=import: "
+        "no copy on either side", "cudasyncipcsink", "cudasyncipcsrc", NULL,
+      "import", TRUE, TRUE},
 };
 
 const gchar *const s8_stage_names[S8_N_STAGES] = {

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 
 #include <glib/gstdio.h>
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
 #include "scenario-8.h"
@@ -423,6 +424,38 @@ produce (S8Producer * p, guint n, gchar ** error)
   return TRUE;
 }
 
+#if GST_CHECK_VERSION(1, 24, 0)
+/* the pool the sink proposes (sink_pool), its buffers written on the
+ * producer's memory stream */
+static GstBufferPool *
+sink_pool (S8Producer * p, GstCaps * caps, gchar ** error)
+{
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  guint size = 0, min = 0, max = 0;
+
+  if (gst_pad_peer_query (p->srcpad, q) &&
+      gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+  gst_query_unref (q);
+  if (!pool) {
+    *error = g_strdup ("cudasyncipcsink proposed no pool");
+    return NULL;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  gst_buffer_pool_config_set_cuda_stream (config, p->mem_stream);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    *error = g_strdup ("could not set up the pool cudasyncipcsink proposed");
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+#endif
+
 /* the mode's sink (p: a fakesink with the consumer on its pad) */
 static GstElement *
 producer_sink (S8Producer * p, const gchar * socket, gchar ** error)
@@ -482,7 +515,9 @@ producer_start (S8Producer * p, S8Config * c, gint mode, FrameWriter writer,
     }
     p->mem_stream = stream;
     p->spec.stream = gst_cuda_stream_get_handle (stream);
-    p->pool = new_pool_with_stream (b, caps, b->opt.in_flight, stream, error);
+    /* (sink_pool: the sink's pool, once the sink has the caps) */
+    if (!p->md->sink_pool)
+      p->pool = new_pool_with_stream (b, caps, b->opt.in_flight, stream, error);
   }
 #endif
   if (!p->mem_stream) {
@@ -496,7 +531,7 @@ producer_start (S8Producer * p, S8Config * c, gint mode, FrameWriter writer,
     }
     p->pool = new_pool (b, caps, b->opt.in_flight, error);
   }
-  if (!p->pool)
+  if (!p->pool && !p->md->sink_pool)
     goto out;
   if (!p->md->ipc_mode && !p->mem_stream &&
       !(p->sem = new_semaphore (b, &p->ts, error)))
@@ -525,6 +560,10 @@ producer_start (S8Producer * p, S8Config * c, gint mode, FrameWriter writer,
     goto out;
   }
   ok = push_initial_events (p->srcpad, caps, error);
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (ok && p->md->sink_pool)
+    ok = (p->pool = sink_pool (p, caps, error)) != NULL;
+#endif
 out:
   gst_caps_unref (caps);
   return ok;

@@ -43,6 +43,8 @@ static const struct
   {S8_S, S8_U, 2.0}, {S8_S, S8_UM, 2.0}, {S8_S, S8_P, 0.9},
   {S8_SI, S8_U, 2.0}, {S8_SI, S8_UM, 2.0}, {S8_SI, S8_P, 0.9},
   {S8_SIS, S8_U, 2.0}, {S8_SIS, S8_UM, 2.0}, {S8_SIS, S8_P, 0.9},
+  {S8_SP, S8_U, 2.0}, {S8_SP, S8_UM, 2.0}, {S8_SP, S8_P, 0.9},
+  {S8_SIP, S8_U, 2.0}, {S8_SIP, S8_UM, 2.0}, {S8_SIP, S8_P, 0.9},
 };
 
 static S8Config *
@@ -319,9 +321,22 @@ s8_check_stats (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
         "cudasyncipcsrc");
     ok &= expect_stat (s->sink_stats, "frames-sent", frames, note,
         "cudasyncipcsink");
-    /* the bench producer's memory: no stream but in si_stream */
+    /* the bench producer's memory: no stream but in si_stream and the
+     * pool modes; those frames are the sink's own, sent without a copy */
     ok &= expect_stat (s->sink_stats, s8_modes[k].memory_stream ?
         "inputs-held" : "inputs-ordered", 0, note, "cudasyncipcsink");
+    if (s8_modes[k].sink_pool) {
+      guint64 in_place = 0;
+
+      gst_structure_get_uint64 (s->sink_stats, "inputs-in-place", &in_place);
+      ok &= expect_stat (s->sink_stats, "copies", 0, note, "cudasyncipcsink");
+      if (in_place < frames) {
+        g_string_append_printf (note, "%s cudasyncipcsink inputs-in-place "
+            "%" G_GUINT64_FORMAT " < %" G_GUINT64_FORMAT " frames",
+            note->len ? ";" : "", in_place, frames);
+        ok = FALSE;
+      }
+    }
   }
   g_mutex_lock (&b->lock);
   if (m->sink_stats)

@@ -26,6 +26,8 @@ G_BEGIN_DECLS enum
   S8_P,                         /* one process, no IPC */
   S8_SI,                        /* s with cudasyncipcsrc io-mode=import */
   S8_SIS,                       /* si, the producer on its memory's stream */
+  S8_SP,                        /* s, written in place in the sink's pool */
+  S8_SIP,                       /* si, written in place in the sink's pool */
   S8_N_MODES
 };
 
@@ -40,6 +42,9 @@ typedef struct
   /* the producer writes on the stream its pool sets on the memory and
    * marks it pending, with no acquire point (upstream's 1.24+ producers) */
   gboolean memory_stream;
+  /* the producer writes into the pool the sink proposes (1.24+): the sink
+   * sends its frames without a copy */
+  gboolean sink_pool;
 } S8Mode;
 
 /* this project's elements */
