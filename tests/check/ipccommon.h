@@ -36,6 +36,10 @@ GPid     ipc_spawn_source (const gchar * path, guint n,
 GPid     ipc_spawn_reader (const gchar * path, const gchar * delay);
 /* a child sink of live frames (max-buffers 2), listening when it returns */
 GPid     ipc_spawn_sink (const gchar * path, const gchar * delay);
+/* @fmt with @path for its one %s, in this process's CUDA context, its
+ * IPC element @name getting semaphores of the test backend */
+GstElement * ipc_pipeline (const gchar * fmt, const gchar * path,
+                           const gchar * name);
 /* the element @name of @pipeline gets semaphores of the test backend */
 void     ipc_connect_new_semaphore (GstElement * pipeline,
                            const gchar * name);

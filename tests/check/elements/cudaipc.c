@@ -358,20 +358,6 @@ device_bytes (GstBuffer * buf)
   return g_bytes_new_take (data, mem->size);
 }
 
-static GstElement *
-ipc_pipeline (const gchar * fmt, const gchar * path, const gchar * name)
-{
-  gchar *desc = g_strdup_printf (fmt, path);
-  GstElement *p = gst_parse_launch (desc, NULL);
-
-  fail_unless (p != NULL, "%s", desc);
-  /* one context: a semaphore is imported once per process */
-  cs_set_cuda_context (p, cs_ctx);
-  ipc_connect_new_semaphore (p, name);
-  g_free (desc);
-  return p;
-}
-
 static guint64
 wait_stat_down (GstElement * e, const gchar * field, guint64 want)
 {

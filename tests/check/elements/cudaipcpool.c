@@ -1,0 +1,214 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The pool cudasyncipcsink proposes upstream (GStreamer 1.24+): cudaupload
+ * writes the sink's shareable frames in place. Both ends run in this
+ * process; a source in io-mode=import whose appsink is never pulled holds
+ * the frames it got, so that sources hold every frame of the sink (1.24+:
+ * on 1.22 the source copies and releases every frame at once, and the
+ * sink proposes no pool, which test_pool_proposal checks).
+ *
+ * Tests:
+ * test_pool_full_drop: max-buffers=2, on-full=drop, both frames held: the
+ *     pool lent 2 frames, both sent in place, then hands out plain memory,
+ *     which the sink drops (no copy, no third allocation)
+ * test_pool_full_wait_stop: the same with on-full=wait: cudaupload waits
+ *     in the pool for a frame that the held source never releases; the
+ *     sink's pipeline still stops within 5 s, and cudaupload gets no frame
+ *     of the sink meanwhile.
+ * test_pool_proposal: the ALLOCATION query before the caps are set gets no
+ *     pool; for the sink's caps it gets a GstCudaBufferPool with the sink's
+ *     max-buffers and the video meta; for other caps none.
+ */
+#include "../ipccommon.h"
+#include <gst/app/gstappsink.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <unistd.h>
+
+#define HELD 2
+
+/* a live cudaupload into a sink of HELD frames; a source that holds the
+ * frames it gets */
+static void
+start_held (const gchar * on_full, GstElement ** sp, GstElement ** ap,
+    GstElement ** sink, gchar ** path)
+{
+  gchar *fmt = g_strdup_printf ("videotestsrc is-live=true ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=200/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=%d on-full=%s "
+      "sync=false socket-path=%%s", W, H, HELD, on_full);
+
+  *path = g_strdup_printf ("%s/cudaipc-pool%d.sock", g_get_tmp_dir (),
+      getpid ());
+  *sp = ipc_pipeline (fmt, *path, "sink");
+  *ap = ipc_pipeline ("cudasyncipcsrc name=src socket-path=%s io-mode=import "
+      "! appsink name=out sync=false max-buffers=64", *path, "src");
+  *sink = gst_bin_get_by_name (GST_BIN (*sp), "sink");
+  fail_unless (gst_element_set_state (*sp, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_set_state (*ap, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_free (fmt);
+}
+
+static gboolean
+can_hold (void)
+{
+  if (GST_CHECK_VERSION (1, 24, 0))
+    return TRUE;
+  g_print ("SKIP: GStreamer 1.22: no pool, and an import source copies\n");
+  return FALSE;
+}
+
+static void
+stop_all (GstElement * sp, GstElement * ap, GstElement * sink, gchar * path)
+{
+  gst_element_set_state (ap, GST_STATE_NULL);
+  gst_element_set_state (sp, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (ap);
+  gst_object_unref (sp);
+  g_free (path);
+}
+
+GST_START_TEST (test_pool_full_drop)
+{
+  GstElement *sp, *ap, *sink;
+  gchar *path;
+
+  if (!can_hold ())
+    return;
+  start_held ("drop", &sp, &ap, &sink, &path);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "frames-sent", HELD), HELD);
+  /* both frames held: every later frame is dropped */
+  fail_unless (ipc_wait_stat (sink, "dropped", 10) >= 10);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), HELD);
+  fail_unless_equals_uint64 (cs_stat (sink, "buffers-allocated"), HELD);
+  fail_unless_equals_uint64 (cs_stat (sink, "releases"), 0);
+  /* the frames sent were written in place; the rest came as plain memory
+   * from the pool and went without a copy */
+  fail_unless_equals_uint64 (cs_stat (sink, "lent"), HELD);
+  fail_unless_equals_uint64 (cs_stat (sink, "inputs-in-place"), HELD);
+  fail_unless_equals_uint64 (cs_stat (sink, "copies"), 0);
+  stop_all (sp, ap, sink, path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pool_full_wait_stop)
+{
+  GstElement *sp, *ap, *sink;
+  guint64 buffers;
+  gint64 t0;
+  gchar *path;
+
+  if (!can_hold ())
+    return;
+  start_held ("wait", &sp, &ap, &sink, &path);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "frames-sent", HELD), HELD);
+  /* no frame is free: cudaupload waits in the pool's lend */
+  g_usleep (200 * 1000);
+  buffers = cs_stat (sink, "buffers");
+  g_usleep (200 * 1000);
+  fail_unless_equals_uint64 (cs_stat (sink, "buffers"), buffers);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), HELD);
+  fail_unless_equals_uint64 (cs_stat (sink, "dropped"), 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "lent"), HELD);
+  /* the sink's pipeline stops although the source holds both frames */
+  t0 = g_get_monotonic_time ();
+  fail_unless (gst_element_set_state (sp, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
+      "the stop took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), HELD);
+  stop_all (sp, ap, sink, path);
+}
+
+GST_END_TEST;
+
+/* the pool the sink answers an ALLOCATION query for @caps with, or NULL */
+static GstBufferPool *
+proposed_pool (GstElement * sink, GstCaps * caps, guint * max)
+{
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GstBufferPool *pool = NULL;
+
+  fail_unless (gst_pad_query (pad, q));
+  *max = 0;
+  if (gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, max);
+  fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
+          NULL));
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return pool;
+}
+
+GST_START_TEST (test_pool_proposal)
+{
+  gchar *path = g_strdup_printf ("%s/cudaipc-pp%d.sock", g_get_tmp_dir (),
+      getpid ());
+  GstElement *p = ipc_pipeline ("appsrc name=in format=time ! "
+      "cudasyncipcsink name=sink max-buffers=3 socket-path=%s", path, "sink");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GstCaps *caps = cs_caps (FORMAT, W, H), *other = cs_caps (FORMAT, W2, H2);
+  GstBufferPool *pool;
+  GstPad *pad;
+  guint max;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  /* no caps yet: no frames to lend */
+  fail_unless ((pool = proposed_pool (sink, caps, &max)) == NULL);
+  pad = gst_element_get_static_pad (in, "src");
+  gst_pad_push_event (pad, gst_event_new_stream_start ("pool"));
+  fail_unless (gst_pad_push_event (pad, gst_event_new_caps (caps)));
+  gst_object_unref (pad);
+  pool = proposed_pool (sink, caps, &max);
+  if (GST_CHECK_VERSION (1, 24, 0)) {
+    fail_unless (GST_IS_CUDA_BUFFER_POOL (pool));
+    fail_unless_equals_int (max, 3);
+    gst_object_unref (pool);
+  } else {
+    fail_unless (pool == NULL, "1.22: no pool");
+  }
+  /* caps that are not the sink's */
+  fail_unless ((pool = proposed_pool (sink, other, &max)) == NULL);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_caps_unref (caps);
+  gst_caps_unref (other);
+  gst_object_unref (in);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaipcpool_suite (void)
+{
+  Suite *s = suite_create ("cudaipcpool");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_test (tc, test_pool_full_drop);
+  tcase_add_test (tc, test_pool_full_wait_stop);
+  tcase_add_test (tc, test_pool_proposal);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (ipc_child_main (argc, argv, &ret))
+    return ret;
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (cudaipcpool_suite (), "cudaipcpool", __FILE__);
+}
