@@ -366,6 +366,7 @@ gst_cuda_sync_ipc_sink_stop (GstBaseSink * sink)
     g_clear_pointer (&self->last_stats, gst_structure_free);
     self->last_stats = gst_cuda_ipc_server_stats (server);
     self->server = NULL;
+    GST_INFO_OBJECT (self, "stopped: %" GST_PTR_FORMAT, self->last_stats);
     g_mutex_unlock (&self->lock);
     gst_cuda_ipc_server_free (server);
   }
