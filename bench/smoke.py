@@ -341,16 +341,21 @@ def check_s7(doc, sim, name):
                       where + ' mode %s: copies_per_frame' % key)
 
 
-S8_MODES = ('s', 'u', 'um', 'p', 'si', 'si_stream')
-S8_OURS = ('s', 'si', 'si_stream')
+S8_MODES = ('s', 'u', 'um', 'p', 'si', 'si_stream', 's_pool', 'si_pool')
+S8_OURS = ('s', 'si', 'si_stream', 's_pool', 'si_pool')
+# modes whose producer writes on its memory's stream (1.24+)
+S8_STREAM = ('si_stream', 's_pool', 'si_pool')
 S8_RATIOS = tuple((m, ref) for m in S8_OURS for ref in ('u', 'um', 'p'))
 
 
 def s8_copies(doc, key):
-    """GPU copies per frame of our modes: the sink's, and the source's
-    unless it lends the shared memory (io-mode=import, 1.24+)."""
+    """GPU copies per frame of our modes: the sink's, unless the producer
+    wrote into its pool (s_pool, si_pool), and the source's unless it lends
+    the shared memory (io-mode=import, 1.24+)."""
     new = doc.get('environment', {}).get('gstreamer_build_minor', 0) >= 24
-    return 1 if key != 's' and new else 2
+    sink = 0 if key in ('s_pool', 'si_pool') else 1
+    src = 0 if key in ('si', 'si_stream', 'si_pool') and new else 1
+    return sink + src
 
 
 def check_s8(doc, sim, name, memset):
@@ -358,7 +363,7 @@ def check_s8(doc, sim, name, memset):
     simulator with the default writer skipped for want of kernels; else ok,
     1080p at 0 ms ran, every mode ran with its measurements or is skipped
     with a reason (upstream's u and um where GStreamer has no cudaipcsink,
-    u on the simulator; si_stream before 1.24), ours (s, si, si_stream)
+    u on the simulator; si_stream, s_pool, si_pool before 1.24), ours
     with both elements' counters, their copies and no CPU sync,
     and the ratios of the modes that ran written."""
     s = doc.get('scenario8_ipc')
@@ -388,7 +393,7 @@ def check_s8(doc, sim, name, memset):
                 # upstream's elements; a producer on its memory's stream
                 # needs 1.24+
                 new = doc.get('environment', {}).get('gstreamer_build_minor', 0) >= 24
-                check((key in ('u', 'um') or (key == 'si_stream' and not new))
+                check((key in ('u', 'um') or (key in S8_STREAM and not new))
                       and bool(m.get('error')),
                       where + ' mode %s: skipped (%s)' % (key, m.get('error')))
                 continue
