@@ -44,7 +44,7 @@ struct _GstCudaIpcSlot
   GstCudaSyncVmm *vmm;
   guint n_holders;
   gboolean out;                 /* lent to upstream (the sink's pool) */
-  gboolean settling;            /* the settle stream waits for its points */
+  guint settling;               /* settles not yet seen complete */
   guint64 last_use;             /* the render that last wrote it */
   GArray *points;               /* GstCudaIpcReleasePoint: settled before reuse */
 };
@@ -81,6 +81,8 @@ struct _GstCudaIpcServer
   CUstream rescue;
   CUstream settle;              /* waits for the sources' release values */
   GstCudaSyncReleaser *releaser;
+  /* the settles' own (a settle may wait long: nothing queues behind it) */
+  GstCudaSyncReleaser *settler;
   GstCudaSyncEvent *lend_event;
   GstCudaSyncEvent *settle_event;
 

@@ -199,6 +199,7 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
       || !gst_cuda_ipc_slots_init (self, error))
     goto failed;
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
+  self->settler = gst_cuda_sync_releaser_new ("cudaipcsettle");
   self->listen_fd = listen_on (self->path, config->mode, error);
   self->wake_fd = eventfd (0, EFD_CLOEXEC);
   if (self->listen_fd < 0 || self->wake_fd < 0)
@@ -378,6 +379,9 @@ gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
   if (self->releaser)
     gst_cuda_sync_releaser_free (self->releaser);
   self->releaser = NULL;
+  if (self->settler)
+    gst_cuda_sync_releaser_free (self->settler);
+  self->settler = NULL;
   if (self->listen_fd >= 0) {
     close (self->listen_fd);
     unlink (self->path);

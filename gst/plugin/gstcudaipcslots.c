@@ -11,7 +11,8 @@
  * reached. As soon as a frame is free (no source holds it, upstream does
  * not have it), a stream of its own ("settle") waits for those values on
  * the GPU, and the releaser's thread, asleep in a blocking-sync event wait,
- * marks the frame settled when they are. The pool lends only settled
+ * marks the frame settled when they are (a releaser of its own: nothing
+ * else queues behind a settle). The pool lends only settled
  * frames: a producer's stream never waits for a source, since a producer
  * that waits on the CPU for its own stream (cudaupload does) would
  * otherwise wait for a frozen source, where GStreamer's flushing cannot
@@ -91,7 +92,7 @@ slot_retire (GstCudaIpcServer * self, Slot * slot)
 static gboolean
 slot_free_now (const Slot * slot)
 {
-  return slot->n_holders == 0 && !slot->out && !slot->settling &&
+  return slot->n_holders == 0 && !slot->out && slot->settling == 0 &&
       slot->points->len == 0;
 }
 
@@ -134,7 +135,7 @@ slot_settled (gpointer data, const GError * error)
   GstCudaIpcServer *self = (GstCudaIpcServer *) slot->owner;
 
   g_mutex_lock (&self->lock);
-  slot->settling = FALSE;
+  slot->settling--;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   gst_cuda_ipc_slot_unref (slot);
@@ -142,36 +143,39 @@ slot_settled (gpointer data, const GError * error)
 
 /* A slot that just became free waits on the settle stream for its
  * sources' release values, and is settled once they are reached (lock
- * held). Without the releaser (stopped) or an event, the stream is waited
- * for on the CPU, counted in cpu-syncs. */
+ * held). A slot freed again before its last settle was seen settles again
+ * (settling counts them): the copy path may take it meanwhile, ordered on
+ * the GPU. Without the releaser (stopped) or an event, the stream is
+ * waited for on the CPU, counted in cpu-syncs. */
 void
 gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
 {
   GError *err = NULL;
   gboolean ok;
 
-  if (slot->n_holders > 0 || slot->out || slot->settling ||
-      slot->points->len == 0)
+  if (slot->n_holders > 0 || slot->out || slot->points->len == 0)
     return;
   if (!gst_cuda_context_push (self->context)) {
     GST_WARNING ("settle: could not push the CUDA context");
     return;
   }
   ok = gst_cuda_ipc_slot_wait_released (self, slot, self->settle, &err);
-  slot->settling = TRUE;
-  if (ok && self->releaser && gst_cuda_sync_releaser_push_after
-      (self->releaser, self->context, self->settle, slot_settled,
-          gst_cuda_ipc_slot_ref (slot), &err)) {
-    gst_cuda_context_pop (NULL);
-    return;
+  if (ok && self->settler) {
+    gst_cuda_ipc_slot_ref (slot);
+    if (gst_cuda_sync_releaser_push_after (self->settler, self->context,
+            self->settle, slot_settled, slot, &err)) {
+      slot->settling++;
+      gst_cuda_context_pop (NULL);
+      return;
+    }
+    /* (slot_settled() will not be called) */
+    gst_cuda_ipc_slot_unref (slot);
   }
   if (err)
     GST_WARNING ("settle: %s; waiting for the stream", err->message);
   g_clear_error (&err);
-  /* (a failed push_after dropped nothing: the slot's reference is ours) */
   CuStreamSynchronize (self->settle);
   self->cpu_syncs++;
-  slot->settling = FALSE;
   gst_cuda_context_pop (NULL);
 }
 
@@ -259,7 +263,7 @@ gboolean
 gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self, Slot * slot,
     GError ** error)
 {
-  if (!slot->settling)
+  if (slot->settling == 0)
     return TRUE;
   if (!self->settle_event) {
     self->settle_event = gst_cuda_sync_event_new (self->context, FALSE, error);
