@@ -179,13 +179,6 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
   gst_cuda_context_pop (NULL);
 }
 
-/* A new slot while this epoch has fewer than max-buffers, else the free
- * one written longest ago, or NULL (lock held; retires slots of older
- * epochs once nothing holds them). Reusing a frame waits on the GPU for
- * its sources' release values: the oldest release is the one most likely
- * reached, where the frame released last would make each write wait for
- * the source's read of the previous frame (one frame at a time between
- * the two processes' GPU work). */
 /* A frame the copy path may write: free, settled or not (its stream is
  * then ordered after the settle stream on the GPU, gst_cuda_ipc_slot_
  * order_copy(): the copy never waits on the CPU for a release) */
@@ -195,6 +188,13 @@ slot_copyable (const Slot * slot)
   return slot->n_holders == 0 && !slot->out && slot->points->len == 0;
 }
 
+/* A new slot while this epoch has fewer than max-buffers, else the free
+ * one (@copy: or still settling) written longest ago, or NULL (lock held;
+ * settles the free ones, retires slots of older epochs once nothing holds
+ * them). The oldest release is the one most likely reached, where the
+ * frame released last would make each write wait for the source's read
+ * of the previous frame (one frame at a time between the two processes'
+ * GPU work). */
 Slot *
 gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
 {
@@ -257,36 +257,28 @@ gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self, Slot * slot,
   return ok;
 }
 
+/* the work enqueued on @to from now on after that enqueued on @from so
+ * far, on the GPU, through *@event (made at first use; lock held, context
+ * pushed) */
+static gboolean
+order_after (GstCudaIpcServer * self, GstCudaSyncEvent ** event,
+    CUstream from, CUstream to, GError ** error)
+{
+  if (!*event && !(*event = gst_cuda_sync_event_new (self->context, FALSE,
+              error)))
+    return FALSE;
+  return gst_cuda_sync_event_record (*event, from, error) &&
+      gst_cuda_sync_event_wait_gpu (*event, to, error);
+}
+
 /* lock held, context pushed: the copy into @slot after its settle, where
  * that has not run yet */
 gboolean
 gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self, Slot * slot,
     GError ** error)
 {
-  if (slot->settling == 0)
-    return TRUE;
-  if (!self->settle_event) {
-    self->settle_event = gst_cuda_sync_event_new (self->context, FALSE, error);
-    if (!self->settle_event)
-      return FALSE;
-  }
-  return gst_cuda_sync_event_record (self->settle_event, self->settle, error)
-      && gst_cuda_sync_event_wait_gpu (self->settle_event, self->stream, error);
-}
-
-/* lock held, context pushed: the sink's own work on the (settled) slot
- * before the work enqueued on @stream from now on */
-static gboolean
-order_lend (GstCudaIpcServer * self, Slot * slot, CUstream stream,
-    GError ** error)
-{
-  if (!self->lend_event) {
-    self->lend_event = gst_cuda_sync_event_new (self->context, FALSE, error);
-    if (!self->lend_event)
-      return FALSE;
-  }
-  return gst_cuda_sync_event_record (self->lend_event, self->stream, error) &&
-      gst_cuda_sync_event_wait_gpu (self->lend_event, stream, error);
+  return slot->settling == 0 || order_after (self, &self->settle_event,
+      self->settle, self->stream, error);
 }
 
 GstFlowReturn
@@ -330,7 +322,8 @@ gst_cuda_ipc_server_lend (GstCudaIpcServer * self, CUstream stream,
     *slot = NULL;
     ret = GST_FLOW_ERROR;
   } else if (*slot) {
-    if (order_lend (self, *slot, stream, error)) {
+    /* the sink's own work on the (settled) slot before upstream's */
+    if (order_after (self, &self->lend_event, self->stream, stream, error)) {
       (*slot)->out = TRUE;
       (*slot)->last_use = self->buffers;
       self->lent++;
