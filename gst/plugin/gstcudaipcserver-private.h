@@ -47,6 +47,7 @@ struct _GstCudaIpcSlot
   guint settling;               /* settles not yet seen complete */
   guint64 last_use;             /* the render that last wrote it */
   GArray *points;               /* GstCudaIpcReleasePoint: settled before reuse */
+  GArray *settle_points;        /* those the running settles wait for */
 };
 
 /* one connected source */
@@ -84,7 +85,6 @@ struct _GstCudaIpcServer
   /* the settles' own (a settle may wait long: nothing queues behind it) */
   GstCudaSyncReleaser *settler;
   GstCudaSyncEvent *lend_event;
-  GstCudaSyncEvent *settle_event;
 
   gint listen_fd;
   gint wake_fd;

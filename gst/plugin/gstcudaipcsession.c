@@ -78,15 +78,16 @@ gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
   g_clear_error (&err);
 }
 
-/* the release points of a rescued source go from every slot: the rescue
- * signal satisfies them (lock held) */
+/* the release points of a rescued source go from every slot, settling or
+ * not: the rescue signal satisfies them (lock held) */
 static void
 forget_points (GstCudaIpcServer * self, Session * s)
 {
   guint i, j;
 
-  for (i = 0; i < self->slots->len; i++) {
-    GArray *points = ((Slot *) g_ptr_array_index (self->slots, i))->points;
+  for (i = 0; i < 2 * self->slots->len; i++) {
+    Slot *slot = g_ptr_array_index (self->slots, i / 2);
+    GArray *points = i % 2 ? slot->settle_points : slot->points;
     for (j = 0; j < points->len;) {
       ReleasePoint *p = &g_array_index (points, ReleasePoint, j);
       if (p->sem == s->release) {

@@ -18,9 +18,11 @@
  * otherwise wait for a frozen source, where GStreamer's flushing cannot
  * reach it, and a state change to READY would wait for that producer
  * forever. The sink's own copies may take a frame still settling: the
- * sink's stream waits for the settle stream on the GPU (its CPU never
- * waits for a release), and the stop rescues what the settle stream
- * waits for before it waits for the sink's stream.
+ * sink's stream then waits on the GPU for the release values that frame's
+ * settles wait for (its CPU never waits for a release; the settle stream
+ * as a whole would also hold the copy behind every frame freed later),
+ * and the stop rescues those sources before it waits for the sink's
+ * stream.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -36,6 +38,16 @@ typedef GstCudaIpcReleasePoint ReleasePoint;
 
 static GQuark slot_quark;
 
+static void
+points_clear (GArray * points)
+{
+  guint i;
+
+  for (i = 0; i < points->len; i++)
+    gst_object_unref (g_array_index (points, ReleasePoint, i).sem);
+  g_array_set_size (points, 0);
+}
+
 Slot *
 gst_cuda_ipc_slot_ref (Slot * slot)
 {
@@ -49,13 +61,12 @@ gst_cuda_ipc_slot_ref (Slot * slot)
 void
 gst_cuda_ipc_slot_unref (Slot * slot)
 {
-  guint i;
-
   if (!g_atomic_int_dec_and_test (&slot->refcount))
     return;
-  for (i = 0; i < slot->points->len; i++)
-    gst_object_unref (g_array_index (slot->points, ReleasePoint, i).sem);
+  points_clear (slot->points);
   g_array_free (slot->points, TRUE);
+  points_clear (slot->settle_points);
+  g_array_free (slot->settle_points, TRUE);
   gst_cuda_sync_vmm_free (slot->vmm);
   g_free (slot);
 }
@@ -117,7 +128,6 @@ gst_cuda_ipc_slots_clear (GstCudaIpcServer * self)
   gboolean pushed;
 
   g_clear_pointer (&self->lend_event, gst_cuda_sync_event_unref);
-  g_clear_pointer (&self->settle_event, gst_cuda_sync_event_unref);
   if (!self->settle)
     return;
   pushed = gst_cuda_context_push (self->context);
@@ -135,7 +145,8 @@ slot_settled (gpointer data, const GError * error)
   GstCudaIpcServer *self = (GstCudaIpcServer *) slot->owner;
 
   g_mutex_lock (&self->lock);
-  slot->settling--;
+  if (--slot->settling == 0)
+    points_clear (slot->settle_points);
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   gst_cuda_ipc_slot_unref (slot);
@@ -152,12 +163,18 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
 {
   GError *err = NULL;
   gboolean ok;
+  guint i;
 
   if (slot->n_holders > 0 || slot->out || slot->points->len == 0)
     return;
   if (!gst_cuda_context_push (self->context)) {
     GST_WARNING ("settle: could not push the CUDA context");
     return;
+  }
+  for (i = 0; i < slot->points->len; i++) {
+    ReleasePoint p = g_array_index (slot->points, ReleasePoint, i);
+    gst_object_ref (p.sem);
+    g_array_append_val (slot->settle_points, p);
   }
   ok = gst_cuda_ipc_slot_wait_released (self, slot, self->settle, &err);
   if (ok && self->settler) {
@@ -176,12 +193,15 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
   g_clear_error (&err);
   CuStreamSynchronize (self->settle);
   self->cpu_syncs++;
+  if (slot->settling == 0)
+    points_clear (slot->settle_points);
   gst_cuda_context_pop (NULL);
 }
 
-/* A frame the copy path may write: free, settled or not (its stream is
- * then ordered after the settle stream on the GPU, gst_cuda_ipc_slot_
- * order_copy(): the copy never waits on the CPU for a release) */
+/* A frame the copy path may write: free, settled or not (the sink's
+ * stream then waits on the GPU for what the settles wait for,
+ * gst_cuda_ipc_slot_order_copy(): the copy never waits on the CPU for a
+ * release) */
 static gboolean
 slot_copyable (const Slot * slot)
 {
@@ -222,6 +242,7 @@ gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
   slot->refcount = 1;
   slot->owner = self;
   slot->points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
+  slot->settle_points = g_array_new (FALSE, FALSE, sizeof (ReleasePoint));
   slot->epoch = self->epoch;
   slot->id = self->next_id++;
   slot->layout = self->info;
@@ -230,6 +251,7 @@ gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
       error);
   if (!slot->vmm) {
     g_array_free (slot->points, TRUE);
+    g_array_free (slot->settle_points, TRUE);
     g_free (slot);
     return GINT_TO_POINTER (-1);
   }
@@ -271,14 +293,21 @@ order_after (GstCudaIpcServer * self, GstCudaSyncEvent ** event,
       gst_cuda_sync_event_wait_gpu (*event, to, error);
 }
 
-/* lock held, context pushed: the copy into @slot after its settle, where
- * that has not run yet */
+/* lock held, context pushed: the copy into @slot after the release
+ * values its settles wait for, where they have not been seen reached (the
+ * same values again: not counted in waits) */
 gboolean
 gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self, Slot * slot,
     GError ** error)
 {
-  return slot->settling == 0 || order_after (self, &self->settle_event,
-      self->settle, self->stream, error);
+  guint i;
+
+  for (i = 0; slot->settling > 0 && i < slot->settle_points->len; i++) {
+    ReleasePoint *p = &g_array_index (slot->settle_points, ReleasePoint, i);
+    if (!gst_cuda_semaphore_wait (p->sem, self->stream, p->value, error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 GstFlowReturn
