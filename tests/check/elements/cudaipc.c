@@ -278,7 +278,9 @@ push_frames (GstElement * appsrc, guint n, gint w, gint h)
 
 /* the caps change mid-stream (W x H, then W2 x H2): the source gets new
  * caps once, and every frame on both sides of the change byte-exact; the
- * frames of the old caps go once nothing holds them */
+ * frames of the old caps go once nothing holds them. 1.24+: cudaupload
+ * writes every frame of both caps into the sink's pool (proposed again
+ * for the new caps) */
 static void
 renegotiation (const gchar * props, gboolean import)
 {
@@ -309,6 +311,10 @@ renegotiation (const gchar * props, gboolean import)
   fail_unless_equals_uint64 (ipc_field_of (out, "lent"), lent ? 2 * n : 0);
   fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), 2 * n);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 2 * n), 2 * n);
+  fail_unless_equals_uint64 (cs_stat (sink, "inputs-in-place"),
+      GST_CHECK_VERSION (1, 24, 0) ? 2 * n : 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "copies"),
+      GST_CHECK_VERSION (1, 24, 0) ? 0 : 2 * n);
   /* at most max-buffers of each caps, the old ones freed at the next
    * frame once released */
   fail_unless (cs_stat (sink, "buffers-allocated") <= 3);

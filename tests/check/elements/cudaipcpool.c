@@ -20,10 +20,16 @@
  * test_pool_proposal: the ALLOCATION query before the caps are set gets no
  *     pool; for the sink's caps it gets a GstCudaBufferPool with the sink's
  *     max-buffers and the video meta; for other caps none.
+ * test_nvh264dec_in_place: NVDEC (a real GPU only): nvh264dec decodes
+ *     H.264 clips (high profile with B-frames; a width that is not a
+ *     multiple of 4, and 4K) straight into the sink's frames; a source in
+ *     io-mode=import gets nvh264dec ! cudadownload's bytes, every frame
+ *     sent in place without a copy (1.24+; 1.22 copies each).
  */
 #include "../ipccommon.h"
 #include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudabufferpool.h>
+#include <glib/gstdio.h>
 #include <unistd.h>
 
 #define HELD 2
@@ -188,6 +194,135 @@ GST_START_TEST (test_pool_proposal)
 
 GST_END_TEST;
 
+static gboolean
+have_elements (const gchar * const *names)
+{
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_print ("SKIP: element %s is not available here\n", names[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+/* a byte-stream H.264 clip (high profile, B-frames) of @n frames */
+static gchar *
+make_clip (gint w, gint h, guint n)
+{
+  gchar *path = g_strdup_printf ("%s/cudaipc-clip%d-%dx%d.h264",
+      g_get_tmp_dir (), getpid (), w, h);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
+      "x264enc speed-preset=ultrafast key-int-max=10 bframes=2 ! "
+      "video/x-h264,profile=high ! h264parse ! "
+      "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
+      n, w, h, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  fail_unless (p != NULL, "%s", desc);
+  cs_run_pipeline (p);
+  gst_object_unref (p);
+  g_free (desc);
+  return path;
+}
+
+static GstElement *
+collecting (GstElement * pipeline, GPtrArray * frames)
+{
+  GstElement *out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+
+  g_object_set (out, "emit-signals", TRUE, NULL);
+  g_signal_connect (out, "new-sample", G_CALLBACK (cs_collect_sample),
+      frames);
+  return out;
+}
+
+/* nvh264dec into the sink's frames, to a source in this process, against
+ * nvh264dec ! cudadownload */
+static void
+decode_in_place (gint w, gint h, guint n)
+{
+  gchar *clip = make_clip (w, h, n);
+  gchar *path = g_strdup_printf ("%s/cudaipc-dec%d.sock", g_get_tmp_dir (),
+      getpid ());
+  gchar *ref_desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec ! cudadownload ! appsink name=out sync=false", clip);
+  gchar *fmt = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec ! cudasyncipcsink name=sink max-buffers=4 sync=false "
+      "socket-path=%%s", clip);
+  GPtrArray *want = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GPtrArray *got = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstElement *ref = gst_parse_launch (ref_desc, NULL), *sp, *ap, *sink, *out;
+  gint64 end;
+  guint i;
+
+  out = collecting (ref, want);
+  cs_run_pipeline (ref);
+  gst_object_unref (out);
+  fail_unless_equals_int (want->len, n);
+
+  sp = ipc_pipeline (fmt, path, "sink");
+  ap = ipc_pipeline ("cudasyncipcsrc name=src socket-path=%s io-mode=import "
+      "! cudadownload ! appsink name=out sync=false", path, "src");
+  sink = gst_bin_get_by_name (GST_BIN (sp), "sink");
+  out = collecting (ap, got);
+  /* the sink prerolls, the source connects, then the frames flow */
+  fail_unless (gst_element_set_state (sp, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_set_state (ap, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  cs_run_pipeline (sp);
+  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (got->len < n && g_get_monotonic_time () < end)
+    g_usleep (10000);
+  gst_element_set_state (ap, GST_STATE_NULL);
+  fail_unless_equals_int (got->len, n);
+  for (i = 0; i < n; i++)
+    fail_unless (g_bytes_equal (g_ptr_array_index (got, i),
+            g_ptr_array_index (want, i)), "%dx%d: frame %u differs", w, h, i);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "inputs-in-place"),
+      GST_CHECK_VERSION (1, 24, 0) ? n : 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "copies"),
+      GST_CHECK_VERSION (1, 24, 0) ? 0 : n);
+  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 0);
+
+  g_unlink (clip);
+  gst_object_unref (out);
+  gst_object_unref (sink);
+  gst_object_unref (ap);
+  gst_object_unref (sp);
+  gst_object_unref (ref);
+  g_ptr_array_unref (want);
+  g_ptr_array_unref (got);
+  g_free (fmt);
+  g_free (ref_desc);
+  g_free (path);
+  g_free (clip);
+}
+
+GST_START_TEST (test_nvh264dec_in_place)
+{
+  static const gchar *const need[] = { "nvh264dec", "x264enc", "h264parse",
+    "cudadownload", NULL
+  };
+
+  if (!have_elements (need))
+    return;
+  decode_in_place (642, 362, 30);
+  decode_in_place (3840, 2160, 12);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaipcpool_suite (void)
 {
@@ -198,6 +333,7 @@ cudaipcpool_suite (void)
   tcase_add_test (tc, test_pool_full_drop);
   tcase_add_test (tc, test_pool_full_wait_stop);
   tcase_add_test (tc, test_pool_proposal);
+  tcase_add_test (tc, test_nvh264dec_in_place);
   suite_add_tcase (s, tc);
   return s;
 }
