@@ -237,8 +237,7 @@ collecting (GstElement * pipeline, GPtrArray * frames)
   GstElement *out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
 
   g_object_set (out, "emit-signals", TRUE, NULL);
-  g_signal_connect (out, "new-sample", G_CALLBACK (cs_collect_sample),
-      frames);
+  g_signal_connect (out, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   return out;
 }
 
