@@ -20,6 +20,10 @@
  * test_pool_proposal: the ALLOCATION query before the caps are set gets no
  *     pool; for the sink's caps it gets a GstCudaBufferPool with the sink's
  *     max-buffers and the video meta; for other caps none.
+ * test_pool_lend_failures: the simulator fails each cuCtxPushCurrent of an
+ *     acquire from the pool in turn: the acquire returns GST_FLOW_ERROR
+ *     and no buffer, nothing is counted as lent, and no frame is lost
+ *     (both frames are lent afterwards, a third acquire finds none).
  * test_nvh264dec_in_place: NVDEC (a real GPU only): nvh264dec decodes
  *     H.264 clips (high profile with B-frames; a width that is not a
  *     multiple of 4, and 4K) straight into the sink's frames; a source in
@@ -194,6 +198,96 @@ GST_START_TEST (test_pool_proposal)
 
 GST_END_TEST;
 
+/* the sink of @p in PAUSED with caps: its proposed pool, active */
+static GstBufferPool *
+active_pool (GstElement * p, GstElement * sink)
+{
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GstCaps *caps = cs_caps (FORMAT, W, H);
+  GstBufferPool *pool;
+  GstPad *pad;
+  guint max;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  pad = gst_element_get_static_pad (in, "src");
+  gst_pad_push_event (pad, gst_event_new_stream_start ("lend"));
+  fail_unless (gst_pad_push_event (pad, gst_event_new_caps (caps)));
+  pool = proposed_pool (sink, caps, &max);
+  fail_unless (pool != NULL);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_object_unref (pad);
+  gst_object_unref (in);
+  gst_caps_unref (caps);
+  return pool;
+}
+
+GST_START_TEST (test_pool_lend_failures)
+{
+  GstBufferPoolAcquireParams dontwait = {.flags =
+        GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+  };
+  gchar *path = g_strdup_printf ("%s/cudaipc-lf%d.sock", g_get_tmp_dir (),
+      getpid ());
+  GstElement *p, *sink;
+  GstBufferPool *pool;
+  GstBuffer *buf, *bufs[HELD];
+  GstFlowReturn ret;
+  guint nth, i, errors = 0, before;
+  gboolean consumed = TRUE;
+
+  if (!can_hold ())
+    goto out;
+  if (!cs_is_sim) {
+    g_print ("SKIP: needs the simulator's fault injection\n");
+    goto out;
+  }
+  p = ipc_pipeline ("appsrc name=in format=time ! cudasyncipcsink name=sink "
+      "max-buffers=2 socket-path=%s", path, "sink");
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  pool = active_pool (p, sink);
+  for (nth = 1; consumed && nth < 50; nth++) {
+    guint64 lent = cs_stat (sink, "lent");
+
+    before = cs_sim.call_count ("cuCtxPushCurrent_v2");
+    cs_sim.inject_failure ("cuCtxPushCurrent_v2", nth, CUDA_ERROR_UNKNOWN);
+    buf = NULL;
+    ret = gst_buffer_pool_acquire_buffer (pool, &buf, &dontwait);
+    consumed = cs_sim.call_count ("cuCtxPushCurrent_v2") - before >= nth;
+    cs_sim.inject_failure ("cuCtxPushCurrent_v2", 0, CUDA_SUCCESS);
+    if (ret == GST_FLOW_OK) {
+      fail_unless (buf != NULL);
+      fail_unless_equals_uint64 (cs_stat (sink, "lent"), lent + 1);
+      gst_buffer_unref (buf);
+    } else {
+      fail_unless_equals_int (ret, GST_FLOW_ERROR);
+      fail_unless (buf == NULL);
+      fail_unless_equals_uint64 (cs_stat (sink, "lent"), lent);
+      errors++;
+    }
+  }
+  fail_unless (!consumed, "an acquire makes 50 pushes or more");
+  fail_unless (errors > 0, "no acquire failed");
+  /* no frame was lost to a failure */
+  for (i = 0; i < HELD; i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            &dontwait), GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+          &dontwait), GST_FLOW_EOS);
+  fail_unless (cs_stat (sink, "buffers-allocated") <= HELD);
+  for (i = 0; i < HELD; i++)
+    gst_buffer_unref (bufs[i]);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+out:
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static gboolean
 have_elements (const gchar * const *names)
 {
@@ -292,7 +386,8 @@ decode_in_place (gint w, gint h, guint n)
       GST_CHECK_VERSION (1, 24, 0) ? n : 0);
   fail_unless_equals_uint64 (cs_stat (sink, "copies"),
       GST_CHECK_VERSION (1, 24, 0) ? 0 : n);
-  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 0);
+  /* the stop's one wait for the sink's stream, before freeing the memory */
+  fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
 
   g_unlink (clip);
   gst_object_unref (out);
@@ -332,6 +427,7 @@ cudaipcpool_suite (void)
   tcase_add_test (tc, test_pool_full_drop);
   tcase_add_test (tc, test_pool_full_wait_stop);
   tcase_add_test (tc, test_pool_proposal);
+  tcase_add_test (tc, test_pool_lend_failures);
   tcase_add_test (tc, test_nvh264dec_in_place);
   suite_add_tcase (s, tc);
   return s;
