@@ -64,6 +64,10 @@ struct _GstCudaIpcClient
   guint64 acquire_last;
   gboolean rescued;
   gboolean sink_broke;          /* sent an invalid message */
+  /* its end closed (it stopped after BYE): what it sent before is still
+   * read, and nothing is released (it no longer waits, and may have
+   * rescued our semaphore past our next values) */
+  gboolean sink_closed;
   GstCudaSemaphore *release;    /* ours */
   GHashTable *imports;          /* id -> Import */
   guint32 epoch;
@@ -77,6 +81,16 @@ Import * gst_cuda_ipc_import_ref   (Import * imp);
 void     gst_cuda_ipc_import_unref (Import * imp);
 void     gst_cuda_ipc_client_unref_import_after (GstCudaIpcClient * self,
                                      Import * imp, CUstream stream);
+typedef enum
+{
+  GST_CUDA_IPC_RELEASE_DONE,            /* or the sink closed its end */
+  GST_CUDA_IPC_RELEASE_NOT_SIGNALLED,   /* to try again */
+  GST_CUDA_IPC_RELEASE_NOT_SENT,        /* signalled; the sink drops us */
+} GstCudaIpcReleaseResult;
+
+GstCudaIpcReleaseResult gst_cuda_ipc_client_release (GstCudaIpcClient * self,
+                                     CUstream stream, guint32 id,
+                                     GError ** error);
 gboolean gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self,
                                      GError ** error);
 void     gst_cuda_ipc_client_say_bye (GstCudaIpcClient * self);

@@ -355,8 +355,7 @@ gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self, GError ** error)
  * does (context pushed) */
 static gboolean
 copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
-    const GstCudaIpcFrame * f, GstBuffer * out, guint64 * release,
-    GError ** error)
+    const GstCudaIpcFrame * f, GstBuffer * out, GError ** error)
 {
   CUdeviceptr src = gst_cuda_sync_vmm_get_pointer (vmm);
   GstVideoFrame frame;
@@ -390,11 +389,41 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
     gst_video_frame_unmap (&frame);
     self->counters.copies++;
   }
-  if (!ok || !gst_cuda_semaphore_signal (self->release, self->stream,
-          release, error))
-    return FALSE;
+  return ok && gst_cuda_ipc_client_order_downstream (self, error);
+}
+
+/* The next value of our release semaphore, signalled on @stream, sent to
+ * the sink for frame @id; a sink whose end closed gets nothing more (lock
+ * held, context pushed) */
+GstCudaIpcReleaseResult
+gst_cuda_ipc_client_release (GstCudaIpcClient * self, CUstream stream,
+    guint32 id, GError ** error)
+{
+  GstCudaIpcRelease rel = { id, 0, 0 };
+  GError *err = NULL;
+
+  if (self->fd < 0 || self->sink_closed)
+    return GST_CUDA_IPC_RELEASE_DONE;
+  if (!gst_cuda_semaphore_signal (self->release, stream, &rel.release_value,
+          error))
+    return GST_CUDA_IPC_RELEASE_NOT_SIGNALLED;
   self->counters.signals++;
-  return gst_cuda_ipc_client_order_downstream (self, error);
+  if (gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
+          sizeof (rel), NULL, 0, -1, &err)) {
+    GST_LOG ("frame %u released at value %" G_GUINT64_FORMAT, id,
+        rel.release_value);
+    self->counters.releases++;
+    return GST_CUDA_IPC_RELEASE_DONE;
+  }
+  if (!gst_cuda_ipc_peer_closed (self->fd)) {
+    g_propagate_error (error, err);
+    return GST_CUDA_IPC_RELEASE_NOT_SENT;
+  }
+  GST_INFO ("the sink closed its end (%s): nothing more is released",
+      err->message);
+  g_clear_error (&err);
+  self->sink_closed = TRUE;
+  return GST_CUDA_IPC_RELEASE_DONE;
 }
 
 /* the copy into a buffer of @pool, released to the sink at once */
@@ -402,7 +431,6 @@ static GstBuffer *
 copy_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
     GstBufferPool * pool, GError ** error)
 {
-  GstCudaIpcRelease rel = { f->id, 0, 0 };
   GstBuffer *out = NULL;
   gboolean ok;
 
@@ -411,11 +439,10 @@ copy_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
             "output buffer."), ("gst_buffer_pool_acquire_buffer"));
     return NULL;
   }
-  ok = copy_out (self, imp->vmm, f, out, &rel.release_value, error);
+  ok = copy_out (self, imp->vmm, f, out, error);
   g_mutex_lock (&self->lock);
-  ok = ok && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
-      sizeof (rel), NULL, 0, -1, error);
-  self->counters.releases += ok;
+  ok = ok && gst_cuda_ipc_client_release (self, self->stream, f->id,
+      error) == GST_CUDA_IPC_RELEASE_DONE;
   g_mutex_unlock (&self->lock);
   if (!ok)
     gst_clear_buffer (&out);

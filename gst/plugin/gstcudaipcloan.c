@@ -28,24 +28,19 @@
 static gboolean
 release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
 {
-  GstCudaIpcRelease rel = { loan->id, 0, 0 };
   GError *err = NULL;
 
-  if (self->fd >= 0) {
-    if (!gst_cuda_semaphore_signal (self->release, NULL, &rel.release_value,
-            error))
+  switch (gst_cuda_ipc_client_release (self, NULL, loan->id, &err)) {
+    case GST_CUDA_IPC_RELEASE_NOT_SIGNALLED:
+      g_propagate_error (error, err);
       return FALSE;
-    self->counters.signals++;
-    if (gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
-            sizeof (rel), NULL, 0, -1, &err)) {
-      GST_LOG ("lent frame %u released at value %" G_GUINT64_FORMAT, loan->id,
-          rel.release_value);
-      self->counters.releases++;
-    } else {
+    case GST_CUDA_IPC_RELEASE_NOT_SENT:
       GST_WARNING ("frame %u not released to the sink: %s", loan->id,
           err->message);
       g_clear_error (&err);
-    }
+      break;
+    default:
+      break;
   }
   gst_cuda_ipc_client_unref_import_after (self, loan->import, NULL);
   self->n_lent--;

@@ -11,6 +11,7 @@
 #include "gstcudasyncelementerror.h"
 #include <gst/cudasync/gstcudasync-internal.h>
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -86,6 +87,15 @@ gst_cuda_ipc_send (gint sock, GstCudaIpcMsgType type, const void *body,
     return FALSE;
   }
   return TRUE;
+}
+
+gboolean
+gst_cuda_ipc_peer_closed (gint sock)
+{
+  struct pollfd pfd = { sock, POLLRDHUP, 0 };
+
+  return poll (&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP |
+          POLLERR));
 }
 
 static void
@@ -354,6 +364,7 @@ gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
   const gchar *text = (const gchar *) msg->body + sizeof (*c);
   gsize avail = msg->hdr.size - sizeof (msg->hdr) - sizeof (*c);
   GstCaps *parsed = NULL;
+  gchar *shown, *escaped;
   guint i;
 
   if (c->caps_len == 0 || c->caps_len > GST_CUDA_IPC_MAX_CAPS ||
@@ -376,10 +387,18 @@ gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
 
 invalid:
   gst_clear_caps (&parsed);
+  /* (the peer's text, escaped and cut, for the details) */
+  shown = g_strndup (text, MIN (avail, 512));
+  escaped = g_strescape (shown, NULL);
   GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE,
       ("The peer sent invalid caps or a frame layout that does not fit "
           "them."), ("CAPS message: %u planes, size %" G_GUINT64_FORMAT
-          ", caps length %u", c->n_planes, c->size, c->caps_len));
+          ", offsets %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+          ", strides %u %u, caps length %u: \"%s\"", c->n_planes, c->size,
+          c->offset[0], c->offset[1], c->stride[0], c->stride[1],
+          c->caps_len, escaped));
+  g_free (escaped);
+  g_free (shown);
   return FALSE;
 }
 

@@ -140,6 +140,9 @@ typedef struct
 gboolean gst_cuda_ipc_send (gint sock, GstCudaIpcMsgType type,
     const void *body, gsize body_size,
     const void *extra, gsize extra_size, gint fd, GError ** error);
+/* whether the peer's end of @sock closed (what it sent before may still
+ * be there to read) */
+gboolean gst_cuda_ipc_peer_closed (gint sock);
 /* 1: a message, 0: the peer closed the connection, -1: error (malformed
  * message, fd count, size) with @error set */
 gint gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error);

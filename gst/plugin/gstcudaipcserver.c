@@ -241,16 +241,6 @@ cpu_sync (GstCudaIpcServer * self, CUstream stream)
   g_clear_error (&err);
 }
 
-/* whether the source's end of the connection closed (lock held) */
-static gboolean
-peer_closed (Session * s)
-{
-  struct pollfd pfd = { s->fd, POLLRDHUP, 0 };
-
-  return poll (&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP |
-          POLLERR));
-}
-
 /* Lock held; @s closed its connection during the stop: reads what it sent
  * before (its last releases and its BYE, with which a source answers the
  * stop's BYE once it has enqueued every release signal). TRUE if it said
@@ -290,7 +280,7 @@ lost_at_stop (GstCudaIpcServer * self, Session * s)
 {
   gboolean invalid;
 
-  if (s->closed || s->said_bye || !peer_closed (s))
+  if (s->closed || s->said_bye || !gst_cuda_ipc_peer_closed (s->fd))
     return FALSE;
   s->closed = TRUE;
   if (read_last_messages (self, s, &invalid))
