@@ -24,10 +24,11 @@
  *     acquire from the pool in turn: the acquire returns GST_FLOW_ERROR
  *     and no buffer, nothing is counted as lent, and no frame is lost
  *     (both frames are lent afterwards, a third acquire finds none).
- * test_nvh264dec_in_place: NVDEC (a real GPU only): nvh264dec decodes
- *     H.264 clips (high profile with B-frames; a width that is not a
- *     multiple of 4, and 4K) straight into the sink's frames; a source in
- *     io-mode=import gets nvh264dec ! cudadownload's bytes, every frame
+ * test_decode_in_place: H.264 clips (high profile with B-frames; a width
+ *     that is not a multiple of 4, 720p at 60 frames/s, and 4K) decoded
+ *     straight into the sink's frames: by nvh264dec where NVDEC is there,
+ *     else (the simulator) by openh264dec ! cudaupload. A source in
+ *     io-mode=import gets the decoder ! cudadownload's bytes, every frame
  *     sent in place without a copy (1.24+; 1.22 copies each).
  */
 #include "../ipccommon.h"
@@ -306,16 +307,16 @@ have_elements (const gchar * const *names)
 
 /* a byte-stream H.264 clip (high profile, B-frames) of @n frames */
 static gchar *
-make_clip (gint w, gint h, guint n)
+make_clip (gint w, gint h, gint fps, guint n)
 {
   gchar *path = g_strdup_printf ("%s/cudaipc-clip%d-%dx%d.h264",
       g_get_tmp_dir (), getpid (), w, h);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball ! "
-      "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=%d/1 ! "
       "x264enc speed-preset=ultrafast key-int-max=10 bframes=2 ! "
       "video/x-h264,profile=high ! h264parse ! "
       "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
-      n, w, h, path);
+      n, w, h, fps, path);
   GstElement *p = gst_parse_launch (desc, NULL);
 
   fail_unless (p != NULL, "%s", desc);
@@ -335,24 +336,26 @@ collecting (GstElement * pipeline, GPtrArray * frames)
   return out;
 }
 
-/* nvh264dec into the sink's frames, to a source in this process, against
- * nvh264dec ! cudadownload */
+/* @dec (CUDA frames) into the sink's frames, to a source in this process,
+ * against @dec ! cudadownload */
 static void
-decode_in_place (gint w, gint h, guint n)
+decode_in_place (const gchar * dec, gint w, gint h, gint fps, guint n)
 {
-  gchar *clip = make_clip (w, h, n);
+  gchar *clip = make_clip (w, h, fps, n);
   gchar *path = g_strdup_printf ("%s/cudaipc-dec%d.sock", g_get_tmp_dir (),
       getpid ());
   gchar *ref_desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
-      "nvh264dec ! cudadownload ! appsink name=out sync=false", clip);
+      "%s ! cudadownload ! appsink name=out sync=false", clip, dec);
   gchar *fmt = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
-      "nvh264dec ! cudasyncipcsink name=sink max-buffers=4 sync=false "
-      "socket-path=%%s", clip);
+      "%s ! cudasyncipcsink name=sink max-buffers=4 sync=false "
+      "socket-path=%%s", clip, dec);
   GPtrArray *want = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
   GPtrArray *got = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
   GstElement *ref = gst_parse_launch (ref_desc, NULL), *sp, *ap, *sink, *out;
+  GstBus *bus;
+  gchar *err;
   gint64 end;
   guint i;
 
@@ -376,6 +379,10 @@ decode_in_place (gint w, gint h, guint n)
   end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while (got->len < n && g_get_monotonic_time () < end)
     g_usleep (10000);
+  bus = gst_element_get_bus (ap);
+  err = cs_pop_error (bus, NULL, NULL);
+  fail_unless (err == NULL, "the source: %s", err);
+  gst_object_unref (bus);
   gst_element_set_state (ap, GST_STATE_NULL);
   fail_unless_equals_int (got->len, n);
   for (i = 0; i < n; i++)
@@ -403,16 +410,30 @@ decode_in_place (gint w, gint h, guint n)
   g_free (clip);
 }
 
-GST_START_TEST (test_nvh264dec_in_place)
+GST_START_TEST (test_decode_in_place)
 {
-  static const gchar *const need[] = { "nvh264dec", "x264enc", "h264parse",
+  static const gchar *const need[] = { "x264enc", "h264parse",
     "cudadownload", NULL
   };
+  static const gchar *const sw[] = { "openh264dec", "videoconvert", NULL };
+  const gchar *dec;
+  GstElementFactory *nv;
 
   if (!have_elements (need))
     return;
-  decode_in_place (642, 362, 30);
-  decode_in_place (3840, 2160, 12);
+  nv = gst_element_factory_find ("nvh264dec");
+
+  if (nv) {
+    dec = "nvh264dec";
+    gst_object_unref (nv);
+  } else if (have_elements (sw)) {
+    dec = "openh264dec ! videoconvert ! video/x-raw,format=NV12 ! cudaupload";
+  } else {
+    return;
+  }
+  decode_in_place (dec, 642, 362, 30, 30);
+  decode_in_place (dec, 1280, 720, 60, 30);
+  decode_in_place (dec, 3840, 2160, 30, 12);
 }
 
 GST_END_TEST;
@@ -428,7 +449,7 @@ cudaipcpool_suite (void)
   tcase_add_test (tc, test_pool_full_wait_stop);
   tcase_add_test (tc, test_pool_proposal);
   tcase_add_test (tc, test_pool_lend_failures);
-  tcase_add_test (tc, test_nvh264dec_in_place);
+  tcase_add_test (tc, test_decode_in_place);
   suite_add_tcase (s, tc);
   return s;
 }
