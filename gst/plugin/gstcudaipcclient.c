@@ -392,9 +392,22 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
   return ok && gst_cuda_ipc_client_order_downstream (self, error);
 }
 
+/* whether the sink closed its end (it stopped, or dropped us, and may have
+ * rescued our semaphore): nothing more is signalled or sent (lock held) */
+static gboolean
+sink_closed (GstCudaIpcClient * self, const GError * err)
+{
+  if (!self->sink_closed && gst_cuda_ipc_peer_closed (self->fd)) {
+    GST_INFO ("the sink closed its end%s%s: nothing more is released",
+        err ? ": " : "", err ? err->message : "");
+    self->sink_closed = TRUE;
+  }
+  return self->sink_closed;
+}
+
 /* The next value of our release semaphore, signalled on @stream, sent to
- * the sink for frame @id; a sink whose end closed gets nothing more (lock
- * held, context pushed) */
+ * the sink for frame @id, while the sink's end is open (lock held, context
+ * pushed) */
 GstCudaIpcReleaseResult
 gst_cuda_ipc_client_release (GstCudaIpcClient * self, CUstream stream,
     guint32 id, GError ** error)
@@ -402,11 +415,18 @@ gst_cuda_ipc_client_release (GstCudaIpcClient * self, CUstream stream,
   GstCudaIpcRelease rel = { id, 0, 0 };
   GError *err = NULL;
 
-  if (self->fd < 0 || self->sink_closed)
+  if (self->fd < 0 || sink_closed (self, NULL))
     return GST_CUDA_IPC_RELEASE_DONE;
   if (!gst_cuda_semaphore_signal (self->release, stream, &rel.release_value,
-          error))
+          &err)) {
+    /* (below a rescue that ran meanwhile) */
+    if (sink_closed (self, err)) {
+      g_clear_error (&err);
+      return GST_CUDA_IPC_RELEASE_DONE;
+    }
+    g_propagate_error (error, err);
     return GST_CUDA_IPC_RELEASE_NOT_SIGNALLED;
+  }
   self->counters.signals++;
   if (gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
           sizeof (rel), NULL, 0, -1, &err)) {
@@ -415,15 +435,12 @@ gst_cuda_ipc_client_release (GstCudaIpcClient * self, CUstream stream,
     self->counters.releases++;
     return GST_CUDA_IPC_RELEASE_DONE;
   }
-  if (!gst_cuda_ipc_peer_closed (self->fd)) {
-    g_propagate_error (error, err);
-    return GST_CUDA_IPC_RELEASE_NOT_SENT;
+  if (sink_closed (self, err)) {
+    g_clear_error (&err);
+    return GST_CUDA_IPC_RELEASE_DONE;
   }
-  GST_INFO ("the sink closed its end (%s): nothing more is released",
-      err->message);
-  g_clear_error (&err);
-  self->sink_closed = TRUE;
-  return GST_CUDA_IPC_RELEASE_DONE;
+  g_propagate_error (error, err);
+  return GST_CUDA_IPC_RELEASE_NOT_SENT;
 }
 
 /* the copy into a buffer of @pool, released to the sink at once */

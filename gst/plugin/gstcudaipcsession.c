@@ -16,6 +16,7 @@
 #include "gstcudaipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* the server's category (initialised by gst_cuda_ipc_server_new()) */
@@ -65,6 +66,10 @@ gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
   if ((s->said_bye && !force) || s->rescued || !s->release)
     return;
   s->rescued = TRUE;
+  /* a source still alive sees our end closed before it would signal a
+   * value below the rescue (it signals none after that) */
+  if (s->fd >= 0)
+    shutdown (s->fd, SHUT_RDWR);
   if (!gst_cuda_context_push (self->context)) {
     GST_WARNING ("rescue: could not push the CUDA context");
     return;
