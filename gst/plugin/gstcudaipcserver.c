@@ -569,7 +569,12 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
       *ret = GST_FLOW_OK;
       return NULL;
     }
-    slot = gst_cuda_ipc_slots_get (self, TRUE, error);
+    /* Once upstream writes frames of the pool, a copy waits for no
+     * source on the GPU: a lend orders the producer's stream after the
+     * sink's, which would then wait for a frozen source too (and a
+     * producer that waits on the CPU for its stream, as cudaupload does,
+     * would never come back) */
+    slot = gst_cuda_ipc_slots_get (self, self->lent == 0, error);
     if (slot == GINT_TO_POINTER (-1)) {
       *ret = GST_FLOW_ERROR;
       return NULL;

@@ -17,12 +17,13 @@
  * that waits on the CPU for its own stream (cudaupload does) would
  * otherwise wait for a frozen source, where GStreamer's flushing cannot
  * reach it, and a state change to READY would wait for that producer
- * forever. The sink's own copies may take a frame still settling: the
- * sink's stream then waits on the GPU for the release values that frame's
- * settles wait for (its CPU never waits for a release; the settle stream
- * as a whole would also hold the copy behind every frame freed later),
- * and the stop rescues those sources before it waits for the sink's
- * stream.
+ * forever. The sink's own copies may take a frame still settling, as
+ * long as upstream never wrote a frame of the pool (a lend orders the
+ * producer's stream after the sink's): the sink's stream then waits on
+ * the GPU for the release values that frame's settles wait for (its CPU
+ * never waits for a release; the settle stream as a whole would also hold
+ * the copy behind every frame freed later), and the stop rescues those
+ * sources before it waits for the sink's stream.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
