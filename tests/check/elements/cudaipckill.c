@@ -23,6 +23,10 @@
  *     killed, frozen, alive or killed after its BYE: the stop ends, lost
  *     and rescued exactly where the source did not say BYE or its values
  *     never ran
+ * test_sink_stops_source_behind: the sink stops after EOS while a frozen
+ *     source still has every frame queued: thawed, the source gets every
+ *     frame byte-exact and no error, and releases nothing to the closed
+ *     connection
  * test_connect_kill_cycles: 100 sources connect and are killed: no fd or
  *     driver object leaks
  */
@@ -385,6 +389,64 @@ GST_START_TEST (test_sink_stops_source_killed_after_bye)
 
 GST_END_TEST;
 
+/* The sink sends N frames and stops at EOS while its source is frozen
+ * (SIGSTOP) with every frame still in its socket: the stop does not wait
+ * for frames no source released (nothing of its own waits on the GPU), and
+ * shuts the connection. The source, thawed, reads on to the BYE: every
+ * frame byte-exact, no error, and no release signalled or sent (the
+ * sink's end was closed from its first one). */
+GST_START_TEST (test_sink_stops_source_behind)
+{
+  const guint n = 12;
+  gchar *path = sock_path ("h");
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=%u sync=false "
+      "socket-path=%s", n, W, H, n, path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  gint out_fd, status;
+  gchar *out;
+  GPid pid;
+
+  ipc_connect_new_semaphore (p, "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  pid = ipc_spawn_source (path, n, "wait-mode=gpu", NULL, &out_fd);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
+  fail_unless (kill (pid, SIGSTOP) == 0);
+  fail_unless (waitpid (pid, &status, WUNTRACED) == pid && WIFSTOPPED (status));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), n);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
+  fail_unless (kill (pid, SIGCONT) == 0);
+  out = ipc_read_all (out_fd);
+  waitpid (pid, &status, 0);
+  g_print ("%s", out);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "source failed: %s", out);
+  fail_unless_equals_uint64 (ipc_field_of (out, "frames"), n);
+  fail_unless_equals_uint64 (ipc_field_of (out, "signals"), 0);
+  fail_unless_equals_uint64 (ipc_field_of (out, "releases"), 0);
+  fail_unless_equals_uint64 (ipc_field_of (out, "rescues"), 0);
+  fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
+  g_free (out);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static guint
 count_fds (void)
 {
@@ -496,6 +558,7 @@ cudaipckill_suite (void)
   tcase_add_test (tc, test_sink_stops_source_frozen);
   tcase_add_test (tc, test_sink_stops_source_alive);
   tcase_add_test (tc, test_sink_stops_source_killed_after_bye);
+  tcase_add_test (tc, test_sink_stops_source_behind);
   suite_add_tcase (s, tc);
   /* each cycle starts a process that initialises CUDA: about a second on
    * a GPU */
