@@ -367,6 +367,10 @@ gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
   gchar *shown, *escaped;
   guint i;
 
+  /* Decoders' caps carry multiview-flags: gst_caps_from_string() parses
+   * that field only once its type is registered, which a process that
+   * has not made such caps itself has not done */
+  g_type_ensure (GST_TYPE_VIDEO_MULTIVIEW_FLAGSET);
   if (c->caps_len == 0 || c->caps_len > GST_CUDA_IPC_MAX_CAPS ||
       c->caps_len != avail || text[c->caps_len - 1] != '\0' ||
       strlen (text) != c->caps_len - 1 || !caps_names_valid (text))

@@ -71,9 +71,12 @@ two_processes (const gchar * props, guint64 src_syncs, gboolean import)
   const guint n = 30;
   gchar *path = g_strdup_printf ("%s/cudaipc-%d.sock", g_get_tmp_dir (),
       getpid ());
+  /* caps as decoders give them: with multiview-flags, whose type the
+   * source's process has not registered before it parses the caps */
   gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! identity sleep-time=20000 ! queue name=q ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1,"
+      "multiview-mode=mono,multiview-flags=(GstVideoMultiviewFlagsSet)"
+      "0:ffffffff ! cudaupload ! identity sleep-time=20000 ! queue name=q ! "
       "cudasyncipcsink name=sink max-buffers=4 "
       "sync=false socket-path=%s", n, W, H, path);
   GstElement *p = gst_parse_launch (desc, NULL);
