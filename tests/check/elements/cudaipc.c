@@ -79,13 +79,17 @@ two_processes (const gchar * props, guint64 src_syncs, gboolean import)
       "0:ffffffff ! cudaupload ! identity sleep-time=20000 ! queue name=q ! "
       "cudasyncipcsink name=sink max-buffers=4 "
       "sync=false socket-path=%s", n, W, H, path);
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstElement *p;
+  GstElement *sink;
   gint out_fd, status, sink_thread_syncs;
   gchar *out;
   GPid pid;
   struct stat st;
 
+  /* (this process parses them: the source's does not) */
+  g_type_ensure (GST_TYPE_VIDEO_MULTIVIEW_FLAGSET);
+  p = gst_parse_launch (desc, NULL);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   ipc_connect_new_semaphore (p, "sink");
   /* the queue's thread runs only the sink's render() */
   ipc_probe_thread_syncs (p, "q", "src", &sink_thread_syncs);
