@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 static gchar *self_exe;
 
@@ -339,6 +340,19 @@ ipc_read_all (gint fd)
     g_string_append_len (s, buf, k);
   close (fd);
   return g_string_free (s, FALSE);
+}
+
+gchar *
+ipc_source_result (GPid pid, gint out_fd)
+{
+  gchar *out = ipc_read_all (out_fd);
+  gint status;
+
+  waitpid (pid, &status, 0);
+  g_print ("%s", out);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "source failed: %s", out);
+  return out;
 }
 
 guint64

@@ -48,6 +48,8 @@ void     ipc_connect_new_semaphore (GstElement * pipeline,
 void     ipc_probe_thread_syncs (GstElement * pipeline, const gchar * name,
                            const gchar * pad_name, gint * out);
 gchar *  ipc_read_all (gint fd);
+/* the output of a source child (printed), which must have exited 0 */
+gchar *  ipc_source_result (GPid pid, gint out_fd);
 guint64  ipc_wait_stat (GstElement * e, const gchar * field, guint64 want);
 /* "field=(guint64)N" of a child's output; G_MAXUINT64 when missing */
 guint64  ipc_field_of (const gchar * out, const gchar * field);

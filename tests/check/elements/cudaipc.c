@@ -81,7 +81,7 @@ two_processes (const gchar * props, guint64 src_syncs, gboolean import)
       "sync=false socket-path=%s", n, W, H, path);
   GstElement *p;
   GstElement *sink;
-  gint out_fd, status, sink_thread_syncs;
+  gint out_fd, sink_thread_syncs;
   gchar *out;
   GPid pid;
   struct stat st;
@@ -104,11 +104,7 @@ two_processes (const gchar * props, guint64 src_syncs, gboolean import)
   pid = ipc_spawn_source (path, n, props, NULL, &out_fd);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  out = ipc_read_all (out_fd);
-  waitpid (pid, &status, 0);
-  g_print ("%s", out);
-  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-      "source failed: %s", out);
+  out = ipc_source_result (pid, out_fd);
   fail_unless_equals_uint64 (ipc_field_of (out, "frames"), n);
   fail_unless_equals_uint64 (ipc_field_of (out, "waits"), n);
   fail_unless_equals_uint64 (ipc_field_of (out, "signals"), n);
@@ -187,20 +183,6 @@ GST_START_TEST (test_two_processes_import_cpu_wait)
 
 GST_END_TEST;
 
-/* the output of a source child that must have exited 0 */
-static gchar *
-source_result (GPid pid, gint out_fd)
-{
-  gchar *out = ipc_read_all (out_fd);
-  gint status;
-
-  waitpid (pid, &status, 0);
-  g_print ("%s", out);
-  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-      "source failed: %s", out);
-  return out;
-}
-
 /* two sources connected at once get every frame byte-exact, each waits
  * for and releases each frame; each frame is one shareable frame that both
  * read (1.24+: cudaupload wrote it in place; 1.22: the sink copied it),
@@ -230,7 +212,7 @@ GST_START_TEST (test_two_sources)
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 2), 2);
   gst_element_set_state (p, GST_STATE_PLAYING);
   for (i = 0; i < 2; i++) {
-    out[i] = source_result (pid[i], out_fd[i]);
+    out[i] = ipc_source_result (pid[i], out_fd[i]);
     fail_unless_equals_uint64 (ipc_field_of (out[i], "frames"), n);
     fail_unless_equals_uint64 (ipc_field_of (out[i], "waits"), n);
     fail_unless_equals_uint64 (ipc_field_of (out[i], "releases"), n);
@@ -312,7 +294,7 @@ renegotiation (const gchar * props, gboolean import)
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
   push_frames (in, n, W, H);
   push_frames (in, n, W2, H2);
-  out = source_result (pid, out_fd);
+  out = ipc_source_result (pid, out_fd);
   fail_unless_equals_uint64 (ipc_field_of (out, "frames"), 2 * n);
   fail_unless_equals_uint64 (ipc_field_of (out, "caps-changes"), 1);
   fail_unless_equals_uint64 (ipc_field_of (out, "lent"), lent ? 2 * n : 0);

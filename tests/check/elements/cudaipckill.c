@@ -101,7 +101,6 @@ source_killed (gboolean while_reading)
   GPid pid;
   gint out_fd;
   gchar *out;
-  int status;
 
   pid = ipc_spawn_reader (path, while_reading ? SLOW_SIGNALS : NULL);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
@@ -119,10 +118,7 @@ source_killed (gboolean while_reading)
   if (!while_reading)
     gst_element_set_state (p, GST_STATE_PLAYING);
   pid = ipc_spawn_source (path, 10, "wait-mode=gpu", NULL, &out_fd);
-  out = ipc_read_all (out_fd);
-  waitpid (pid, &status, 0);
-  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-      "late source failed: %s", out);
+  out = ipc_source_result (pid, out_fd);
   fail_unless_equals_uint64 (ipc_field_of (out, "frames"), 10);
   stop (p, sink);
   g_free (out);
@@ -427,11 +423,7 @@ GST_START_TEST (test_sink_stops_source_behind)
   fail_unless_equals_uint64 (cs_stat (sink, "frames-sent"), n);
   fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
   fail_unless (kill (pid, SIGCONT) == 0);
-  out = ipc_read_all (out_fd);
-  waitpid (pid, &status, 0);
-  g_print ("%s", out);
-  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-      "source failed: %s", out);
+  out = ipc_source_result (pid, out_fd);
   fail_unless_equals_uint64 (ipc_field_of (out, "frames"), n);
   fail_unless_equals_uint64 (ipc_field_of (out, "signals"), 0);
   fail_unless_equals_uint64 (ipc_field_of (out, "releases"), 0);
