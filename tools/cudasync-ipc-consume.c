@@ -5,22 +5,27 @@
  * cudasync-ipc-consume: the minimal receiver of docs/ipc-protocol.md, a
  * program of its own rather than a GStreamer element. It connects to a
  * cudasyncipcsink, checks the sink's credentials, imports the shared
- * memory (cuMemImportFromShareableHandle, cuMemMap) and the sink's
- * timeline semaphore into CUDA (driver API through dlopen), makes its own
- * release semaphore (testsem: Vulkan, or the simulator), and for each
- * frame waits for the acquire value on its stream, copies the visible
- * rows to the host, signals its release value after the copy and sends
- * RELEASE. It checks what the sink sends (ids, epochs, growing values,
- * layouts within the memory) and prints one line per frame with a
+ * memory and the sink's timeline semaphore, makes its own release
+ * semaphore, and for each frame waits for the acquire value on the GPU,
+ * copies the frame to the host, signals its release value after the copy
+ * and sends RELEASE. It checks what the sink sends (ids, epochs, growing
+ * values, layouts within the memory) and prints one line per frame with a
  * 64-bit FNV-1a hash of the frame's visible bytes, plane after plane.
  * GStreamer only parses the caps text.
  *
- *   cudasync-ipc-consume SOCKET N
+ * By default it reads with the CUDA driver API (through dlopen; the
+ * release semaphore from testsem: Vulkan, or the simulator). With
+ * --vulkan it reads with Vulkan alone (cudasync-ipc-consume-vulkan.c): the
+ * memory is a VkBuffer, the waits and signals are those of a queue
+ * submission, and no CUDA call is made.
+ *
+ *   cudasync-ipc-consume [--vulkan] SOCKET N
  *
  * Exit status 0 once N frames came (or the sink ended the stream), 1 on
  * an error or a violation.
  */
 #define _GNU_SOURCE
+#include "cudasync-ipc-consume.h"
 #include "gstcudaipcproto.h"
 #include "testsem.h"
 #include <cuda.h>
@@ -32,12 +37,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define MAX_IDS 64
+/* ---- the CUDA driver API ---- */
 
 static struct
 {
   __typeof__ (cuInit) * Init;
   __typeof__ (cuDeviceGet) * DeviceGet;
+  __typeof__ (cuDeviceGetUuid) * DeviceGetUuid;
   __typeof__ (cuDevicePrimaryCtxRetain) * PrimaryCtxRetain;
   __typeof__ (cuCtxSetCurrent) * CtxSetCurrent;
   __typeof__ (cuStreamCreate) * StreamCreate;
@@ -47,33 +53,36 @@ static struct
   __typeof__ (cuSignalExternalSemaphoresAsync) * SignalSem;
   __typeof__ (cuMemImportFromShareableHandle) * MemImport;
   __typeof__ (cuMemAddressReserve) * AddressReserve;
+  __typeof__ (cuMemAddressFree) * AddressFree;
   __typeof__ (cuMemMap) * MemMap;
+  __typeof__ (cuMemUnmap) * MemUnmap;
+  __typeof__ (cuMemRelease) * MemRelease;
   __typeof__ (cuMemSetAccess) * MemSetAccess;
   __typeof__ (cuMemcpyDtoH) * MemcpyDtoH;
 } cu;
 
-typedef struct
+static struct
 {
-  guint32 id;
-  CUdeviceptr ptr;
-  guint64 size;
-} Import;
-
-typedef struct
-{
-  gint sock;
   CUdevice dev;
   CUstream stream;
   CUexternalSemaphore acquire, release;
-  guint64 acquire_last, release_last;
-  guint max_buffers;
-  guint32 epoch;
-  gboolean have_caps;
-  GstVideoInfo info;
-  GstCudaIpcCaps layout;
-  Import imports[MAX_IDS];
-  guint n_imports;
-} Consumer;
+  TestSem *release_sem;
+  struct
+  {
+    CUdeviceptr ptr;
+    guint64 size;
+  } mem[CONSUME_MAX_IDS];
+} cuda;
+
+gboolean
+consume_fail (const gchar * what)
+{
+  g_printerr ("cudasync-ipc-consume: %s\n", what);
+  return FALSE;
+}
+
+#define CHECK(call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) \
+    return consume_fail (what); } while (0)
 
 static gboolean
 load_cuda (void)
@@ -86,6 +95,7 @@ load_cuda (void)
     return FALSE
   SYM (Init, "cuInit");
   SYM (DeviceGet, "cuDeviceGet");
+  SYM (DeviceGetUuid, "cuDeviceGetUuid");
   SYM (PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   SYM (CtxSetCurrent, "cuCtxSetCurrent");
   SYM (StreamCreate, "cuStreamCreate");
@@ -95,22 +105,34 @@ load_cuda (void)
   SYM (SignalSem, "cuSignalExternalSemaphoresAsync");
   SYM (MemImport, "cuMemImportFromShareableHandle");
   SYM (AddressReserve, "cuMemAddressReserve");
+  SYM (AddressFree, "cuMemAddressFree");
   SYM (MemMap, "cuMemMap");
+  SYM (MemUnmap, "cuMemUnmap");
+  SYM (MemRelease, "cuMemRelease");
   SYM (MemSetAccess, "cuMemSetAccess");
   SYM (MemcpyDtoH, "cuMemcpyDtoH_v2");
 #undef SYM
   return TRUE;
 }
 
+/* CUDA device 0 (the simulator has one; the sink's UUID is not compared) */
 static gboolean
-fail (const gchar * what)
+cuda_open (const guint8 uuid[16], guint8 ours[16])
 {
-  g_printerr ("cudasync-ipc-consume: %s\n", what);
-  return FALSE;
-}
+  CUcontext ctx;
+  CUuuid id;
 
-#define CHECK(call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) \
-    return fail (what); } while (0)
+  if (!load_cuda () || cu.Init (0) != CUDA_SUCCESS ||
+      cu.DeviceGet (&cuda.dev, 0) != CUDA_SUCCESS ||
+      cu.PrimaryCtxRetain (&ctx, cuda.dev) != CUDA_SUCCESS ||
+      cu.CtxSetCurrent (ctx) != CUDA_SUCCESS ||
+      cu.StreamCreate (&cuda.stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+    return consume_fail ("no CUDA driver");
+  memset (ours, 0, 16);
+  if (cu.DeviceGetUuid (&id, cuda.dev) == CUDA_SUCCESS)
+    memcpy (ours, id.bytes, 16);
+  return TRUE;
+}
 
 static gboolean
 import_semaphore (gint fd, CUexternalSemaphore * sem)
@@ -124,83 +146,170 @@ import_semaphore (gint fd, CUexternalSemaphore * sem)
   return TRUE;
 }
 
-/* our release semaphore: one fd imported here, one sent to the sink */
 static gboolean
-send_hello (Consumer * c, TestSem ** ts)
+cuda_import_acquire (gint fd)
 {
-  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SOURCE };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
+  return import_semaphore (fd, &cuda.acquire);
+}
+
+/* our release semaphore: one fd imported here, one sent to the sink */
+static gint
+cuda_release_fd (void)
+{
   gint fd;
 
-  *ts = test_sem_new (TRUE, 0);
-  if (!*ts || !import_semaphore (test_sem_export_fd (*ts), &c->release))
-    return fail ("no release semaphore");
-  fd = test_sem_export_fd (*ts);
-  if (!gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_HELLO, &hello,
-          sizeof (hello), NULL, 0, -1, NULL) ||
-      !gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
-          sizeof (sm), NULL, 0, fd, NULL))
-    return fail ("could not send HELLO and SEMAPHORE");
+  cuda.release_sem = test_sem_new (TRUE, 0);
+  if (!cuda.release_sem)
+    return -1;
+  fd = test_sem_export_fd (cuda.release_sem);
+  if (fd < 0 || !import_semaphore (fd, &cuda.release)) {
+    if (fd >= 0)
+      close (fd);
+    return -1;
+  }
+  return test_sem_export_fd (cuda.release_sem);
+}
+
+static gboolean
+cuda_import_buffer (guint slot, gint fd, guint64 size)
+{
+  CUmemGenericAllocationHandle h;
+  CUmemAccessDesc access;
+
+  CHECK (cu.MemImport (&h, (void *) (gintptr) fd,
+          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+      "cuMemImportFromShareableHandle");
+  CHECK (cu.AddressReserve (&cuda.mem[slot].ptr, size, 0, 0, 0),
+      "cuMemAddressReserve");
+  cuda.mem[slot].size = size;
+  CHECK (cu.MemMap (cuda.mem[slot].ptr, size, 0, h, 0), "cuMemMap");
+  /* the mapping keeps the memory */
+  cu.MemRelease (h);
+  memset (&access, 0, sizeof (access));
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = cuda.dev;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CHECK (cu.MemSetAccess (cuda.mem[slot].ptr, size, &access, 1),
+      "cuMemSetAccess");
+  /* (the import leaves the fd ours) */
   close (fd);
   return TRUE;
 }
 
-static gboolean
-map_buffer (Consumer * c, const GstCudaIpcBuffer * b, gint fd)
+static void
+cuda_drop_buffers (void)
 {
-  CUmemGenericAllocationHandle h;
-  CUmemAccessDesc access;
-  Import *imp;
+  guint i;
 
-  if (!c->have_caps || b->epoch != c->epoch || c->n_imports >= MAX_IDS ||
-      c->n_imports >= c->max_buffers || b->alloc_size < c->layout.size)
-    return fail ("BUFFER out of place or too small");
-  imp = &c->imports[c->n_imports++];
-  imp->id = b->id;
-  imp->size = b->alloc_size;
-  CHECK (cu.MemImport (&h, (void *) (gintptr) fd,
-          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
-      "cuMemImportFromShareableHandle");
-  CHECK (cu.AddressReserve (&imp->ptr, b->alloc_size, 0, 0, 0),
-      "cuMemAddressReserve");
-  CHECK (cu.MemMap (imp->ptr, b->alloc_size, 0, h, 0), "cuMemMap");
-  memset (&access, 0, sizeof (access));
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = c->dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CHECK (cu.MemSetAccess (imp->ptr, b->alloc_size, &access, 1),
-      "cuMemSetAccess");
-  return TRUE;
+  cu.StreamSynchronize (cuda.stream);
+  for (i = 0; i < CONSUME_MAX_IDS; i++) {
+    if (!cuda.mem[i].ptr)
+      continue;
+    cu.MemUnmap (cuda.mem[i].ptr, cuda.mem[i].size);
+    cu.AddressFree (cuda.mem[i].ptr, cuda.mem[i].size);
+    cuda.mem[i].ptr = 0;
+  }
 }
 
-/* wait for the acquire value, copy the visible rows, signal the release
- * value, send RELEASE; prints the frame's hash */
 static gboolean
-read_frame (Consumer * c, const GstCudaIpcFrame * f, guint index)
+cuda_read (guint slot, guint64 acquire, guint64 release, gsize size,
+    guint8 * dst)
 {
   CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
   CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sp;
-  GstCudaIpcRelease rel = { f->id, 0, c->release_last + 1 };
+
+  memset (&wp, 0, sizeof (wp));
+  wp.params.fence.value = acquire;
+  CHECK (cu.WaitSem (&cuda.acquire, &wp, 1, cuda.stream),
+      "cuWaitExternalSemaphoresAsync");
+  /* the copy is synchronous: it follows the wait on this stream's device,
+   * and the hash needs the bytes on the CPU anyway */
+  CHECK (cu.StreamSynchronize (cuda.stream), "cuStreamSynchronize");
+  CHECK (cu.MemcpyDtoH (dst, cuda.mem[slot].ptr, size), "cuMemcpyDtoH");
+  memset (&sp, 0, sizeof (sp));
+  sp.params.fence.value = release;
+  CHECK (cu.SignalSem (&cuda.release, &sp, 1, cuda.stream),
+      "cuSignalExternalSemaphoresAsync");
+  return TRUE;
+}
+
+static void
+cuda_close (void)
+{
+  cuda_drop_buffers ();
+  g_clear_pointer (&cuda.release_sem, test_sem_free);
+}
+
+static const ConsumeBackend consume_cuda = {
+  "CUDA", cuda_open, cuda_release_fd, cuda_import_acquire,
+  cuda_import_buffer, cuda_drop_buffers, cuda_read, cuda_close
+};
+
+/* ---- the protocol ---- */
+
+typedef struct
+{
+  const ConsumeBackend *be;
+  gint sock;
+  guint64 acquire_last, release_last;
+  guint max_buffers;
+  guint32 epoch;
+  gboolean opened, have_acquire, have_caps;
+  GstVideoInfo info;
+  GstCudaIpcCaps layout;
+  guint32 ids[CONSUME_MAX_IDS];
+  guint n_imports;
+  guint8 *frame;
+} Consumer;
+
+/* the sink's HELLO: our device, then our HELLO and release semaphore */
+static gboolean
+hello (Consumer * c, const GstCudaIpcMsg * msg)
+{
+  const GstCudaIpcHello *h = (const void *) msg->body;
+  GstCudaIpcHello ours = { 1, 0, GST_CUDA_IPC_ROLE_SOURCE };
+  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
+  gboolean ok;
+  gint fd;
+
+  if (c->opened || !gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK,
+          NULL))
+    return consume_fail ("not a cudasyncipcsink");
+  c->max_buffers = MIN (h->max_buffers, CONSUME_MAX_IDS);
+  if (!c->be->open (h->device_uuid, ours.device_uuid))
+    return FALSE;
+  c->opened = TRUE;
+  if ((fd = c->be->release_fd ()) < 0)
+    return consume_fail ("no release semaphore");
+  ok = gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_HELLO, &ours,
+      sizeof (ours), NULL, 0, -1, NULL) &&
+      gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+      sizeof (sm), NULL, 0, fd, NULL);
+  close (fd);
+  return ok ? TRUE : consume_fail ("could not send HELLO and SEMAPHORE");
+}
+
+static gboolean
+buffer (Consumer * c, GstCudaIpcMsg * msg)
+{
+  const GstCudaIpcBuffer *b = (const void *) msg->body;
+
+  if (!c->have_caps || b->epoch != c->epoch ||
+      c->n_imports >= c->max_buffers || b->alloc_size < c->layout.size)
+    return consume_fail ("BUFFER out of place or too small");
+  if (!c->be->import_buffer (c->n_imports, msg->fd, b->alloc_size))
+    return FALSE;
+  gst_cuda_ipc_msg_take_fd (msg);
+  c->ids[c->n_imports++] = b->id;
+  return TRUE;
+}
+
+static guint64
+hash_frame (Consumer * c)
+{
   guint64 hash = 0xcbf29ce484222325ull;
-  Import *imp = NULL;
-  guint8 *row;
   guint i, p;
 
-  for (i = 0; i < c->n_imports; i++)
-    if (c->imports[i].id == f->id)
-      imp = &c->imports[i];
-  if (!imp || f->epoch != c->epoch || f->acquire_value <= c->acquire_last)
-    return fail ("FRAME of an unknown id or epoch, or a value not growing");
-  c->acquire_last = f->acquire_value;
-  memset (&wp, 0, sizeof (wp));
-  wp.params.fence.value = f->acquire_value;
-  CHECK (cu.WaitSem (&c->acquire, &wp, 1, c->stream),
-      "cuWaitExternalSemaphoresAsync");
-  /* the copies are synchronous: they follow the wait on this stream's
-   * device, and the hash needs the bytes on the CPU anyway */
-  CHECK (cu.StreamSynchronize (c->stream), "cuStreamSynchronize");
-  row = g_malloc (c->layout.stride[0] + c->layout.stride[1] +
-      c->layout.stride[2] + c->layout.stride[3]);
   for (p = 0; p < c->layout.n_planes; p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS], y;
     guint bytes;
@@ -208,24 +317,59 @@ read_frame (Consumer * c, const GstCudaIpcFrame * f, guint index)
     bytes = GST_VIDEO_INFO_COMP_WIDTH (&c->info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (&c->info, comp[0]);
     for (y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT (&c->info, comp[0]); y++) {
-      CHECK (cu.MemcpyDtoH (row, imp->ptr + c->layout.offset[p] +
-              (guint64) y * c->layout.stride[p], bytes), "cuMemcpyDtoH");
+      const guint8 *row = c->frame + c->layout.offset[p] +
+          (guint64) y * c->layout.stride[p];
       for (i = 0; i < bytes; i++)
         hash = (hash ^ row[i]) * 0x100000001b3ull;
     }
   }
-  g_free (row);
-  memset (&sp, 0, sizeof (sp));
-  sp.params.fence.value = rel.release_value;
-  CHECK (cu.SignalSem (&c->release, &sp, 1, c->stream),
-      "cuSignalExternalSemaphoresAsync");
+  return hash;
+}
+
+/* read the frame after its acquire value, signal the release value after
+ * the read, send RELEASE; prints the frame's hash */
+static gboolean
+frame (Consumer * c, const GstCudaIpcFrame * f, guint index)
+{
+  GstCudaIpcRelease rel = { f->id, 0, c->release_last + 1 };
+  guint slot;
+
+  for (slot = 0; slot < c->n_imports && c->ids[slot] != f->id; slot++);
+  if (slot == c->n_imports || f->epoch != c->epoch ||
+      f->acquire_value <= c->acquire_last || !c->have_acquire)
+    return consume_fail ("FRAME of an unknown id or epoch, or a value not "
+        "growing");
+  c->acquire_last = f->acquire_value;
+  if (!c->be->read (slot, f->acquire_value, rel.release_value,
+          c->layout.size, c->frame))
+    return FALSE;
   c->release_last = rel.release_value;
   if (!gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_RELEASE, &rel,
           sizeof (rel), NULL, 0, -1, NULL))
-    return fail ("could not send RELEASE");
+    return consume_fail ("could not send RELEASE");
   g_print ("frame %u id %u %dx%d hash %016" G_GINT64_MODIFIER "x\n", index,
       f->id, GST_VIDEO_INFO_WIDTH (&c->info), GST_VIDEO_INFO_HEIGHT (&c->info),
-      hash);
+      hash_frame (c));
+  return TRUE;
+}
+
+static gboolean
+caps (Consumer * c, const GstCudaIpcMsg * msg)
+{
+  GstCaps *caps = NULL;
+
+  if (!c->opened || !gst_cuda_ipc_parse_caps (msg, &caps, &c->info, NULL))
+    return consume_fail ("invalid CAPS");
+  g_print ("caps %" GST_PTR_FORMAT "\n", caps);
+  gst_caps_unref (caps);
+  memcpy (&c->layout, msg->body, sizeof (c->layout));
+  c->epoch = c->layout.epoch;
+  c->have_caps = TRUE;
+  /* a new epoch: ids start over */
+  c->be->drop_buffers ();
+  c->n_imports = 0;
+  g_free (c->frame);
+  c->frame = g_malloc (c->layout.size);
   return TRUE;
 }
 
@@ -234,41 +378,29 @@ static gint
 handle (Consumer * c, GstCudaIpcMsg * msg, guint frames)
 {
   const GstCudaIpcSemaphore *sm = (const void *) msg->body;
-  GstCaps *caps = NULL;
 
   switch (msg->hdr.type) {
     case GST_CUDA_IPC_MSG_HELLO:
-      if (!gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK, NULL))
-        return fail ("not a cudasyncipcsink"), -1;
-      c->max_buffers = ((const GstCudaIpcHello *) msg->body)->max_buffers;
-      return 0;
+      return hello (c, msg) ? 0 : -1;
     case GST_CUDA_IPC_MSG_SEMAPHORE:
-      if (sm->purpose != GST_CUDA_IPC_SEM_ACQUIRE || c->acquire ||
-          !import_semaphore (msg->fd, &c->acquire))
-        return -1;
+      if (!c->opened || sm->purpose != GST_CUDA_IPC_SEM_ACQUIRE ||
+          c->have_acquire || !c->be->import_acquire (msg->fd))
+        return consume_fail ("SEMAPHORE out of place"), -1;
       gst_cuda_ipc_msg_take_fd (msg);
+      c->have_acquire = TRUE;
       c->acquire_last = sm->initial_value;
       return 0;
     case GST_CUDA_IPC_MSG_CAPS:
-      if (!gst_cuda_ipc_parse_caps (msg, &caps, &c->info, NULL))
-        return fail ("invalid CAPS"), -1;
-      g_print ("caps %" GST_PTR_FORMAT "\n", caps);
-      gst_caps_unref (caps);
-      memcpy (&c->layout, msg->body, sizeof (c->layout));
-      c->epoch = c->layout.epoch;
-      c->have_caps = TRUE;
-      c->n_imports = 0;         /* a new epoch: ids start over */
-      return 0;
+      return caps (c, msg) ? 0 : -1;
     case GST_CUDA_IPC_MSG_BUFFER:
-      return map_buffer (c, (const void *) msg->body, msg->fd) ?
-          (gst_cuda_ipc_msg_take_fd (msg), 0) : -1;
+      return buffer (c, msg) ? 0 : -1;
     case GST_CUDA_IPC_MSG_FRAME:
-      return read_frame (c, (const void *) msg->body, frames) ? 1 : -1;
+      return frame (c, (const void *) msg->body, frames) ? 1 : -1;
     case GST_CUDA_IPC_MSG_EOS:
     case GST_CUDA_IPC_MSG_BYE:
       return 2;
     default:
-      return fail ("a message out of place"), -1;
+      return consume_fail ("a message out of place"), -1;
   }
 }
 
@@ -298,29 +430,23 @@ main (int argc, char **argv)
   Consumer c;
   GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
   GstCudaIpcBye bye = { 0, 0 };
-  CUcontext ctx;
-  TestSem *ts = NULL;
+  gboolean vulkan = argc == 4 && g_str_equal (argv[1], "--vulkan");
   guint n, frames = 0;
   gint r = 0;
 
-  if (argc != 3)
-    return fail ("usage: cudasync-ipc-consume SOCKET N"), 1;
+  if (argc != 3 && !vulkan)
+    return consume_fail ("usage: cudasync-ipc-consume [--vulkan] SOCKET N"), 1;
   gst_init (NULL, NULL);
-  n = atoi (argv[2]);
   memset (&c, 0, sizeof (c));
-  if (!load_cuda () || cu.Init (0) != CUDA_SUCCESS ||
-      cu.DeviceGet (&c.dev, 0) != CUDA_SUCCESS ||
-      cu.PrimaryCtxRetain (&ctx, c.dev) != CUDA_SUCCESS ||
-      cu.CtxSetCurrent (ctx) != CUDA_SUCCESS ||
-      cu.StreamCreate (&c.stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
-    return fail ("no CUDA driver"), 1;
-  c.sock = connect_to (argv[1]);
-  if (c.sock < 0 || !send_hello (&c, &ts))
-    return fail ("could not connect to the sink"), 1;
+  c.be = vulkan ? &consume_vulkan : &consume_cuda;
+  n = atoi (argv[argc - 1]);
+  c.sock = connect_to (argv[argc - 2]);
+  if (c.sock < 0)
+    return consume_fail ("could not connect to the sink"), 1;
   while (frames < n && r >= 0 && r != 2) {
     gint got = gst_cuda_ipc_recv (c.sock, msg, NULL);
     if (got <= 0)
-      return fail ("the sink went away or sent garbage"), 1;
+      return consume_fail ("the sink went away or sent garbage"), 1;
     r = handle (&c, msg, frames);
     frames += r == 1;
     gst_cuda_ipc_msg_clear (msg);
@@ -328,9 +454,11 @@ main (int argc, char **argv)
   /* our release signals are enqueued: BYE, and the sink does not rescue */
   gst_cuda_ipc_send (c.sock, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye), NULL,
       0, -1, NULL);
-  cu.StreamSynchronize (c.stream);
-  g_print ("frames %u\n", frames);
+  if (c.opened)
+    c.be->close ();
+  g_print ("frames %u (%s)\n", frames, c.be->name);
   close (c.sock);
+  g_free (c.frame);
   g_free (msg);
   return r < 0 ? 1 : 0;
 }

@@ -342,6 +342,17 @@ ipc_read_all (gint fd)
   return g_string_free (s, FALSE);
 }
 
+guint64
+ipc_sessions_gone (GstElement * sink)
+{
+  guint i;
+
+  for (i = 0; i < 100 && cs_stat (sink, "sessions") != 0; i++)
+    g_usleep (10000);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
+  return cs_stat (sink, "sessions-lost");
+}
+
 gchar *
 ipc_source_result (GPid pid, gint out_fd)
 {

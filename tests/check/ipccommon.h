@@ -48,6 +48,9 @@ void     ipc_connect_new_semaphore (GstElement * pipeline,
 void     ipc_probe_thread_syncs (GstElement * pipeline, const gchar * name,
                            const gchar * pad_name, gint * out);
 gchar *  ipc_read_all (gint fd);
+/* waits (up to 1 s) until no source is connected to @sink; its
+ * sessions-lost */
+guint64  ipc_sessions_gone (GstElement * sink);
 /* the output of a source child (printed), which must have exited 0 */
 gchar *  ipc_source_result (GPid pid, gint out_fd);
 guint64  ipc_wait_stat (GstElement * e, const gchar * field, guint64 want);
@@ -56,5 +59,20 @@ guint64  ipc_field_of (const gchar * out, const gchar * field);
 /* TRUE when every simulated stream went idle within @ms (always on a real
  * driver): no GPU wait is left stuck */
 gboolean ipc_drained_within (guint ms);
+
+/* main() of an IPC test program (as GST_CHECK_MAIN): the other process's
+ * when it is started as one, else the suite @name##_suite () */
+#define IPC_CHECK_MAIN(name)                                            \
+int                                                                     \
+main (int argc, char **argv)                                            \
+{                                                                       \
+  int ret;                                                              \
+                                                                        \
+  if (ipc_child_main (argc, argv, &ret))                                \
+    return ret;                                                         \
+  gst_check_init (&argc, &argv);                                        \
+  return gst_check_run_suite (name ## _suite (), G_STRINGIFY (name),    \
+      __FILE__);                                                        \
+}
 
 G_END_DECLS

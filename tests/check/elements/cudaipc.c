@@ -26,8 +26,6 @@
  * test_import_frames_outlive_source: frames held past an import source's
  *     stop keep their bytes (DRAIN: the sink keeps them out of use) and are
  *     released once freed
- * test_consumer_tool: tools/cudasync-ipc-consume, the protocol's minimal
- *     receiver, gets all 20 frames byte-exact and says goodbye
  * test_refused_uid: a peer whose uid is not allowed gets nothing
  * test_no_semaphore_source: no Vulkan twin that exports timelines and no
  *     new-semaphore handler: the sink fails to start with an element error
@@ -41,18 +39,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* waits (up to 1 s) until no source is connected; sessions-lost */
-static guint64
-sessions_gone (GstElement * sink)
-{
-  guint i;
-
-  for (i = 0; i < 100 && cs_stat (sink, "sessions") != 0; i++)
-    g_usleep (10000);
-  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 0);
-  return cs_stat (sink, "sessions-lost");
-}
 
 /* N frames from one sink to one source in another process: byte-exact,
  * one signal, GPU wait, copy and release per frame on each side, every
@@ -132,7 +118,7 @@ two_processes (const gchar * props, guint64 src_syncs, gboolean import)
     fail_unless_equals_int (cs_sim.spin_waits (), 0);
   }
   /* the source said goodbye (even with the sink's EOS unread) */
-  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  fail_unless_equals_uint64 (ipc_sessions_gone (sink), 0);
   /* max-buffers bounds the shared memory, and the sink cycles through all
    * of it (the frame written longest ago first), so that the release values
    * that a reuse needs are the oldest there are. The frames come 20 ms
@@ -227,7 +213,7 @@ GST_START_TEST (test_two_sources)
   fail_unless (cs_stat (sink, "buffers-allocated") <= 3);
   /* a reused frame waits for both sources' release values */
   fail_unless (cs_stat (sink, "waits") >= 2 * (n - 3));
-  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  fail_unless_equals_uint64 (ipc_sessions_gone (sink), 0);
   gst_element_set_state (p, GST_STATE_NULL);
   for (i = 0; i < 2; i++)
     g_free (out[i]);
@@ -307,7 +293,7 @@ renegotiation (const gchar * props, gboolean import)
   /* at most max-buffers of each caps, the old ones freed at the next
    * frame once released */
   fail_unless (cs_stat (sink, "buffers-allocated") <= 3);
-  fail_unless_equals_uint64 (sessions_gone (sink), 0);
+  fail_unless_equals_uint64 (ipc_sessions_gone (sink), 0);
   gst_app_src_end_of_stream (GST_APP_SRC (in));
   gst_element_set_state (p, GST_STATE_NULL);
   g_free (out);
@@ -430,120 +416,6 @@ GST_START_TEST (test_import_frames_outlive_source)
   gst_object_unref (bp);
   gst_object_unref (ap);
   gst_object_unref (sp);
-  g_free (path);
-}
-
-GST_END_TEST;
-
-/* FNV-1a over the visible bytes of every plane, as cudasync-ipc-consume
- * prints it */
-static guint64
-frame_hash (GstBuffer * buf, const GstVideoInfo * info)
-{
-  guint64 hash = 0xcbf29ce484222325ull;
-  GstVideoFrame f;
-  guint p, i;
-  gint y;
-
-  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
-    guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&f, p) *
-        GST_VIDEO_FRAME_COMP_PSTRIDE (&f, p);
-    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, p); y++) {
-      const guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
-          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
-      for (i = 0; i < bytes; i++)
-        hash = (hash ^ row[i]) * 0x100000001b3ull;
-    }
-  }
-  gst_video_frame_unmap (&f);
-  return hash;
-}
-
-/* the hash of videotestsrc's (still) frame at W x H */
-static guint64
-reference_hash (void)
-{
-  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=1 ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d ! appsink name=out",
-      W, H);
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *out = gst_bin_get_by_name (GST_BIN (p), "out");
-  GstSample *sample;
-  GstVideoInfo info;
-  guint64 hash;
-
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 20 * GST_SECOND);
-  fail_unless (sample != NULL);
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, W, H);
-  hash = frame_hash (gst_sample_get_buffer (sample), &info);
-  gst_sample_unref (sample);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (out);
-  gst_object_unref (p);
-  g_free (desc);
-  return hash;
-}
-
-/* the protocol's minimal receiver, tools/cudasync-ipc-consume (CUDA
- * driver API and the protocol, no element), gets all 20 frames from the
- * sink: each frame's visible bytes hash to videotestsrc's, the sink gets
- * 20 releases, and the tool leaves with a goodbye */
-GST_START_TEST (test_consumer_tool)
-{
-  const guint n = 20;
-  const gchar *tool = g_getenv ("CUDASYNC_IPC_CONSUME");
-  gchar *path = g_strdup_printf ("%s/cudaipc-ct%d.sock", g_get_tmp_dir (),
-      getpid ());
-  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! cudasyncipcsink name=sink max-buffers=3 sync=false "
-      "socket-path=%s", n, W, H, path);
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  gchar *nstr = g_strdup_printf ("%u", n), *line, *out;
-  const gchar *argv[] = { tool, path, nstr, NULL };
-  gchar **lines;
-  GError *err = NULL;
-  gint out_fd, status;
-  guint i, frames = 0;
-  GPid pid;
-
-  fail_unless (tool != NULL, "CUDASYNC_IPC_CONSUME is not set");
-  ipc_connect_new_semaphore (p, "sink");
-  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
-      GST_STATE_CHANGE_FAILURE);
-  fail_unless (g_spawn_async_with_pipes (NULL, (gchar **) argv, NULL,
-          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, NULL,
-          &err), "%s", err ? err->message : "");
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions", 1), 1);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  out = ipc_read_all (out_fd);
-  waitpid (pid, &status, 0);
-  g_print ("%s", out);
-  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-      "the consumer failed: %s", out);
-  line = g_strdup_printf ("hash %016" G_GINT64_MODIFIER "x", reference_hash ());
-  lines = g_strsplit (out, "\n", -1);
-  for (i = 0; lines[i]; i++) {
-    if (!g_str_has_prefix (lines[i], "frame "))
-      continue;
-    fail_unless (g_str_has_suffix (lines[i], line), "%s, want %s", lines[i],
-        line);
-    frames++;
-  }
-  fail_unless_equals_int (frames, n);
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", n), n);
-  fail_unless_equals_uint64 (sessions_gone (sink), 0);
-  gst_element_set_state (p, GST_STATE_NULL);
-  g_strfreev (lines);
-  g_free (line);
-  g_free (out);
-  g_free (nstr);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (desc);
   g_free (path);
 }
 
@@ -760,7 +632,6 @@ cudaipc_suite (void)
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_renegotiation_import);
   tcase_add_test (tc, test_import_frames_outlive_source);
-  tcase_add_test (tc, test_consumer_tool);
   tcase_add_test (tc, test_refused_uid);
   tcase_add_test (tc, test_no_semaphore_source);
   tcase_add_test (tc, test_context_push_failures);
@@ -768,13 +639,4 @@ cudaipc_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  int ret;
-
-  if (ipc_child_main (argc, argv, &ret))
-    return ret;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (cudaipc_suite (), "cudaipc", __FILE__);
-}
+IPC_CHECK_MAIN (cudaipc);

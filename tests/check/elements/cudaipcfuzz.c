@@ -380,13 +380,4 @@ cudaipcfuzz_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  int ret;
-
-  if (ipc_child_main (argc, argv, &ret))
-    return ret;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (cudaipcfuzz_suite (), "cudaipcfuzz", __FILE__);
-}
+IPC_CHECK_MAIN (cudaipcfuzz);

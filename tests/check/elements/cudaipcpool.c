@@ -472,13 +472,4 @@ cudaipcpool_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  int ret;
-
-  if (ipc_child_main (argc, argv, &ret))
-    return ret;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (cudaipcpool_suite (), "cudaipcpool", __FILE__);
-}
+IPC_CHECK_MAIN (cudaipcpool);
