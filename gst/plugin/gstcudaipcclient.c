@@ -159,8 +159,20 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error))
     goto failed;
   self->event = gst_cuda_sync_event_new (context, TRUE, error);
-  if (!self->event || !client_hello (self, error))
+  if (!self->event)
     goto failed;
+  if (!client_hello (self, error)) {
+    /* no sink answered: one dying as we connected closed the connection */
+    if (error && *error && gst_cuda_ipc_peer_closed (self->fd)) {
+      GError *cause = *error;
+      *error = NULL;
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could "
+              "not connect to the sink."), ("%s: the connection closed "
+              "during the handshake (%s)", path, cause->message));
+      g_error_free (cause);
+    }
+    goto failed;
+  }
   return self;
 
 failed:
@@ -596,7 +608,12 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
     if (!pfd[0].revents)
       continue;
     r = gst_cuda_ipc_recv (self->fd, msg, error);
-    if (r == 0) {
+    if (r == 0 && !self->got_hello) {
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE,
+          ("Could not connect to the sink."), ("the connection closed "
+              "before the sink's HELLO"));
+      ret = GST_CUDA_IPC_CLIENT_UNANSWERED;
+    } else if (r == 0) {
       ret = GST_CUDA_IPC_CLIENT_LOST;
     } else if (r < 0) {
       self->sink_broke = TRUE;

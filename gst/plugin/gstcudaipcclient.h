@@ -21,6 +21,9 @@ typedef enum
   GST_CUDA_IPC_CLIENT_EOS,      /* the sink got EOS */
   GST_CUDA_IPC_CLIENT_BYE,      /* the sink stopped */
   GST_CUDA_IPC_CLIENT_LOST,     /* the sink vanished (killed) */
+  /* the connection closed before the sink's HELLO: no sink took it (one
+   * dying as we connected) */
+  GST_CUDA_IPC_CLIENT_UNANSWERED,
   GST_CUDA_IPC_CLIENT_FLUSHING,
   GST_CUDA_IPC_CLIENT_ERROR,
 } GstCudaIpcClientResult;

@@ -508,6 +508,17 @@ gst_cuda_sync_ipc_src_create (GstPushSrc * psrc, GstBuffer ** out)
       case GST_CUDA_IPC_CLIENT_LOST:
         ret = peer_gone (self, r == GST_CUDA_IPC_CLIENT_LOST);
         break;
+      case GST_CUDA_IPC_CLIENT_UNANSWERED:
+        /* a failed connection, not a lost peer: tried again as one */
+        close_client (self);
+        if (self->peer_lost == GST_CUDA_SYNC_IPC_PEER_LOST_RECONNECT) {
+          GST_INFO_OBJECT (self, "%s", err->message);
+          g_clear_error (&err);
+          break;
+        }
+        GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+        ret = GST_FLOW_ERROR;
+        break;
       default:
         GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
         close_client (self);
