@@ -44,6 +44,7 @@ static struct
   VkDeviceMemory host_mem;
   gsize host_size;
   void *host_ptr;
+  gboolean host_coherent;
 } vk;
 
 #define VK_CHECK(call, what) do { if ((call) != VK_SUCCESS) \
@@ -69,8 +70,19 @@ find_device (const guint8 uuid[16])
     VkQueueFamilyProperties fam[16];
     guint32 n_fam = G_N_ELEMENTS (fam);
 
+    VkPhysicalDeviceVulkan12Features f12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+    };
+    VkPhysicalDeviceFeatures2 features = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,.pNext = &f12
+    };
+
     vkGetPhysicalDeviceProperties2 (devs[i], &props);
-    if (memcmp (id.deviceUUID, uuid, VK_UUID_SIZE) != 0)
+    if (memcmp (id.deviceUUID, uuid, VK_UUID_SIZE) != 0 ||
+        props.properties.apiVersion < VK_API_VERSION_1_2)
+      continue;
+    vkGetPhysicalDeviceFeatures2 (devs[i], &features);
+    if (!f12.timelineSemaphore)
       continue;
     vkGetPhysicalDeviceQueueFamilyProperties (devs[i], &n_fam, fam);
     for (j = 0; j < n_fam; j++) {
@@ -148,7 +160,8 @@ vulkan_open (const guint8 uuid[16], guint8 ours[16])
 
   VK_CHECK (vkCreateInstance (&ci, NULL, &vk.instance), "vkCreateInstance");
   if (!find_device (uuid))
-    return consume_fail ("no Vulkan device has the sink's CUDA device UUID");
+    return consume_fail ("no Vulkan 1.2 device with timeline semaphores has "
+        "the sink's CUDA device UUID");
   memcpy (ours, uuid, 16);
   return make_device ();
 }
@@ -208,6 +221,16 @@ vulkan_import_acquire (gint fd)
   return TRUE;
 }
 
+static gboolean
+memory_coherent (guint32 type)
+{
+  VkPhysicalDeviceMemoryProperties mp;
+
+  vkGetPhysicalDeviceMemoryProperties (vk.phys, &mp);
+  return (mp.memoryTypes[type].propertyFlags &
+      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+}
+
 /* a memory type of @bits with @props, or -1 */
 static gint
 memory_type (guint32 bits, VkMemoryPropertyFlags props)
@@ -223,12 +246,14 @@ memory_type (guint32 bits, VkMemoryPropertyFlags props)
   return -1;
 }
 
-/* a buffer of @size for @usage; its memory imported from @fd (>= 0, owned
- * by Vulkan on success) or allocated host-visible */
+/* a buffer of @size for @usage; its memory imported from *@fd (>= 0; -1
+ * once Vulkan owns it) or allocated host-visible (cached where there is
+ * such memory) */
 static gboolean
-make_buffer (gsize size, VkBufferUsageFlags usage, gint fd, VkBuffer * buf,
+make_buffer (gsize size, VkBufferUsageFlags usage, gint * fdp, VkBuffer * buf,
     VkDeviceMemory * mem)
 {
+  const gint fd = *fdp;
   VkExternalMemoryBufferCreateInfo ext = {
     .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
     .handleTypes = FD_TYPE
@@ -251,10 +276,19 @@ make_buffer (gsize size, VkBufferUsageFlags usage, gint fd, VkBuffer * buf,
 
   VK_CHECK (vkCreateBuffer (vk.device, &bi, NULL, buf), "vkCreateBuffer");
   vkGetBufferMemoryRequirements (vk.device, *buf, &req);
-  type = memory_type (req.memoryTypeBits, fd >= 0 ?
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT :
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  if (fd >= 0) {
+    type = memory_type (req.memoryTypeBits,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  } else {
+    type = memory_type (req.memoryTypeBits,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+        VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    if (type < 0)
+      type = memory_type (req.memoryTypeBits,
+          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    vk.host_coherent = type >= 0 && memory_coherent (type);
+  }
   if (type < 0 || (fd >= 0 && req.size > size))
     return consume_fail ("no memory type for the buffer, or the memory is "
         "too small");
@@ -264,18 +298,17 @@ make_buffer (gsize size, VkBufferUsageFlags usage, gint fd, VkBuffer * buf,
   VK_CHECK (vkAllocateMemory (vk.device, &ai, NULL, mem),
       fd >= 0 ? "vkAllocateMemory (import of the sink's memory fd)" :
       "vkAllocateMemory");
+  *fdp = -1;
   VK_CHECK (vkBindBufferMemory (vk.device, *buf, *mem, 0),
       "vkBindBufferMemory");
   return TRUE;
 }
 
 static gboolean
-vulkan_import_buffer (guint slot, gint fd, guint64 size)
+vulkan_import_buffer (guint slot, gint * fd, guint64 size)
 {
-  if (!make_buffer (size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, fd,
-          &vk.frames[slot].buf, &vk.frames[slot].mem))
-    return FALSE;
-  return TRUE;
+  return make_buffer (size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, fd,
+      &vk.frames[slot].buf, &vk.frames[slot].mem);
 }
 
 static void
@@ -298,15 +331,19 @@ vulkan_drop_buffers (void)
 static gboolean
 host_buffer (gsize size)
 {
+  gint no_fd = -1;
+
   if (vk.host_size >= size)
     return TRUE;
-  if (vk.host_buf) {
+  if (vk.host_buf)
     vkDestroyBuffer (vk.device, vk.host_buf, NULL);
+  if (vk.host_mem)
     vkFreeMemory (vk.device, vk.host_mem, NULL);
-  }
+  vk.host_buf = VK_NULL_HANDLE;
+  vk.host_mem = VK_NULL_HANDLE;
   vk.host_size = 0;
-  if (!make_buffer (size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, -1, &vk.host_buf,
-          &vk.host_mem))
+  if (!make_buffer (size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &no_fd,
+          &vk.host_buf, &vk.host_mem))
     return FALSE;
   VK_CHECK (vkMapMemory (vk.device, vk.host_mem, 0, VK_WHOLE_SIZE, 0,
           &vk.host_ptr), "vkMapMemory");
@@ -371,7 +408,8 @@ vulkan_read (guint slot, guint64 acquire, guint64 release, gsize size,
     .waitSemaphoreValueCount = 1,.pWaitSemaphoreValues = &acquire,
     .signalSemaphoreValueCount = 1,.pSignalSemaphoreValues = &release
   };
-  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  /* the queue family acquire waits only for ALL_COMMANDS */
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   VkSubmitInfo si = {
     .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,.pNext = &values,
     .waitSemaphoreCount = 1,.pWaitSemaphores = &vk.acquire,
@@ -385,9 +423,19 @@ vulkan_read (guint slot, guint64 acquire, guint64 release, gsize size,
   VK_CHECK (vkResetFences (vk.device, 1, &vk.fence), "vkResetFences");
   VK_CHECK (vkQueueSubmit (vk.queue, 1, &si, vk.fence), "vkQueueSubmit");
   /* our own submission's fence: the copy is done (the release value is
-   * signalled with it) */
-  VK_CHECK (vkWaitForFences (vk.device, 1, &vk.fence, VK_TRUE, UINT64_MAX),
-      "vkWaitForFences");
+   * signalled with it); a sink that died before its signal does not keep
+   * us forever */
+  VK_CHECK (vkWaitForFences (vk.device, 1, &vk.fence, VK_TRUE,
+          5 * G_GUINT64_CONSTANT (1000000000)),
+      "the frame did not come within 5 s (vkWaitForFences)");
+  if (!vk.host_coherent) {
+    VkMappedMemoryRange range = {
+      .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,.memory = vk.host_mem,
+      .offset = 0,.size = VK_WHOLE_SIZE
+    };
+    VK_CHECK (vkInvalidateMappedMemoryRanges (vk.device, 1, &range),
+        "vkInvalidateMappedMemoryRanges");
+  }
   memcpy (dst, vk.host_ptr, size);
   return TRUE;
 }
@@ -398,10 +446,10 @@ vulkan_close (void)
   if (!vk.device)
     return;
   vulkan_drop_buffers ();
-  if (vk.host_buf) {
+  if (vk.host_buf)
     vkDestroyBuffer (vk.device, vk.host_buf, NULL);
+  if (vk.host_mem)
     vkFreeMemory (vk.device, vk.host_mem, NULL);
-  }
   if (vk.acquire)
     vkDestroySemaphore (vk.device, vk.acquire, NULL);
   if (vk.release)

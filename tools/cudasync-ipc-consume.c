@@ -171,8 +171,9 @@ cuda_release_fd (void)
 }
 
 static gboolean
-cuda_import_buffer (guint slot, gint fd, guint64 size)
+cuda_import_buffer (guint slot, gint * fdp, guint64 size)
 {
+  const gint fd = *fdp;
   CUmemGenericAllocationHandle h;
   CUmemAccessDesc access;
 
@@ -193,6 +194,7 @@ cuda_import_buffer (guint slot, gint fd, guint64 size)
       "cuMemSetAccess");
   /* (the import leaves the fd ours) */
   close (fd);
+  *fdp = -1;
   return TRUE;
 }
 
@@ -293,15 +295,18 @@ static gboolean
 buffer (Consumer * c, GstCudaIpcMsg * msg)
 {
   const GstCudaIpcBuffer *b = (const void *) msg->body;
+  gint fd = msg->fd;
+  gboolean ok;
 
   if (!c->have_caps || b->epoch != c->epoch ||
       c->n_imports >= c->max_buffers || b->alloc_size < c->layout.size)
     return consume_fail ("BUFFER out of place or too small");
-  if (!c->be->import_buffer (c->n_imports, msg->fd, b->alloc_size))
-    return FALSE;
-  gst_cuda_ipc_msg_take_fd (msg);
-  c->ids[c->n_imports++] = b->id;
-  return TRUE;
+  ok = c->be->import_buffer (c->n_imports, &fd, b->alloc_size);
+  if (fd < 0)
+    gst_cuda_ipc_msg_take_fd (msg);
+  if (ok)
+    c->ids[c->n_imports++] = b->id;
+  return ok;
 }
 
 static guint64

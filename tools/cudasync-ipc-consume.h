@@ -25,8 +25,9 @@ typedef struct
   gint (*release_fd) (void);
   /* the sink's acquire timeline semaphore; owns @fd on success */
   gboolean (*import_acquire) (gint fd);
-  /* shareable memory of @size bytes as frame @slot; owns @fd on success */
-  gboolean (*import_buffer) (guint slot, gint fd, guint64 size);
+  /* shareable memory of @size bytes as frame @slot; sets *@fd to -1 once
+   * it owns the fd (it may fail after that) */
+  gboolean (*import_buffer) (guint slot, gint * fd, guint64 size);
   /* the frames of the previous caps go */
   void (*drop_buffers) (void);
   /* after the acquire value: the first @size bytes of @slot into @dst, and
