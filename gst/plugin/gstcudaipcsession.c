@@ -83,25 +83,34 @@ gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
   g_clear_error (&err);
 }
 
+/* the points of @sem go from @points */
+static void
+forget_points_of (GArray * points, GstCudaSemaphore * sem)
+{
+  guint j;
+
+  for (j = 0; j < points->len;) {
+    ReleasePoint *p = &g_array_index (points, ReleasePoint, j);
+    if (p->sem == sem) {
+      gst_object_unref (p->sem);
+      g_array_remove_index_fast (points, j);
+    } else {
+      j++;
+    }
+  }
+}
+
 /* the release points of a rescued source go from every slot, settling or
  * not: the rescue signal satisfies them (lock held) */
 static void
 forget_points (GstCudaIpcServer * self, Session * s)
 {
-  guint i, j;
+  guint i;
 
-  for (i = 0; i < 2 * self->slots->len; i++) {
-    Slot *slot = g_ptr_array_index (self->slots, i / 2);
-    GArray *points = i % 2 ? slot->settle_points : slot->points;
-    for (j = 0; j < points->len;) {
-      ReleasePoint *p = &g_array_index (points, ReleasePoint, j);
-      if (p->sem == s->release) {
-        gst_object_unref (p->sem);
-        g_array_remove_index_fast (points, j);
-      } else {
-        j++;
-      }
-    }
+  for (i = 0; i < self->slots->len; i++) {
+    Slot *slot = g_ptr_array_index (self->slots, i);
+    forget_points_of (slot->points, s->release);
+    forget_points_of (slot->settle_points, s->release);
   }
 }
 

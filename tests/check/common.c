@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "common.h"
+#include <glib/gstdio.h>
 #include <string.h>
 #include <dlfcn.h>
 
@@ -306,6 +307,59 @@ cs_run_pipeline (GstElement * pipeline)
   fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
+}
+
+gboolean
+cs_have_elements (const gchar * test, const gchar * const *names)
+{
+  guint i;
+
+  for (i = 0; names[i]; i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_print ("SKIP: %s: element %s is not available here\n", test, names[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+gchar *
+cs_make_h264_clip (gint w, gint h, gint fps, guint n, const gchar * profile,
+    gboolean bframes)
+{
+  gchar *dir = g_dir_make_tmp ("cudasync-clip-XXXXXX", NULL);
+  gchar *path, *desc;
+  GError *err = NULL;
+  GstElement *pipeline;
+
+  fail_unless (dir != NULL);
+  path = g_build_filename (dir, "clip.h264", NULL);
+  desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball ! "
+      "video/x-raw,format=I420,width=%d,height=%d,framerate=%d/1 ! "
+      "x264enc speed-preset=ultrafast key-int-max=15 bframes=%d ! "
+      "video/x-h264,profile=%s ! h264parse ! "
+      "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
+      n, w, h, fps, bframes ? 2 : 0, profile, path);
+  pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
+  cs_run_pipeline (pipeline);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (dir);
+  return path;
+}
+
+void
+cs_remove_clip (gchar * path)
+{
+  gchar *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (path);
 }
 
 CUstream

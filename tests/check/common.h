@@ -75,6 +75,16 @@ gint cs_sim_live (const gchar * kind);
 /* Runs a full pipeline to EOS; fails the test on error. */
 void cs_run_pipeline (GstElement * pipeline);
 
+/* TRUE when every element of @names (NULL-terminated) is registered; else
+ * a SKIP line naming @test and the missing element */
+gboolean cs_have_elements (const gchar * test, const gchar * const *names);
+/* A byte-stream H.264 clip of @n frames of videotestsrc's ball, @w x @h at
+ * @fps (x264enc ultrafast, a key frame every 15, 2 B-frames if @bframes),
+ * in @profile, in a new temporary folder; cs_remove_clip() removes both */
+gchar *cs_make_h264_clip (gint w, gint h, gint fps, guint n,
+    const gchar * profile, gboolean bframes);
+void cs_remove_clip (gchar * path);
+
 /* A CUDA stream in cs_ctx; cs_free_stream () synchronises it, then
  * destroys it. */
 CUstream cs_new_stream (guint flags);

@@ -34,7 +34,6 @@
 #include "../ipccommon.h"
 #include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudabufferpool.h>
-#include <glib/gstdio.h>
 #include <unistd.h>
 
 #define HELD 2
@@ -289,22 +288,6 @@ out:
 
 GST_END_TEST;
 
-static gboolean
-have_elements (const gchar * const *names)
-{
-  guint i;
-
-  for (i = 0; names[i]; i++) {
-    GstElementFactory *f = gst_element_factory_find (names[i]);
-    if (!f) {
-      g_print ("SKIP: element %s is not available here\n", names[i]);
-      return FALSE;
-    }
-    gst_object_unref (f);
-  }
-  return TRUE;
-}
-
 /* whether the decoder @name takes the high profile (openh264 builds
  * differ) */
 static gboolean
@@ -322,27 +305,6 @@ decodes_high (const gchar * name)
   return ok;
 }
 
-/* a byte-stream H.264 clip (high profile, B-frames) of @n frames */
-static gchar *
-make_clip (gint w, gint h, gint fps, guint n)
-{
-  gchar *path = g_strdup_printf ("%s/cudaipc-clip%d-%dx%d.h264",
-      g_get_tmp_dir (), getpid (), w, h);
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball ! "
-      "video/x-raw,format=I420,width=%d,height=%d,framerate=%d/1 ! "
-      "x264enc speed-preset=ultrafast key-int-max=10 bframes=2 ! "
-      "video/x-h264,profile=high ! h264parse ! "
-      "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
-      n, w, h, fps, path);
-  GstElement *p = gst_parse_launch (desc, NULL);
-
-  fail_unless (p != NULL, "%s", desc);
-  cs_run_pipeline (p);
-  gst_object_unref (p);
-  g_free (desc);
-  return path;
-}
-
 static GstElement *
 collecting (GstElement * pipeline, GPtrArray * frames)
 {
@@ -358,7 +320,7 @@ collecting (GstElement * pipeline, GPtrArray * frames)
 static void
 decode_in_place (const gchar * dec, gint w, gint h, gint fps, guint n)
 {
-  gchar *clip = make_clip (w, h, fps, n);
+  gchar *clip = cs_make_h264_clip (w, h, fps, n, "high", TRUE);
   gchar *path = g_strdup_printf ("%s/cudaipc-dec%d.sock", g_get_tmp_dir (),
       getpid ());
   gchar *ref_desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
@@ -414,7 +376,6 @@ decode_in_place (const gchar * dec, gint w, gint h, gint fps, guint n)
   /* the stop's one wait for the sink's stream, before freeing the memory */
   fail_unless_equals_uint64 (cs_stat (sink, "cpu-syncs"), 1);
 
-  g_unlink (clip);
   gst_object_unref (out);
   gst_object_unref (sink);
   gst_object_unref (ap);
@@ -425,7 +386,7 @@ decode_in_place (const gchar * dec, gint w, gint h, gint fps, guint n)
   g_free (fmt);
   g_free (ref_desc);
   g_free (path);
-  g_free (clip);
+  cs_remove_clip (clip);
 }
 
 GST_START_TEST (test_decode_in_place)
@@ -437,14 +398,15 @@ GST_START_TEST (test_decode_in_place)
   const gchar *dec;
   GstElementFactory *nv;
 
-  if (!have_elements (need))
+  if (!cs_have_elements ("test_decode_in_place", need))
     return;
   nv = gst_element_factory_find ("nvh264dec");
 
   if (nv) {
     dec = "nvh264dec";
     gst_object_unref (nv);
-  } else if (have_elements (sw) && decodes_high ("openh264dec")) {
+  } else if (cs_have_elements ("test_decode_in_place", sw)
+      && decodes_high ("openh264dec")) {
     dec = "openh264dec ! videoconvert ! video/x-raw,format=NV12 ! cudaupload";
   } else {
     return;

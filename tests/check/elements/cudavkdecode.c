@@ -14,7 +14,6 @@
  */
 #include "bridgecommon.h"
 #include "vkutil.h"
-#include <glib/gstdio.h>
 #include <string.h>
 
 /* bc_pipeline_hook for check_decode_semaphores(): the semaphore that the
@@ -37,22 +36,6 @@ set_wait_semaphore (GstElement * pipeline)
 
 /* ---- decoded H.264 ---- */
 
-static gboolean
-have_elements (const gchar * test, const gchar * const *names)
-{
-  guint i;
-
-  for (i = 0; names[i]; i++) {
-    GstElementFactory *f = gst_element_factory_find (names[i]);
-    if (!f) {
-      g_print ("SKIP: %s: element %s is not available here\n", test, names[i]);
-      return FALSE;
-    }
-    gst_object_unref (f);
-  }
-  return TRUE;
-}
-
 #define CLIP_FRAMES 30
 #define CLIP_W 640
 #define CLIP_H 360
@@ -61,37 +44,7 @@ have_elements (const gchar * test, const gchar * const *names)
 static gchar *
 make_clip (const gchar * profile, gboolean bframes)
 {
-  gchar *dir = g_dir_make_tmp ("cudavulkan-XXXXXX", NULL);
-  gchar *path, *desc;
-  GError *err = NULL;
-  GstElement *pipeline;
-
-  fail_unless (dir != NULL);
-  path = g_build_filename (dir, "clip.h264", NULL);
-  desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
-      "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
-      "x264enc speed-preset=ultrafast key-int-max=15 bframes=%d ! "
-      "video/x-h264,profile=%s ! h264parse ! "
-      "video/x-h264,stream-format=byte-stream ! filesink location=\"%s\"",
-      CLIP_FRAMES, CLIP_W, CLIP_H, bframes ? 2 : 0, profile, path);
-  pipeline = cs_vk_parse_launch (desc, &err);
-  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "?");
-  cs_run_pipeline (pipeline);
-  gst_object_unref (pipeline);
-  g_free (desc);
-  g_free (dir);
-  return path;
-}
-
-static void
-remove_clip (gchar * path)
-{
-  gchar *dir = g_path_get_dirname (path);
-
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (dir);
-  g_free (path);
+  return cs_make_h264_clip (CLIP_W, CLIP_H, 30, CLIP_FRAMES, profile, bframes);
 }
 
 /* Decoded frames through cudasemsignal ! cudasemwait (a timeline semaphore
@@ -324,16 +277,16 @@ GST_START_TEST (test_nvh264dec)
   static const gchar *const need_convert[] = { "cudaconvertscale", NULL };
   gchar *path;
 
-  if (!have_elements ("test_nvh264dec", need))
+  if (!cs_have_elements ("test_nvh264dec", need))
     return;
   path = make_clip ("high", TRUE);
   check_decode (path, "nvh264dec ! video/x-raw(memory:CUDAMemory),"
       "format=NV12");
   /* cudaconvertscale registers only where NVRTC works */
-  if (have_elements ("test_nvh264dec (cudaconvertscale, in place)",
+  if (cs_have_elements ("test_nvh264dec (cudaconvertscale, in place)",
           need_convert))
     check_decode_in_place (path);
-  remove_clip (path);
+  cs_remove_clip (path);
 }
 
 GST_END_TEST;
@@ -391,7 +344,7 @@ GST_START_TEST (test_vulkanh264dec)
   };
   guint c;
 
-  if (!have_elements ("test_vulkanh264dec", need))
+  if (!cs_have_elements ("test_vulkanh264dec", need))
     return;
   for (c = 0; c < G_N_ELEMENTS (clips); c++) {
     gchar *path = make_clip (clips[c].profile, clips[c].bframes);
@@ -425,7 +378,7 @@ GST_START_TEST (test_vulkanh264dec)
     g_free (what);
     g_free (ref);
     g_free (desc);
-    remove_clip (path);
+    cs_remove_clip (path);
   }
 }
 
@@ -441,13 +394,13 @@ GST_START_TEST (test_sw_h264dec)
   };
   gchar *path;
 
-  if (!have_elements ("test_sw_h264dec", need))
+  if (!cs_have_elements ("test_sw_h264dec", need))
     return;
   path = make_clip ("constrained-baseline", FALSE);
   check_decode (path, "openh264dec ! videoconvert ! "
       "video/x-raw,format=NV12 ! cudaupload ! "
       "video/x-raw(memory:CUDAMemory),format=NV12");
-  remove_clip (path);
+  cs_remove_clip (path);
 }
 
 GST_END_TEST;
