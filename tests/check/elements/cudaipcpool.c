@@ -55,9 +55,14 @@ start_held (const gchar * on_full, GstElement ** sp, GstElement ** ap,
   *ap = ipc_pipeline ("cudasyncipcsrc name=src socket-path=%s io-mode=import "
       "! appsink name=out sync=false max-buffers=64", *path, "src");
   *sink = gst_bin_get_by_name (GST_BIN (*sp), "sink");
-  fail_unless (gst_element_set_state (*sp, GST_STATE_PLAYING) !=
+  /* the source is ready before the first frame: a frame with no source
+   * would go back to the pool unsent and be lent again */
+  fail_unless (gst_element_set_state (*sp, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_set_state (*ap, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_uint64 (ipc_wait_stat (*sink, "sessions", 1), 1);
+  fail_unless (gst_element_set_state (*sp, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   g_free (fmt);
 }
