@@ -33,6 +33,8 @@ static struct
   VkCommandBuffer cmd;
   VkFence fence;
   VkSemaphore acquire, release;
+  /* the fd exported from @release, open while it lives */
+  gint release_fd;
   PFN_vkImportSemaphoreFdKHR ImportSemaphoreFd;
   PFN_vkGetSemaphoreFdKHR GetSemaphoreFd;
   struct
@@ -158,6 +160,7 @@ vulkan_open (const guint8 uuid[16], guint8 ours[16])
     .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,.pApplicationInfo = &app
   };
 
+  vk.release_fd = -1;
   VK_CHECK (vkCreateInstance (&ci, NULL, &vk.instance), "vkCreateInstance");
   if (!find_device (uuid))
     return consume_fail ("no Vulkan 1.2 device with timeline semaphores has "
@@ -199,10 +202,18 @@ vulkan_release_fd (void)
 
   if (!vk.release && !(vk.release = timeline (TRUE)))
     return -1;
-  info.semaphore = vk.release;
-  if (vk.GetSemaphoreFd (vk.device, &info, &fd) != VK_SUCCESS)
-    return -1;
-  return fd;
+  /* The exported fd stays open while the semaphore lives, and the caller
+   * gets a duplicate. The validation layer remembers the numbers of the
+   * fds Vulkan exported: if this one were closed, a memory fd received
+   * later could take its number, and its import would be checked as
+   * Vulkan's own export (VUID-VkMemoryAllocateInfo-allocationSize-01742) */
+  if (vk.release_fd < 0) {
+    info.semaphore = vk.release;
+    if (vk.GetSemaphoreFd (vk.device, &info, &fd) != VK_SUCCESS)
+      return -1;
+    vk.release_fd = fd;
+  }
+  return dup (vk.release_fd);
 }
 
 /* a permanent import: Vulkan owns @fd once it succeeded */
@@ -454,11 +465,14 @@ vulkan_close (void)
     vkDestroySemaphore (vk.device, vk.acquire, NULL);
   if (vk.release)
     vkDestroySemaphore (vk.device, vk.release, NULL);
+  if (vk.release_fd >= 0)
+    close (vk.release_fd);
   vkDestroyFence (vk.device, vk.fence, NULL);
   vkDestroyCommandPool (vk.device, vk.cmd_pool, NULL);
   vkDestroyDevice (vk.device, NULL);
   vkDestroyInstance (vk.instance, NULL);
   memset (&vk, 0, sizeof (vk));
+  vk.release_fd = -1;
 }
 
 const ConsumeBackend consume_vulkan = {
