@@ -325,6 +325,43 @@ cs_have_elements (const gchar * test, const gchar * const *names)
   return TRUE;
 }
 
+/* whether the decoder @name takes the high profile (openh264 builds
+ * differ) */
+static gboolean
+decodes_high (const gchar * test, const gchar * name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+  GstCaps *caps = gst_caps_from_string ("video/x-h264,"
+      "stream-format=byte-stream,alignment=au,profile=high");
+  gboolean ok = f && gst_element_factory_can_sink_all_caps (f, caps);
+
+  if (!ok)
+    g_print ("SKIP: %s: %s does not take the high profile\n", test, name);
+  gst_caps_unref (caps);
+  gst_clear_object (&f);
+  return ok;
+}
+
+const gchar *
+cs_h264_cuda_decoder (const gchar * test)
+{
+  static const gchar *const need[] = { "x264enc", "h264parse",
+    "cudadownload", NULL
+  };
+  static const gchar *const sw[] = { "openh264dec", "videoconvert", NULL };
+  GstElementFactory *nv;
+
+  if (!cs_have_elements (test, need))
+    return NULL;
+  if ((nv = gst_element_factory_find ("nvh264dec"))) {
+    gst_object_unref (nv);
+    return "nvh264dec";
+  }
+  if (cs_have_elements (test, sw) && decodes_high (test, "openh264dec"))
+    return "openh264dec ! videoconvert ! video/x-raw,format=NV12 ! cudaupload";
+  return NULL;
+}
+
 gchar *
 cs_make_h264_clip (gint w, gint h, gint fps, guint n, const gchar * profile,
     gboolean bframes)

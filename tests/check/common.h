@@ -84,6 +84,11 @@ gboolean cs_have_elements (const gchar * test, const gchar * const *names);
 gchar *cs_make_h264_clip (gint w, gint h, gint fps, guint n,
     const gchar * profile, gboolean bframes);
 void cs_remove_clip (gchar * path);
+/* A pipeline fragment that decodes H.264 high profile with B-frames into
+ * CUDA memory: nvh264dec where there is one, else openh264dec !
+ * cudaupload; NULL, with a SKIP line naming @test, where neither (nor
+ * x264enc, h264parse and cudadownload to make and check clips) is here */
+const gchar *cs_h264_cuda_decoder (const gchar * test);
 
 /* A CUDA stream in cs_ctx; cs_free_stream () synchronises it, then
  * destroys it. */

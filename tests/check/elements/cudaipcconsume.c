@@ -12,6 +12,10 @@
  *     only: skipped on the simulator); with --setup vkvalidation, the
  *     Khronos validation layer (synchronization validation on) reports
  *     nothing in the tool
+ * test_consumer_tool_decode: H.264 high profile with B-frames at 642x362
+ *     and 4K, decoded into the sink (nvh264dec on a GPU, openh264dec !
+ *     cudaupload on the simulator): the CUDA reader, and on a GPU the
+ *     Vulkan reader, get the decoder's bytes frame by frame
  */
 #include "../ipccommon.h"
 #include <gst/app/gstappsink.h>
@@ -19,84 +23,100 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* FNV-1a over the visible bytes of every plane, as cudasync-ipc-consume
- * prints it */
+/* FNV-1a over a frame's visible bytes (cs_buffer_bytes()), as
+ * cudasync-ipc-consume prints it */
 static guint64
-frame_hash (GstBuffer * buf, const GstVideoInfo * info)
+bytes_hash (GBytes * bytes)
 {
   guint64 hash = 0xcbf29ce484222325ull;
-  GstVideoFrame f;
-  guint p, i;
-  gint y;
+  gsize i, size;
+  const guint8 *b = g_bytes_get_data (bytes, &size);
 
-  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
-    guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&f, p) *
-        GST_VIDEO_FRAME_COMP_PSTRIDE (&f, p);
-    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, p); y++) {
-      const guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
-          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
-      for (i = 0; i < bytes; i++)
-        hash = (hash ^ row[i]) * 0x100000001b3ull;
-    }
-  }
-  gst_video_frame_unmap (&f);
+  for (i = 0; i < size; i++)
+    hash = (hash ^ b[i]) * 0x100000001b3ull;
   return hash;
 }
 
-/* the hash of videotestsrc's (still) frame at W x H */
-static guint64
-reference_hash (void)
+/* the hashes of the frames of @upstream (CUDA memory) ! cudadownload, in
+ * order */
+static GArray *
+reference_hashes (const gchar * upstream)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=1 ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d ! appsink name=out",
-      W, H);
+  gchar *desc = g_strdup_printf ("%s ! cudadownload ! appsink name=out "
+      "sync=false emit-signals=true", upstream);
   GstElement *p = gst_parse_launch (desc, NULL);
   GstElement *out = gst_bin_get_by_name (GST_BIN (p), "out");
-  GstSample *sample;
-  GstVideoInfo info;
-  guint64 hash;
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint i;
 
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 20 * GST_SECOND);
-  fail_unless (sample != NULL);
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, W, H);
-  hash = frame_hash (gst_sample_get_buffer (sample), &info);
-  gst_sample_unref (sample);
-  gst_element_set_state (p, GST_STATE_NULL);
+  fail_unless (p != NULL, "%s", desc);
+  g_signal_connect (out, "new-sample", G_CALLBACK (cs_collect_sample), frames);
+  cs_run_pipeline (p);
+  for (i = 0; i < frames->len; i++) {
+    guint64 h = bytes_hash (g_ptr_array_index (frames, i));
+    g_array_append_val (hashes, h);
+  }
+  g_ptr_array_unref (frames);
   gst_object_unref (out);
   gst_object_unref (p);
   g_free (desc);
-  return hash;
+  return hashes;
 }
 
-/* the tool, reading with @backend (NULL: CUDA, "--vulkan"), gets all 20
- * frames from the sink: each frame's visible bytes hash to videotestsrc's,
- * the sink gets 20 releases, and the tool leaves with a goodbye */
+/* the tool's "frame I id N WxH hash X" lines against @want, in order */
 static void
-consume (const gchar * backend)
+check_frames (const gchar * out, GArray * want)
 {
-  const guint n = 20;
+  gchar **lines = g_strsplit (out, "\n", -1);
+  guint i, frames = 0;
+
+  for (i = 0; lines[i]; i++) {
+    gchar *suffix;
+
+    if (!g_str_has_prefix (lines[i], "frame "))
+      continue;
+    fail_unless (frames < want->len, "more frames than sent: %s", lines[i]);
+    suffix = g_strdup_printf (" hash %016" G_GINT64_MODIFIER "x",
+        g_array_index (want, guint64, frames));
+    fail_unless_equals_uint64 (g_ascii_strtoull (lines[i] + 6, NULL, 10),
+        frames);
+    fail_unless (g_str_has_suffix (lines[i], suffix), "%s, want%s", lines[i],
+        suffix);
+    g_free (suffix);
+    frames++;
+  }
+  fail_unless_equals_int (frames, want->len);
+  g_strfreev (lines);
+}
+
+/* the tool, reading with @backend (NULL: CUDA, "--vulkan"), gets every
+ * frame that @upstream (CUDA memory) gives the sink: each frame's visible
+ * bytes hash to those of @upstream ! cudadownload, the sink gets a release
+ * for each, and the tool leaves with a goodbye */
+static void
+consume (const gchar * backend, const gchar * upstream)
+{
   const gchar *tool = g_getenv ("CUDASYNC_IPC_CONSUME");
+  GArray *want = reference_hashes (upstream);
+  const guint n = want->len;
   gchar *path = g_strdup_printf ("%s/cudaipc-ct%d.sock", g_get_tmp_dir (),
       getpid ());
-  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " num-buffers=%u ! "
-      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! cudasyncipcsink name=sink max-buffers=3 sync=false "
-      "socket-path=%s", n, W, H, path);
+  gchar *desc = g_strdup_printf ("%s ! cudasyncipcsink name=sink "
+      "max-buffers=3 sync=false socket-path=%s", upstream, path);
   GstElement *p = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  gchar *nstr = g_strdup_printf ("%u", n), *line, *out;
+  gchar *nstr = g_strdup_printf ("%u", n), *out;
   const gchar *argv[] = { tool, backend ? backend : path,
     backend ? path : nstr, backend ? nstr : NULL, NULL
   };
-  gchar **lines;
   GError *err = NULL;
   gint out_fd, status;
-  guint i, frames = 0;
   GPid pid;
 
   fail_unless (tool != NULL, "CUDASYNC_IPC_CONSUME is not set");
+  fail_unless (n > 0);
   ipc_connect_new_semaphore (p, "sink");
   fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
@@ -115,21 +135,11 @@ consume (const gchar * backend)
   if (g_getenv ("CUDASYNC_TEST_VK_VALIDATION"))
     fail_if (strstr (out, "Validation Error") != NULL ||
         strstr (out, "Validation Warning") != NULL, "%s", out);
-  line = g_strdup_printf ("hash %016" G_GINT64_MODIFIER "x", reference_hash ());
-  lines = g_strsplit (out, "\n", -1);
-  for (i = 0; lines[i]; i++) {
-    if (!g_str_has_prefix (lines[i], "frame "))
-      continue;
-    fail_unless (g_str_has_suffix (lines[i], line), "%s, want %s", lines[i],
-        line);
-    frames++;
-  }
-  fail_unless_equals_int (frames, n);
+  check_frames (out, want);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", n), n);
   fail_unless_equals_uint64 (ipc_sessions_gone (sink), 0);
   gst_element_set_state (p, GST_STATE_NULL);
-  g_strfreev (lines);
-  g_free (line);
+  g_array_unref (want);
   g_free (out);
   g_free (nstr);
   gst_object_unref (sink);
@@ -138,9 +148,46 @@ consume (const gchar * backend)
   g_free (path);
 }
 
+/* 20 frames of videotestsrc */
+static void
+consume_test_frames (const gchar * backend)
+{
+  gchar *upstream = g_strdup_printf ("videotestsrc " PATTERN
+      " num-buffers=20 ! video/x-raw,format=" FORMAT ",width=%d,height=%d,"
+      "framerate=30/1 ! cudaupload", W, H);
+
+  consume (backend, upstream);
+  g_free (upstream);
+}
+
+/* H.264 high profile with B-frames decoded into CUDA memory, at an odd
+ * size and at 4K */
+static void
+consume_decoded (const gchar * test, const gchar * backend)
+{
+  static const struct
+  {
+    gint w, h, fps;
+    guint n;
+  } clips[] = { {642, 362, 30, 30}, {3840, 2160, 30, 12} };
+  const gchar *dec = cs_h264_cuda_decoder (test);
+  guint i;
+
+  for (i = 0; dec && i < G_N_ELEMENTS (clips); i++) {
+    gchar *clip = cs_make_h264_clip (clips[i].w, clips[i].h, clips[i].fps,
+        clips[i].n, "high", TRUE);
+    gchar *upstream = g_strdup_printf ("filesrc location=\"%s\" ! h264parse "
+        "! %s", clip, dec);
+
+    consume (backend, upstream);
+    g_free (upstream);
+    cs_remove_clip (clip);
+  }
+}
+
 GST_START_TEST (test_consumer_tool)
 {
-  consume (NULL);
+  consume_test_frames (NULL);
 }
 
 GST_END_TEST;
@@ -156,7 +203,18 @@ GST_START_TEST (test_consumer_tool_vulkan)
         "Vulkan's\n");
     return;
   }
-  consume ("--vulkan");
+  consume_test_frames ("--vulkan");
+}
+
+GST_END_TEST;
+
+/* decoded frames (decoder caps, the decoder writing into the sink's
+ * frames on 1.24+), read with CUDA, and on a GPU with Vulkan too */
+GST_START_TEST (test_consumer_tool_decode)
+{
+  consume_decoded ("test_consumer_tool_decode", NULL);
+  if (!cs_is_sim)
+    consume_decoded ("test_consumer_tool_decode (Vulkan)", "--vulkan");
 }
 
 GST_END_TEST;
@@ -170,6 +228,7 @@ cudaipcconsume_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_add_test (tc, test_consumer_tool);
   tcase_add_test (tc, test_consumer_tool_vulkan);
+  tcase_add_test (tc, test_consumer_tool_decode);
   suite_add_tcase (s, tc);
   return s;
 }

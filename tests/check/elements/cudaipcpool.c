@@ -293,23 +293,6 @@ out:
 
 GST_END_TEST;
 
-/* whether the decoder @name takes the high profile (openh264 builds
- * differ) */
-static gboolean
-decodes_high (const gchar * name)
-{
-  GstElementFactory *f = gst_element_factory_find (name);
-  GstCaps *caps = gst_caps_from_string ("video/x-h264,"
-      "stream-format=byte-stream,alignment=au,profile=high");
-  gboolean ok = f && gst_element_factory_can_sink_all_caps (f, caps);
-
-  if (!ok)
-    g_print ("SKIP: %s does not take the high profile\n", name);
-  gst_caps_unref (caps);
-  gst_clear_object (&f);
-  return ok;
-}
-
 static GstElement *
 collecting (GstElement * pipeline, GPtrArray * frames)
 {
@@ -396,26 +379,10 @@ decode_in_place (const gchar * dec, gint w, gint h, gint fps, guint n)
 
 GST_START_TEST (test_decode_in_place)
 {
-  static const gchar *const need[] = { "x264enc", "h264parse",
-    "cudadownload", NULL
-  };
-  static const gchar *const sw[] = { "openh264dec", "videoconvert", NULL };
-  const gchar *dec;
-  GstElementFactory *nv;
+  const gchar *dec = cs_h264_cuda_decoder ("test_decode_in_place");
 
-  if (!cs_have_elements ("test_decode_in_place", need))
+  if (!dec)
     return;
-  nv = gst_element_factory_find ("nvh264dec");
-
-  if (nv) {
-    dec = "nvh264dec";
-    gst_object_unref (nv);
-  } else if (cs_have_elements ("test_decode_in_place", sw)
-      && decodes_high ("openh264dec")) {
-    dec = "openh264dec ! videoconvert ! video/x-raw,format=NV12 ! cudaupload";
-  } else {
-    return;
-  }
   decode_in_place (dec, 642, 362, 30, 30);
   decode_in_place (dec, 1280, 720, 60, 30);
   decode_in_place (dec, 3840, 2160, 30, 12);
