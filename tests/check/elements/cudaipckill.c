@@ -31,6 +31,9 @@
  *     listener closes before any HELLO (a sink dying as the source
  *     connects) are tried again without counting a lost peer or posting
  *     anything, and a sink that comes later is served
+ * test_unanswered_error: with peer-lost=error or eos, such a connection
+ *     is the element error "Could not connect to the sink." (RESOURCE,
+ *     OPEN_READ_WRITE), not a lost peer
  * test_connect_kill_cycles: 100 sources connect and are killed: no fd or
  *     driver object leaks
  */
@@ -445,22 +448,42 @@ GST_START_TEST (test_sink_stops_source_behind)
 
 GST_END_TEST;
 
-/* a listener at @path that closes the first UNANSWERED connections
- * before any message, then goes */
+/* a listener that closes its first @n connections before any message,
+ * then goes */
+typedef struct
+{
+  gint fd;
+  guint n;
+} Unanswered;
+
 #define UNANSWERED 3
 
 static gpointer
 close_unanswered (gpointer data)
 {
-  gint fd = GPOINTER_TO_INT (data), i;
+  Unanswered *u = data;
+  guint i;
 
-  for (i = 0; i < UNANSWERED; i++) {
-    gint c = accept (fd, NULL, NULL);
+  for (i = 0; i < u->n; i++) {
+    gint c = accept (u->fd, NULL, NULL);
     fail_unless (c >= 0);
     close (c);
   }
-  close (fd);
+  close (u->fd);
   return NULL;
+}
+
+/* a listener at @path, in a thread, closing @u->n connections */
+static GThread *
+unanswered_listener (const gchar * path, Unanswered * u)
+{
+  struct sockaddr_un addr = {.sun_family = AF_UNIX };
+
+  u->fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
+  fail_unless (u->fd >= 0 && bind (u->fd, (struct sockaddr *) &addr,
+          sizeof (addr)) == 0 && listen (u->fd, 4) == 0);
+  return g_thread_new ("listener", close_unanswered, u);
 }
 
 GST_START_TEST (test_reconnect_unanswered)
@@ -468,19 +491,14 @@ GST_START_TEST (test_reconnect_unanswered)
   gchar *path = sock_path ("u");
   gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
       "peer-lost=reconnect ! queue ! fakesink sync=false", path);
-  struct sockaddr_un addr = {.sun_family = AF_UNIX };
-  gint fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  Unanswered u = { -1, UNANSWERED };
   GstElement *p = gst_parse_launch (desc, NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
   GstBus *bus = gst_element_get_bus (p);
   GstMessage *msg;
-  GThread *listener;
+  GThread *listener = unanswered_listener (path, &u);
   GPid pid;
 
-  g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
-  fail_unless (fd >= 0 && bind (fd, (struct sockaddr *) &addr,
-          sizeof (addr)) == 0 && listen (fd, 4) == 0);
-  listener = g_thread_new ("listener", close_unanswered, GINT_TO_POINTER (fd));
   ipc_connect_new_semaphore (p, "src");
   gst_element_set_state (p, GST_STATE_PLAYING);
   g_thread_join (listener);
@@ -504,6 +522,61 @@ GST_START_TEST (test_reconnect_unanswered)
   gst_object_unref (p);
   g_free (desc);
   g_free (path);
+}
+
+GST_END_TEST;
+
+/* outside reconnect mode the same closed connection is the element error
+ * "Could not connect to the sink", with nothing counted as a lost peer */
+static void
+unanswered_error (const gchar * peer_lost)
+{
+  gchar *path = sock_path ("e");
+  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
+      "peer-lost=%s ! queue ! fakesink sync=false", path, peer_lost);
+  Unanswered u = { -1, 1 };
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstBus *bus = gst_element_get_bus (p);
+  GThread *listener = unanswered_listener (path, &u);
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  ipc_connect_new_semaphore (p, "src");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  g_thread_join (listener);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_WARNING);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "peer-lost=%s: %s", peer_lost, msg ? GST_MESSAGE_TYPE_NAME (msg) :
+      "nothing posted");
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (src));
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ_WRITE), "%s", err->message);
+  fail_unless_equals_string (err->message, "Could not connect to the sink.");
+  /* (closed before the sink's HELLO, or while ours went out) */
+  fail_unless (dbg && (strstr (dbg, "HELLO") || strstr (dbg, "handshake")),
+      "%s", dbg);
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (cs_stat (src, "peers-lost"), 0);
+  fail_unless_equals_uint64 (cs_stat (src, "frames"), 0);
+  gst_element_set_state (p, GST_STATE_NULL);
+  unlink (path);
+  g_error_free (err);
+  g_free (dbg);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_START_TEST (test_unanswered_error)
+{
+  unanswered_error ("error");
+  unanswered_error ("eos");
 }
 
 GST_END_TEST;
@@ -621,6 +694,7 @@ cudaipckill_suite (void)
   tcase_add_test (tc, test_sink_stops_source_killed_after_bye);
   tcase_add_test (tc, test_sink_stops_source_behind);
   tcase_add_test (tc, test_reconnect_unanswered);
+  tcase_add_test (tc, test_unanswered_error);
   suite_add_tcase (s, tc);
   /* each cycle starts a process that initialises CUDA: about a second on
    * a GPU */
