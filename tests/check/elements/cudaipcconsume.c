@@ -44,14 +44,16 @@ reference_hashes (const gchar * upstream)
 {
   gchar *desc = g_strdup_printf ("%s ! cudadownload ! appsink name=out "
       "sync=false emit-signals=true", upstream);
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *out = gst_bin_get_by_name (GST_BIN (p), "out");
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  GstElement *out;
   GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
   GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint i;
 
-  fail_unless (p != NULL, "%s", desc);
+  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
+  out = gst_bin_get_by_name (GST_BIN (p), "out");
   g_signal_connect (out, "new-sample", G_CALLBACK (cs_collect_sample), frames);
   cs_run_pipeline (p);
   for (i = 0; i < frames->len; i++) {
