@@ -149,6 +149,43 @@ GST_START_TEST (test_source_killed_while_reading)
 
 GST_END_TEST;
 
+/* cudasyncipcsrc (named src) at a new socket path, with @peer_lost, into
+ * a fakesink; its semaphore handler connected */
+typedef struct
+{
+  gchar *path;
+  GstElement *p, *src;
+  GstBus *bus;
+} LostSrc;
+
+static void
+lost_src_init (LostSrc * s, const gchar * tag, const gchar * peer_lost)
+{
+  gchar *desc;
+
+  s->path = sock_path (tag);
+  desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
+      "peer-lost=%s ! queue ! fakesink sync=false", s->path, peer_lost);
+  s->p = gst_parse_launch (desc, NULL);
+  fail_unless (s->p != NULL, "%s", desc);
+  g_free (desc);
+  s->src = gst_bin_get_by_name (GST_BIN (s->p), "src");
+  s->bus = gst_element_get_bus (s->p);
+  ipc_connect_new_semaphore (s->p, "src");
+}
+
+/* stops the pipeline, removes the socket path */
+static void
+lost_src_clear (LostSrc * s)
+{
+  gst_element_set_state (s->p, GST_STATE_NULL);
+  unlink (s->path);
+  gst_object_unref (s->bus);
+  gst_object_unref (s->src);
+  gst_object_unref (s->p);
+  g_free (s->path);
+}
+
 /* the sink's process killed while the source's GPU waits for values it
  * announced: the source reacts within a second as peer-lost says (error,
  * EOS, or connecting to the next sink and going on), rescues the
@@ -156,19 +193,19 @@ GST_END_TEST;
 static void
 sink_killed (const gchar * peer_lost)
 {
-  gchar *path = sock_path ("s");
-  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
-      "peer-lost=%s ! queue ! fakesink sync=false", path, peer_lost);
-  GPid pid = ipc_spawn_sink (path, SLOW_SIGNALS);
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
-  GstBus *bus = gst_element_get_bus (p);
+  LostSrc ls;
+  GstElement *src;
+  GstBus *bus;
   GstMessage *msg;
   guint64 lost0, rescues0, conn0;
   gint64 t0;
+  GPid pid;
 
-  ipc_connect_new_semaphore (p, "src");
-  gst_element_set_state (p, GST_STATE_PLAYING);
+  lost_src_init (&ls, "s", peer_lost);
+  src = ls.src;
+  bus = ls.bus;
+  pid = ipc_spawn_sink (ls.path, SLOW_SIGNALS);
+  gst_element_set_state (ls.p, GST_STATE_PLAYING);
   fail_unless (ipc_wait_stat (src, "frames", 4) >= 4);
   /* counted from the kill: on a loaded machine the sink may already have
    * dropped this source as slow (it does not read its socket in time),
@@ -199,19 +236,13 @@ sink_killed (const gchar * peer_lost)
   fail_unless (ipc_drained_within (1000), "a GPU wait is left stuck");
   if (g_str_equal (peer_lost, "reconnect")) {
     guint64 before = cs_stat (src, "frames");
-    pid = ipc_spawn_sink (path, NULL);
+    pid = ipc_spawn_sink (ls.path, NULL);
     fail_unless_equals_uint64 (ipc_wait_stat (src, "connections", conn0 + 1),
         conn0 + 1);
     fail_unless (ipc_wait_stat (src, "frames", before + 10) >= before + 10);
     kill_child (pid);
   }
-  gst_element_set_state (p, GST_STATE_NULL);
-  unlink (path);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (p);
-  g_free (desc);
-  g_free (path);
+  lost_src_clear (&ls);
 }
 
 /* the source stops while its stream waits for the (delayed) signals of
@@ -495,22 +526,20 @@ unanswered_listener (const gchar * path, Unanswered * u)
 
 GST_START_TEST (test_reconnect_unanswered)
 {
-  gchar *path = sock_path ("u");
-  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
-      "peer-lost=reconnect ! queue ! fakesink sync=false", path);
   Unanswered u = { -1, UNANSWERED };
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
-  GstBus *bus = gst_element_get_bus (p);
+  LostSrc ls;
+  GstElement *src;
   GstMessage *msg;
-  GThread *listener = unanswered_listener (path, &u);
+  GThread *listener;
   GPid pid;
 
-  ipc_connect_new_semaphore (p, "src");
-  gst_element_set_state (p, GST_STATE_PLAYING);
+  lost_src_init (&ls, "u", "reconnect");
+  src = ls.src;
+  listener = unanswered_listener (ls.path, &u);
+  gst_element_set_state (ls.p, GST_STATE_PLAYING);
   g_thread_join (listener);
-  unlink (path);
-  pid = ipc_spawn_sink (path, NULL);
+  unlink (ls.path);
+  pid = ipc_spawn_sink (ls.path, NULL);
   fail_unless (ipc_wait_stat (src, "frames", 10) >= 10);
   fail_unless_equals_uint64 (cs_stat (src, "peers-lost"), 0);
   fail_unless_equals_uint64 (cs_stat (src, "rescues"), 0);
@@ -518,17 +547,11 @@ GST_START_TEST (test_reconnect_unanswered)
    * handshake and is not counted; one closed after it is) */
   fail_unless (cs_stat (src, "connections") >= 1 &&
       cs_stat (src, "connections") <= UNANSWERED + 1);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_EOS |
+  msg = gst_bus_pop_filtered (ls.bus, GST_MESSAGE_ERROR | GST_MESSAGE_EOS |
       GST_MESSAGE_WARNING);
   fail_if (msg != NULL, "posted %s", msg ? GST_MESSAGE_TYPE_NAME (msg) : "");
   kill_child (pid);
-  gst_element_set_state (p, GST_STATE_NULL);
-  unlink (path);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (p);
-  g_free (desc);
-  g_free (path);
+  lost_src_clear (&ls);
 }
 
 GST_END_TEST;
@@ -538,22 +561,20 @@ GST_END_TEST;
 static void
 unanswered_error (const gchar * peer_lost)
 {
-  gchar *path = sock_path ("e");
-  gchar *desc = g_strdup_printf ("cudasyncipcsrc name=src socket-path=%s "
-      "peer-lost=%s ! queue ! fakesink sync=false", path, peer_lost);
   Unanswered u = { -1, 1 };
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
-  GstBus *bus = gst_element_get_bus (p);
-  GThread *listener = unanswered_listener (path, &u);
+  LostSrc ls;
+  GstElement *src;
+  GThread *listener;
   GstMessage *msg;
   GError *err = NULL;
   gchar *dbg = NULL;
 
-  ipc_connect_new_semaphore (p, "src");
-  gst_element_set_state (p, GST_STATE_PLAYING);
+  lost_src_init (&ls, "e", peer_lost);
+  src = ls.src;
+  listener = unanswered_listener (ls.path, &u);
+  gst_element_set_state (ls.p, GST_STATE_PLAYING);
   g_thread_join (listener);
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+  msg = gst_bus_timed_pop_filtered (ls.bus, 10 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_WARNING);
   fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
       "peer-lost=%s: %s", peer_lost, msg ? GST_MESSAGE_TYPE_NAME (msg) :
@@ -571,15 +592,9 @@ unanswered_error (const gchar * peer_lost)
   fail_unless_equals_uint64 (cs_stat (src, "frames"), 0);
   /* not tried again */
   fail_unless (cs_stat (src, "connections") <= 1);
-  gst_element_set_state (p, GST_STATE_NULL);
-  unlink (path);
+  lost_src_clear (&ls);
   g_error_free (err);
   g_free (dbg);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (p);
-  g_free (desc);
-  g_free (path);
 }
 
 GST_START_TEST (test_unanswered_error)
