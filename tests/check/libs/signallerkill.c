@@ -184,8 +184,9 @@ stream_done_within (CUstream stream, guint ms)
   }
 }
 
+/* a GPU wait for @value of @s on @stream (@wait), or a signal of it */
 static void
-wait_on (GstCudaSemaphore * s, CUstream stream, guint64 value, gboolean wait)
+enqueue (GstCudaSemaphore * s, CUstream stream, guint64 value, gboolean wait)
 {
   GError *err = NULL;
   gboolean ok;
@@ -214,7 +215,7 @@ GST_START_TEST (test_signaller_killed)
   fail_unless (read_ready (out_fd), "the signaller did not start");
   /* the child's stream runs: its first signal reached us */
   fail_unless (value_within (early, 1, 5000));
-  wait_on (sem, waiter, 1, TRUE);
+  enqueue (sem, waiter, 1, TRUE);
   fail_unless_equals_uint64 (test_sem_get_value (sem_ts), 0);
   fail_unless_equals_int64 (stream_done_within (waiter, 100), -1);
 
@@ -232,7 +233,7 @@ GST_START_TEST (test_signaller_killed)
       test_sem_get_value (sem_ts) >= 1, "the wait ended without its value");
 
   /* the rescue: past any value the dead process could have signalled */
-  wait_on (sem, rescue, RESCUE_VALUE, FALSE);
+  enqueue (sem, rescue, RESCUE_VALUE, FALSE);
   released = stream_done_within (waiter, 1000);
   fail_unless (released >= 0, "the waiting stream stayed stuck");
   fail_unless (test_sem_get_value (sem_ts) >= RESCUE_VALUE);
