@@ -17,7 +17,7 @@
 set -euo pipefail
 SUITE=${1:?usage: .ci/debian-root.sh SUITE [COMMAND]}
 ROOT=${DEBIAN_ROOT:-/var/tmp/gst-cudasync-$SUITE}
-COMMAND=${2:-meson setup build-$SUITE && ninja -C build-$SUITE && meson test -C build-$SUITE --print-errorlogs}
+COMMAND=${2:-meson setup build-$SUITE -Dbench=enabled && ninja -C build-$SUITE && meson test -C build-$SUITE --print-errorlogs}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 CUDA=${CUDA_PATH:-/usr/local/cuda}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}

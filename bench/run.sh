@@ -24,13 +24,14 @@ builddir=$1
 shift
 if [ ! -d "$builddir" ]; then
   echo "run.sh: build folder '$builddir' not found; build first:" >&2
-  echo "    meson setup $builddir && ninja -C $builddir" >&2
+  echo "    meson setup $builddir -Dbench=enabled && ninja -C $builddir" >&2
   exit 1
 fi
 builddir=$(cd "$builddir" && pwd)
 bench=$builddir/bench/gst-cudasync-bench
 if [ ! -x "$bench" ]; then
-  echo "run.sh: $bench not found; run: ninja -C $builddir" >&2
+  echo "run.sh: $bench not found; the bench is optional:" >&2
+  echo "    meson configure $builddir -Dbench=enabled && ninja -C $builddir" >&2
   exit 1
 fi
 

@@ -74,13 +74,6 @@ static struct
   } mem[CONSUME_MAX_IDS];
 } cuda;
 
-gboolean
-consume_fail (const gchar * what)
-{
-  g_printerr ("cudasync-ipc-consume: %s\n", what);
-  return FALSE;
-}
-
 #define CHECK(call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) \
     return consume_fail (what); } while (0)
 

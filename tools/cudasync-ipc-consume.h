@@ -40,6 +40,13 @@ typedef struct
 
 extern const ConsumeBackend consume_vulkan;
 
-gboolean consume_fail (const gchar * what);
+/* prints why the tool fails; FALSE (inline: both readers report alike,
+ * and neither depends on the other's unit) */
+static inline gboolean
+consume_fail (const gchar * what)
+{
+  g_printerr ("cudasync-ipc-consume: %s\n", what);
+  return FALSE;
+}
 
 G_END_DECLS
