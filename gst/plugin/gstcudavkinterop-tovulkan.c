@@ -24,9 +24,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
  * event, and a pipeline keeps one CUDA stream instead of two. That
  * matters: the GPU has CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by
  * default) for all streams, and streams that share one are serialised,
- * each semaphore wait holding up the others (seen on the H200 with 8
- * pipelines: 4.0x one pipeline's frames/s with two streams each, see
- * docs/benchmarks.md). Otherwise the interop's stream, ordered after the
+ * each semaphore wait holding up the others (several pipelines with two
+ * streams each: docs/benchmarks.md, scenario 6). Otherwise the interop's
+ * stream, ordered after the
  * memory's pending work by an event. */
 static CUstream
 work_stream (GstCudaVkInterop * self, GstCudaMemory * cmem, gboolean gpu,

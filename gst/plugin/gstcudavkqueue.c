@@ -34,8 +34,8 @@ pick_queue (GstVulkanDevice * device, GstVulkanQueue * queue, gpointer data)
  * thread's fence then has no device (seen on the H200 with 8 pipelines on
  * one device: "gst_vulkan_trash_init: assertion 'GST_IS_VULKAN_DEVICE
  * (fence->device)' failed", then a crash). A fresh fence per submission
- * (vkCreateFence/vkDestroyFence) avoids it but cost ~2 ms of CPU per frame
- * on the NVIDIA driver (measured). So each user keeps its own recycler: a
+ * (vkCreateFence/vkDestroyFence) avoids it but costs the NVIDIA driver
+ * much CPU time per frame. So each user keeps its own recycler: a
  * fence is reused once it has signalled and nobody else holds it. */
 struct _GstCudaVkFencePool
 {
