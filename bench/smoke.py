@@ -64,7 +64,7 @@ def run(bench, json_path, args):
         # A crash is reported and the run repeated once; a second crash
         # fails the check. The one crash seen (GStreamer 1.26 with Mesa
         # lavapipe: a timeline semaphore destroyed at teardown while the
-        # driver's queue thread still signals it; docs/upstream-issues.md)
+        # driver's queue thread still signals it; docs/known-issues.md)
         # is avoided by the bench since (vk_util_drain_pipeline()).
         print('FLAKY: %s killed by signal %d; running it once more'
               % (' '.join(args), -p.returncode), flush=True)

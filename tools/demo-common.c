@@ -415,7 +415,7 @@ find_elements (const gchar * const *names, const gchar * nvcodec_hint,
  * driver entry points (the nvcodec plugin would, but this application
  * creates its context before any element does) and fails cleanly on a
  * driver without a usable device, where libgstcuda 1.22's context creation
- * would break (docs/upstream-issues.md) */
+ * would break (docs/known-issues.md) */
 gboolean
 demo_new_context (Demo * d)
 {

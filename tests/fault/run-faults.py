@@ -59,7 +59,7 @@ and does not fail the suite either, so that a rare race cannot turn CI red
 at random (seen once in about 3,000 runs: GStreamer-CRITICALs and a crash
 while vulkanupload ! vulkantocuda went to NULL after vulkantocuda's
 allocation error; not reproduced in 13 runs since; it fits the Mesa
-lavapipe race of docs/upstream-issues.md, which a pipeline stopped after an
+lavapipe race of docs/known-issues.md, which a pipeline stopped after an
 error cannot avoid, but that is not verified); a
 failure that happens twice fails it. The output of every failing case, with the command
 that reproduces it, goes to --log-dir.
@@ -148,7 +148,7 @@ UPSTREAM = [
     ("gstcuda-once-deadlock",
      "libgstcuda 1.22: a failed cuInit in gst_cuda_context_new() leaves its "
      "g_once_init with 0 (GLib-CRITICAL g_once_init_leave), the next context "
-     "creation blocks for ever (docs/upstream-issues.md; 1.24+ give an "
+     "creation blocks for ever (docs/known-issues.md; 1.24+ give an "
      "error)",
      lambda c, r: r.kind == "hang" and "g_once_init_leave: assertion" in
      r.output),

@@ -81,7 +81,7 @@ gboolean vk_util_queue_wait_idle (GstVulkanQueue * queue);
  * semaphore on its queue thread after the fence has signalled, and then
  * writes freed memory: a crash or a hang later in the process. The
  * Vulkan spec allows the destruction; waiting for the queue to be idle
- * first avoids the race (docs/upstream-issues.md). A no-op before
+ * first avoids the race (docs/known-issues.md). A no-op before
  * GStreamer 1.24, whose image memories have no semaphore. */
 guint    vk_util_drain_pipeline  (GstElement * pipeline);
 

@@ -661,7 +661,7 @@ bc_system_frame (const GstVideoInfo * info, guint8 seed, GstClockTime pts)
  * it. That happens right after vulkandownload's fence wait, and on
  * GStreamer 1.24+ frees the timeline semaphore that vulkandownload's
  * submission has just signalled, which Mesa lavapipe's queue thread may
- * still be signalling (docs/upstream-issues.md). bc_hold_inputs() keeps
+ * still be signalling (docs/known-issues.md). bc_hold_inputs() keeps
  * every buffer entering an element until the element has pushed its output
  * and the Vulkan queue it answers with is idle, and records whether one of
  * their memories was freed inside the element's chain all the same. One

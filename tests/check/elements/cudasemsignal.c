@@ -1232,7 +1232,7 @@ GST_END_TEST;
  * cuInit succeeded (CUDASIM_FAIL=cuInit:2 in the fault suite). 1.24+: the
  * element's clean "No CUDA device available". 1.22: libgstcuda's
  * g_once_init_leave(0) assertion, after which every context creation of
- * the process blocks for ever (docs/upstream-issues.md, fault suite
+ * the process blocks for ever (docs/known-issues.md, fault suite
  * XFAIL gstcuda-once-deadlock): skipped. No cs_setup(): nothing may have
  * created a context. */
 GST_START_TEST (test_cuinit_fails_after_success)
@@ -1246,7 +1246,7 @@ GST_START_TEST (test_cuinit_fails_after_success)
   if (!GST_CHECK_VERSION (1, 24, 0)) {
     g_print ("SKIP: test_cuinit_fails_after_success: libgstcuda 1.22 hangs "
         "every later context creation after a failed cuInit (upstream "
-        "defect, docs/upstream-issues.md)\n");
+        "defect, docs/known-issues.md)\n");
     return;
   }
   if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") != 0) {

@@ -138,7 +138,7 @@ expect_lent_rgba (void)
  * Vulkan through cudatovulkan, not vulkanupload: vulkanupload lets its
  * staging buffer go back to its pool before its copy out of it has run on
  * the GPU (1.24 to main), so with a consumer that does not wait on the CPU
- * a frame can show a later one's bytes (docs/upstream-issues.md). */
+ * a frame can show a later one's bytes (docs/known-issues.md). */
 #define CONVERT_RGBA "vulkancolorconvert ! " \
     "video/x-raw(memory:VulkanImage),format=RGBA"
 
@@ -640,7 +640,7 @@ GST_END_TEST;
  * wait for the same timeline value and both signal the next one. On the
  * H200 with 1.26.2 the validation layer reported that as
  * VUID-VkSubmitInfo-pSignalSemaphores-03242 on the image's timeline;
- * docs/upstream-issues.md. On 1.22 a Vulkan element behind tee ! queue
+ * docs/known-issues.md. On 1.22 a Vulkan element behind tee ! queue
  * makes a queue object of its own (same page). The frames come from
  * cudatovulkan, not vulkanupload: vulkanupload ! queue ! vulkandownload
  * alone is not byte-exact on Mesa lavapipe (same page). */
