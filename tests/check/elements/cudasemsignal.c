@@ -993,7 +993,7 @@ GST_START_TEST (test_state_cycles)
     }
   }
   /* every element took the pipeline's context, none made its own (a
-   * context per start costs ~100 ms on a real GPU) */
+   * context per start is slow on a real GPU, and holds device memory) */
   if (cs_is_sim)
     fail_unless_equals_int (cs_sim.call_count ("cuCtxCreate_v2"), created);
   fail_unless_equals_uint64 (cs_stat (sig, "signals"), 1000);
