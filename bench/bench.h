@@ -8,9 +8,10 @@
  * bench/README.md and main.c.
  *
  * The layers, each calling only into those below it: main.c and
- * scenarios.c (the table); the scenarios (scenario-*.c); section.c (the
- * sections that share the frame harness); frames.c and run.c (the frame
- * harness); results.c (the results and their JSON document), pipeline.c,
+ * scenarios.c (the table); the scenarios (scenario-*.c); section.c and
+ * pipelines.c (the sections that share the frame harness, and several
+ * pipelines at once); run.c (one repetition) and frames.c (its threads);
+ * results.c (the results and their JSON document), pipeline.c,
  * bench-cuda.c; harness.c. Nothing below the scenarios names one: it
  * reaches them through the descriptors in Bench. .ci/check-cycles.py
  * checks that no file calls back up.
@@ -57,42 +58,32 @@ enum
   /* scenario 2 */
   MODE_A,
   MODE_C,
-  N_MODES,
-  /* scenario 2 diagnosis: variants of a (a and c run alongside) */
-  MODE_A1 = N_MODES,
-  MODE_A2,
-  MODE_A_IF1,
-  MODE_A_IF8,
-  MODE_A4,
-  /* scenario 3: CUDA -> Vulkan */
+  /* the CUDA <-> Vulkan scenario (scenario-3.c). Part 3: CUDA -> Vulkan;
+   * a_binary: cudatovulkan timeline=false; a_in_place: the producer writes
+   * into the pool cudatovulkan proposes (1.24+, one-plane formats);
+   * a_stream: the producer's memory carries its stream, no acquire point
+   * (1.24+) */
   MODE_CV_A,
   MODE_CV_B,
   MODE_CV_C,
-  /* scenario 3: a with cudatovulkan timeline=false (binary semaphores) */
   MODE_CV_AB,
-  /* scenario 4: Vulkan -> CUDA */
+  MODE_CV_AI,
+  MODE_CV_AS,
+  /* part 3's raw-API limit (no GStreamer): d, d_stall (vulkandownload's
+   * per-frame stall), d_split (d_stall with the semaphore wait in a
+   * submission of its own: the bridge's shape) */
+  MODE_CV_D,
+  MODE_CV_D2,
+  MODE_CV_D3,
+  /* part 4: Vulkan -> CUDA */
   MODE_VC_A,
   MODE_VC_B,
-  /* scenario 3: the raw-API limit (no GStreamer) */
-  MODE_CV_D,
-  /* scenario 3: the raw-API limit with vulkandownload's per-frame stall */
-  MODE_CV_D2,
-  /* scenario 3: d_stall with the semaphore wait in a submission of its own
-   * (the bridge's shape) */
-  MODE_CV_D3,
-  /* scenario 5: CUDA -> Vulkan -> CUDA stages */
+  /* part 5: CUDA -> Vulkan -> CUDA stages */
   MODE_S5_A,
   MODE_S5_C,
-  /* scenario 6: scenario 3 mode a, N pipelines at once */
-  MODE_S6_A,
-  /* scenario 6: a with the producer's memory carrying its stream (1.24+) */
+  /* part 6 (besides part 3's a and raw modes): a with the producer's
+   * memory carrying its stream (1.24+) */
   MODE_S6_AM,
-  /* scenario 3: a with the producer writing into the pool cudatovulkan
-   * proposes (frames written in place, 1.24+, one-plane formats) */
-  MODE_CV_AI,
-  /* scenario 3: a with the producer's memory carrying its stream and no
-   * acquire point (1.24+) */
-  MODE_CV_AS,
   N_ALL_MODES
 };
 
@@ -121,7 +112,7 @@ typedef struct
   guint last_frames;
 } ModeResult;
 
-/* scenario 6: the pipelines start their producers together */
+/* several pipelines at once (pipelines.c) start their producers together */
 typedef struct
 {
   GMutex lock;
@@ -157,34 +148,13 @@ typedef struct
   gint repetitions;
 } S2Result;
 
-/* scenario 2g */
-enum
-{
-  G_KERNEL_Q4,                  /* kernel only, 4 queued */
-  G_KERNEL_Q1,                  /* kernel only, one at a time */
-  G_EVENT_Q4,                   /* + an extra cuEventRecord, 4 queued */
-  G_SIGNAL_Q4,                  /* + timeline signal, 4 queued */
-  G_SIGNAL_Q1,                  /* + timeline signal, one at a time */
-  G_SIGNAL_Q8,                  /* + timeline signal, 8 queued */
-  G_SIGNAL_SEP_Q4,              /* timeline signal on a second stream after
-                                 * a cuStreamWaitEvent (EK), 4 queued */
-  G_N
-};
-
-typedef struct
-{
-  gchar *status, *reason;
-  guint frames, gpu_us;
-  GArray *fps[G_N], *gap_us[G_N];
-} S2gResult;
-
-/* scenario 6 */
+/* several pipelines of one mode at once (pipelines.c: scenario 6) */
 typedef struct
 {
   guint n;                      /* pipelines at once */
   guint gpu_us;
-  gint mode;                    /* MODE_S6_A, MODE_S6_AM, or a raw mode (d,
-                                 * d_stall, d_split: instances) */
+  gint mode;                    /* a mode of the frame harness, or a raw
+                                 * mode (its instances) */
   gchar *status, *reason;
   GArray *agg_fps, *proc_cpu_us, *min_fps, *max_fps;
   S2Config *pipes;              /* n of them, mode @mode */
@@ -192,13 +162,6 @@ typedef struct
   gchar *stats_note;
   const gchar *path;
 } S6Config;
-
-typedef struct
-{
-  gchar *status, *reason, *frame_writer;
-  gint repetitions;
-  GPtrArray *configs;
-} S6Result;
 
 /* scenario 7: real decodes (scenario-7.h has its configurations) */
 typedef struct
@@ -243,12 +206,10 @@ typedef struct
   gchar *vulkan;                /* the Vulkan device for scenarios 3 to 6 */
   S1Result s1;
   S2Result s2;
-  S2Result s2d;                 /* scenario 2 diagnosis */
-  S2gResult s2g;                /* GPU gap between frames */
   S2Result s3;                  /* CUDA -> Vulkan */
   S2Result s4;                  /* Vulkan -> CUDA */
   S2Result s5;                  /* CUDA -> Vulkan -> CUDA stages */
-  S6Result s6;                  /* scaling */
+  S2Result s6;                  /* scaling (configs: S6Config) */
   S7Result s7;                  /* real decodes */
   S8Result s8;                  /* frames between processes */
 } Results;
@@ -264,7 +225,7 @@ typedef struct _BenchMode BenchMode;
 /* A scenario, as main.c and results.c see it. */
 typedef struct
 {
-  const gchar *id;              /* as --only names it: "1", "2d" */
+  const gchar *id;              /* as --only names it: "1", "8" */
   guint only_bit;               /* its --only bit (harness.h) */
   /* its status and reason in Results: BENCH_RESULT_STATE (s1) */
   gsize status, reason;
@@ -321,8 +282,6 @@ typedef enum
 {
   /* cuStreamSynchronize before pushing, no acquire point */
   MODE_F_PRODUCER_SYNC = 1 << 0,
-  /* the recycler polls the end event (cuEventQuery) */
-  MODE_F_POLL = 1 << 1,
   /* latency by the wall clock, not by CUDA events */
   MODE_F_WALL = 1 << 2,
   /* frames end at the sink (after a queue, and vulkandownload unless
@@ -337,6 +296,10 @@ typedef enum
    * memory carries and marks the memory GST_CUDA_MEMORY_TRANSFER_NEED_SYNC,
    * with no acquire point, as upstream CUDA producers do */
   MODE_F_MEMORY_STREAM = 1 << 6,
+  /* (GStreamer 1.24+, several pipelines at once: pipelines.c) the producer
+   * writes on a GstCudaStream its pool's memory carries, and still attaches
+   * its acquire point */
+  MODE_F_POOL_STREAM = 1 << 7,
 } BenchModeFlags;
 
 struct _Run;
@@ -351,7 +314,6 @@ struct _BenchMode
   BenchModeFlags flags;
   /* whose counters the JSON keeps (ModeResult's sig_stats, wait_stats) */
   const gchar *stats[2];
-  guint pool_size;              /* frames in flight; 0: --in-flight */
   /* The mode's elements between the producer's pad and the harness's
    * tail: appended to @chain, run->el filled, probes added */
   gboolean (*build_chain) (struct _Run * run, GstElement ** chain,

@@ -2,9 +2,10 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The frame harness of scenarios 2 to 6 (see frames.h): the consumer
- * probes, the recycler and the producer threads, and one repetition of a
- * mode. The runs' state and measurements are run.c's.
+ * The frame harness of scenarios 2 to 6 (see frames.h), its threads'
+ * side: the producer and the recycler, the consumer probes, and the run
+ * state they share (its error and measured window). One repetition, which
+ * starts them, is run.c's.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -13,39 +14,64 @@
 #include "frames.h"
 
 #include <gst/cuda/gstcudamemory.h>
-#ifdef HAVE_CUDA_VULKAN
-#include "vkutil.h"
-#endif
+
+/* ------------------------------------------------------------------ */
+/* the run's state, from any of its threads                            */
+/* ------------------------------------------------------------------ */
+
+void
+run_error (Run * run, gchar * error)
+{
+  g_mutex_lock (&run->lock);
+  if (!run->error)
+    run->error = error;
+  else
+    g_free (error);
+  g_mutex_unlock (&run->lock);
+  /* unblock a producer waiting for a pool buffer */
+  if (run->pool)
+    gst_buffer_pool_set_flushing (run->pool, TRUE);
+}
+
+gboolean
+run_failed (Run * run)
+{
+  gboolean f;
+
+  g_mutex_lock (&run->lock);
+  f = run->error != NULL;
+  g_mutex_unlock (&run->lock);
+  return f;
+}
+
+/* the measured window: from the consumer's end of the last warm-up frame to
+ * its end of the last frame, so that it holds exactly the measured frames'
+ * completions (opening it when the producer starts the first measured frame
+ * also counted the warm-up frames still in flight: up to --in-flight - 1
+ * frames of GPU work too many) */
+void
+run_window (Run * run, guint frame)
+{
+  if (frame + 1 == run->warmup) {
+    run->t_start = mono_s ();
+    run->cpu_start = process_cpu_s ();
+  }
+  if (frame == run->total - 1) {
+    run->t_end = mono_s ();
+    run->cpu_end = process_cpu_s ();
+  }
+}
 
 /* ------------------------------------------------------------------ */
 /* probes                                                               */
 /* ------------------------------------------------------------------ */
 
-/* a1: the consumer's own stream waits for cudasemsignal's acquire point */
-static void
-consumer_wait_a1 (Run * run, GstBuffer * buf)
-{
-  GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
-  GError *err = NULL;
-
-  if (!meta || gst_cuda_sync_meta_get_n_acquire (meta) == 0) {
-    run_error (run, g_strdup ("a1: the buffer after cudasemsignal has "
-            "no acquire point"));
-  } else if (!gst_cuda_sync_meta_wait_gpu (meta, run->cstream, &err)) {
-    run_error (run, g_strdup_printf ("a1: gst_cuda_sync_meta_wait_gpu: "
-            "%s", err->message));
-    g_clear_error (&err);
-  }
-}
-
 /* The consumer end on the streaming thread (without MODE_F_PENDING):
- * records the
- * frame's end event E1 on the legacy default stream (after cudasemwait's
- * waits, or after vulkantocuda's / cudaupload's work), or for a1 on the
- * consumer's own non-blocking stream after waiting for the buffer's
- * acquire points there, and hands the buffer to the recycler. */
-static GstPadProbeReturn
-s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+ * records the frame's end event E1 on the legacy default stream (after
+ * cudasemwait's waits, or after vulkantocuda's / cudaupload's work), and
+ * hands the buffer to the recycler. */
+GstPadProbeReturn
+frames_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *run = user_data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
@@ -56,9 +82,7 @@ s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     return GST_PAD_PROBE_OK;
 
   if (gst_cuda_context_push (run->b->ctx)) {
-    if (run->cstream)
-      consumer_wait_a1 (run, buf);
-    r = drv.cuEventRecord (run->cur_pair->e1, run->cstream);
+    r = drv.cuEventRecord (run->cur_pair->e1, NULL);
     gst_cuda_context_pop (NULL);
   }
   if (r != CUDA_SUCCESS)
@@ -79,8 +103,8 @@ s2_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 /* MODE_F_PENDING: a frame reached the sink (after vulkandownload: the
  * Vulkan consumer is done with it), on the thread after the queue. Frames
  * come out in order. */
-static GstPadProbeReturn
-sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+GstPadProbeReturn
+frames_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *run = user_data;
 
@@ -154,13 +178,7 @@ recycler_wait (Run * run, RecycleItem * item, gfloat * ms, gfloat * kms)
   if (!gst_cuda_context_push (run->b->ctx))
     return CUDA_ERROR_INVALID_CONTEXT;
   if (item->e1_recorded) {
-    if (run->poll) {
-      /* 2d a4_poll: no blocking wait in the driver */
-      while ((r = drv.cuEventQuery (item->pair->e1)) == CUDA_ERROR_NOT_READY)
-        g_usleep (20);
-    } else {
-      r = drv.cuEventSynchronize (item->pair->e1);
-    }
+    r = drv.cuEventSynchronize (item->pair->e1);
     if (run->wall)
       item->t1 = mono_s ();
     else if (r == CUDA_SUCCESS)
@@ -179,8 +197,8 @@ recycler_wait (Run * run, RecycleItem * item, gfloat * ms, gfloat * kms)
 /* Waits (off the streaming thread) until the consumer's end of each frame,
  * reads the latency, then returns the buffer to the pool: this is what
  * bounds the frames in flight to the pool size. */
-static gpointer
-s2_recycler (gpointer data)
+gpointer
+frames_recycler (gpointer data)
 {
   Run *run = data;
 
@@ -408,8 +426,8 @@ adopt_proposed_pool (Run * run)
   gst_caps_unref (caps);
 }
 
-static gpointer
-s2_producer (gpointer data)
+gpointer
+frames_producer (gpointer data)
 {
   Run *run = data;
   Bench *b = run->b;
@@ -457,282 +475,4 @@ s2_producer (gpointer data)
   if (!eos)
     g_async_queue_push (run->recycle_q, g_new0 (RecycleItem, 1));
   return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* one repetition                                                       */
-/* ------------------------------------------------------------------ */
-
-/* what each mode does besides its pipeline */
-static void
-run_configure (Run * run, const RunInputs * in)
-{
-  BenchModeFlags flags = run->b->modes[run->mode]->flags;
-
-  run->pool = in->sysframe ? NULL : in->pool;
-  run->sysframe = in->sysframe;
-  run->sem_c = in->sem_c;
-  run->sem_p = in->sem_p;
-  run->recycle_q = g_async_queue_new ();
-  run->producer_sync = (flags & MODE_F_PRODUCER_SYNC) != 0;
-  /* MODE_F_MEMORY_STREAM: the memory's stream and its NEED_SYNC order
-   * the consumers after the producer, as upstream producers do */
-  run->acquire = !run->producer_sync && !in->sysframe &&
-      !(flags & MODE_F_MEMORY_STREAM);
-  run->need_sync = (flags & MODE_F_MEMORY_STREAM) != 0;
-  run->poll = (flags & MODE_F_POLL) != 0;
-  run->wall = (flags & MODE_F_WALL) != 0;
-  if (flags & (MODE_F_PENDING | MODE_F_SINK_EVENT))
-    run->pending = g_async_queue_new ();
-  run->sink_event = (flags & MODE_F_SINK_EVENT) != 0;
-}
-
-/* The mode's elements, then (MODE_F_PENDING) queue ! vulkandownload (not
- * with MODE_F_SINK_EVENT), then fakesink, linked, with the bench's Vulkan
- * contexts and the consumer probe. Returns the number of elements, 0 on
- * failure. */
-static guint
-build_pipeline (Run * run, GstElement ** chain, gchar ** error)
-{
-  GstElement *sink;
-  guint n = 0, i;
-  gboolean ok = run->b->modes[run->mode]->build_chain (run, chain, &n,
-      error);
-
-  if (run->pending) {
-    chain[n++] = make (run->pipeline, "queue", NULL, error);
-    if (!run->sink_event)
-      chain[n++] = make (run->pipeline, "vulkandownload", NULL, error);
-  }
-  for (i = 0; i < n; i++)
-    if (chain[i] && g_str_equal (G_OBJECT_TYPE_NAME (chain[i]), "GstQueue"))
-      g_object_set (chain[i], "max-size-bytes", 0, "max-size-time",
-          (guint64) 0, NULL);
-  sink = chain[n++] = make (run->pipeline, "fakesink", "sink", error);
-  for (i = 0; i < n; i++)
-    ok &= chain[i] != NULL;
-  if (!ok)
-    return 0;
-  /* the bench's Vulkan instance and device (ensure_vulkan_device ()): the
-   * bridge elements take the device context, upstream vulkan elements the
-   * instance (whose create-device signal gives them the device) */
-  give_vulkan_contexts (run->b, chain, n);
-  g_object_set (sink, "sync", FALSE, "async", FALSE, "enable-last-sample",
-      FALSE, "silent", TRUE, NULL);
-  for (i = 0; i + 1 < n; i++) {
-    if (!gst_element_link (chain[i], chain[i + 1])) {
-      *error = g_strdup_printf ("could not link %s ! %s",
-          GST_OBJECT_NAME (chain[i]), GST_OBJECT_NAME (chain[i + 1]));
-      return 0;
-    }
-  }
-  return n;
-}
-
-static void
-add_consumer_probe (Run * run, GstElement * sink)
-{
-  GstPad *pad;
-
-  if (run->pending) {
-    pad = gst_element_get_static_pad (sink, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
-        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, sink_probe, run, NULL);
-    gst_object_unref (pad);
-  } else {
-    add_buffer_probe (run->el.probe_el, "src", s2_consumer_probe, run);
-  }
-}
-
-/* links the producer's pad to @first, starts the pipeline and sends the
- * initial events */
-static gboolean
-run_start (Run * run, GstElement * first, GstCaps * caps, gchar ** error)
-{
-  GstPad *pad;
-
-  run->srcpad = any_pad_new (GST_PAD_SRC);
-  pad = gst_element_get_static_pad (first, "sink");
-  if (gst_pad_link (run->srcpad, pad) != GST_PAD_LINK_OK) {
-    gst_object_unref (pad);
-    *error = g_strdup ("could not link the producer pad");
-    return FALSE;
-  }
-  gst_object_unref (pad);
-  gst_pad_set_active (run->srcpad, TRUE);
-
-  if (gst_element_set_state (run->pipeline,
-          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    gchar *e = bus_error (run->pipeline);
-    *error = g_strdup_printf ("the pipeline did not start: %s",
-        e ? e : "no error message");
-    g_free (e);
-    return FALSE;
-  }
-  return push_initial_events (run->srcpad, caps, error);
-}
-
-/* the producer and the recycler, to the end of the run */
-static gboolean
-run_frames (Run * run, gchar ** error)
-{
-  GThread *producer, *recycler;
-  guint n_meas;
-
-  bench_progress (&run->b->wd);
-  recycler = g_thread_new ("bench-recycler", s2_recycler, run);
-  producer = g_thread_new ("bench-producer", s2_producer, run);
-  g_thread_join (producer);
-  g_thread_join (recycler);
-
-  if (!run->error)
-    run->error = bus_error (run->pipeline);
-  if (run->error) {
-    *error = g_strdup (run->error);
-    return FALSE;
-  }
-  if (!ctx_sync (run->b, error))
-    return FALSE;
-  n_meas = run->total - run->warmup;
-  if (run->lost || run->lat_us->len != n_meas) {
-    *error = g_strdup_printf ("%u of %u frames did not reach the consumer "
-        "(%u latency samples)", run->lost, run->total, run->lat_us->len);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* the run's measurements and counters into the mode's results */
-static void
-run_finish (Run * run, ModeResult * m)
-{
-  Bench *b = run->b;
-  GstStructure *ss = NULL, *ws = NULL;
-  GString *note = g_string_new (NULL);
-  const gchar *path = NULL;
-  const BenchMode *mode = b->modes[run->mode];
-  gboolean sok = !mode->check_stats ||
-      mode->check_stats (run, &ss, &ws, note, &path);
-
-  g_mutex_lock (&b->lock);
-  run_record (run, m);
-  if (m->sig_stats)
-    gst_structure_free (m->sig_stats);
-  if (m->wait_stats)
-    gst_structure_free (m->wait_stats);
-  m->sig_stats = ss;
-  m->wait_stats = ws;
-  if (path) {
-    g_free (m->path);
-    m->path = g_strdup (path);
-  }
-  if (!sok) {
-    m->stats_ok = FALSE;
-    g_free (m->stats_note);
-    m->stats_note = g_strdup (note->str);
-  }
-  g_mutex_unlock (&b->lock);
-  if (!sok)
-    g_print ("    WARNING: mode %s: unexpected element stats: %s\n",
-        mode->key, note->str);
-  g_string_free (note, TRUE);
-}
-
-/* stops the pipeline and gives back the frames a failed run left behind.
- * After a complete run (@ok: every frame reached the consumer, so nothing
- * submits Vulkan work any more) the pipeline's Vulkan queues are drained
- * first: vk_util_drain_pipeline() says why (a Mesa lavapipe race at
- * teardown with GStreamer 1.24+, seen in modes b). */
-static void
-run_teardown (Run * run, gboolean ok)
-{
-  RecycleItem *item;
-
-#ifdef HAVE_CUDA_VULKAN
-  if (ok)
-    vk_util_drain_pipeline (run->pipeline);
-#endif
-  gst_element_set_state (run->pipeline, GST_STATE_NULL);
-  if (run->srcpad) {
-    gst_pad_set_active (run->srcpad, FALSE);
-    gst_object_unref (run->srcpad);
-  }
-  gst_object_unref (run->pipeline);
-  while (run->pending && (item = g_async_queue_try_pop (run->pending)))
-    g_async_queue_push (run->recycle_q, item);
-  while ((item = g_async_queue_try_pop (run->recycle_q))) {
-    if (item->buf) {
-      gst_buffer_unref (item->buf);
-      g_async_queue_push (run->free_pairs, item->pair);
-    }
-    if (item->out)
-      gst_buffer_unref (item->out);
-    g_free (item);
-  }
-  if (!ok)
-    ctx_sync (run->b, NULL);
-  if (run->cstream && gst_cuda_context_push (run->b->ctx)) {
-    CuStreamSynchronize (run->cstream);
-    CuStreamDestroy (run->cstream);
-    gst_cuda_context_pop (NULL);
-  }
-  if (run->pending)
-    g_async_queue_unref (run->pending);
-  g_async_queue_unref (run->recycle_q);
-  if (run->proposed) {
-    gst_buffer_pool_set_active (run->proposed, FALSE);
-    gst_clear_object (&run->proposed);
-  }
-}
-
-static GstCaps *
-run_caps (S2Config * cfg, gboolean sysframe)
-{
-  if (!sysframe)
-    return cuda_caps (cfg->format, cfg->width, cfg->height);
-  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
-      cfg->format, "width", G_TYPE_INT, cfg->width, "height", G_TYPE_INT,
-      cfg->height, "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
-}
-
-gboolean
-s2_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
-    gchar ** error)
-{
-  GstElement *chain[8] = { NULL, };
-  gboolean ok = FALSE, arrived = FALSE;
-  GstCaps *caps;
-  guint n;
-  Run run;
-
-  if (b->modes[mode]->run_once)
-    return b->modes[mode]->run_once (b, cfg, mode, in, error);
-
-  run_init (&run, b, cfg, mode, in->writer, in->pstream, in->free_pairs);
-  run_configure (&run, in);
-  if (in->pool)
-    gst_buffer_pool_set_flushing (in->pool, FALSE);
-  caps = run_caps (cfg, in->sysframe != NULL);
-  gst_video_info_from_caps (&run.spec.info, caps);
-  run.pipeline = pipeline_new (b);
-
-  n = build_pipeline (&run, chain, error);
-  if (n > 0) {
-    add_consumer_probe (&run, chain[n - 1]);
-    ok = run_start (&run, chain[0], caps, error);
-  }
-  if (ok && cfg->gate) {
-    gate_arrive (cfg->gate, TRUE);
-    arrived = TRUE;
-  }
-  ok = ok && run_frames (&run, error);
-  if (ok)
-    run_finish (&run, &cfg->m[mode]);
-
-  if (cfg->gate && !arrived)
-    gate_arrive (cfg->gate, FALSE);
-  run_teardown (&run, ok);
-  gst_caps_unref (caps);
-  run_clear (&run);
-  return ok;
 }

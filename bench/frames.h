@@ -10,8 +10,10 @@
  * between the producer's pad and the sink and says which element counters
  * it expects; its flags choose what the harness does around it.
  *
- * The sections that share it (section.c) are described by a BenchSection:
- * their modes, configurations and table.
+ * One repetition reads top-down in run.c; the threads it starts are
+ * frames.c's. The sections that share it (section.c) are described by a
+ * BenchSection: their modes, configurations and table; several pipelines
+ * at once (pipelines.c) by a BenchScaling.
  */
 #pragma once
 
@@ -55,8 +57,7 @@ typedef struct _Run
   GstBufferPool *proposed;      /* MODE_F_IN_PLACE: the bridge's pool */
   GstBuffer *sysframe;          /* a system-memory frame pushed again and
                                  * again instead of CUDA frames */
-  CUstream cstream;             /* a1: the consumer's non-blocking stream */
-  GstCudaSemaphore *sem_c;      /* a, a1: the elements' semaphore */
+  GstCudaSemaphore *sem_c;      /* scenario 2 a: the elements' semaphore */
   GstCudaSemaphore *sem_p;      /* the producer's acquire semaphore (a) */
   GstPad *srcpad;
   GstElement *pipeline;
@@ -68,7 +69,6 @@ typedef struct _Run
   gboolean wall;                /* latency by the wall clock */
   gboolean sink_event;          /* the sink probe records E1 */
   gboolean producer_sync;       /* cuStreamSynchronize before pushing */
-  gboolean poll;                /* recycler polls E1 (cuEventQuery) */
   gboolean acquire;             /* attach the producer's acquire point */
   gboolean need_sync;           /* mark the memory NEED_SYNC (1.24+) */
 
@@ -102,36 +102,46 @@ typedef struct _RunInputs
   GstBuffer *sysframe;
 } RunInputs;
 
-/* One repetition of one mode (through its run_once when it has one).
- * Appends to the mode's series. */
+/* run.c: one repetition of one mode (through its run_once when it has
+ * one). Appends to the mode's series. */
 gboolean s2_run_once          (Bench * b, S2Config * cfg, gint mode,
                                const RunInputs * in, gchar ** error);
 
-/* the fields every run has (both harnesses) */
+/* run.c: the fields every run has (the raw reference's too), and its
+ * measurements appended to @m (under b->lock; its window kept in
+ * m->last_*) */
 void     run_init             (Run * run, Bench * b, S2Config * cfg, gint mode,
-                               FrameWriter writer, CUstream pstream,
-                               GAsyncQueue * free_pairs);
+                               const RunInputs * in);
 void     run_clear            (Run * run);
-void     run_error            (Run * run, gchar * error);
-gboolean run_failed           (Run * run);
-/* the measured window: opened at the consumer's end of the last warm-up
- * frame, closed at its end of the last frame */
-void     run_window           (Run * run, guint frame);
-/* appends a finished run's measurements to @m (under b->lock), and
- * keeps its window in m->last_* */
 void     run_record           (Run * run, ModeResult * m);
-/* arrive at the configuration's start gate (several pipelines at once);
- * @wait: until every pipeline has (30 s at most) */
+/* run.c: arrive at the configuration's start gate (several pipelines at
+ * once); @wait: until every pipeline has (30 s at most) */
 void     gate_arrive          (StartGate * g, gboolean wait);
 
+/* frames.c: the run's state, from any of its threads. The measured
+ * window: opened at the consumer's end of the last warm-up frame, closed
+ * at its end of the last frame */
+void     run_error            (Run * run, gchar * error);
+gboolean run_failed           (Run * run);
+void     run_window           (Run * run, guint frame);
+
+/* frames.c: the threads and consumer probes that run.c starts */
+gpointer frames_producer      (gpointer run);
+gpointer frames_recycler      (gpointer run);
+GstPadProbeReturn frames_consumer_probe (GstPad * pad, GstPadProbeInfo * info,
+                               gpointer run);
+GstPadProbeReturn frames_sink_probe (GstPad * pad, GstPadProbeInfo * info,
+                               gpointer run);
+
+/* run.c: the element counters the modes check; the bridge elements';
+ * *path: which path ran */
 gboolean expect_stat          (const GstStructure * st, const gchar * field,
                                guint64 want, GString * note, const gchar * element);
-/* the bridge elements' counters; *path: which path ran */
 gboolean expect_bridge_stats  (const GstStructure * st, const gchar * element,
                                guint total, guint waits, GString * note,
                                const gchar ** path);
 
-/* a src pad probe that waits on the CPU for the context's work
+/* frames.c: a src pad probe that waits on the CPU for the context's work
  * (cuCtxSynchronize): the CPU wait of the CPU-synchronised modes */
 GstPadProbeReturn cpu_sync_probe   (GstPad * pad, GstPadProbeInfo * info,
                                     gpointer user_data);
@@ -139,7 +149,7 @@ GstPadProbeReturn cpu_sync_probe   (GstPad * pad, GstPadProbeInfo * info,
 void     add_buffer_probe     (GstElement * element, const gchar * pad_name,
                                GstPadProbeCallback func, Run * run);
 
-/* frames per repetition: of the sections with the spin kernel, and of
+/* run.c: frames per repetition: of the sections with the spin kernel, and of
  * those that push every frame through the CPU in some mode (fewer) */
 guint    s2_frames            (Bench * b, guint gpu_us);
 guint    s34_frames           (Bench * b, guint gpu_us, gint width);
@@ -178,13 +188,37 @@ struct _BenchSection
   void (*json_config) (JsonBuilder * jb, S2Config * c);
 };
 
-/* scenario 3's pipeline, which scenario 6 runs several of at once */
-gboolean s3_build_chain       (Run * run, GstElement ** chain, guint * n,
-                               gchar ** error);
-gboolean s3_check_stats       (Run * run, GstStructure ** ss,
-                               GstStructure ** ws, GString * note,
-                               const gchar ** path);
+/* Several pipelines of one mode at once (pipelines.c): 1, 2, 4 and 8
+ * (--quick: 1, 2) at 0 and 5 ms of GPU work (--quick: 0), 1920x1080 RGBA.
+ * The scenario's file defines it. */
+typedef struct
+{
+  const gchar *key;             /* its JSON key */
+  const gchar *name;            /* "Scenario 6", in the errors */
+  const gchar *title;           /* printed before the table */
+  const gchar *what;            /* the JSON's "what" */
+  const gchar *const *elements; /* the elements it needs, NULL-terminated */
+  /* per GPU work, each mode for 1 to 8 pipelines; then, full runs only,
+   * the late modes likewise */
+  const gint *modes;
+  guint n_modes;
+  const gint *late_modes;
+  guint n_late_modes;
+  gint raw_mode;                /* aggregate_fps_over_raw_median's reference */
+} BenchScaling;
 
+void     pipelines_init       (S2Result * S);
+gboolean pipelines_run        (Bench * b, S2Result * S,
+                               const BenchScaling * sc);
+void     pipelines_json       (Bench * b, JsonBuilder * jb, S2Result * S,
+                               const BenchScaling * sc);
+
+/* section.c: the elements @need (NULL-terminated; NULL: no Vulkan) and
+ * the bench's Vulkan device, then the frame writer. FALSE when the
+ * section ends here: skipped or failed, *ret its result. */
+gboolean section_start        (Bench * b, S2Result * S,
+                               const gchar * const *need,
+                               FrameWriter * writer, gboolean * ret);
 /* section.c: the section's results set-up, run and JSON object */
 void     section_init         (S2Result * S, const BenchSection * sec);
 gboolean run_gpu_section      (Bench * b, S2Result * S);

@@ -44,8 +44,8 @@ parse_writer (const gchar * name, const gchar * value, gpointer data,
   return TRUE;
 }
 
-/* --only: a comma-separated list of 1, 2, 2d (scenario 2's diagnosis), 2g,
- * 3, 4, 5, 6, 7, 8 */
+/* --only: a comma-separated list of 1 to 8 (bit n: scenario n; 3 to 6 are
+ * the parts of the CUDA <-> Vulkan scenario) */
 static gboolean
 parse_only (const gchar * name, const gchar * value, gpointer data,
     GError ** error)
@@ -59,13 +59,9 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
 
     if (strlen (p) == 1 && p[0] >= '1' && p[0] <= '8')
       opt->only |= 1 << (p[0] - '0');
-    else if (g_str_equal (p, "2d"))
-      opt->only |= ONLY_2D;
-    else if (g_str_equal (p, "2g"))
-      opt->only |= ONLY_2G;
     else {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--only: a comma-separated list of 1, 2, 2d, 2g, 3, 4, 5, 6, 7, 8");
+          "--only: a comma-separated list of 1, 2, 3, 4, 5, 6, 7, 8");
       g_strfreev (parts);
       return FALSE;
     }
@@ -86,8 +82,8 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt->json_path,
         "Where to write the results (default bench-results.json)", "PATH"},
     {"only", 0, 0, G_OPTION_ARG_CALLBACK, parse_only,
-          "Run only these scenarios: a comma-separated list of 1, 2, 2d "
-          "(scenario 2's diagnosis), 3 (CUDA -> Vulkan, modes a-d), 4 "
+          "Run only these scenarios: a comma-separated list of 1, 2, 3 "
+          "(CUDA -> Vulkan, modes a-d), 4 "
           "(Vulkan -> CUDA), 5 (CUDA -> Vulkan -> CUDA stages), 6 (scaling "
           "to 8 pipelines), 7 (H.264 decodes into Vulkan and CUDA), 8 (frames "
           "between processes)",
@@ -118,7 +114,7 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
         "Internal: run as the other process of scenario ID (its arguments "
           "after the colon)", "ID:ARGS"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, time_limit,
-        "Start no new scenario 2, 2d, 3, 4, 5, 6, 7 or 8 configuration after "
+        "Start no new scenario 2, 3, 4, 5, 6, 7 or 8 configuration after "
           "this many seconds (default 240); the program aborts, keeping the "
           "JSON of what finished, 20 s later or when nothing progresses for "
           "20 s", "S"},

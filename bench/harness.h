@@ -17,10 +17,6 @@ G_BEGIN_DECLS
 #define STALL_LIMIT_S 20.0
 #define HARD_LIMIT_EXTRA_S 20.0
 
-/* --only bits: bit n is scenario n; 2d and 2g have their own */
-#define ONLY_2D (1 << 9)
-#define ONLY_2G (1 << 10)
-
 typedef enum
 {
   WRITER_AUTO,

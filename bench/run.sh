@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs gst-cudasync-bench from a build folder, on the GPU when there is one,
 # otherwise on the simulated CUDA driver (which cannot run kernels: scenario
-# 1 and, with Mesa lavapipe, scenario 4 run; 2, 2d, 3, 5 and 6 are skipped unless
-# --frame-writer=memset).
+# 1 and, with Mesa lavapipe, scenario 4 run; 2, 3, 5, 6 and 8 are skipped
+# unless --frame-writer=memset).
 #
 #   bench/run.sh <builddir> [bench options...]
 #
 # Options (see --help): --json PATH (default bench-results.json, in the
-# current folder), --repetitions R (default 5), --quick, --only LIST (of 1,
-# 2, 2d, 2g, 3, 4, 5, 6), --frame-writer auto|kernel|memset, --in-flight N,
+# current folder), --repetitions R (default 5), --quick, --only LIST (of 1
+# to 8), --frame-writer auto|kernel|memset, --in-flight N,
 # --frames N, --time-limit S (default 240).
 #
 # BENCH_RESULTS_DIR=DIR keeps the raw results of the run in DIR (for CI or
@@ -50,7 +50,7 @@ else
   fi
   echo "run.sh: there is no NVIDIA GPU on this machine (nvidia-smi -L failed),"
   echo "    so the bench runs on the SIMULATED CUDA driver: $sim/libcuda.so.1"
-  echo "    (it cannot run kernels: scenarios 2, 2d, 3, 5, 6 are skipped unless"
+  echo "    (it cannot run kernels: scenarios 2, 3, 5, 6, 8 are skipped unless"
   echo "    --frame-writer=memset; timings on it mean nothing)"
   export LD_LIBRARY_PATH="$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi

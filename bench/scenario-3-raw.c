@@ -337,7 +337,7 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   DCtx d;
   Run run;
 
-  run_init (&run, b, cfg, mode, in->writer, in->pstream, in->free_pairs);
+  run_init (&run, b, cfg, mode, in);
   gst_video_info_from_caps (&run.spec.info, caps);
   gst_caps_unref (caps);
   memset (&d, 0, sizeof (d));

@@ -2,13 +2,24 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 3, CUDA -> Vulkan: GPU-produced CUDA frames consumed by
- * `queue ! vulkandownload ! fakesink`, through cudatovulkan (a), through
- * upstream's cudadownload ! vulkanupload (b), and through cudatovulkan with
- * a CPU wait for its copy (c), a with binary semaphores (a_binary) and a
- * writing in place (a_in_place). The raw reference, modes d, d_stall and
- * d_split (no GStreamer), is scenario-3-raw.c. Scenario 6 runs mode a's
- * pipeline N times at once.
+ * The CUDA <-> Vulkan scenario, in four parts that --only selects by
+ * their numbers, each a configuration of the frame harness (frames.h):
+ *   3: GPU-produced CUDA frames consumed by `queue ! vulkandownload !
+ *      fakesink`, through cudatovulkan (a), upstream's cudadownload !
+ *      vulkanupload (b), cudatovulkan with a CPU wait for its copy (c), a
+ *      with binary semaphores (a_binary), writing in place (a_in_place),
+ *      and on the memory's stream (a_stream); the raw reference, modes d,
+ *      d_stall and d_split (no GStreamer), is scenario-3-raw.c;
+ *   4: Vulkan -> CUDA: one system-memory frame, pushed again for every
+ *      frame, uploaded by vulkanupload and handed to a CUDA consumer
+ *      through vulkantocuda (a) or upstream's vulkandownload ! cudaupload
+ *      (b);
+ *   5: pipelined stages CUDA -> Vulkan -> CUDA, `cudatovulkan ! queue !
+ *      vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda !
+ *      queue ! fakesink`, with GPU handoffs (a) or CPU waits after each
+ *      stage (c);
+ *   6: scaling: part 3's mode a, and the raw reference, 1 to 8 at once
+ *      (pipelines.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,7 +27,15 @@
 
 #include "frames.h"
 
-gboolean
+#ifdef HAVE_CUDA_VULKAN
+#include "vkutil.h"
+#endif
+
+/* ------------------------------------------------------------------ */
+/* part 3: CUDA -> Vulkan                                               */
+/* ------------------------------------------------------------------ */
+
+static gboolean
 s3_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
 {
   if (run->mode == MODE_CV_B) {
@@ -35,7 +54,7 @@ s3_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
   return TRUE;
 }
 
-gboolean
+static gboolean
 s3_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
     GString * note, const gchar ** path)
 {
@@ -131,7 +150,7 @@ const BenchMode bench_mode_cv_as = {
   .check_stats = s3_check_stats,
 };
 
-/* the section */
+/* part 3's section */
 
 static const gint s3_modes[] = { MODE_CV_A, MODE_CV_AB, MODE_CV_AI,
 #if GST_CHECK_VERSION(1, 24, 0)
@@ -191,6 +210,328 @@ static const BenchSection s3_section = {
   .json_config = json_s3_raw_ratios,
 };
 
+/* ------------------------------------------------------------------ */
+/* part 4: Vulkan -> CUDA                                               */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+s4_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
+{
+  chain[(*n)++] = make (run->pipeline, "vulkanupload", NULL, error);
+  chain[(*n)++] = make_capsfilter (run->pipeline,
+      GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, error);
+  if (run->mode == MODE_VC_A) {
+    run->el.bridge = chain[(*n)++] = make (run->pipeline, "vulkantocuda",
+        "v2c", error);
+    run->el.probe_el = run->el.bridge;
+    return TRUE;
+  }
+  chain[(*n)++] = make (run->pipeline, "vulkandownload", NULL, error);
+  chain[(*n)++] = make (run->pipeline, "cudaupload", NULL, error);
+  run->el.probe_el = chain[(*n)++] = make_capsfilter (run->pipeline,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, error);
+  return TRUE;
+}
+
+static gboolean
+s4_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
+    GString * note, const gchar ** path)
+{
+  g_object_get (run->el.bridge, "stats", ss, NULL);
+  return expect_bridge_stats (*ss, "vulkantocuda", run->total, G_MAXUINT,
+      note, path);
+}
+
+/* part 4's source: one system-memory frame, pushed again and again. One
+ * GstMemory per plane: GStreamer 1.22's vulkanupload peeks memory i for
+ * plane i (a single-memory NV12 buffer makes it warn) */
+static GstBuffer *
+new_sysframe (S2Config * c)
+{
+  GstVideoInfo info;
+  GstBuffer *buf = gst_buffer_new ();
+  guint p, n;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (c->format),
+      c->width, c->height);
+  n = GST_VIDEO_INFO_N_PLANES (&info);
+  for (p = 0; p < n; p++) {
+    gsize end = p + 1 < n ? info.offset[p + 1] : info.size;
+    GstMemory *mem = gst_allocator_alloc (NULL, end - info.offset[p], NULL);
+    GstMapInfo map;
+    gsize i;
+
+    gst_memory_map (mem, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = (guint8) (i * 131 + (i >> 12) + p);
+    gst_memory_unmap (mem, &map);
+    gst_buffer_append_memory (buf, mem);
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), c->width, c->height, n, info.offset,
+      info.stride);
+  return buf;
+}
+
+/* part 4's modes */
+
+const BenchMode bench_mode_vc_a = {
+  .key = "a",
+  .desc = "this project: system-memory frame -> vulkanupload ! vulkantocuda ! "
+      "fakesink; the consumer records an event on the legacy default stream",
+  .flags = MODE_F_WALL,
+  .stats = {"vulkantocuda", NULL},
+  .build_chain = s4_build_chain,
+  .check_stats = s4_check_stats,
+};
+
+const BenchMode bench_mode_vc_b = {
+  .key = "b",
+  .desc =
+      "upstream today: system-memory frame -> vulkanupload ! vulkandownload ! "
+      "cudaupload ! fakesink; the consumer records an event on the legacy "
+      "default stream",
+  .flags = MODE_F_WALL,
+  .build_chain = s4_build_chain,
+};
+
+/* part 4's section */
+
+static const gint s4_modes[] = { MODE_VC_A, MODE_VC_B };
+static const guint s4_work[] = { 0 };
+
+static const BenchSection s4_section = {
+  .key = "scenario4_vulkan_to_cuda",
+  .title = "Scenario 4: Vulkan -> CUDA: Vulkan frames (vulkanupload of one "
+      "system-memory frame) handed to a CUDA consumer",
+  .latency = "wall clock, from the push of the system-memory frame to the "
+      "recycler seeing the end event the consumer recorded on the legacy "
+      "default stream complete",
+  .modes = s4_modes,
+  .n_modes = G_N_ELEMENTS (s4_modes),
+  .ref_mode = MODE_VC_B,
+  .n_sizes = 2,
+  .n_formats = 2,
+  .work_us = s4_work,
+  .n_work = G_N_ELEMENTS (s4_work),
+  .vulkan = TRUE,
+  .few_frames = TRUE,
+  .sysframe = new_sysframe,
+};
+
+/* ------------------------------------------------------------------ */
+/* part 5: pipelined stages CUDA -> Vulkan -> CUDA                      */
+/* ------------------------------------------------------------------ */
+
+#ifdef HAVE_CUDA_VULKAN
+/* part 5 mode c: the CPU wait for the Vulkan stage, before
+ * vulkantocuda: the queue idle. The queue object is the element's (asked
+ * with a context query): GStreamer 1.22 gives every
+ * gst_vulkan_device_get_queue() caller its own object and submit lock, and
+ * vkQueueWaitIdle must not run while an element submits to the queue. */
+static GstPadProbeReturn
+s5_vk_idle_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstElement *v2c = gst_pad_get_parent_element (pad);
+  GstPad *src = v2c ? gst_element_get_static_pad (v2c, "src") : NULL;
+  GstVulkanQueue *queue = src ? vk_util_pad_queue (src) : NULL;
+  VkResult res = VK_SUCCESS;
+
+  gst_clear_object (&src);
+  gst_clear_object (&v2c);
+  if (!queue) {
+    run_error (run, g_strdup ("vulkantocuda answered no Vulkan queue"));
+    return GST_PAD_PROBE_OK;
+  }
+  gst_vulkan_queue_submit_lock (queue);
+  res = vkQueueWaitIdle (queue->queue);
+  gst_vulkan_queue_submit_unlock (queue);
+  gst_object_unref (queue);
+  if (res != VK_SUCCESS)
+    run_error (run, g_strdup_printf ("vkQueueWaitIdle: %d", res));
+  return GST_PAD_PROBE_OK;
+}
+#endif
+
+static gboolean
+s5_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
+{
+  GstElement *cf;
+
+  /* the Vulkan stage on its own thread between two queues; the last queue
+   * is the common tail's */
+  run->el.bridge = chain[(*n)++] = make (run->pipeline, "cudatovulkan", "c2v",
+      error);
+  chain[(*n)++] = make (run->pipeline, "queue", NULL, error);
+  /* GStreamer 1.22's vulkanimageidentity takes BGRA only: the Vulkan stage
+   * is vulkancolorconvert RGBA -> BGRA (a render pass per frame) */
+  chain[(*n)++] = make (run->pipeline, "vulkancolorconvert", NULL, error);
+  cf = chain[(*n)++] = make (run->pipeline, "capsfilter", NULL, error);
+  if (cf) {
+    GstCaps *c2 = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "BGRA", NULL);
+
+    gst_caps_set_features (c2, 0, gst_caps_features_new
+        (GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE, NULL));
+    g_object_set (cf, "caps", c2, NULL);
+    gst_caps_unref (c2);
+  }
+  chain[(*n)++] = make (run->pipeline, "queue", NULL, error);
+  run->el.probe_el = chain[(*n)++] = make (run->pipeline, "vulkantocuda",
+      "v2c", error);
+  if (run->mode == MODE_S5_C && run->el.bridge && run->el.probe_el) {
+    add_buffer_probe (run->el.bridge, "src", cpu_sync_probe, run);
+#ifdef HAVE_CUDA_VULKAN
+    add_buffer_probe (run->el.probe_el, "sink", s5_vk_idle_probe, run);
+#endif
+  }
+  return TRUE;
+}
+
+static gboolean
+s5_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
+    GString * note, const gchar ** path)
+{
+  const gchar *path2 = NULL;
+  gboolean sok;
+
+  g_object_get (run->el.bridge, "stats", ss, NULL);
+  sok = expect_bridge_stats (*ss, "cudatovulkan", run->total,
+      run->mode == MODE_S5_A ? run->total : 0, note, path);
+  g_object_get (run->el.probe_el, "stats", ws, NULL);
+  sok &= expect_bridge_stats (*ws, "vulkantocuda", run->total, G_MAXUINT,
+      note, &path2);
+  if (g_strcmp0 (*path, path2) != 0)
+    *path = "mixed (cudatovulkan and vulkantocuda took different paths)";
+  return sok;
+}
+
+/* part 5's modes */
+
+const BenchMode bench_mode_s5_a = {
+  .key = "a",
+  .desc = "GPU handoffs: producer acquire point -> cudatovulkan ! queue ! "
+      "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! "
+      "fakesink; the CUDA consumer records an event on the legacy default "
+      "stream",
+  .flags = MODE_F_SINK_EVENT | MODE_F_WALL,
+  .stats = {"cudatovulkan", "vulkantocuda"},
+  .build_chain = s5_build_chain,
+  .check_stats = s5_check_stats,
+};
+
+const BenchMode bench_mode_s5_c = {
+  .key = "c",
+  .desc =
+      "CPU-synchronised handoffs (emulated): producer cuStreamSynchronize, no "
+      "acquire point; cuCtxSynchronize on cudatovulkan's src pad (CPU wait "
+      "for its copy); vkQueueWaitIdle of the elements' queue on "
+      "vulkantocuda's sink pad (CPU wait for the Vulkan stage); the elements "
+      "still run their GPU path, whose waits find their semaphores already "
+      "signalled",
+  .flags = MODE_F_PRODUCER_SYNC | MODE_F_SINK_EVENT | MODE_F_WALL,
+  .stats = {"cudatovulkan", "vulkantocuda"},
+  .build_chain = s5_build_chain,
+  .check_stats = s5_check_stats,
+};
+
+/* part 5's section */
+
+static const gint s5_modes[] = { MODE_S5_A, MODE_S5_C };
+
+/* 1 and 5 ms; --quick: 0 (memset frames can run it) and 1 */
+static const guint s5_work[] = { 1000, 5000 };
+static const guint s5_quick_work[] = { 0, 1000 };
+
+static const BenchSection s5_section = {
+  .key = "scenario5_pipelined_stages",
+  .title = "Scenario 5: pipelined stages: GPU-produced CUDA frames -> "
+      "cudatovulkan ! queue ! vulkancolorconvert ! capsfilter(BGRA) ! queue "
+      "! vulkantocuda ! queue ! fakesink (CUDA -> Vulkan -> CUDA), "
+      "1920x1080 RGBA",
+  .latency = "wall clock, from before the producer's kernel launch to the "
+      "recycler seeing the end event the CUDA consumer recorded on the "
+      "legacy default stream (after vulkantocuda's copy) complete",
+  .modes = s5_modes,
+  .n_modes = G_N_ELEMENTS (s5_modes),
+  .ref_mode = MODE_S5_C,
+  .n_sizes = 1,
+  .n_formats = 1,
+  .work_us = s5_work,
+  .n_work = G_N_ELEMENTS (s5_work),
+  .quick_work_us = s5_quick_work,
+  .n_quick_work = G_N_ELEMENTS (s5_quick_work),
+  .vulkan = TRUE,
+  .vulkan_element = "vulkancolorconvert",
+  .few_frames = TRUE,
+};
+
+/* ------------------------------------------------------------------ */
+/* part 6: scaling                                                      */
+/* ------------------------------------------------------------------ */
+
+/* part 6's modes: part 3's a and raw reference, and a with the pool's
+ * stream */
+
+const BenchMode bench_mode_s6_am = {
+  .key = "a_memory_stream",
+  .desc =
+      "as a, but the producer writes on a GstCudaStream that its pool sets on "
+      "the memory (GStreamer 1.24+, as upstream CUDA producers do): "
+      "cudatovulkan then works on that stream, one CUDA stream per pipeline "
+      "instead of two",
+  .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_POOL_STREAM,
+  .stats = {"cudatovulkan", NULL},
+  .build_chain = s3_build_chain,
+  .check_stats = s3_check_stats,
+};
+
+static const gint s6_modes[] = { MODE_CV_A,
+#if GST_CHECK_VERSION(1, 24, 0)
+  MODE_S6_AM,
+#endif
+  MODE_CV_D
+};
+
+/* after the others, full runs only: 8 instances of d_stall with 5 ms of
+ * GPU work once lost the device (VK_ERROR_DEVICE_LOST) on the H200, which
+ * fails every later configuration */
+static const gint s6_late_modes[] = { MODE_CV_D2, MODE_CV_D3 };
+
+static const gchar *const s6_elements[] = { "cudatovulkan", "vulkandownload",
+  "queue", NULL
+};
+
+static const BenchScaling s6_scaling = {
+  .key = "scenario6_scaling",
+  .name = "Scenario 6",
+  .title = "Scenario 6: scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a "
+      "at once (1920x1080 RGBA, one producer thread each, shared Vulkan "
+      "device)",
+  .what = "mode a: N pipelines of scenario 3 mode a (producer "
+      "acquire point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
+      "1920x1080 RGBA), each with its own producer thread, buffer pool, "
+      "stream and recycler, all on the bench's Vulkan device, producers "
+      "started together; mode a_memory_stream (GStreamer 1.24+): a with "
+      "the producer writing on a GstCudaStream that its pool's memory "
+      "carries, which cudatovulkan then works on; mode d: N instances of "
+      "scenario 3's raw-API mode d at once (the N-stream raw limit), each "
+      "with its own CUDA stream, producer and consumer thread, all "
+      "submitting to the bench device's queue; modes d_stall and d_split: "
+      "as many instances of those modes",
+  .elements = s6_elements,
+  .modes = s6_modes,
+  .n_modes = G_N_ELEMENTS (s6_modes),
+  .late_modes = s6_late_modes,
+  .n_late_modes = G_N_ELEMENTS (s6_late_modes),
+  .raw_mode = MODE_CV_D,
+};
+
+/* ------------------------------------------------------------------ */
+/* the parts, as main.c runs them                                       */
+/* ------------------------------------------------------------------ */
+
 static void
 s3_init (Bench * b)
 {
@@ -209,6 +550,72 @@ s3_json (Bench * b, JsonBuilder * jb)
   json_section (b, jb, &b->r.s3);
 }
 
+static void
+s4_init (Bench * b)
+{
+  section_init (&b->r.s4, &s4_section);
+}
+
+static gboolean
+s4_run (Bench * b)
+{
+  return run_gpu_section (b, &b->r.s4);
+}
+
+static void
+s4_json (Bench * b, JsonBuilder * jb)
+{
+  json_section (b, jb, &b->r.s4);
+}
+
+static void
+s5_init (Bench * b)
+{
+  section_init (&b->r.s5, &s5_section);
+}
+
+static gboolean
+s5_run (Bench * b)
+{
+  return run_gpu_section (b, &b->r.s5);
+}
+
+static void
+s5_json (Bench * b, JsonBuilder * jb)
+{
+  json_section (b, jb, &b->r.s5);
+}
+
+static void
+s6_init (Bench * b)
+{
+  pipelines_init (&b->r.s6);
+}
+
+static gboolean
+s6_run (Bench * b)
+{
+  return pipelines_run (b, &b->r.s6, &s6_scaling);
+}
+
+static void
+s6_json (Bench * b, JsonBuilder * jb)
+{
+  pipelines_json (b, jb, &b->r.s6, &s6_scaling);
+}
+
 const BenchScenario bench_scenario_3 = {
   "3", 1 << 3, BENCH_RESULT_STATE (s3), s3_init, s3_run, s3_json
+};
+
+const BenchScenario bench_scenario_4 = {
+  "4", 1 << 4, BENCH_RESULT_STATE (s4), s4_init, s4_run, s4_json
+};
+
+const BenchScenario bench_scenario_5 = {
+  "5", 1 << 5, BENCH_RESULT_STATE (s5), s5_init, s5_run, s5_json
+};
+
+const BenchScenario bench_scenario_6 = {
+  "6", 1 << 6, BENCH_RESULT_STATE (s6), s6_init, s6_run, s6_json
 };

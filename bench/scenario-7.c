@@ -191,7 +191,8 @@ s7_end (Bench * b, const gchar * status, const gchar * why)
   write_json (b);
 }
 
-/* why nothing can run here, or NULL */
+#ifdef HAVE_CUDA_VULKAN
+/* why nothing can run here, or NULL (without Vulkan, its caller says) */
 static gchar *
 s7_why_not (Bench * b)
 {
@@ -229,6 +230,7 @@ s7_why_not (Bench * b)
   }
   return NULL;
 }
+#endif
 
 /* which modes can run (the rest get their reason in mode_skipped);
  * FALSE when none can */

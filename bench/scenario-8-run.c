@@ -8,14 +8,11 @@
  * process (this program again, --child=8:MODE,SOCKET), or in this one
  * behind a fakesink (mode p).
  *
- * The other process speaks on its stdout: "ready" once it read its first
- * frame, "done" once it read the last one, then its measurements as one
- * line of JSON; the producer tells it on its stdin which frames are
- * measured ("end FIRST LAST"). Until "ready" the producer pushes a frame
- * every 20 ms (its start: connecting, negotiating), then the warm-up and
- * measured frames at full speed. Frames are matched by their index, which
- * the writer puts in each frame's first word; the wall clock (monotonic)
- * is the machine's, the same in both processes.
+ * The other process says "ready" on its stdout once it read its first
+ * frame (until then a frame every 20 ms: its start), "done" and its
+ * measurements (a line of JSON) once it read the last; its stdin says
+ * which frames are measured ("end FIRST LAST"). Frames are matched by the
+ * index in their first word; the monotonic clock is the same in both.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -16,8 +16,6 @@
 
 extern const BenchScenario bench_scenario_1;
 extern const BenchScenario bench_scenario_2;
-extern const BenchScenario bench_scenario_2d;
-extern const BenchScenario bench_scenario_2g;
 extern const BenchScenario bench_scenario_3;
 extern const BenchScenario bench_scenario_4;
 extern const BenchScenario bench_scenario_5;
@@ -26,22 +24,17 @@ extern const BenchScenario bench_scenario_7;
 extern const BenchScenario bench_scenario_8;
 
 /* scenario-2.c */
-extern const BenchMode bench_mode_a, bench_mode_c, bench_mode_a1,
-    bench_mode_a2, bench_mode_a_if1, bench_mode_a_if8, bench_mode_a4;
-/* scenario-3.c, scenario-3-raw.c */
+extern const BenchMode bench_mode_a, bench_mode_c;
+/* scenario-3.c (the CUDA <-> Vulkan scenario), scenario-3-raw.c */
 extern const BenchMode bench_mode_cv_a, bench_mode_cv_b, bench_mode_cv_c,
     bench_mode_cv_ab, bench_mode_cv_ai, bench_mode_cv_as, bench_mode_cv_d,
-    bench_mode_cv_d2, bench_mode_cv_d3;
-/* scenario-4.c, scenario-5.c, scenario-6.c */
-extern const BenchMode bench_mode_vc_a, bench_mode_vc_b, bench_mode_s5_a,
-    bench_mode_s5_c, bench_mode_s6_a, bench_mode_s6_am;
+    bench_mode_cv_d2, bench_mode_cv_d3, bench_mode_vc_a, bench_mode_vc_b,
+    bench_mode_s5_a, bench_mode_s5_c, bench_mode_s6_am;
 
 /* in the order they run and appear in the JSON document */
 const BenchScenario *const bench_scenarios[] = {
   &bench_scenario_1,
   &bench_scenario_2,
-  &bench_scenario_2d,
-  &bench_scenario_2g,
   &bench_scenario_3,
   &bench_scenario_4,
   &bench_scenario_5,
@@ -55,11 +48,6 @@ const BenchScenario *const bench_scenarios[] = {
 const BenchMode *const bench_modes[N_ALL_MODES] = {
   [MODE_A] = &bench_mode_a,
   [MODE_C] = &bench_mode_c,
-  [MODE_A1] = &bench_mode_a1,
-  [MODE_A2] = &bench_mode_a2,
-  [MODE_A_IF1] = &bench_mode_a_if1,
-  [MODE_A_IF8] = &bench_mode_a_if8,
-  [MODE_A4] = &bench_mode_a4,
   [MODE_CV_A] = &bench_mode_cv_a,
   [MODE_CV_B] = &bench_mode_cv_b,
   [MODE_CV_C] = &bench_mode_cv_c,
@@ -71,7 +59,6 @@ const BenchMode *const bench_modes[N_ALL_MODES] = {
   [MODE_CV_D3] = &bench_mode_cv_d3,
   [MODE_S5_A] = &bench_mode_s5_a,
   [MODE_S5_C] = &bench_mode_s5_c,
-  [MODE_S6_A] = &bench_mode_s6_a,
   [MODE_S6_AM] = &bench_mode_s6_am,
   [MODE_CV_AI] = &bench_mode_cv_ai,
   [MODE_CV_AS] = &bench_mode_cv_as,

@@ -2,8 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The sections that share the frame harness (BenchSection: scenario 2, its
- * diagnosis, 3, 4 and 5): their configurations (sizes, formats, GPU work),
+ * The sections that share the frame harness (BenchSection: scenario 2, and
+ * the parts 3, 4 and 5 of the CUDA <-> Vulkan scenario): their configurations (sizes, formats, GPU work),
  * the frame writer, the producer's stream and events, the repetitions, the
  * table and their JSON objects.
  */
@@ -131,17 +131,13 @@ section_skip (Bench * b, S2Result * S, const gchar * status, const gchar * why)
   write_json (b);
 }
 
-/* the elements and the Vulkan device of a section that needs them. FALSE
- * when the section is skipped. */
+/* the elements @need and the Vulkan device. FALSE when the section is
+ * skipped. */
 static gboolean
-section_vulkan (Bench * b, S2Result * S)
+section_vulkan (Bench * b, S2Result * S, const gchar * const *need)
 {
 #ifdef HAVE_CUDA_VULKAN
-  const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
-    "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter",
-    S->sec->vulkan_element ? S->sec->vulkan_element : "queue"
-  };
-  gchar *missing = missing_elements (need, G_N_ELEMENTS (need));
+  gchar *missing = missing_elements (need, g_strv_length ((gchar **) need));
   gchar *error = NULL, *why;
 
   if (missing) {
@@ -178,7 +174,7 @@ section_writer (Bench * b, S2Result * S, FrameWriter * writer, gboolean * ret)
   gchar *kinfo = NULL;
 
   *writer = b->opt.writer;
-  if (S->sec->sysframe) {
+  if (S->sec && S->sec->sysframe) {
     *writer = WRITER_MEMSET;    /* unused: frames come from system memory */
     set_str (b, &S->frame_writer, "none (one system-memory frame, pushed "
         "again for every frame)");
@@ -219,6 +215,16 @@ section_writer (Bench * b, S2Result * S, FrameWriter * writer, gboolean * ret)
   return TRUE;
 }
 
+gboolean
+section_start (Bench * b, S2Result * S, const gchar * const *need,
+    FrameWriter * writer, gboolean * ret)
+{
+  *ret = TRUE;
+  if (need && !section_vulkan (b, S, need))
+    return FALSE;
+  return section_writer (b, S, writer, ret);
+}
+
 static S2Config *
 config_new (Bench * b, S2Result * S, const gint * size, const gchar * format,
     guint gpu_us)
@@ -238,8 +244,7 @@ config_new (Bench * b, S2Result * S, const gint * size, const gchar * format,
     ModeResult *m = &c->m[j];
 
     mode_result_init (m);
-    m->in_flight = b->modes[j]->pool_size ? b->modes[j]->pool_size :
-        (guint) b->opt.in_flight;
+    m->in_flight = b->opt.in_flight;
     m->stats_name[0] = b->modes[j]->stats[0];
     m->stats_name[1] = b->modes[j]->stats[1];
   }
@@ -321,8 +326,8 @@ shared_clear (Bench * b, SectionShared * sh)
 }
 
 /* the configuration's pool (pools[0]) and those of the modes with a pool
- * size of their own (pools[1 + j] for its mode j), or its system-memory
- * frame */
+ * of their own (MODE_F_MEMORY_STREAM: pools[1 + j] for its mode j), or its
+ * system-memory frame */
 static gboolean
 config_sources (Bench * b, S2Config * c, const BenchSection * sec,
     GstBufferPool ** pools, GstBuffer ** sysframe)
@@ -338,10 +343,9 @@ config_sources (Bench * b, S2Config * c, const BenchSection * sec,
   caps = cuda_caps (c->format, c->width, c->height);
   pools[0] = new_pool (b, caps, b->opt.in_flight, &error);
   for (j = 0; pools[0] && !error && j < c->n_modes; j++) {
-    const BenchMode *mode = b->modes[c->modes[j]];
-    guint size = mode->pool_size ? mode->pool_size : (guint) b->opt.in_flight;
-
 #if GST_CHECK_VERSION(1, 24, 0)
+    const BenchMode *mode = b->modes[c->modes[j]];
+
     if (mode->flags & MODE_F_MEMORY_STREAM) {
       /* a stream of its own, which the pool's config keeps */
       GstCudaStream *stream = gst_cuda_stream_new (b->ctx);
@@ -349,13 +353,11 @@ config_sources (Bench * b, S2Config * c, const BenchSection * sec,
       if (!stream)
         error = g_strdup ("gst_cuda_stream_new() failed");
       else
-        pools[1 + j] = new_pool_with_stream (b, caps, size, stream, &error);
+        pools[1 + j] = new_pool_with_stream (b, caps, b->opt.in_flight,
+            stream, &error);
       gst_clear_cuda_stream (&stream);
-      continue;
     }
 #endif
-    if (mode->pool_size)
-      pools[1 + j] = new_pool (b, caps, size, &error);
   }
   gst_caps_unref (caps);
   if (!error)
@@ -522,13 +524,17 @@ section_run_configs (Bench * b, S2Result * S, RunInputs * in,
   return all_ok;
 }
 
-/* Scenario 2, its diagnosis, 3, 4 and 5: the same harness (a producer
+/* Scenario 2, 3, 4 and 5: the same harness (a producer
  * thread pushing into a pipeline, a recycler bounding the frames in
  * flight). */
 gboolean
 run_gpu_section (Bench * b, S2Result * S)
 {
   const BenchSection *sec = S->sec;
+  const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
+    "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter",
+    sec->vulkan_element ? sec->vulkan_element : "queue", NULL
+  };
   SectionShared sh;
   gchar *error = NULL;
   gboolean all_ok = TRUE, any_run = FALSE, ret = TRUE;
@@ -542,9 +548,7 @@ run_gpu_section (Bench * b, S2Result * S)
   for (i = 0; i < sec->n_modes; i++)
     g_print ("  %s: %s\n", bench_mode_key (b, sec->modes[i]),
         b->modes[sec->modes[i]]->desc);
-  if (sec->vulkan && !section_vulkan (b, S))
-    return TRUE;
-  if (!section_writer (b, S, &sh.in.writer, &ret))
+  if (!section_start (b, S, sec->vulkan ? need : NULL, &sh.in.writer, &ret))
     return ret;
 
   if (!shared_setup (b, &sh, sec, &error)) {

@@ -2,12 +2,12 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 6, scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a at once,
- * each with its own producer thread, buffer pool, stream and recycler, all
- * on the bench's Vulkan device, producers started together; and as many
- * instances of scenario 3's raw-API mode d at once (the N-stream raw
- * limit: no GStreamer, each with its own CUDA stream and producer and
- * consumer threads, submitting to the bench device's one queue).
+ * Several pipelines of one mode at once (BenchScaling, frames.h): 1, 2, 4,
+ * 8 runs of the frame harness (or of a mode's run_once: the raw
+ * reference's instances), each with its own producer thread, buffer pool,
+ * stream and recycler, all on the bench's Vulkan device, producers started
+ * together; the aggregate over their windows, the table and the JSON
+ * object. The scenario's file says what runs.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -18,47 +18,41 @@
 
 #include "frames.h"
 
-#define S6_MAX 8
-#define S6_PAIRS 18
+#define PIPES_MAX 8
+#define PIPES_PAIRS 18
+
+/* 1, 2, 4, 8 pipelines (--quick: 1, 2) at 0 and 5 ms (--quick: 0) */
+static const guint pipes_counts[] = { 1, 2, 4, 8 };
+static const guint pipes_work[] = { 0, 5000 };
 
 typedef struct
 {
   Bench *b;
   S2Config *cfg;
   RunInputs in;
-  EvPair pairs[S6_PAIRS];
+  EvPair pairs[PIPES_PAIRS];
   TestSem *ts_p;
 #if GST_CHECK_VERSION(1, 24, 0)
-  /* mode a_memory_stream: the producer writes on @stream, which its
-   * pool's memory carries (in_mem: the same inputs with that pool) */
+  /* MODE_F_POOL_STREAM: the producer writes on @stream, which its pool's
+   * memory carries (in_mem: the same inputs with that pool) */
   GstCudaStream *stream;
   RunInputs in_mem;
 #endif
   gint mode;                    /* of the configuration running */
   gboolean ok;
   gchar *error;
-} S6Job;
+} PipesJob;
 
-static void
-json_s6 (Bench * b, JsonBuilder * jb)
+void
+pipelines_json (Bench * b, JsonBuilder * jb, S2Result * S,
+    const BenchScaling * sc)
 {
-  S6Result *S = &b->r.s6;
   guint i, j;
 
-  jb_obj (jb, "scenario6_scaling");
+  jb_obj (jb, sc->key);
   jb_str (jb, "status", S->status);
   jb_str (jb, "reason", S->reason);
-  jb_str (jb, "what", "mode a: N pipelines of scenario 3 mode a (producer "
-      "acquire point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
-      "1920x1080 RGBA), each with its own producer thread, buffer pool, "
-      "stream and recycler, all on the bench's Vulkan device, producers "
-      "started together; mode a_memory_stream (GStreamer 1.24+): a with "
-      "the producer writing on a GstCudaStream that its pool's memory "
-      "carries, which cudatovulkan then works on; mode d: N instances of "
-      "scenario 3's raw-API mode d at once (the N-stream raw limit), each "
-      "with its own CUDA stream, producer and consumer thread, all "
-      "submitting to the bench device's queue; modes d_stall and d_split: "
-      "as many instances of those modes");
+  jb_str (jb, "what", sc->what);
   jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames / "
       "(last pipeline's end - first pipeline's start); "
       "process_cpu_us_per_frame: process CPU over the same window / those "
@@ -77,7 +71,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
       S6Config *o = g_ptr_array_index (S->configs, j);
       if (o->n == 1 && o->gpu_us == c->gpu_us && o->mode == c->mode)
         one = o;
-      if (o->n == c->n && o->gpu_us == c->gpu_us && o->mode == MODE_CV_D)
+      if (o->n == c->n && o->gpu_us == c->gpu_us && o->mode == sc->raw_mode)
         raw = o;
     }
     jb_obj (jb, NULL);
@@ -100,7 +94,7 @@ json_s6 (Bench * b, JsonBuilder * jb)
     jb_num (jb, "process_cpu_per_frame_over_1_pipeline_median", one ?
         ratio (series_median (c->proc_cpu_us),
             series_median (one->proc_cpu_us)) : NAN);
-    if (c->mode == MODE_S6_A || c->mode == MODE_S6_AM)
+    if (!b->modes[c->mode]->run_once)
       jb_num (jb, "aggregate_fps_over_raw_median", raw ?
           ratio (series_median (c->agg_fps), series_median (raw->agg_fps)) :
           NAN);
@@ -114,105 +108,31 @@ json_s6 (Bench * b, JsonBuilder * jb)
 }
 
 static gpointer
-s6_worker (gpointer data)
+pipes_worker (gpointer data)
 {
-  S6Job *j = data;
+  PipesJob *j = data;
   const RunInputs *in = &j->in;
 
 #if GST_CHECK_VERSION(1, 24, 0)
-  if (j->mode == MODE_S6_AM)
+  if (j->b->modes[j->mode]->flags & MODE_F_POOL_STREAM)
     in = &j->in_mem;
 #endif
   j->ok = s2_run_once (j->b, j->cfg, j->mode, in, &j->error);
   return NULL;
 }
 
-#ifdef HAVE_CUDA_VULKAN
-/* a skipped or failed scenario before any configuration */
-static void
-s6_end (Bench * b, const gchar * status, const gchar * why)
-{
-  g_print ("  %s\n", why);
-  set_str (b, &b->r.s6.status, status);
-  set_str (b, &b->r.s6.reason, why);
-  write_json (b);
-}
-#endif
-
-/* the elements, the Vulkan device, the frame writer; FALSE when the
- * scenario ends here (*ret: its result) */
-static gboolean
-s6_prepare (Bench * b, FrameWriter * writer, gboolean * ret)
-{
-  S6Result *S = &b->r.s6;
-#ifdef HAVE_CUDA_VULKAN
-  const gchar *need[] = { "cudatovulkan", "vulkandownload", "queue" };
-  gchar *kinfo = NULL, *error = NULL, *why = NULL;
-  guint i;
-
-  *ret = TRUE;
-  for (i = 0; !why && i < G_N_ELEMENTS (need); i++) {
-    gchar *missing = missing_elements (&need[i], 1);
-
-    if (missing)
-      why = g_strdup_printf ("SKIPPED: element %s not found", need[i]);
-    g_free (missing);
-  }
-  if (!why && !ensure_vulkan_device (b, &error))
-    why = g_strdup_printf ("SKIPPED: %s", error);
-  g_free (error);
-  if (why) {
-    s6_end (b, "skipped", why);
-    g_free (why);
-    return FALSE;
-  }
-  g_print ("  Vulkan device: %s\n", b->r.vulkan);
-
-  *writer = b->opt.writer;
-  if (*writer != WRITER_MEMSET) {
-    if (kernel_load_once (b, &kinfo)) {
-      *writer = WRITER_KERNEL;
-    } else if (*writer == WRITER_KERNEL || b->is_sim) {
-      why = g_strdup_printf ("%s: the spin kernel is not available "
-          "(%s). %s", b->is_sim ? "SKIPPED on the simulated CUDA driver, "
-          "which cannot run kernels" : "SKIPPED", kinfo, b->is_sim ? "Use "
-          "--frame-writer=memset to exercise the harness on it." : "");
-      set_str (b, &S->frame_writer, "none");
-      s6_end (b, *writer == WRITER_KERNEL ? "failed" : "skipped", why);
-      g_free (why);
-      g_free (kinfo);
-      *ret = *writer != WRITER_KERNEL;
-      return FALSE;
-    } else {
-      *writer = WRITER_MEMSET;
-    }
-  }
-  g_free (kinfo);
-  set_str (b, &S->frame_writer, *writer == WRITER_KERNEL ? "kernel" :
-      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
-  return TRUE;
-#else
-  g_print ("  SKIPPED: built without Vulkan\n");
-  set_str (b, &S->status, "skipped");
-  set_str (b, &S->reason, "built without Vulkan (gstreamer-vulkan-1.0 or "
-      "vulkan not found): no cudatovulkan");
-  write_json (b);
-  *ret = TRUE;
-  return FALSE;
-#endif
-}
-
 /* per pipeline: pool, stream, events, acquire semaphore (made once) */
 static gboolean
-s6_jobs_setup (Bench * b, S6Job * jobs, FrameWriter writer, gchar ** error)
+pipes_jobs_setup (Bench * b, PipesJob * jobs, FrameWriter writer,
+    gchar ** error)
 {
   GstCaps *caps = cuda_caps ("RGBA", 1920, 1080);
-  guint n_pairs = MIN ((guint) MAX (b->opt.in_flight, 8) + 2, S6_PAIRS);
+  guint n_pairs = MIN ((guint) MAX (b->opt.in_flight, 8) + 2, PIPES_PAIRS);
   CUresult r;
   guint i;
 
-  for (i = 0; i < S6_MAX && !*error; i++) {
-    S6Job *j = &jobs[i];
+  for (i = 0; i < PIPES_MAX && !*error; i++) {
+    PipesJob *j = &jobs[i];
 
     j->b = b;
     j->in.writer = writer;
@@ -247,12 +167,12 @@ s6_jobs_setup (Bench * b, S6Job * jobs, FrameWriter writer, gchar ** error)
 }
 
 static void
-s6_jobs_clear (Bench * b, S6Job * jobs)
+pipes_jobs_clear (Bench * b, PipesJob * jobs)
 {
   guint i;
 
-  for (i = 0; i < S6_MAX; i++) {
-    S6Job *j = &jobs[i];
+  for (i = 0; i < PIPES_MAX; i++) {
+    PipesJob *j = &jobs[i];
 
     pool_free (j->in.pool);
 #if GST_CHECK_VERSION(1, 24, 0)
@@ -263,19 +183,19 @@ s6_jobs_clear (Bench * b, S6Job * jobs)
     }
     gst_clear_cuda_stream (&j->stream);
 #endif
-    producer_teardown (b, j->in.pstream, j->pairs, S6_PAIRS);
+    producer_teardown (b, j->in.pstream, j->pairs, PIPES_PAIRS);
     if (j->in.free_pairs)
       g_async_queue_unref (j->in.free_pairs);
     gst_clear_object (&j->in.sem_p);
     g_free (j->error);
   }
   gst_cuda_sync_wait_idle ();
-  for (i = 0; i < S6_MAX; i++)
+  for (i = 0; i < PIPES_MAX; i++)
     test_sem_free (jobs[i].ts_p);
 }
 
 static S6Config *
-s6_config_new (Bench * b, guint n, guint gpu_us, gint mode)
+pipes_config_new (Bench * b, guint n, guint gpu_us, gint mode)
 {
   S6Config *c = g_new0 (S6Config, 1);
   guint i, k;
@@ -310,9 +230,10 @@ s6_config_new (Bench * b, guint n, guint gpu_us, gint mode)
 /* One repetition: the pipelines at once, then the aggregate over their
  * windows. FALSE when a pipeline failed. */
 static gboolean
-s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
+pipes_repetition (Bench * b, const BenchScaling * sc, S6Config * c,
+    PipesJob * jobs, StartGate * gate)
 {
-  GThread *th[S6_MAX];
+  GThread *th[PIPES_MAX];
   gdouble t0 = G_MAXDOUBLE, t1 = 0, cpu0 = 0, cpu1 = 0, fmin = G_MAXDOUBLE,
       fmax = 0;
   gboolean ok = TRUE;
@@ -325,7 +246,7 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
     jobs[i].mode = c->mode;
     c->pipes[i].gate = gate;
     g_clear_pointer (&jobs[i].error, g_free);
-    th[i] = g_thread_new ("bench-s6", s6_worker, &jobs[i]);
+    th[i] = g_thread_new ("bench-pipes", pipes_worker, &jobs[i]);
   }
   for (i = 0; i < c->n; i++)
     g_thread_join (th[i]);
@@ -343,8 +264,8 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
       if (!c->reason || (!stop && g_str_has_suffix (c->reason, BENCH_STOPPED)))
         set_str (b, &c->reason, e);
       if (!stop) {
-        gchar *where = g_strdup_printf ("Scenario 6, mode %s, %u pipelines, "
-            "%g ms, pipeline %u", bench_mode_key (b, c->mode), c->n,
+        gchar *where = g_strdup_printf ("%s, mode %s, %u pipelines, "
+            "%g ms, pipeline %u", sc->name, bench_mode_key (b, c->mode), c->n,
             c->gpu_us / 1000.0,
             i);
 
@@ -388,8 +309,9 @@ s6_repetition (Bench * b, S6Config * c, S6Job * jobs, StartGate * gate)
 
 /* one configuration (N pipelines, one GPU work); *any_run: it ran */
 static gboolean
-s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
-    FrameWriter writer, gboolean * any_run)
+pipes_config_run (Bench * b, S2Result * S, const BenchScaling * sc,
+    S6Config * c, S6Config * one, PipesJob * jobs, FrameWriter writer,
+    gboolean * any_run)
 {
   StartGate gate;
   gboolean cfg_ok = TRUE;
@@ -411,8 +333,8 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
   *any_run = TRUE;
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
-  for (rep = 0; rep < b->r.s6.repetitions && cfg_ok; rep++)
-    cfg_ok = s6_repetition (b, c, jobs, &gate) && !bench_stopped (b);
+  for (rep = 0; rep < S->repetitions && cfg_ok; rep++)
+    cfg_ok = pipes_repetition (b, sc, c, jobs, &gate) && !bench_stopped (b);
   bench_run_idle (&b->wd);
   g_mutex_clear (&gate.lock);
   g_cond_clear (&gate.cond);
@@ -434,39 +356,27 @@ s6_config_run (Bench * b, S6Config * c, S6Config * one, S6Job * jobs,
 
 /* the configurations and their table */
 static gboolean
-s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer, gboolean * any_run)
+pipes_run_configs (Bench * b, S2Result * S, const BenchScaling * sc,
+    PipesJob * jobs, FrameWriter writer, gboolean * any_run)
 {
-  static const guint counts[] = { 1, 2, 4, 8 };
-  static const guint work_full[] = { 0, 5000 }, work_quick[] = { 0 };
-  static const gint modes[] = { MODE_S6_A,
-#if GST_CHECK_VERSION(1, 24, 0)
-    MODE_S6_AM,
-#endif
-    MODE_CV_D
-  };
-  /* diagnosis, full runs only and after the others: on the H200, 8
-   * instances of d_stall with 5 ms of GPU work once lost the device
-   * (VK_ERROR_DEVICE_LOST), which fails every later configuration */
-  static const gint diag_modes[] = { MODE_CV_D2, MODE_CV_D3 };
-  S6Result *S = &b->r.s6;
-  const guint *work = b->opt.quick ? work_quick : work_full;
+  const guint *counts = pipes_counts, *work = pipes_work;
   guint n_work = b->opt.quick ? 1 : 2, n_counts = b->opt.quick ? 2 : 4;
   gboolean all_ok = TRUE;
   guint wi, ci, mi;
 
   g_mutex_lock (&b->lock);
-  /* per GPU work: a for 1, 2, 4, 8 pipelines, then d for as many; then
-   * the diagnosis modes likewise */
+  /* per GPU work: each mode for 1, 2, 4, 8 pipelines; then the late
+   * modes likewise */
   for (wi = 0; wi < n_work; wi++)
-    for (mi = 0; mi < G_N_ELEMENTS (modes); mi++)
+    for (mi = 0; mi < sc->n_modes; mi++)
       for (ci = 0; ci < n_counts; ci++)
-        g_ptr_array_add (S->configs, s6_config_new (b, counts[ci], work[wi],
-                modes[mi]));
+        g_ptr_array_add (S->configs, pipes_config_new (b, counts[ci], work[wi],
+                sc->modes[mi]));
   for (wi = 0; !b->opt.quick && wi < n_work; wi++)
-    for (mi = 0; mi < G_N_ELEMENTS (diag_modes); mi++)
+    for (mi = 0; mi < sc->n_late_modes; mi++)
       for (ci = 0; ci < n_counts; ci++)
-        g_ptr_array_add (S->configs, s6_config_new (b, counts[ci], work[wi],
-                diag_modes[mi]));
+        g_ptr_array_add (S->configs, pipes_config_new (b, counts[ci], work[wi],
+                sc->late_modes[mi]));
   g_mutex_unlock (&b->lock);
   set_str (b, &S->status, "running");
 
@@ -490,39 +400,36 @@ s6_run_configs (Bench * b, S6Job * jobs, FrameWriter writer, gboolean * any_run)
       all_ok = FALSE;
       continue;
     }
-    all_ok &= s6_config_run (b, c, one, jobs, writer, any_run);
+    all_ok &= pipes_config_run (b, S, sc, c, one, jobs, writer, any_run);
   }
   if (bench_stopped (b))
     write_json (b);
   return all_ok;
 }
 
-static gboolean
-run_scenario6 (Bench * b)
+gboolean
+pipelines_run (Bench * b, S2Result * S, const BenchScaling * sc)
 {
-  S6Result *S = &b->r.s6;
-  S6Job jobs[S6_MAX];
+  PipesJob jobs[PIPES_MAX];
   FrameWriter writer = b->opt.writer;
   gchar *error = NULL;
   gboolean all_ok = TRUE, any_run = FALSE, ret = TRUE;
 
   memset (jobs, 0, sizeof (jobs));
   S->repetitions = MIN (b->opt.repetitions, 3);
-  g_print ("\nScenario 6: scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a "
-      "at once (1920x1080 RGBA, one producer thread each, shared Vulkan "
-      "device; %d frames in flight each, %d repetitions)\n",
+  g_print ("\n%s (%d frames in flight each, %d repetitions)\n", sc->title,
       b->opt.in_flight, S->repetitions);
-  if (!s6_prepare (b, &writer, &ret))
+  if (!section_start (b, S, sc->elements, &writer, &ret))
     return ret;
 
-  if (!s6_jobs_setup (b, jobs, writer, &error)) {
+  if (!pipes_jobs_setup (b, jobs, writer, &error)) {
     g_print ("  FAILED: %s\n", error);
     set_str (b, &S->status, "failed");
     set_str (b, &S->reason, error);
     g_free (error);
     all_ok = FALSE;
   } else {
-    all_ok = s6_run_configs (b, jobs, writer, &any_run);
+    all_ok = pipes_run_configs (b, S, sc, jobs, writer, &any_run);
     if (bench_stopped (b)) {
       gchar *why = bench_abort_reason (b);
 
@@ -534,44 +441,14 @@ run_scenario6 (Bench * b)
       set_str (b, &S->reason, any_run ? NULL : "no configuration ran");
     }
   }
-  s6_jobs_clear (b, jobs);
+  pipes_jobs_clear (b, jobs);
   write_json (b);
   return all_ok;
 }
 
-static void
-s6_init (Bench * b)
+void
+pipelines_init (S2Result * S)
 {
-  b->r.s6.status = g_strdup ("not run");
-  b->r.s6.configs = g_ptr_array_new ();
+  S->status = g_strdup ("not run");
+  S->configs = g_ptr_array_new ();
 }
-
-/* the modes (besides scenario 3's raw ones) */
-
-const BenchMode bench_mode_s6_a = {
-  .key = "a",
-  .desc = "scenario 3 mode a (producer acquire point -> cudatovulkan ! queue ! "
-      "vulkandownload ! fakesink), one of N pipelines running at once on the "
-      "shared Vulkan device",
-  .flags = MODE_F_PENDING | MODE_F_WALL,
-  .stats = {"cudatovulkan", NULL},
-  .build_chain = s3_build_chain,
-  .check_stats = s3_check_stats,
-};
-
-const BenchMode bench_mode_s6_am = {
-  .key = "a_memory_stream",
-  .desc =
-      "as a, but the producer writes on a GstCudaStream that its pool sets on "
-      "the memory (GStreamer 1.24+, as upstream CUDA producers do): "
-      "cudatovulkan then works on that stream, one CUDA stream per pipeline "
-      "instead of two",
-  .flags = MODE_F_PENDING | MODE_F_WALL,
-  .stats = {"cudatovulkan", NULL},
-  .build_chain = s3_build_chain,
-  .check_stats = s3_check_stats,
-};
-
-const BenchScenario bench_scenario_6 = {
-  "6", 1 << 6, BENCH_RESULT_STATE (s6), s6_init, run_scenario6, json_s6
-};
