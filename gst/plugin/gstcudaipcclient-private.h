@@ -2,16 +2,22 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The client's state, shared by its two units: gstcudaipcclient.c (the
- * connection, the messages, the copies) and gstcudaipcloan.c (the frames
- * lent downstream in io-mode import, and their releases). Not installed.
+ * The client's state, shared by its three units, each calling only those
+ * below it: gstcudaipcconnect.c (the connection and the handshake),
+ * gstcudaipcclient.c (the messages, the copies, the frames lent downstream
+ * in io-mode import and their releases) and gstcudaipcwatch.c (the
+ * watchdog and the rescue). Not installed.
  *
  * Locks: used by one streaming thread at a time, but for the frames it
  * lends: those come back from any thread, when downstream frees them, and
- * each holds a reference on the client. The client's lock guards the
- * connection's fd, the release semaphore's signals, the lent frames'
- * queue and the counters; nothing is called with it held but the driver's
- * enqueueing calls and a non-blocking send.
+ * each holds a reference on the client; and for its watchdog thread,
+ * which rescues the sink's semaphore when the sink does not signal the
+ * values the client's stream waits for (downstream may be blocked on the
+ * CPU behind them, the streaming thread with it). The client's lock
+ * guards the connection's fd, the release semaphore's signals, the lent
+ * frames' queue, the acquire semaphore, its last value and the rescue,
+ * the watch and the counters; nothing is called with it held but the
+ * driver's enqueueing calls, event queries and a non-blocking send.
  */
 #pragma once
 
@@ -51,9 +57,32 @@ struct _GstCudaIpcClient
   gint wake_fd;
   gint retry_fd;                /* eventfd: lent frames wait in unreleased */
   GQueue unreleased;            /* Loan: back, but their release failed */
+  gint lost_fd;                 /* eventfd: the watchdog found the sink lost */
+  gchar *path;
+  gint64 connected;             /* monotonic time of the connection */
   CUstream stream;
   CUstream rescue;
   GstCudaSyncEvent *event;
+  /* the watchdog: waited is the last of the sink's values the stream
+   * waits for, reached the last one found reached; watch_event, when
+   * armed, was recorded on the stream behind the wait for watch_value;
+   * pending_since: since when values are waited for and none was found
+   * reached; hup_since: since when the sink's end is closed while they
+   * are (0: not seen) */
+  GThread *watchdog;
+  GCond watch_cond;
+  gboolean watch_stop;
+  GstCudaSyncEvent *watch_event;
+  gboolean armed;
+  guint64 waited;
+  guint64 watch_value;
+  guint64 reached;
+  gint64 pending_since;
+  gint64 hup_since;
+  /* the sink's loss the watchdog found (GST_CUDA_IPC_CLIENT_LOST or
+   * _FROZEN, 0: none), told by lost_error */
+  gint watch_lost;
+  GError *lost_error;
   GstCudaSyncReleaser *releaser;
   gboolean got_hello;
   guint sink_minor;             /* the sink's protocol minor version */
@@ -94,8 +123,25 @@ GstCudaIpcReleaseResult gst_cuda_ipc_client_release (GstCudaIpcClient * self,
 gboolean gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self,
                                      GError ** error);
 void     gst_cuda_ipc_client_say_bye (GstCudaIpcClient * self);
+/* the connection closed before the sink's HELLO: the error that says so */
+void     gst_cuda_ipc_client_set_closed_before_hello (GstCudaIpcClient * self,
+                                     GError ** error, const gchar * cause);
 
-/* gstcudaipcloan.c */
+/* gstcudaipcwatch.c: the watchdog and the rescue; they call nothing of
+ * the client's other units */
+/* how long a stop lets the sink signal the values our stream waits for,
+ * and how long a sink whose end closed may take, before its semaphore is
+ * rescued */
+#define GST_CUDA_IPC_CLIENT_STOP_GRACE_US G_USEC_PER_SEC
+void     gst_cuda_ipc_client_watch (GstCudaIpcClient * self, guint64 value);
+void     gst_cuda_ipc_client_start_watchdog (GstCudaIpcClient * self);
+void     gst_cuda_ipc_client_stop_watchdog (GstCudaIpcClient * self);
+/* whether the element flushes (its wake fd is set) */
+gboolean gst_cuda_ipc_client_woken (GstCudaIpcClient * self);
+/* signals the sink's semaphore past every value it announced, once */
+void     gst_cuda_ipc_client_rescue (GstCudaIpcClient * self);
+
+/* the frames lent downstream */
 GstBuffer * gst_cuda_ipc_client_lend_frame (GstCudaIpcClient * self,
                                      Import * imp,
                                      const GstCudaIpcFrame * frame,

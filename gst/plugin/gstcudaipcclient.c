@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * cudasyncipcsrc's connection: the handshake, the sink's messages, the
- * imported frames and the copies out of them. The frames lent downstream
- * are gstcudaipcloan.c's; locks: gstcudaipcclient-private.h.
+ * imported frames, the copies out of them and the frames lent downstream.
+ * The connection is made in gstcudaipcconnect.c; the watchdog and the
+ * rescue are gstcudaipcwatch.c's. Locks: gstcudaipcclient-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -23,12 +24,6 @@
 
 GST_DEBUG_CATEGORY (gst_cuda_ipc_client_debug);
 #define GST_CAT_DEFAULT gst_cuda_ipc_client_debug
-
-/* how long the source's stop lets the sink signal the values its stream
- * waits for, before it rescues the sink's semaphore */
-#define STOP_GRACE_US G_USEC_PER_SEC
-
-static void rescue (GstCudaIpcClient * self);
 
 Import *
 gst_cuda_ipc_import_ref (Import * imp)
@@ -85,111 +80,31 @@ drop_imports (GstCudaIpcClient * self)
   g_mutex_unlock (&self->lock);
 }
 
-/* Our release semaphore, exported to the sink; and the HELLO */
-static gboolean
-client_hello (GstCudaIpcClient * self, GError ** error)
+/* The connection closed before the sink's HELLO. A sink closes the
+ * connection of a user it does not allow without a word (nothing is sent
+ * to a peer that is not allowed), and a sink dying as we connected does
+ * too: to be tried again in reconnect mode, as a failed connection. */
+void
+gst_cuda_ipc_client_set_closed_before_hello (GstCudaIpcClient * self,
+    GError ** error, const gchar * cause)
 {
-  GstCudaIpcHello hello = { GST_CUDA_IPC_VERSION_MAJOR,
-    GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SOURCE
-  };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
-  gint send_fd = -1;
-  gboolean ok;
-
-  self->release = gst_cuda_ipc_semaphore_new (self->context,
-      self->config.new_semaphore, self->config.user_data, &send_fd, error);
-  ok = self->release && gst_cuda_sync_context_get_uuid (self->context,
-      hello.device_uuid, error) && gst_cuda_ipc_send (self->fd,
-      GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello), NULL, 0, -1, error)
-      && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
-      sizeof (sm), NULL, 0, send_fd, error);
-  if (send_fd >= 0)
-    close (send_fd);
-  return ok;
-}
-
-GstCudaIpcClient *
-gst_cuda_ipc_client_connect (GstCudaContext * context,
-    const GstCudaIpcClientConfig * config, GError ** error)
-{
-  const gchar *path = config->path;
-  GstCudaIpcClient *self;
-  struct sockaddr_un addr;
-  guint uid;
-  gint pid;
-
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_client_debug, "cudasyncipcclient", 0,
-      "cudasyncipcsrc's connection");
-  memset (&addr, 0, sizeof (addr));
-  addr.sun_family = AF_UNIX;
-  if (!path || strlen (path) >= sizeof (addr.sun_path)) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("No valid socket "
-            "path was given."), ("socket-path \"%s\"", path ? path : ""));
-    return NULL;
-  }
-  strcpy (addr.sun_path, path);
-  self = g_new0 (GstCudaIpcClient, 1);
-  self->refcount = 1;
-  g_mutex_init (&self->lock);
-  self->context = gst_object_ref (context);
-  self->config = *config;
-  self->config.path = NULL;
-  self->config.allowed_uids = NULL;
-  self->wake_fd = config->wake_fd;
-  self->retry_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  self->imports = g_hash_table_new (NULL, NULL);
-  self->releaser = gst_cuda_sync_releaser_new ("cudaipcsrc");
-  self->fd = -1;
-  if (self->retry_fd < 0) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not create "
-            "an event fd."), ("eventfd: %s", g_strerror (errno)));
-    goto failed;
-  }
-  self->fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (self->fd < 0 || connect (self->fd, (struct sockaddr *) &addr,
-          sizeof (addr)) != 0) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
-            "connect to the sink."), ("%s: %s", path, g_strerror (errno)));
-    goto failed;
-  }
-  /* memory and semaphores only for a sink of an allowed user */
-  if (!gst_cuda_ipc_check_peer (self->fd, config->allowed_uids, &uid, &pid,
-          error))
-    goto failed;
-  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error))
-    goto failed;
-  self->event = gst_cuda_sync_event_new (context, TRUE, error);
-  if (!self->event)
-    goto failed;
-  if (!client_hello (self, error)) {
-    /* no sink answered: one dying as we connected closed the connection */
-    if (error && *error && gst_cuda_ipc_peer_closed (self->fd)) {
-      GError *cause = *error;
-      *error = NULL;
-      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could "
-              "not connect to the sink."), ("%s: the connection closed "
-              "during the handshake (%s)", path, cause->message));
-      g_error_free (cause);
-    }
-    goto failed;
-  }
-  return self;
-
-failed:
-  gst_cuda_ipc_client_unref (self);
-  return NULL;
+  GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("The sink "
+          "closed the connection before its greeting: it may not allow this "
+          "user (its allowed-uids), or it was stopping."), ("%s: the "
+          "connection closed before the sink's HELLO (%s); this process runs "
+          "as uid %u", self->path, cause, (guint) getuid ()));
 }
 
 /* Before the imports go, the stream's waits for the sink's values must
  * end: they normally do at once, but a sink hung (or killed) at this
  * moment never signals them, and its semaphore is rescued after
- * STOP_GRACE_US. A query that fails (the context could not be made
+ * GST_CUDA_IPC_CLIENT_STOP_GRACE_US. A query that fails (the context could not be made
  * current) is tried again: rescuing a live sink's semaphore would put it
  * past the values the sink still signals. */
 static void
 settle (GstCudaIpcClient * self)
 {
-  gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
+  gint64 end = g_get_monotonic_time () + GST_CUDA_IPC_CLIENT_STOP_GRACE_US;
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_PENDING;
 
   if (!self->acquire || !self->event || self->rescued ||
@@ -200,7 +115,7 @@ settle (GstCudaIpcClient * self)
       GST_CUDA_SYNC_EVENT_COMPLETE)
     g_usleep (1000);
   if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
-    rescue (self);
+    gst_cuda_ipc_client_rescue (self);
 }
 
 /* the connection is over: no more messages, and no more release signals
@@ -232,6 +147,9 @@ gst_cuda_ipc_client_close (GstCudaIpcClient * self)
 {
   GError *err = NULL;
 
+  /* settle() below takes over (before the imports go) */
+  gst_cuda_ipc_client_stop_watchdog (self);
+  gst_clear_object (&self->config.pad);
   if (!gst_cuda_ipc_client_retry_releases (self, &err)) {
     /* the frames stay the session's: the sink rescues them at its stop */
     GST_WARNING ("frames not released at the stop: %s", err->message);
@@ -280,33 +198,18 @@ gst_cuda_ipc_client_unref (GstCudaIpcClient * self)
   gst_clear_object (&self->acquire);
   gst_clear_object (&self->release);
   g_clear_pointer (&self->event, gst_cuda_sync_event_unref);
+  g_clear_pointer (&self->watch_event, gst_cuda_sync_event_unref);
   gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_object_unref (self->context);
   if (self->retry_fd >= 0)
     close (self->retry_fd);
+  if (self->lost_fd >= 0)
+    close (self->lost_fd);
+  g_clear_error (&self->lost_error);
+  g_free (self->path);
+  g_cond_clear (&self->watch_cond);
   g_mutex_clear (&self->lock);
   g_free (self);
-}
-
-/* The sink vanished or broke the protocol: its signals for the values it
- * announced may never come. Signal its semaphore far past them on a stream nothing waits
- * behind, so that our stream's waits end; the frames already pushed may
- * hold what the memory held then. */
-static void
-rescue (GstCudaIpcClient * self)
-{
-  GError *err = NULL;
-
-  if (!self->acquire || self->rescued || !gst_cuda_context_push (self->context))
-    return;
-  self->rescued = TRUE;
-  if (gst_cuda_semaphore_signal_value (self->acquire, self->rescue,
-          self->acquire_last + GST_CUDA_IPC_RESCUE_STEP, &err))
-    self->counters.rescues++;
-  else
-    GST_WARNING ("rescue signal failed: %s", err->message);
-  g_clear_error (&err);
-  gst_cuda_context_pop (NULL);
 }
 
 /* the sink broke the protocol: it is as good as gone */
@@ -377,6 +280,8 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
   ok = gst_cuda_semaphore_wait (self->acquire, self->stream,
       f->acquire_value, error);
   self->counters.waits += ok;
+  if (ok)
+    gst_cuda_ipc_client_watch (self, f->acquire_value);
   if (ok && !gst_video_frame_map (&frame, &self->layout, out,
           GST_MAP_WRITE | GST_MAP_CUDA)) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, WRITE, ("Could not map the "
@@ -492,7 +397,9 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
       (f->flags & ~GST_CUDA_IPC_FRAME_FLAGS))
     return invalid (self, error,
         "unknown id or epoch, or a value that does not " "grow", msg->hdr.type);
+  g_mutex_lock (&self->lock);
   self->acquire_last = f->acquire_value;
+  g_mutex_unlock (&self->lock);
   GST_LOG ("frame %u at acquire value %" G_GUINT64_FORMAT "%s", f->id,
       f->acquire_value, self->lend ? ", lent" : "");
   if (!gst_cuda_context_push (self->context)) {
@@ -522,6 +429,7 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
     GstBuffer ** buffer, GstCaps ** caps, GError ** error)
 {
   const GstCudaIpcSemaphore *sm = (const void *) msg->body;
+  GstCudaSemaphore *acquire;
 
   if (!self->got_hello) {
     if (!gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK, error)) {
@@ -538,12 +446,15 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
       if (self->acquire || sm->purpose != GST_CUDA_IPC_SEM_ACQUIRE ||
           sm->handle_type != 1 || sm->initial_value >= GST_CUDA_IPC_MAX_VALUE)
         break;
-      self->acquire = gst_cuda_semaphore_import_fd (self->context,
+      acquire = gst_cuda_semaphore_import_fd (self->context,
           GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, msg->fd, error);
-      if (!self->acquire)
+      if (!acquire)
         return GST_CUDA_IPC_CLIENT_ERROR;
       gst_cuda_ipc_msg_take_fd (msg);
-      self->acquire_last = sm->initial_value;
+      g_mutex_lock (&self->lock);
+      self->acquire = acquire;
+      self->acquire_last = self->waited = self->reached = sm->initial_value;
+      g_mutex_unlock (&self->lock);
       return -1;
     case GST_CUDA_IPC_MSG_CAPS:{
       guint32 epoch = ((const GstCudaIpcCaps *) msg->body)->epoch;
@@ -578,6 +489,34 @@ handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
   return GST_CUDA_IPC_CLIENT_ERROR;
 }
 
+/* how long to wait for the sink's messages: until the handshake's time
+ * limit before its HELLO (0: over), else without limit (-1) */
+static gint
+hello_wait_ms (GstCudaIpcClient * self)
+{
+  gint64 left;
+
+  if (self->got_hello || !self->config.timeout)
+    return -1;
+  left = self->connected + (gint64) (self->config.timeout / GST_USECOND) -
+      g_get_monotonic_time ();
+  return left <= 0 ? 0 : (gint) MIN ((left + 999) / 1000, G_MAXINT);
+}
+
+/* what the watchdog found (it rescued the sink's semaphore) */
+static GstCudaIpcClientResult
+watch_result (GstCudaIpcClient * self, GError ** error)
+{
+  GstCudaIpcClientResult ret;
+
+  g_mutex_lock (&self->lock);
+  ret = self->watch_lost;
+  if (self->lost_error)
+    g_propagate_error (error, g_error_copy (self->lost_error));
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
 GstCudaIpcClientResult
 gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
     GstBuffer ** buffer, GstCaps ** caps, GError ** error)
@@ -586,12 +525,20 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
   gint ret = -1;
 
   while (ret < 0) {
-    struct pollfd pfd[3] = { {self->fd, POLLIN, 0}, {self->wake_fd, POLLIN, 0},
-    {self->retry_fd, POLLIN, 0}
+    struct pollfd pfd[4] = { {self->fd, POLLIN, 0}, {self->wake_fd, POLLIN, 0},
+    {self->retry_fd, POLLIN, 0}, {self->lost_fd, POLLIN, 0}
     };
-    gint r;
+    gint r, ms = hello_wait_ms (self);
 
-    if (poll (pfd, 3, -1) < 0 && errno != EINTR) {
+    if (ms == 0) {
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("The sink "
+              "did not send its greeting in time."), ("%s: no HELLO within %"
+              GST_TIME_FORMAT, self->path,
+              GST_TIME_ARGS (self->config.timeout)));
+      ret = GST_CUDA_IPC_CLIENT_UNANSWERED;
+      break;
+    }
+    if (poll (pfd, 4, ms) < 0 && errno != EINTR) {
       ret = GST_CUDA_IPC_CLIENT_ERROR;
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ, ("Could not wait for "
               "the sink's messages."), ("poll: %s", g_strerror (errno)));
@@ -599,6 +546,10 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
     }
     if (pfd[1].revents) {
       ret = GST_CUDA_IPC_CLIENT_FLUSHING;
+      break;
+    }
+    if (pfd[3].revents) {
+      ret = watch_result (self, error);
       break;
     }
     if (pfd[2].revents && !gst_cuda_ipc_client_retry_releases (self, error)) {
@@ -609,9 +560,7 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
       continue;
     r = gst_cuda_ipc_recv (self->fd, msg, error);
     if (r == 0 && !self->got_hello) {
-      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE,
-          ("Could not connect to the sink."), ("the connection closed "
-              "before the sink's HELLO"));
+      gst_cuda_ipc_client_set_closed_before_hello (self, error, "no message");
       ret = GST_CUDA_IPC_CLIENT_UNANSWERED;
     } else if (r == 0) {
       ret = GST_CUDA_IPC_CLIENT_LOST;
@@ -622,6 +571,15 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
       ret = handle (self, msg, pool, buffer, caps, error);
       gst_cuda_ipc_msg_clear (msg);
     }
+    /* a frame that the watchdog's rescue let through (our CPU wait, with
+     * cpu_wait, waited for it) holds what the memory held then; a stop
+     * that the rescue ended is no lost peer */
+    if (ret == GST_CUDA_IPC_CLIENT_FRAME &&
+        g_atomic_int_get (&self->watch_lost)) {
+      gst_clear_buffer (buffer);
+      ret = gst_cuda_ipc_client_woken (self) ? GST_CUDA_IPC_CLIENT_FLUSHING :
+          watch_result (self, error);
+    }
   }
   /* A sink that is gone or broke the protocol may never signal the values
    * it announced, and no longer waits for ours: its semaphore is rescued,
@@ -629,9 +587,9 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
    * next values). After a failure of our own the sink is alive: the stop
    * says BYE (or DRAIN) as usual, and rescues only a sink that does not
    * signal within the grace (settle()). */
-  if (ret == GST_CUDA_IPC_CLIENT_LOST ||
+  if (ret == GST_CUDA_IPC_CLIENT_LOST || ret == GST_CUDA_IPC_CLIENT_FROZEN ||
       (ret == GST_CUDA_IPC_CLIENT_ERROR && self->sink_broke)) {
-    rescue (self);
+    gst_cuda_ipc_client_rescue (self);
     disconnect (self);
   }
   g_free (msg);
@@ -652,4 +610,158 @@ gst_cuda_ipc_client_add_counters (GstCudaIpcClient * self,
   sum->rescues += self->counters.rescues;
   sum->cpu_syncs += self->counters.cpu_syncs;
   g_mutex_unlock (&self->lock);
+}
+
+/* ---- the frames lent downstream ----
+ *
+ * In io-mode import: the sink's memory itself, wrapped in a
+ * GstCudaMemory. Each is released to the sink (our release semaphore's
+ * next value, and RELEASE) when downstream frees it; one whose release
+ * fails waits for the streaming thread to try again. */
+
+/* Signals our release semaphore's next value on the legacy default
+ * stream, after the reads that downstream CUDA elements (on blocking
+ * streams, or that one) have enqueued, and sends it to the sink; the
+ * import goes once those reads ran. FALSE when the signal failed (to try
+ * again); a failed send is a connection the sink sees fail, and the frame
+ * counts as released (lock held, context pushed). */
+static gboolean
+release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
+{
+  GError *err = NULL;
+
+  switch (gst_cuda_ipc_client_release (self, NULL, loan->id, &err)) {
+    case GST_CUDA_IPC_RELEASE_NOT_SIGNALLED:
+      g_propagate_error (error, err);
+      return FALSE;
+    case GST_CUDA_IPC_RELEASE_NOT_SENT:
+      GST_WARNING ("frame %u not released to the sink: %s", loan->id,
+          err->message);
+      g_clear_error (&err);
+      break;
+    default:
+      break;
+  }
+  gst_cuda_ipc_client_unref_import_after (self, loan->import, NULL);
+  self->n_lent--;
+  if (self->draining && self->n_lent == 0 && self->fd >= 0)
+    gst_cuda_ipc_client_say_bye (self);
+  return TRUE;
+}
+
+/* The lent frames whose release failed (a context that could not be made
+ * current, a failed signal), released now: FALSE and @error when one
+ * fails again (any thread but loan_return()'s caller's lock) */
+gboolean
+gst_cuda_ipc_client_retry_releases (GstCudaIpcClient * self, GError ** error)
+{
+  GQueue done = G_QUEUE_INIT;
+  gboolean ok = TRUE;
+  Loan *loan;
+  guint64 v;
+
+  if (self->retry_fd >= 0 && read (self->retry_fd, &v, sizeof (v)) < 0 &&
+      errno != EAGAIN)
+    GST_WARNING ("eventfd read: %s", g_strerror (errno));
+  g_mutex_lock (&self->lock);
+  if (!g_queue_is_empty (&self->unreleased)) {
+    if (!gst_cuda_context_push (self->context)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+          "Could not make the CUDA context current");
+      ok = FALSE;
+    } else {
+      while (ok && !g_queue_is_empty (&self->unreleased) &&
+          (ok = release_loan (self, g_queue_peek_head (&self->unreleased),
+                  error)))
+        g_queue_push_tail (&done, g_queue_pop_head (&self->unreleased));
+      gst_cuda_context_pop (NULL);
+    }
+    if (!ok)
+      GST_WARNING ("%u lent frames not released",
+          g_queue_get_length (&self->unreleased));
+  }
+  g_mutex_unlock (&self->lock);
+  while ((loan = g_queue_pop_head (&done))) {
+    gst_cuda_ipc_client_unref (loan->client);
+    g_free (loan);
+  }
+  return ok;
+}
+
+/* A frame lent downstream is back (any thread): released (release_loan()),
+ * else kept for the streaming thread to try again (retry_releases()):
+ * until then the sink does not write into it, and the import stays */
+static void
+loan_return (gpointer data)
+{
+  Loan *loan = data;
+  GstCudaIpcClient *self = loan->client;
+  GError *err = NULL;
+  gboolean pushed = gst_cuda_context_push (self->context);
+  guint64 one = 1;
+
+  g_mutex_lock (&self->lock);
+  if (pushed && release_loan (self, loan, &err)) {
+    g_mutex_unlock (&self->lock);
+    gst_cuda_context_pop (NULL);
+    gst_cuda_ipc_client_unref (self);
+    g_free (loan);
+    return;
+  }
+  GST_WARNING ("frame %u not released yet: %s", loan->id, err ? err->message :
+      "could not make the CUDA context current");
+  g_clear_error (&err);
+  g_queue_push_tail (&self->unreleased, loan);
+  if (write (self->retry_fd, &one, sizeof (one)) < 0)
+    GST_WARNING ("eventfd write: %s", g_strerror (errno));
+  g_mutex_unlock (&self->lock);
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+}
+
+/* The frame is the import itself: our stream waits for the sink's value,
+ * then the legacy default stream (or the CPU) waits for our stream
+ * (context pushed). Released by loan_return() when freed. */
+GstBuffer *
+gst_cuda_ipc_client_lend_frame (GstCudaIpcClient * self, Import * imp,
+    const GstCudaIpcFrame * f, GError ** error)
+{
+  GstVideoInfo *l = &self->layout;
+  GstBuffer *out;
+  GstMemory *mem;
+  Loan *loan;
+
+  if (!gst_cuda_semaphore_wait (self->acquire, self->stream,
+          f->acquire_value, error))
+    return NULL;
+  self->counters.waits++;
+  gst_cuda_ipc_client_watch (self, f->acquire_value);
+  if (!gst_cuda_ipc_client_order_downstream (self, error))
+    return NULL;
+  loan = g_new0 (Loan, 1);
+  loan->client = gst_cuda_ipc_client_ref (self);
+  loan->import = gst_cuda_ipc_import_ref (imp);
+  loan->id = f->id;
+  mem = gst_cuda_sync_memory_wrap (self->context, l,
+      gst_cuda_sync_vmm_get_pointer (imp->vmm), loan, loan_return);
+  if (!mem) {
+    /* the table and the element keep theirs: nothing is freed here */
+    gst_cuda_ipc_import_unref (loan->import);
+    gst_cuda_ipc_client_unref (self);
+    g_free (loan);
+    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not wrap the "
+            "sink's memory."), ("gst_cuda_allocator_alloc_wrapped"));
+    return NULL;
+  }
+  g_mutex_lock (&self->lock);
+  self->n_lent++;
+  self->counters.lent++;
+  g_mutex_unlock (&self->lock);
+  out = gst_buffer_new ();
+  gst_buffer_append_memory (out, mem);
+  gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (l), GST_VIDEO_INFO_WIDTH (l),
+      GST_VIDEO_INFO_HEIGHT (l), GST_VIDEO_INFO_N_PLANES (l), l->offset,
+      l->stride);
+  return out;
 }

@@ -21,8 +21,12 @@ typedef enum
   GST_CUDA_IPC_CLIENT_EOS,      /* the sink got EOS */
   GST_CUDA_IPC_CLIENT_BYE,      /* the sink stopped */
   GST_CUDA_IPC_CLIENT_LOST,     /* the sink vanished (killed) */
-  /* the connection closed before the sink's HELLO: no sink took it (one
-   * dying as we connected) */
+  /* the sink did not signal a frame's value within the time limit (its
+   * process frozen); *error says so */
+  GST_CUDA_IPC_CLIENT_FROZEN,
+  /* the connection closed before the sink's HELLO (a sink that does not
+   * allow our user, or one dying as we connected), or no HELLO came
+   * within the time limit */
   GST_CUDA_IPC_CLIENT_UNANSWERED,
   GST_CUDA_IPC_CLIENT_FLUSHING,
   GST_CUDA_IPC_CLIENT_ERROR,
@@ -40,6 +44,14 @@ typedef struct
   gint wake_fd;                 /* readable: stop waiting (flushing) */
   gboolean cpu_wait;            /* wait for each copy on the CPU */
   gboolean lend;                /* push the sink's memory itself (no copy) */
+  /* how long the sink may take to send HELLO, and to signal a frame's
+   * acquire value once the client's stream waits for it; past it the
+   * sink counts as lost (0: no limit) */
+  GstClockTime timeout;
+  /* the element's source pad (nullable): while values of the sink are
+   * pending, its peer flushing (downstream stopping, which a CPU wait
+   * downstream of it holds) gives the sink the stop's grace */
+  GstPad *pad;
   /* the release semaphore's source (NULL: Vulkan); called from
    * gst_cuda_ipc_client_connect() */
   GstCudaIpcSemaphoreFunc new_semaphore;

@@ -192,8 +192,12 @@ gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error)
     if (n < 0 && (errno == EAGAIN || errno == ECONNRESET))
       return 0;
   }
-  if (n == 0)
+  /* an empty packet reads as the peer's end (nothing else can be told
+   * from it), but the fds that came with it are ours to close */
+  if (n == 0) {
+    close_fds (&mh);
     return 0;
+  }
   if (n < 0) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ,
         ("Could not read from the peer."), ("recvmsg: %s", g_strerror (errno)));
@@ -438,6 +442,29 @@ uid_allowed (const gchar * allowed, guint uid)
     guint64 v;
     ok = g_ascii_string_to_unsigned (g_strstrip (list[i]), 10, 0, G_MAXUINT32,
         &v, NULL) && v == uid;
+  }
+  g_strfreev (list);
+  return ok;
+}
+
+gboolean
+gst_cuda_ipc_check_allowed_uids (const gchar * allowed, GError ** error)
+{
+  gchar **list;
+  gboolean ok = TRUE;
+  guint i;
+
+  if (!allowed || !*allowed || g_strcmp0 (allowed, "*") == 0)
+    return TRUE;
+  list = g_strsplit (allowed, ",", -1);
+  for (i = 0; list[i] && ok; i++) {
+    const gchar *entry = g_strstrip (list[i]);
+    ok = g_ascii_string_to_unsigned (entry, 10, 0, G_MAXUINT32, NULL, NULL);
+    if (!ok)
+      GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("Invalid "
+              "allowed-uids: \"%s\" is not a numeric user id.", entry),
+          ("allowed-uids \"%s\": comma-separated decimal user ids, empty "
+              "for the own user only, or * for any", allowed));
   }
   g_strfreev (list);
   return ok;

@@ -162,6 +162,10 @@ void gst_cuda_ipc_caps_from_info (GstCudaIpcCaps * caps_msg,
 /* uids: "" (only @own_uid), "*" (any), or a comma-separated list */
 gboolean gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids,
     guint * uid, gint * pid, GError ** error);
+/* whether @allowed_uids is such a list (each entry a decimal user id);
+ * GST_RESOURCE_ERROR_SETTINGS naming the first wrong entry otherwise */
+gboolean gst_cuda_ipc_check_allowed_uids (const gchar * allowed_uids,
+    GError ** error);
 
 /* whether frames of @layout can be handed on in place, as one wrapped
  * GstCudaMemory (1.24+), without GstCudaMemory's CPU map spoiling them */

@@ -13,14 +13,19 @@
  * pool condition waits with it. No buffer or memory is freed with it held:
  * freeing a frame of the sink's pool takes it (gst_cuda_ipc_server_give_back()). Every session function but
  * gst_cuda_ipc_session_start() (which may call the application) is called
- * with it held.
+ * with it held. It also guards the gone sessions (closed after BYE, their
+ * last release values watched) and every session's deadlines, which only
+ * the socket thread (and the stop, once that thread ended) acts on.
  */
 #pragma once
 
 #include "gstcudaipcserver.h"
 #include "gstcudaipcproto.h"
+#include "gstcudaipcsocket.h"
 #include <gst/cudasync/gstcudasync-internal.h>
 #include <gst/cuda/cuda-gst.h>
+#include <errno.h>
+#include <unistd.h>
 
 G_BEGIN_DECLS
 
@@ -48,6 +53,7 @@ struct _GstCudaIpcSlot
   guint64 last_use;             /* the render that last wrote it */
   GArray *points;               /* GstCudaIpcReleasePoint: settled before reuse */
   GArray *settle_points;        /* those the running settles wait for */
+  gint64 sent_at;               /* monotonic time of its last FRAME */
 };
 
 /* one connected source */
@@ -65,9 +71,19 @@ typedef struct
   guint32 caps_epoch;           /* of the last CAPS sent */
   GstCudaSemaphore *acquire;    /* ours, signalled per frame */
   GstCudaSemaphore *release;    /* the source's */
+  guint64 release_first;        /* its initial value */
   guint64 release_last;         /* last release value announced */
   GHashTable *sent;             /* slot ids whose fd this source has */
   GHashTable *held;             /* slot id -> slot held by this source */
+  gint64 handshake_end;         /* monotonic; 0: ready, or no limit */
+  guint64 acquire_dev, acquire_ino;     /* the exported acquire file */
+  /* with a hold limit, and once gone after BYE: its own stream waits for
+   * its release values, and the event after the waits says when they ran */
+  CUstream watch;
+  GstCudaSyncEvent *watch_event;
+  guint64 watched;              /* the value the event follows */
+  gint64 watch_since;           /* monotonic, while it has not run; or 0 */
+  gint64 watch_end;             /* gone: rescued if not run by then */
 } GstCudaIpcSession;
 
 struct _GstCudaIpcServer
@@ -87,6 +103,7 @@ struct _GstCudaIpcServer
   GstCudaSyncEvent *lend_event;
 
   gint listen_fd;
+  GstCudaIpcSocketId socket_id; /* what the stop may remove */
   gint wake_fd;
   GThread *thread;
 
@@ -97,6 +114,10 @@ struct _GstCudaIpcServer
   gboolean lending;             /* the sink is PAUSED or PLAYING */
   guint flush_gen;              /* a flush or the stop of the sink's data flow */
   GList *sessions;
+  GList *gone;                  /* closed after BYE, release values pending */
+  /* the last request for a free frame (a copy's, or upstream's lend) found
+   * none: only then do frames held past hold-timeout cost the others */
+  gboolean starved;
   GPtrArray *slots;
   guint next_id;
   guint32 epoch;
@@ -106,8 +127,13 @@ struct _GstCudaIpcServer
   guint64 buffers, frames_sent, signals, waits, copies, inputs_held,
       inputs_ordered, inputs_in_place, lent, dropped, unsent,
       releases, cpu_syncs, rescues, sessions_total, sessions_refused,
-      sessions_lost, sessions_failed, sessions_invalid;
+      sessions_lost, sessions_failed, sessions_invalid, sessions_over_limit,
+      handshake_timeouts, hold_timeouts;
 };
+
+/* how long a source that said BYE has to reach its last release value
+ * once its connection closed, before it is rescued */
+#define GST_CUDA_IPC_BYE_GRACE_US (2 * G_USEC_PER_SEC)
 
 GstCudaIpcSession * gst_cuda_ipc_session_new   (gint fd);
 void     gst_cuda_ipc_session_free  (GstCudaIpcSession * s);
@@ -127,6 +153,20 @@ void     gst_cuda_ipc_session_rescue (GstCudaIpcServer * self,
                                      gboolean force);
 void     gst_cuda_ipc_session_drop  (GstCudaIpcServer * self,
                                      GstCudaIpcSession * s, gboolean lost);
+/* the socket thread's timers (lock held): drops the sources past the
+ * handshake or hold limits, rescues or forgets the gone ones; returns the
+ * next deadline (monotonic), G_MAXINT64 when none */
+gint64   gst_cuda_ipc_sessions_tick (GstCudaIpcServer * self, gint64 now);
+/* the stop (lock held): rescues each gone source whose last release value
+ * has not run, and forgets them all */
+void     gst_cuda_ipc_sessions_end_gone (GstCudaIpcServer * self);
+/* whether a release value that @s announced has not been seen run (only
+ * known with a hold limit) */
+gboolean gst_cuda_ipc_session_values_pending (GstCudaIpcServer * self,
+                                     GstCudaIpcSession * s);
+/* whether a release value of a source, connected or gone, has not been
+ * seen run (as far as it is watched) */
+gboolean gst_cuda_ipc_sessions_pending (GstCudaIpcServer * self);
 
 /* gstcudaipcslots.c */
 gboolean gst_cuda_ipc_slots_init    (GstCudaIpcServer * self, GError ** error);
@@ -142,5 +182,15 @@ gboolean gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self,
                                      GError ** error);
 GstCudaIpcSlot * gst_cuda_ipc_slot_in_place (GstCudaIpcServer * self,
                                      GstBuffer * buf);
+
+/* wakes the server's thread (its deadlines changed) */
+static inline void
+gst_cuda_ipc_server_wake_thread (GstCudaIpcServer * self)
+{
+  guint64 one = 1;
+
+  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
+    GST_LOG ("wake: %s", g_strerror (errno));
+}
 
 G_END_DECLS

@@ -36,12 +36,24 @@ static void
 accept_one (GstCudaIpcServer * self)
 {
   GError *err = NULL;
+  gboolean full;
   Session *s;
   gint fd;
 
   fd = accept4 (self->listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (fd < 0)
     return;
+  /* before anything costs a semaphore (or more fds) */
+  g_mutex_lock (&self->lock);
+  full = g_list_length (self->sessions) >= self->config.max_connections;
+  self->sessions_over_limit += full;
+  g_mutex_unlock (&self->lock);
+  if (full) {
+    GST_WARNING ("refusing a connection: max-connections (%u) reached",
+        self->config.max_connections);
+    close (fd);
+    return;
+  }
   s = gst_cuda_ipc_session_new (fd);
   if (!gst_cuda_ipc_check_peer (fd, self->allowed_uids, &s->uid, &s->pid, &err)) {
     /* nothing is sent to a peer that is not allowed */
@@ -64,6 +76,9 @@ accept_one (GstCudaIpcServer * self)
   }
   g_mutex_lock (&self->lock);
   self->sessions_total++;
+  if (self->config.handshake_timeout)
+    s->handshake_end = g_get_monotonic_time () +
+        self->config.handshake_timeout / 1000;
   self->sessions = g_list_append (self->sessions, s);
   if (self->caps && !gst_cuda_ipc_session_send_caps (self, s, &err)) {
     GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
@@ -111,6 +126,8 @@ server_thread (gpointer data)
   struct pollfd *pfd = NULL;
 
   for (;;) {
+    gint64 now = g_get_monotonic_time (), next;
+    gint timeout = -1;
     guint n = 2, i;
     GList *l;
 
@@ -119,6 +136,10 @@ server_thread (gpointer data)
       g_mutex_unlock (&self->lock);
       break;
     }
+    /* the deadlines of the handshakes, the holds and the gone sources */
+    next = gst_cuda_ipc_sessions_tick (self, now);
+    if (next != G_MAXINT64)
+      timeout = CLAMP ((next - now + 999) / 1000, 0, G_MAXINT);
     pfd = g_renew (struct pollfd, pfd, 2 + g_list_length (self->sessions));
     pfd[0].fd = self->listen_fd;
     pfd[1].fd = self->wake_fd;
@@ -127,7 +148,7 @@ server_thread (gpointer data)
     g_mutex_unlock (&self->lock);
     for (i = 0; i < n; i++)
       pfd[i].events = POLLIN;
-    if (poll (pfd, n, -1) < 0 && errno != EINTR)
+    if (poll (pfd, n, timeout) < 0 && errno != EINTR)
       break;
     if (pfd[1].revents) {
       guint64 v;
@@ -142,33 +163,6 @@ server_thread (gpointer data)
   }
   g_free (pfd);
   return NULL;
-}
-
-static gint
-listen_on (const gchar * path, guint mode, GError ** error)
-{
-  struct sockaddr_un addr;
-  gint fd;
-
-  memset (&addr, 0, sizeof (addr));
-  addr.sun_family = AF_UNIX;
-  if (!path || strlen (path) >= sizeof (addr.sun_path)) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("No valid socket "
-            "path was given."), ("socket-path \"%s\"", path ? path : ""));
-    return -1;
-  }
-  strcpy (addr.sun_path, path);
-  fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  unlink (path);
-  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0 ||
-      chmod (path, mode) != 0 || listen (fd, 16) != 0) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
-            "listen on the socket."), ("%s: %s", path, g_strerror (errno)));
-    if (fd >= 0)
-      close (fd);
-    return -1;
-  }
-  return fd;
 }
 
 GstCudaIpcServer *
@@ -187,6 +181,8 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   self->allowed_uids = g_strdup (config->allowed_uids);
   self->config.path = self->path;
   self->config.allowed_uids = self->allowed_uids;
+  if (self->config.max_connections == 0)
+    self->config.max_connections = G_MAXUINT;
   self->listen_fd = self->wake_fd = -1;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
@@ -200,7 +196,8 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
     goto failed;
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
   self->settler = gst_cuda_sync_releaser_new ("cudaipcsettle");
-  self->listen_fd = listen_on (self->path, config->mode, error);
+  self->listen_fd = gst_cuda_ipc_socket_listen (self->path, config->mode,
+      &self->socket_id, error);
   self->wake_fd = eventfd (0, EFD_CLOEXEC);
   if (self->listen_fd < 0 || self->wake_fd < 0)
     goto failed;
@@ -215,10 +212,7 @@ failed:
 static void
 wake (GstCudaIpcServer * self)
 {
-  guint64 one = 1;
-
-  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
-    GST_LOG ("wake: %s", g_strerror (errno));
+  gst_cuda_ipc_server_wake_thread (self);
 }
 
 /* waits on the CPU for @stream: the one CPU-synchronising call of the
@@ -302,8 +296,10 @@ lost_at_stop (GstCudaIpcServer * self, Session * s)
  * sources may signal them themselves; one whose connection closes without
  * BYE is lost and rescued at once (one that answered with BYE has
  * enqueued its signals); once the grace is over every source whose values
- * are still pending is rescued, BYE or not. The event is recorded again
- * each round, after the waits that the sources' last releases added. */
+ * are still pending is rescued, BYE or not, and so is every source gone
+ * after BYE whose last value has not run (gst_cuda_ipc_sessions_end_gone()).
+ * The event is recorded again each round, after the waits that the
+ * sources' last releases added. */
 static void
 stop_sessions (GstCudaIpcServer * self)
 {
@@ -325,8 +321,9 @@ stop_sessions (GstCudaIpcServer * self)
     }
     st = ev && gst_cuda_sync_event_record (ev, self->settle, NULL) ?
         gst_cuda_sync_event_query (ev, NULL) : GST_CUDA_SYNC_EVENT_ERROR;
-    if (!self->sessions || st != GST_CUDA_SYNC_EVENT_PENDING ||
-        g_get_monotonic_time () >= end)
+    if (g_get_monotonic_time () >= end || ((!self->sessions ||
+                st != GST_CUDA_SYNC_EVENT_PENDING) &&
+            !gst_cuda_ipc_sessions_pending (self)))
       break;
     g_mutex_unlock (&self->lock);
     g_usleep (1000);
@@ -336,11 +333,13 @@ stop_sessions (GstCudaIpcServer * self)
     Session *s = self->sessions->data;
     /* a source whose values ran can still have died meanwhile */
     lost_at_stop (self, s);
-    if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
+    if (st != GST_CUDA_SYNC_EVENT_COMPLETE ||
+        gst_cuda_ipc_session_values_pending (self, s))
       gst_cuda_ipc_session_rescue (self, s, TRUE);
     s->said_bye = TRUE;         /* its release values are enqueued */
     gst_cuda_ipc_session_drop (self, s, FALSE);
   }
+  gst_cuda_ipc_sessions_end_gone (self);
   g_mutex_unlock (&self->lock);
   g_clear_pointer (&ev, gst_cuda_sync_event_unref);
 }
@@ -374,7 +373,7 @@ gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
   self->settler = NULL;
   if (self->listen_fd >= 0) {
     close (self->listen_fd);
-    unlink (self->path);
+    gst_cuda_ipc_socket_remove (self->path, &self->socket_id);
   }
   self->listen_fd = -1;
 }
@@ -717,7 +716,10 @@ gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
       "sessions-refused", G_TYPE_UINT64, self->sessions_refused,
       "sessions-lost", G_TYPE_UINT64, self->sessions_lost,
       "sessions-failed", G_TYPE_UINT64, self->sessions_failed,
-      "sessions-invalid", G_TYPE_UINT64, self->sessions_invalid, NULL);
+      "sessions-invalid", G_TYPE_UINT64, self->sessions_invalid,
+      "sessions-over-limit", G_TYPE_UINT64, self->sessions_over_limit,
+      "handshake-timeouts", G_TYPE_UINT64, self->handshake_timeouts,
+      "hold-timeouts", G_TYPE_UINT64, self->hold_timeouts, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }

@@ -26,6 +26,12 @@ typedef struct
   const gchar *allowed_uids;
   guint max_buffers;
   gboolean drop_when_full;
+  /* connections served at once (more are closed at once) */
+  guint max_connections;
+  /* 0: no limit; how long a source may take to send its release
+   * semaphore, and hold a frame, before it is dropped */
+  GstClockTime handshake_timeout;
+  GstClockTime hold_timeout;
   /* the acquire semaphores' source (NULL: Vulkan); called from the
    * server's thread with no lock held */
   GstCudaIpcSemaphoreFunc new_semaphore;

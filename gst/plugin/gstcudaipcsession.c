@@ -17,11 +17,17 @@
 #include "gstcudasyncelementerror.h"
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* the server's category (initialised by gst_cuda_ipc_server_new()) */
 GST_DEBUG_CATEGORY (gst_cuda_ipc_server_debug);
 #define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+
+/* how often the socket thread looks whether a gone source's last release
+ * value ran, and a connected one's (no fd says so) */
+#define GONE_POLL_US (10 * G_TIME_SPAN_MILLISECOND)
+#define WATCH_POLL_US (100 * G_TIME_SPAN_MILLISECOND)
 
 typedef GstCudaIpcSession Session;
 typedef GstCudaIpcSlot Slot;
@@ -41,6 +47,8 @@ gst_cuda_ipc_session_new (gint fd)
 void
 gst_cuda_ipc_session_free (Session * s)
 {
+  /* (a gone session's stream goes first: watch_clear()) */
+  g_assert (s->watch == NULL);
   if (s->fd >= 0)
     close (s->fd);
   gst_clear_object (&s->acquire);
@@ -54,9 +62,10 @@ gst_cuda_ipc_session_free (Session * s)
  * (lock held): signal its release semaphore far past the last value it
  * announced, on a stream of ours that nothing else waits behind, so that
  * no wait of ours stays stuck. Once per session; not for a source that
- * said BYE (it has enqueued every signal it will) unless @force: the
- * stop's grace is over and those signals have still not run (the source
- * died or froze after its BYE). */
+ * said BYE (it has enqueued every signal it will) unless @force: its last
+ * value has not run within the grace after its connection closed, or the
+ * stop's grace is over (the source died or froze after its BYE, or never
+ * meant to signal). */
 void
 gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
     gboolean force)
@@ -114,9 +123,101 @@ forget_points (GstCudaIpcServer * self, Session * s)
   }
 }
 
+/* a session's watch stream and event (lock held) */
+static void
+watch_clear (GstCudaIpcServer * self, Session * s)
+{
+  g_clear_pointer (&s->watch_event, gst_cuda_sync_event_unref);
+  if (s->watch && gst_cuda_context_push (self->context)) {
+    CuStreamDestroy (s->watch);
+    gst_cuda_context_pop (NULL);
+  }
+  s->watch = NULL;
+  s->watch_since = 0;
+}
+
+/* A source is trusted with its own frames, not with the sink: a stream of
+ * its own (behind nothing else) waits for its release value @value, and
+ * an event recorded after that wait tells when it ran (lock held). FALSE
+ * when that cannot be set up. */
+static gboolean
+watch_value (GstCudaIpcServer * self, Session * s, guint64 value)
+{
+  GError *err = NULL;
+  gboolean ok = TRUE;
+  CUresult r;
+
+  if (!gst_cuda_context_push (self->context))
+    return FALSE;
+  if (!s->watch) {
+    r = CuStreamCreate (&s->watch, CU_STREAM_NON_BLOCKING);
+    ok = gst_cuda_sync_check_result (r, "cuStreamCreate", &err);
+    if (!ok)
+      s->watch = NULL;
+  }
+  if (ok && !s->watch_event)
+    ok = (s->watch_event = gst_cuda_sync_event_new (self->context, FALSE,
+            &err)) != NULL;
+  ok = ok && gst_cuda_semaphore_wait (s->release, s->watch, value, &err) &&
+      gst_cuda_sync_event_record (s->watch_event, s->watch, &err);
+  gst_cuda_context_pop (NULL);
+  if (!ok) {
+    GST_WARNING ("cannot watch the release values of pid %d: %s", s->pid,
+        err ? err->message : "no CUDA context");
+    g_clear_error (&err);
+    return FALSE;
+  }
+  s->watched = value;
+  return TRUE;
+}
+
+/* Whether a release value that @s announced is not seen run yet (lock
+ * held); a watch that ran is set on the last value announced since. */
+static gboolean
+watch_pending (GstCudaIpcServer * self, Session * s, gint64 now)
+{
+  if (s->watch_since && gst_cuda_sync_event_query (s->watch_event, NULL) ==
+      GST_CUDA_SYNC_EVENT_COMPLETE)
+    s->watch_since = 0;
+  if (!s->watch_since && s->release_last > s->watched && s->watch_event &&
+      watch_value (self, s, s->release_last))
+    s->watch_since = now;
+  return s->watch_since != 0;
+}
+
+gboolean
+gst_cuda_ipc_session_values_pending (GstCudaIpcServer * self, Session * s)
+{
+  return watch_pending (self, s, g_get_monotonic_time ());
+}
+
+/* a RELEASE came: watched from now on when nothing is (with a hold
+ * limit: the value counts as a frame held until it ran) */
+static void
+watch_release (GstCudaIpcServer * self, Session * s)
+{
+  if (self->config.hold_timeout && !s->watch_since &&
+      watch_value (self, s, s->release_last))
+    s->watch_since = g_get_monotonic_time ();
+}
+
+/* @s said BYE and closed its connection with release values announced:
+ * watched until its last value ran, or rescued once the grace is over
+ * (lock held). FALSE when it cannot be watched. */
+static gboolean
+watch_gone (GstCudaIpcServer * self, Session * s)
+{
+  if (s->watched < s->release_last && !watch_value (self, s, s->release_last))
+    return FALSE;
+  s->watch_end = g_get_monotonic_time () + GST_CUDA_IPC_BYE_GRACE_US;
+  return TRUE;
+}
+
 /* The session is gone (lock held). A source that vanished without BYE is
  * rescued, and its release points are forgotten; its held frames are free
- * again (nothing of it reads them any more). */
+ * again (nothing of it reads them any more). One that said BYE after
+ * announcing release values is kept, its connection closed, until those
+ * values ran or it is rescued (gst_cuda_ipc_sessions_tick()). */
 void
 gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
 {
@@ -131,12 +232,153 @@ gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
     ((Slot *) value)->n_holders--;
     gst_cuda_ipc_slot_settle (self, value);
   }
+  g_hash_table_remove_all (s->held);
   if (lost)
     self->sessions_lost++;
   GST_INFO ("session of pid %d gone (%s)", s->pid, lost ? "lost" : "bye");
   self->sessions = g_list_remove (self->sessions, s);
-  gst_cuda_ipc_session_free (s);
   g_cond_broadcast (&self->cond);
+  if (!s->rescued && s->release && s->release_last > s->release_first &&
+      !self->stopping) {
+    close (s->fd);
+    s->fd = -1;
+    if (watch_gone (self, s)) {
+      self->gone = g_list_append (self->gone, s);
+      return;
+    }
+    gst_cuda_ipc_session_rescue (self, s, TRUE);
+    forget_points (self, s);
+  }
+  watch_clear (self, s);
+  gst_cuda_ipc_session_free (s);
+}
+
+/* whether a frame of @s, or a release value it announced and has not
+ * reached, has been held past hold-timeout; else *@next is the soonest
+ * such deadline (lock held). Frames count only while the sink finds no
+ * free frame (a paused source may keep its frames as long as the others
+ * do not need them); a value announced and not reached always does, since
+ * the sink's GPU work on that frame waits for it. */
+static gboolean
+held_too_long (GstCudaIpcServer * self, Session * s, gint64 now, gint64 * next)
+{
+  gint64 limit = self->config.hold_timeout / 1000, end;
+  GHashTableIter it;
+  gpointer value;
+
+  if (limit == 0 || !s->ready)
+    return FALSE;
+  /* a frame sent from now on is held no longer than that */
+  end = now + limit;
+  if (self->starved) {
+    g_hash_table_iter_init (&it, s->held);
+    while (g_hash_table_iter_next (&it, NULL, &value))
+      end = MIN (end, ((Slot *) value)->sent_at + limit);
+  }
+  if (watch_pending (self, s, now)) {
+    end = MIN (end, s->watch_since + limit);
+    /* (no fd says when it ran) */
+    *next = MIN (*next, now + WATCH_POLL_US);
+  }
+  if (end <= now)
+    return TRUE;
+  *next = MIN (*next, end);
+  return FALSE;
+}
+
+/* TRUE once a gone source is done with: its last release value ran, or
+ * it was rescued and that rescue had its time to run (lock held) */
+static gboolean
+gone_done (GstCudaIpcServer * self, Session * s, gint64 now, gboolean stop)
+{
+  GError *err = NULL;
+  GstCudaSyncEventStatus st = gst_cuda_sync_event_query (s->watch_event,
+      &err);
+
+  if (st == GST_CUDA_SYNC_EVENT_COMPLETE)
+    return TRUE;
+  if (err)
+    GST_WARNING ("gone source of pid %d: %s", s->pid, err->message);
+  g_clear_error (&err);
+  if (!s->rescued && (stop || st == GST_CUDA_SYNC_EVENT_ERROR ||
+          now >= s->watch_end)) {
+    GST_WARNING ("the source of pid %d said BYE, but its last release value "
+        "%" G_GUINT64_FORMAT " has not run: rescuing it", s->pid,
+        s->release_last);
+    gst_cuda_ipc_session_rescue (self, s, TRUE);
+    forget_points (self, s);
+  }
+  return stop || st == GST_CUDA_SYNC_EVENT_ERROR ||
+      now >= s->watch_end + GST_CUDA_IPC_BYE_GRACE_US;
+}
+
+static void
+gone_free (GstCudaIpcServer * self, GList * l)
+{
+  Session *s = l->data;
+
+  self->gone = g_list_delete_link (self->gone, l);
+  watch_clear (self, s);
+  gst_cuda_ipc_session_free (s);
+}
+
+gint64
+gst_cuda_ipc_sessions_tick (GstCudaIpcServer * self, gint64 now)
+{
+  gint64 next = G_MAXINT64;
+  GList *l, *n;
+
+  for (l = self->sessions; l; l = n) {
+    Session *s = l->data;
+    n = l->next;
+    if (s->handshake_end && !s->ready && now >= s->handshake_end) {
+      GST_WARNING ("dropping the source of pid %d: no release semaphore "
+          "within handshake-timeout", s->pid);
+      self->handshake_timeouts++;
+      gst_cuda_ipc_session_drop (self, s, FALSE);
+    } else if (held_too_long (self, s, now, &next)) {
+      GST_WARNING ("dropping the source of pid %d: it held a frame past "
+          "hold-timeout", s->pid);
+      self->hold_timeouts++;
+      gst_cuda_ipc_session_drop (self, s, FALSE);
+    } else if (s->handshake_end && !s->ready) {
+      next = MIN (next, s->handshake_end);
+    }
+  }
+  for (l = self->gone; l; l = n) {
+    n = l->next;
+    if (gone_done (self, l->data, now, FALSE))
+      gone_free (self, l);
+    else
+      next = MIN (next, now + GONE_POLL_US);
+  }
+  return next;
+}
+
+gboolean
+gst_cuda_ipc_sessions_pending (GstCudaIpcServer * self)
+{
+  GList *l;
+
+  for (l = self->sessions; l; l = l->next)
+    if (gst_cuda_ipc_session_values_pending (self, l->data))
+      return TRUE;
+  for (l = self->gone; l; l = l->next) {
+    Session *s = l->data;
+    if (!s->rescued && gst_cuda_sync_event_query (s->watch_event, NULL) !=
+        GST_CUDA_SYNC_EVENT_COMPLETE)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void
+gst_cuda_ipc_sessions_end_gone (GstCudaIpcServer * self)
+{
+  while (self->gone) {
+    gone_done (self, self->gone->data, g_get_monotonic_time (), TRUE);
+    gone_free (self, self->gone);
+  }
 }
 
 gboolean
@@ -177,6 +419,7 @@ gst_cuda_ipc_session_start (GstCudaIpcServer * self, Session * s,
     GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SINK
   };
   GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
+  struct stat st;
   gint send_fd;
   gboolean ok;
 
@@ -189,10 +432,25 @@ gst_cuda_ipc_session_start (GstCudaIpcServer * self, Session * s,
       self->config.new_semaphore, self->config.user_data, &send_fd, error);
   if (!s->acquire)
     return FALSE;
+  /* known again if the source sends it back as its own */
+  if (fstat (send_fd, &st) == 0) {
+    s->acquire_dev = st.st_dev;
+    s->acquire_ino = st.st_ino;
+  }
   ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
       sizeof (sm), NULL, 0, send_fd, error);
   close (send_fd);
   return ok;
+}
+
+/* whether @fd is the file of the acquire semaphore exported to @s */
+static gboolean
+is_own_acquire (Session * s, gint fd)
+{
+  struct stat st;
+
+  return s->acquire_ino != 0 && fstat (fd, &st) == 0 &&
+      st.st_dev == s->acquire_dev && st.st_ino == s->acquire_ino;
 }
 
 /* one message of a source (lock held); FALSE drops the session */
@@ -214,14 +472,24 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
           || sm->initial_value >= GST_CUDA_IPC_MAX_VALUE)
         break;
       fd = gst_cuda_ipc_msg_take_fd (msg);
+      /* the sink's own semaphore would make the rescue signal the
+       * acquire values and the sink wait for itself */
+      if (is_own_acquire (s, fd)) {
+        close (fd);
+        GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE, ("A source sent "
+                "the sink's own semaphore back as its release semaphore."),
+            ("SEMAPHORE message: the acquire semaphore's file"));
+        return FALSE;
+      }
       s->release = gst_cuda_semaphore_import_fd (self->context,
           GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, fd, error);
       if (!s->release) {
         close (fd);
         return FALSE;
       }
-      s->release_last = sm->initial_value;
+      s->release_first = s->release_last = sm->initial_value;
       s->ready = TRUE;
+      s->handshake_end = 0;
       return TRUE;
     }
     case GST_CUDA_IPC_MSG_RELEASE:{
@@ -232,6 +500,7 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
           r->release_value >= GST_CUDA_IPC_MAX_VALUE)
         break;
       s->release_last = r->release_value;
+      watch_release (self, s);
       p.sem = gst_object_ref (s->release);
       p.value = r->release_value;
       g_array_append_val (slot->points, p);
@@ -304,6 +573,7 @@ gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self, Session * s,
     return FALSE;
   g_hash_table_insert (s->held, GUINT_TO_POINTER (slot->id), slot);
   slot->n_holders++;
+  slot->sent_at = g_get_monotonic_time ();
   self->frames_sent++;
   return TRUE;
 }

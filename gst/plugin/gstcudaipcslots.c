@@ -32,7 +32,10 @@
 #include "gstcudaipcserver-private.h"
 #include "gstcudasyncelementerror.h"
 
-#define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+/* a category of its own: the server's is the session unit's, which calls
+ * into this one */
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_slots_debug);
+#define GST_CAT_DEFAULT gst_cuda_ipc_slots_debug
 
 typedef GstCudaIpcSlot Slot;
 typedef GstCudaIpcReleasePoint ReleasePoint;
@@ -112,6 +115,9 @@ gboolean
 gst_cuda_ipc_slots_init (GstCudaIpcServer * self, GError ** error)
 {
   CUresult r;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_slots_debug, "cudasyncipcslots", 0,
+      "cudasyncipcsink's shareable frames");
 
   if (!gst_cuda_context_push (self->context)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
@@ -237,8 +243,16 @@ gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
     }
     i++;
   }
-  if (n_epoch >= self->config.max_buffers)
+  if (n_epoch >= self->config.max_buffers) {
+    /* every frame held: the server's thread now looks at how long */
+    if (!oldest && !self->starved) {
+      self->starved = TRUE;
+      gst_cuda_ipc_server_wake_thread (self);
+    }
+    self->starved = oldest == NULL;
     return oldest;
+  }
+  self->starved = FALSE;
   slot = g_new0 (Slot, 1);
   slot->refcount = 1;
   slot->owner = self;

@@ -102,6 +102,19 @@ static const gchar *const counter_names[GST_CUDA_SYNC_N_COUNTERS] = {
   "buffers", "signals", "waits", "cpu-syncs", "last-value"
 };
 
+/* what they count, for the property's description */
+static const GstCudaSyncStatsField stats_fields[] = {
+  {"buffers", "buffers handled"},
+  {"signals", "semaphore signals enqueued on the GPU, one per buffer while "
+        "there is a semaphore"},
+  {"waits", "GPU waits for acquire points that the incoming buffers carried"},
+  {"cpu-syncs", "CPU synchronisations of the fallback (no semaphore, or a "
+        "binary one whose previous signal was not waited for yet)"},
+  {"last-value", "the value of the last signal (NvSciSync: the number of "
+        "fences written)"},
+  {NULL, NULL}
+};
+
 #define gst_cuda_sem_signal_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSemSignal, gst_cuda_sem_signal,
     GST_TYPE_CUDA_SYNC_BASE_FILTER);
@@ -147,6 +160,17 @@ gst_cuda_sem_signal_class_init (GstCudaSemSignalClass * klass)
           GST_TYPE_CUDA_SEM_SIGNAL_FALLBACK, DEFAULT_FALLBACK,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaSemSignal:stats:
+   *
+   * The element's counters since it was created, one guint64 field each:
+   * the property's description lists them and what each counts. Notified
+   * when EOS leaves the element, so that `gst-launch-1.0 -v` prints the
+   * final counters: `cpu-syncs` equal to `buffers` and `signals` 0 say
+   * that every buffer took the CPU fallback.
+   */
+  gst_cuda_sync_base_transform_class_install_stats (gobject_class,
+      stats_fields);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA semaphore signal", "Filter/Video/Hardware",
@@ -212,7 +236,9 @@ gst_cuda_sem_signal_get_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      /* `stats`: installed here, read by the base class */
+      G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
+          pspec);
       break;
   }
 }

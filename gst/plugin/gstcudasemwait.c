@@ -88,6 +88,14 @@ static const gchar *const counter_names[GST_CUDA_SYNC_N_COUNTERS] = {
   [GST_CUDA_SYNC_COUNTER_CPU_SYNCS] = "cpu-syncs",
 };
 
+/* what they count, for the property's description */
+static const GstCudaSyncStatsField stats_fields[] = {
+  {"buffers", "buffers handled"},
+  {"waits", "GPU waits enqueued for the incoming buffers' acquire points"},
+  {"cpu-syncs", "CPU waits for those acquire points (wait-mode=cpu)"},
+  {NULL, NULL}
+};
+
 #define gst_cuda_sem_wait_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSemWait, gst_cuda_sem_wait,
     GST_TYPE_CUDA_SYNC_BASE_FILTER);
@@ -130,6 +138,16 @@ gst_cuda_sem_wait_class_init (GstCudaSemWaitClass * klass)
           "outside CUDA stream ordering", GST_TYPE_CUDA_SEM_WAIT_MODE,
           DEFAULT_WAIT_MODE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaSemWait:stats:
+   *
+   * The element's counters since it was created, one guint64 field each:
+   * the property's description lists them and what each counts. Notified
+   * when EOS leaves the element, so that `gst-launch-1.0 -v` prints the
+   * final counters.
+   */
+  gst_cuda_sync_base_transform_class_install_stats (gobject_class,
+      stats_fields);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA semaphore wait", "Filter/Video/Hardware",
@@ -191,7 +209,9 @@ gst_cuda_sem_wait_get_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      /* `stats`: installed here, read by the base class */
+      G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
+          pspec);
       break;
   }
 }

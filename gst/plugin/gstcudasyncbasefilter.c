@@ -73,10 +73,7 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
 
   gst_cuda_sync_base_transform_class_install_properties (gobject_class,
       "CUDA device to use when no context is shared by the pipeline or "
-      "given by the semaphore (-1: any)",
-      "Counters since the element was created: cudasemsignal has buffers, "
-      "signals, waits, cpu-syncs, last-value; cudasemwait has buffers, "
-      "waits, cpu-syncs");
+      "given by the semaphore (-1: any)");
   /**
    * GstCudaSyncBaseFilter:semaphore:
    *

@@ -8,6 +8,7 @@
 
 #include "gstcudasyncbasetransform.h"
 #include "gstcudasyncelementerror.h"
+#include "gstcudasyncstats.h"
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/cuda-gst.h>
 
@@ -251,11 +252,13 @@ gst_cuda_sync_base_transform_init (GstCudaSyncBaseTransform * self)
 
   g_mutex_init (&priv->lock);
   priv->device_id = DEFAULT_DEVICE_ID;
+  gst_cuda_sync_stats_notify_at_eos (GST_ELEMENT (self),
+      GST_BASE_TRANSFORM_SRC_PAD (self));
 }
 
 void
 gst_cuda_sync_base_transform_class_install_properties (GObjectClass * klass,
-    const gchar * device_id_blurb, const gchar * stats_blurb)
+    const gchar * device_id_blurb)
 {
   /**
    * GstCudaSyncBaseTransform:cuda-device-id:
@@ -269,17 +272,16 @@ gst_cuda_sync_base_transform_class_install_properties (GObjectClass * klass,
       g_param_spec_int ("cuda-device-id", "CUDA device id", device_id_blurb,
           -1, G_MAXINT, DEFAULT_DEVICE_ID, G_PARAM_READWRITE |
           GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS));
-  /**
-   * GstCudaSyncBaseTransform:stats:
-   *
-   * The element's counters since it was created, one guint64 field each
-   * (which ones: the element's documentation), and, for cudatovulkan and
-   * vulkantocuda, `semaphore-type`: how the last start synchronises.
-   */
+}
+
+void
+gst_cuda_sync_base_transform_class_install_stats (GObjectClass * klass,
+    const GstCudaSyncStatsField * fields)
+{
   g_object_class_install_property (klass,
       GST_CUDA_SYNC_BASE_TRANSFORM_PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", stats_blurb,
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+      gst_cuda_sync_stats_param_spec ("Counters since the element was "
+          "created", fields));
 }
 
 gint

@@ -8,6 +8,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cudasync/gstcudasync-internal.h>
+#include "gstcudasyncstats.h"
 
 G_BEGIN_DECLS
 
@@ -43,13 +44,16 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseTransform,
  *
  * The abstract base of every element of the plugin (cudasemsignal and
  * cudasemwait through #GstCudaSyncBaseFilter, cudatovulkan and
- * vulkantocuda through #GstCudaVkBaseTransform): the `cuda-device-id` and
- * `stats` properties (gst_cuda_sync_base_transform_class_install_properties()),
- * the counters, the CUDA context (GstContext query and set_context), and
- * the start and stop of the CUDA side: the driver, the context and the
- * element's own CUDA stream (gst_cuda_sync_base_transform_open() and
- * _close(), GstBaseTransform's start and stop unless a subclass calls them
- * itself). Not registered as an element.
+ * vulkantocuda through #GstCudaVkBaseTransform): the `cuda-device-id`
+ * property (gst_cuda_sync_base_transform_class_install_properties()), the
+ * `stats` property each element installs with the fields it reports
+ * (gst_cuda_sync_base_transform_class_install_stats()) and notifies when
+ * EOS leaves it, the counters, the CUDA context (GstContext query and
+ * set_context), and the start and stop of the CUDA side: the driver, the
+ * context and the element's own CUDA stream
+ * (gst_cuda_sync_base_transform_open() and _close(), GstBaseTransform's
+ * start and stop unless a subclass calls them itself). Not registered as
+ * an element.
  */
 struct _GstCudaSyncBaseTransformClass
 {
@@ -77,10 +81,16 @@ enum
   GST_CUDA_SYNC_BASE_TRANSFORM_PROP_LAST,
 };
 
-/* Installs `cuda-device-id` and `stats` on @klass with these descriptions
- * (those of the element family) */
+/* Installs `cuda-device-id` on @klass with this description (the element
+ * family's) */
 void gst_cuda_sync_base_transform_class_install_properties (GObjectClass *
-    klass, const gchar * device_id_blurb, const gchar * stats_blurb);
+    klass, const gchar * device_id_blurb);
+/* Installs `stats` on the element's own class @klass, described by the
+ * fields it reports (a NULL-terminated table, gstcudasyncstats.h): the
+ * element's get_property hands GST_CUDA_SYNC_BASE_TRANSFORM_PROP_STATS on
+ * to its parent class's */
+void gst_cuda_sync_base_transform_class_install_stats (GObjectClass * klass,
+    const GstCudaSyncStatsField * fields);
 
 gint gst_cuda_sync_base_transform_get_device_id (GstCudaSyncBaseTransform *
     self);

@@ -11,9 +11,13 @@
  * no CPU wait on either side.
  *
  * The sink listens on #GstCudaSyncIpcSink:socket-path (mode
- * #GstCudaSyncIpcSink:socket-mode) and accepts any number of sources, whose
+ * #GstCudaSyncIpcSink:socket-mode) and accepts up to
+ * #GstCudaSyncIpcSink:max-connections sources at once, whose
  * user id (`SO_PEERCRED`) must be in #GstCudaSyncIpcSink:allowed-uids;
- * nothing is sent to a refused peer. It copies each frame, on its CUDA
+ * nothing is sent to a refused peer. A source is trusted with its own
+ * frames, not with the sink: one that does not complete the handshake
+ * (#GstCudaSyncIpcSink:handshake-timeout) or holds a frame too long
+ * (#GstCudaSyncIpcSink:hold-timeout) is dropped. It copies each frame, on its CUDA
  * stream, into one of a pool of CUDA virtual-memory allocations exported
  * as fds (`cuMemCreate`, POSIX fd handles; each fd is sent once per
  * connection), signals one timeline semaphore per connection after the
@@ -50,10 +54,18 @@
  * announced value on a separate stream, so that no wait of its own stays
  * stuck, and its frames are free.
  *
+ * The timeline semaphores, one per source, come from the application's
+ * handler of the `new-semaphore` signal. Without a handler connected when
+ * the sink starts, the sink exports them from the Vulkan device whose UUID
+ * is the CUDA device's, and fails to start where that device exports no
+ * timeline semaphores (Mesa lavapipe, or a plugin built without libvulkan).
+ * `gst-launch-1.0`, which connects no signal, runs the sink only on a GPU
+ * whose Vulkan driver exports them (the NVIDIA driver).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! cudaupload ! cudasyncipcsink socket-path=/run/user/1000/cam.sock
- * ]|
+ * ]| On an NVIDIA GPU; elsewhere an application connects `new-semaphore`.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -63,7 +75,10 @@
 #include "gstcudaipcserver.h"
 #include "gstcudaipcsemaphore.h"
 #include "gstcudaipcsinkpool.h"
+#include "gstcudaipcsocket.h"
+#include "gstcudaipcproto.h"
 #include "gstcudasyncelementerror.h"
+#include "gstcudasyncstats.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cudasync/cudasync.h>
@@ -73,6 +88,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_sink_debug);
 
 #define DEFAULT_SOCKET_MODE 0600
 #define DEFAULT_MAX_BUFFERS 8
+#define DEFAULT_MAX_CONNECTIONS 64
+#define DEFAULT_HANDSHAKE_TIMEOUT (5 * GST_SECOND)
+#define DEFAULT_HOLD_TIMEOUT (3 * GST_SECOND)
 
 #define GST_TYPE_CUDA_SYNC_IPC_ON_FULL (gst_cuda_sync_ipc_on_full_get_type ())
 typedef enum
@@ -95,6 +113,9 @@ enum
   PROP_ON_FULL,
   PROP_CUDA_DEVICE_ID,
   PROP_STATS,
+  PROP_MAX_CONNECTIONS,
+  PROP_HANDSHAKE_TIMEOUT,
+  PROP_HOLD_TIMEOUT,
 };
 
 enum
@@ -115,6 +136,8 @@ struct _GstCudaSyncIpcSink
   guint max_buffers;
   GstCudaSyncIpcOnFull on_full;
   gint device_id;
+  guint max_connections;
+  GstClockTime handshake_timeout, hold_timeout;
   GstCudaContext *context;
   GstCudaIpcServer *server;
   GstStructure *last_stats;     /* of the last server, after stop */
@@ -124,6 +147,42 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+/* the stats structure's fields (gst_cuda_ipc_server_stats()), described */
+static const GstCudaSyncStatsField stats_fields[] = {
+  {"buffers", "buffers rendered"},
+  {"frames-sent", "frames sent, times the sources each went to"},
+  {"signals", "signals of the sources' semaphores, one per frame sent"},
+  {"waits", "GPU waits for the sources' release values"},
+  {"copies", "frames copied into a shareable allocation"},
+  {"inputs-held", "inputs kept until the copy out of them ran"},
+  {"inputs-ordered", "inputs given back at once, their stream waiting for "
+        "the copy on the GPU (GStreamer 1.24+)"},
+  {"inputs-in-place", "frames of the pool the sink proposed, sent without "
+        "a copy"},
+  {"lent", "frames that pool handed out upstream"},
+  {"releases", "release values the sources sent back"},
+  {"dropped", "frames dropped (on-full=drop)"},
+  {"unsent", "frames rendered while no source was connected"},
+  {"cpu-syncs", "CPU-synchronising CUDA calls: none while frames flow, one "
+        "when the sink stops"},
+  {"rescues", "release semaphores the sink signalled itself, for sources "
+        "that vanished or were dropped (see the property's documentation)"},
+  {"buffers-allocated", "shareable allocations made"},
+  {"sessions", "sources connected now"},
+  {"sessions-draining", "of those, stopped sources that still hold frames"},
+  {"sessions-total", "sources that connected"},
+  {"sessions-refused", "peers refused by the credential check"},
+  {"sessions-lost", "sources gone without goodbye"},
+  {"sessions-failed", "sources refused for want of a semaphore"},
+  {"sessions-invalid", "sources dropped for breaking the protocol"},
+  {"sessions-over-limit", "connections closed at once (max-connections)"},
+  {"handshake-timeouts", "peers dropped without a release semaphore within "
+        "handshake-timeout"},
+  {"hold-timeouts", "sources dropped and rescued for holding a frame past "
+        "hold-timeout"},
+  {NULL, NULL}
+};
 
 #define gst_cuda_sync_ipc_sink_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSyncIpcSink, gst_cuda_sync_ipc_sink, GST_TYPE_BASE_SINK);
@@ -143,7 +202,12 @@ gst_cuda_sync_ipc_sink_set_property (GObject * object, guint prop_id,
       self->socket_path = g_value_dup_string (value);
       break;
     case PROP_SOCKET_MODE:
-      self->socket_mode = g_value_get_uint (value);
+      self->socket_mode =
+          gst_cuda_ipc_socket_mode_from_value (g_value_get_uint (value));
+      if (self->socket_mode != g_value_get_uint (value))
+        GST_WARNING_OBJECT (self, "socket-mode %u read as the octal mode "
+            "0%o; write 0%o", g_value_get_uint (value), self->socket_mode,
+            self->socket_mode);
       break;
     case PROP_ALLOWED_UIDS:
       g_free (self->allowed_uids);
@@ -157,6 +221,15 @@ gst_cuda_sync_ipc_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       self->device_id = g_value_get_int (value);
+      break;
+    case PROP_MAX_CONNECTIONS:
+      self->max_connections = g_value_get_uint (value);
+      break;
+    case PROP_HANDSHAKE_TIMEOUT:
+      self->handshake_timeout = g_value_get_uint64 (value);
+      break;
+    case PROP_HOLD_TIMEOUT:
+      self->hold_timeout = g_value_get_uint64 (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -191,14 +264,23 @@ gst_cuda_sync_ipc_sink_get_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->device_id);
       break;
+    case PROP_MAX_CONNECTIONS:
+      g_value_set_uint (value, self->max_connections);
+      break;
+    case PROP_HANDSHAKE_TIMEOUT:
+      g_value_set_uint64 (value, self->handshake_timeout);
+      break;
+    case PROP_HOLD_TIMEOUT:
+      g_value_set_uint64 (value, self->hold_timeout);
+      break;
     case PROP_STATS:
       if (self->server)
         g_value_take_boxed (value, gst_cuda_ipc_server_stats (self->server));
       else if (self->last_stats)
         g_value_set_boxed (value, self->last_stats);
       else
-        g_value_take_boxed (value,
-            gst_structure_new_empty ("application/x-cudasyncipcsink-stats"));
+        g_value_take_boxed (value, gst_cuda_sync_stats_new_zero
+            ("application/x-cudasyncipcsink-stats", stats_fields));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -312,7 +394,18 @@ gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
   GstCudaIpcServerConfig config;
   GstCudaIpcServer *server;
   GError *err = NULL;
+  gboolean ok;
 
+  /* the settings first: they are the user's first mistakes */
+  g_mutex_lock (&self->lock);
+  ok = gst_cuda_ipc_socket_check_settings (self->socket_path,
+      self->socket_mode, &err) &&
+      gst_cuda_ipc_check_allowed_uids (self->allowed_uids, &err);
+  g_mutex_unlock (&self->lock);
+  if (!ok) {
+    GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+    return FALSE;
+  }
   if (!gst_cuda_sync_init (&err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err, "The CUDA driver is not usable.");
     return FALSE;
@@ -340,6 +433,9 @@ gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
   config.allowed_uids = self->allowed_uids;
   config.max_buffers = self->max_buffers;
   config.drop_when_full = self->on_full == GST_CUDA_SYNC_IPC_ON_FULL_DROP;
+  config.max_connections = self->max_connections;
+  config.handshake_timeout = self->handshake_timeout;
+  config.hold_timeout = self->hold_timeout;
   server = gst_cuda_ipc_server_new (self->context, &config, &err);
   self->server = server;
   g_mutex_unlock (&self->lock);
@@ -464,26 +560,39 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
   /**
    * GstCudaSyncIpcSink:socket-path:
    *
-   * The unix socket the sink listens on (SOCK_SEQPACKET); an existing file
-   * of that name is replaced.
+   * The unix socket the sink listens on (SOCK_SEQPACKET). The sink creates
+   * it where nothing is, or replaces a stale socket there (one that nothing
+   * listens on any more: a connection to it is refused). Anything else at
+   * the path (a file, a directory, a symbolic link, the socket of a sink
+   * that runs) is left alone, and the sink fails to start. At stop the
+   * sink removes the path only while it is still the socket it created.
    */
   g_object_class_install_property (gobject_class, PROP_SOCKET_PATH,
       g_param_spec_string ("socket-path", "Socket path",
-          "Path of the unix socket to listen on", NULL, rw));
+          "Path of the unix socket to listen on; only a stale socket there "
+          "is replaced", NULL, rw));
   /**
    * GstCudaSyncIpcSink:socket-mode:
    *
    * File mode of the socket (0600: only the sink's user can connect). The
    * peer's user id is checked as well (#GstCudaSyncIpcSink:allowed-uids).
+   *
+   * A file mode, 0 to 0777, written in octal (`0600`). A value above 0777
+   * whose decimal digits are all octal digits is read as octal, with a
+   * warning in the debug log: `socket-mode=600` on a command line is 0600.
+   * The range ends at 777, the largest such number; any other value above
+   * 0777 (680, say) fails the start.
    */
   g_object_class_install_property (gobject_class, PROP_SOCKET_MODE,
       g_param_spec_uint ("socket-mode", "Socket mode",
-          "File mode of the socket", 0, 0777, DEFAULT_SOCKET_MODE, rw));
+          "File mode of the socket, in octal (0600; 600 is read as 0600)",
+          0, 777, DEFAULT_SOCKET_MODE, rw));
   /**
    * GstCudaSyncIpcSink:allowed-uids:
    *
    * User ids whose processes may connect, comma-separated; empty (the
-   * default) allows only the sink's own user, `*` anybody. A refused peer
+   * default) allows only the sink's own user, `*` anybody. An entry that
+   * is not a decimal user id fails the start. A refused peer
    * is disconnected before anything is sent to it (`sessions-refused` in
    * #GstCudaSyncIpcSink:stats).
    */
@@ -523,32 +632,73 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use (-1: automatic)", -1, G_MAXINT, -1, rw));
   /**
+   * GstCudaSyncIpcSink:max-connections:
+   *
+   * The most connections served at once, handshakes included: each costs
+   * fds and a semaphore. A connection beyond it is accepted and closed at
+   * once, before anything is sent to it (`sessions-over-limit` in
+   * #GstCudaSyncIpcSink:stats).
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_CONNECTIONS,
+      g_param_spec_uint ("max-connections", "Max connections",
+          "Most connections served at once (more are closed at once)", 1,
+          G_MAXUINT, DEFAULT_MAX_CONNECTIONS, rw));
+  /**
+   * GstCudaSyncIpcSink:handshake-timeout:
+   *
+   * How long (in nanoseconds) a peer has, from its connection, to complete
+   * the handshake (send its release semaphore); one that has not by then
+   * is dropped (`handshake-timeouts` in #GstCudaSyncIpcSink:stats). 0: no
+   * limit.
+   */
+  g_object_class_install_property (gobject_class, PROP_HANDSHAKE_TIMEOUT,
+      g_param_spec_uint64 ("handshake-timeout", "Handshake timeout",
+          "Nanoseconds a peer has to complete the handshake before it is "
+          "dropped (0: no limit)", 0, G_MAXUINT64, DEFAULT_HANDSHAKE_TIMEOUT,
+          rw));
+  /**
+   * GstCudaSyncIpcSink:hold-timeout:
+   *
+   * How long (in nanoseconds) a source may hold one frame without
+   * releasing it while the sink needs it. While sources hold every frame
+   * the sink waits or drops frames (#GstCudaSyncIpcSink:on-full) for all
+   * of them: a source that then holds a frame longer than this is dropped
+   * and its release semaphore rescued, as if it had vanished
+   * (`hold-timeouts` in #GstCudaSyncIpcSink:stats). A source may keep
+   * frames as long as it likes while the sink has others (a paused
+   * pipeline, a last frame kept after EOS). A frame released with a
+   * semaphore value that is not reached within this time counts as held
+   * whether the sink needs it or not: the sink's GPU work on that frame
+   * waits for the value. The default, three seconds, is below
+   * cudasyncipcsrc's #GstCudaSyncIpcSrc:timeout, so that the other
+   * sources of a sink stalled by one of them do not give up on the sink
+   * first. 0: no limit.
+   */
+  g_object_class_install_property (gobject_class, PROP_HOLD_TIMEOUT,
+      g_param_spec_uint64 ("hold-timeout", "Hold timeout",
+          "Nanoseconds a source may hold a frame the sink needs (every frame "
+          "held), or leave a released frame's value unreached, before it is "
+          "dropped and rescued (0: no limit)", 0, G_MAXUINT64,
+          DEFAULT_HOLD_TIMEOUT, rw));
+  /**
    * GstCudaSyncIpcSink:stats:
    *
-   * Counters: `buffers` rendered, `frames-sent` (frames times sources),
-   * `signals` (acquire signals), `waits` (GPU waits on release points),
-   * `copies`, `inputs-held` (inputs kept until the copy out of them ran,
-   * by a thread that sleeps on an event), `inputs-ordered` (inputs given
-   * back at once: their memory's stream waits for the copy on the GPU,
-   * GStreamer 1.24+), `inputs-in-place` (frames of the sink's pool, sent
-   * without a copy), `lent` (frames handed out by that pool), `releases`,
-   * `dropped` (on-full=drop), `unsent` (no source
-   * connected), `cpu-syncs` (CPU-synchronising CUDA calls: none while
-   * frames flow, one when the sink stops, before it frees the shared
-   * memory), `rescues` (signals of the release semaphore of a source that
-   * vanished, broke the protocol, or was still connected and had not
-   * signalled the values the sink waits for one second into a stop),
-   * `buffers-allocated`, `sessions` (connected now), `sessions-draining`
-   * (of those, stopped sources that still hold frames: no more are sent to
-   * them), `sessions-total`,
-   * `sessions-refused` (credential check), `sessions-lost` (gone without
-   * goodbye), `sessions-failed` (no semaphore could be made for them),
-   * `sessions-invalid` (dropped for breaking the protocol).
-   * After the sink stopped, the counters of its last run.
+   * The sink's counters, one guint64 field each: the property's
+   * description lists them and what each counts. `inputs-held` are kept by
+   * a thread that sleeps on an event; the one `cpu-syncs` of a stop comes
+   * before the sink frees the shared memory. `rescues` counts the release
+   * semaphores the sink signalled itself, for sources that vanished, broke
+   * the protocol, held a frame past hold-timeout, said goodbye but had not
+   * reached their last release value two seconds after their connection
+   * closed, or were still connected and had not signalled the values the
+   * sink waits for one second into a stop. After the sink stopped, the
+   * counters of its last run; before it first started, every field at 0.
+   * Notified when EOS reaches the sink, so that `gst-launch-1.0 -v` prints
+   * the final counters.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Counters of the sink",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+      gst_cuda_sync_stats_param_spec ("Counters of the sink's current or "
+          "last run", stats_fields));
 
   /**
    * GstCudaSyncIpcSink::new-semaphore:
@@ -574,8 +724,9 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA IPC sink with GPU synchronisation", "Sink/Video/Hardware",
-      "Sends CUDA frames to other processes, synchronised with external "
-      "semaphores", "gst-cudasync developers");
+      "Sends CUDA frames to other processes, synchronised with timeline "
+      "semaphores that the CUDA device's Vulkan driver exports, or that the "
+      "application gives (signal new-semaphore)", "gst-cudasync developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_sink_set_context);
@@ -604,6 +755,11 @@ gst_cuda_sync_ipc_sink_init (GstCudaSyncIpcSink * self)
   self->socket_mode = DEFAULT_SOCKET_MODE;
   self->max_buffers = DEFAULT_MAX_BUFFERS;
   self->device_id = -1;
+  self->max_connections = DEFAULT_MAX_CONNECTIONS;
+  self->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
+  self->hold_timeout = DEFAULT_HOLD_TIMEOUT;
   /* a last sample would keep a frame of the sink's pool out of use */
   gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
+  gst_cuda_sync_stats_notify_at_eos (GST_ELEMENT (self),
+      GST_BASE_SINK_PAD (self));
 }

@@ -25,12 +25,29 @@
  * again (#GstCudaSyncIpcSrc:peer-lost). A sink that vanished without
  * goodbye may leave our GPU waiting for values it will never signal: the
  * source signals that semaphore itself, far past the last value announced,
- * on a stream of its own (`rescues` in #GstCudaSyncIpcSrc:stats).
+ * on a stream of its own (`rescues` in #GstCudaSyncIpcSrc:stats). A thread
+ * of the source's own watches those values, so that this also happens
+ * while downstream waits for them on the CPU (cudadownload, or
+ * #GstCudaSyncIpcSrc:wait-mode `cpu`) and the streaming thread with it:
+ * when the sink's connection closed and they are not reached within a
+ * second, and when none is reached within #GstCudaSyncIpcSrc:timeout (a
+ * sink frozen with its connection open, which counts as lost), and a second
+ * into a stop or flush that such a wait downstream would hold. A sink that
+ * does not greet within that time is a failed connection; one that
+ * closes the connection before its greeting may not allow this user.
+ *
+ * The source's release semaphore, a timeline semaphore made at each
+ * connection, comes from the application's handler of the `new-semaphore`
+ * signal. Without a handler, the source exports it from the Vulkan device
+ * whose UUID is the CUDA device's, and posts an error where that device
+ * exports no timeline semaphores (Mesa lavapipe, or a plugin built without
+ * libvulkan). `gst-launch-1.0`, which connects no signal, runs the source
+ * only on a GPU whose Vulkan driver exports them (the NVIDIA driver).
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 cudasyncipcsrc socket-path=/run/user/1000/cam.sock ! cudadownload ! autovideosink
- * ]|
+ * ]| On an NVIDIA GPU; elsewhere an application connects `new-semaphore`.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -39,6 +56,7 @@
 #include "gstcudasyncipcsrc.h"
 #include "gstcudaipcclient.h"
 #include "gstcudasyncelementerror.h"
+#include "gstcudasyncstats.h"
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -97,7 +115,10 @@ enum
   PROP_IO_MODE,
   PROP_CUDA_DEVICE_ID,
   PROP_STATS,
+  PROP_TIMEOUT,
 };
+
+#define DEFAULT_TIMEOUT (5 * GST_SECOND)
 
 enum
 {
@@ -117,6 +138,7 @@ struct _GstCudaSyncIpcSrc
   GstCudaSyncIpcWaitMode wait_mode;
   GstCudaSyncIpcIoMode io_mode;
   gint device_id;
+  GstClockTime timeout;
   GstCudaContext *context;
   gint wake_fd;
   GstCudaIpcClient *client;     /* the streaming thread's */
@@ -129,6 +151,22 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
+
+/* the stats structure's fields (make_stats()), described */
+static const GstCudaSyncStatsField stats_fields[] = {
+  {"frames", "frames pushed"},
+  {"waits", "GPU waits for the sink's semaphore values"},
+  {"signals", "signals of the source's release semaphore"},
+  {"copies", "frames copied out of the sink's memory"},
+  {"lent", "frames pushed as the sink's memory itself (io-mode=import)"},
+  {"releases", "release values sent back to the sink"},
+  {"rescues", "signals of a vanished sink's semaphore by the source"},
+  {"cpu-syncs", "CPU-synchronising CUDA calls: one per frame with "
+        "wait-mode=cpu, none otherwise"},
+  {"connections", "connections made to a sink"},
+  {"peers-lost", "sinks gone without goodbye"},
+  {NULL, NULL}
+};
 
 #define gst_cuda_sync_ipc_src_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSyncIpcSrc, gst_cuda_sync_ipc_src, GST_TYPE_PUSH_SRC);
@@ -181,6 +219,9 @@ gst_cuda_sync_ipc_src_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       self->device_id = g_value_get_int (value);
       break;
+    case PROP_TIMEOUT:
+      self->timeout = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -213,6 +254,9 @@ gst_cuda_sync_ipc_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->device_id);
+      break;
+    case PROP_TIMEOUT:
+      g_value_set_uint64 (value, self->timeout);
       break;
     case PROP_STATS:
       g_value_take_boxed (value, make_stats (self));
@@ -415,6 +459,8 @@ connect_client (GstCudaSyncIpcSrc * self)
   config.wake_fd = self->wake_fd;
   config.cpu_wait = self->wait_mode == GST_CUDA_SYNC_IPC_WAIT_MODE_CPU;
   config.lend = self->io_mode == GST_CUDA_SYNC_IPC_IO_MODE_IMPORT;
+  config.timeout = self->timeout;
+  config.pad = GST_BASE_SRC_PAD (self);
   if (g_signal_has_handler_pending (self, signals[SIGNAL_NEW_SEMAPHORE], 0,
           FALSE)) {
     config.new_semaphore = gst_cuda_sync_ipc_src_new_semaphore;
@@ -441,9 +487,10 @@ connect_client (GstCudaSyncIpcSrc * self)
   }
 }
 
-/* the sink stopped (BYE) or vanished (lost) */
+/* the sink stopped (BYE), or vanished or froze (lost; @err: what the
+ * client found, taken) */
 static GstFlowReturn
-peer_gone (GstCudaSyncIpcSrc * self, gboolean lost)
+peer_gone (GstCudaSyncIpcSrc * self, gboolean lost, GError * err)
 {
   close_client (self);
   if (lost) {
@@ -453,9 +500,12 @@ peer_gone (GstCudaSyncIpcSrc * self, gboolean lost)
   }
   switch (self->peer_lost) {
     case GST_CUDA_SYNC_IPC_PEER_LOST_RECONNECT:
-      return GST_FLOW_OK;
+      break;
     case GST_CUDA_SYNC_IPC_PEER_LOST_ERROR:
-      if (lost) {
+      if (lost && err) {
+        GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
+        return GST_FLOW_ERROR;
+      } else if (lost) {
         GST_ELEMENT_ERROR (self, RESOURCE, READ, ("The sink process "
                 "vanished."), ("connection to %s closed without goodbye",
                 self->socket_path));
@@ -463,8 +513,13 @@ peer_gone (GstCudaSyncIpcSrc * self, gboolean lost)
       }
       return GST_FLOW_EOS;
     default:
-      return GST_FLOW_EOS;
+      break;
   }
+  if (err)
+    GST_WARNING_OBJECT (self, "%s", err->message);
+  g_clear_error (&err);
+  return self->peer_lost == GST_CUDA_SYNC_IPC_PEER_LOST_RECONNECT ?
+      GST_FLOW_OK : GST_FLOW_EOS;
 }
 
 static GstFlowReturn
@@ -506,7 +561,8 @@ gst_cuda_sync_ipc_src_create (GstPushSrc * psrc, GstBuffer ** out)
         break;
       case GST_CUDA_IPC_CLIENT_BYE:
       case GST_CUDA_IPC_CLIENT_LOST:
-        ret = peer_gone (self, r == GST_CUDA_IPC_CLIENT_LOST);
+      case GST_CUDA_IPC_CLIENT_FROZEN:
+        ret = peer_gone (self, r != GST_CUDA_IPC_CLIENT_BYE, err);
         break;
       case GST_CUDA_IPC_CLIENT_UNANSWERED:
         /* a failed connection, not a lost peer: tried again as one */
@@ -633,18 +689,33 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use (-1: automatic)", -1, G_MAXINT, -1, rw));
   /**
+   * GstCudaSyncIpcSrc:timeout:
+   *
+   * How long, in nanoseconds, the sink may take to send its greeting once
+   * connected, and to signal the value of a frame the source waits for
+   * while no earlier one is signalled. Past it the sink counts as lost
+   * (#GstCudaSyncIpcSrc:peer-lost): a sink that accepts and never greets
+   * is a failed connection (an error, or tried again in reconnect mode);
+   * a sink whose values stall (its process frozen or hung) has its
+   * semaphore rescued by a thread of the source's own, which ends the
+   * waits of downstream elements that wait on the CPU behind them. 0: no
+   * limit (a killed sink is still found out, a frozen one no longer).
+   */
+  g_object_class_install_property (gobject_class, PROP_TIMEOUT,
+      g_param_spec_uint64 ("timeout", "Timeout",
+          "Time the sink may take to greet, and to signal a frame's value, "
+          "before it counts as lost (0: no limit)", 0, G_MAXUINT64,
+          DEFAULT_TIMEOUT, rw));
+  /**
    * GstCudaSyncIpcSrc:stats:
    *
-   * Counters: `frames`, `waits` (GPU waits on the sink's semaphore),
-   * `signals` (release signals), `copies`, `lent` (frames pushed as the
-   * sink's memory, io-mode import), `releases` (RELEASE messages),
-   * `rescues` (signals of a vanished sink's semaphore), `cpu-syncs`
-   * (CPU-synchronising CUDA calls: one per frame with `wait-mode=cpu`,
-   * none otherwise), `connections`, `peers-lost`.
+   * The source's counters since it was created, one guint64 field each:
+   * the property's description lists them and what each counts. Notified
+   * when the source pushes EOS, so that `gst-launch-1.0 -v` prints the
+   * final counters.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Counters of the source",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+      gst_cuda_sync_stats_param_spec ("Counters of the source", stats_fields));
 
   /**
    * GstCudaSyncIpcSrc::new-semaphore:
@@ -669,7 +740,9 @@ gst_cuda_sync_ipc_src_class_init (GstCudaSyncIpcSrcClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA IPC source with GPU synchronisation", "Source/Video/Hardware",
       "Receives CUDA frames from a cudasyncipcsink of another process, "
-      "synchronised with external semaphores", "gst-cudasync developers");
+      "synchronised with timeline semaphores that the CUDA device's Vulkan "
+      "driver exports, or that the application gives (signal "
+      "new-semaphore)", "gst-cudasync developers");
   gst_element_class_add_static_pad_template (element_class, &src_template);
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sync_ipc_src_set_context);
@@ -696,7 +769,10 @@ gst_cuda_sync_ipc_src_init (GstCudaSyncIpcSrc * self)
 {
   g_mutex_init (&self->lock);
   self->device_id = -1;
+  self->timeout = DEFAULT_TIMEOUT;
   self->wake_fd = -1;
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+  gst_cuda_sync_stats_notify_at_eos (GST_ELEMENT (self),
+      GST_BASE_SRC_PAD (self));
 }

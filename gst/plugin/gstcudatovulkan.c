@@ -124,6 +124,29 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CUDA_VK_FORMATS)));
 
+/* the stats structure's fields (GstCudaVkBaseTransform's) and what they
+ * count here, for the property's description */
+static const GstCudaSyncStatsField stats_fields[] = {
+  {"buffers", "frames handled"},
+  {"signals", "semaphore signals by CUDA after writing a frame"},
+  {"waits", "GPU waits by CUDA for the acquire points of an incoming "
+        "GstCudaSyncMeta (from cudasemsignal, for example)"},
+  {"cpu-syncs", "CPU waits of the fallback where Vulkan exports no "
+        "semaphores: one per frame, before its Vulkan submission"},
+  {"copies", "frames CUDA copied into the output (copies + in-place = "
+        "buffers)"},
+  {"semaphores", "semaphores created: one timeline semaphore, or one binary "
+        "semaphore per pooled frame"},
+  {"gpu-copies", "GPU copy passes over a frame"},
+  {"in-place", "frames upstream wrote straight into the output's memory "
+        "(GStreamer 1.24+), not copied"},
+  {"bound-waits", "always 0 here (vulkantocuda's waits for a free staging "
+        "buffer)"},
+  {"semaphore-type", "a string, how the last start synchronises: timeline, "
+        "binary, or none (the CPU fallback)"},
+  {NULL, NULL}
+};
+
 #define gst_cuda_to_vulkan_parent_class parent_class
 G_DEFINE_TYPE (GstCudaToVulkan, gst_cuda_to_vulkan,
     GST_TYPE_CUDA_VK_BASE_TRANSFORM);
@@ -515,6 +538,16 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
           "read multi-planar images", DEFAULT_MULTI_PLANAR,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaToVulkan:stats:
+   *
+   * The element's counters since it was created, one guint64 field each,
+   * and `semaphore-type`: the property's description lists them and what
+   * each counts. Notified when EOS leaves the element, so that
+   * `gst-launch-1.0 -v` prints the final counters.
+   */
+  gst_cuda_sync_base_transform_class_install_stats (gobject_class,
+      stats_fields);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA to Vulkan", "Filter/Video/Hardware",

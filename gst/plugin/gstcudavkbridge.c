@@ -113,17 +113,7 @@ void
 gst_cuda_vk_bridge_install_properties (GObjectClass * klass)
 {
   gst_cuda_sync_base_transform_class_install_properties (klass,
-      "CUDA device to use when the pipeline shares no context (-1: any)",
-      "Counters since the element was created: buffers, signals, waits, "
-      "cpu-syncs, copies (frames the element copied on the CUDA side), "
-      "semaphores, gpu-copies (GPU copy passes over a frame, Vulkan's "
-      "and CUDA's), in-place (frames upstream wrote straight into the "
-      "output's memory, cudatovulkan on GStreamer 1.24+), bound-waits "
-      "(CPU waits, counted in cpu-syncs too, because every staging buffer "
-      "of vulkantocuda was still in use); and semaphore-type, the "
-      "synchronisation of the last start: \"timeline\" (one timeline "
-      "semaphore), \"binary\" (one binary semaphore per frame slot) or "
-      "\"none\" (CPU fallback)");
+      "CUDA device to use when the pipeline shares no context (-1: any)");
   /**
    * GstCudaVkBaseTransform:timeline:
    *

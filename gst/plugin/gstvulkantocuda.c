@@ -103,6 +103,29 @@ enum
   PROP_IN_PLACE,
 };
 
+/* the stats fields (GstCudaVkBaseTransform's), described */
+static const GstCudaSyncStatsField stats_fields[] = {
+  {"buffers", "frames handled"},
+  {"signals", "semaphore signals by the Vulkan queue after a frame's copy or "
+        "give-back to CUDA"},
+  {"waits", "GPU waits by CUDA for those signals, one per frame"},
+  {"cpu-syncs", "CPU waits of the fallback where Vulkan exports no "
+        "semaphores (one per copied frame, two per frame read in place), "
+        "and bound-waits"},
+  {"copies", "frames CUDA copied out of a staging buffer (GStreamer 1.22, "
+        "or layouts the 1.24+ output cannot wrap)"},
+  {"semaphores", "semaphores created: one timeline semaphore, or one binary "
+        "semaphore per staging buffer"},
+  {"gpu-copies", "GPU copy passes over a frame, Vulkan's and CUDA's"},
+  {"in-place", "frames upstream wrote into the pool the element proposed, "
+        "read by CUDA where they are"},
+  {"bound-waits", "CPU waits for the oldest staging buffer, every one being "
+        "in use (counted in cpu-syncs too)"},
+  {"semaphore-type", "a string, how the last start synchronises: timeline, "
+        "binary, or none (the CPU fallback)"},
+  {NULL, NULL}
+};
+
 typedef GstCudaVkStaging Slot;
 
 struct _GstVulkanToCuda
@@ -728,6 +751,15 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
           "one-plane formats); otherwise every frame is copied",
           DEFAULT_IN_PLACE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
+  /**
+   * GstVulkanToCuda:stats:
+   *
+   * Counters since the element was created, and `semaphore-type`: the
+   * property's description lists them. Notified when EOS leaves the
+   * element (`gst-launch-1.0 -v` prints the final counters).
+   */
+  gst_cuda_sync_base_transform_class_install_stats (gobject_class,
+      stats_fields);
 
   gst_element_class_set_static_metadata (element_class,
       "Vulkan to CUDA", "Filter/Video/Hardware",

@@ -12,6 +12,11 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "gstcudaipcproto.h"
 
 static gchar *self_exe;
 
@@ -400,4 +405,165 @@ ipc_pipeline (const gchar * fmt, const gchar * path, const gchar * name)
   ipc_connect_new_semaphore (p, name);
   g_free (desc);
   return p;
+}
+
+IpcFakeSink *
+ipc_fake_sink_new (const gchar * path)
+{
+  IpcFakeSink *fs = g_new0 (IpcFakeSink, 1);
+  struct sockaddr_un addr = {.sun_family = AF_UNIX };
+
+  fs->fd = -1;
+  fs->listen_fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
+  unlink (path);
+  fail_unless (fs->listen_fd >= 0 && bind (fs->listen_fd,
+          (struct sockaddr *) &addr, sizeof (addr)) == 0 &&
+      listen (fs->listen_fd, 4) == 0, "listen: %s", g_strerror (errno));
+  return fs;
+}
+
+gboolean
+ipc_fake_sink_accept (IpcFakeSink * fs, guint ms)
+{
+  struct pollfd pfd = { fs->listen_fd, POLLIN, 0 };
+
+  if (fs->fd >= 0)
+    close (fs->fd);
+  fs->fd = -1;
+  if (poll (&pfd, 1, ms) != 1)
+    return FALSE;
+  fs->fd = accept (fs->listen_fd, NULL, NULL);
+  /* (the test's children do not inherit it) */
+  if (fs->fd >= 0)
+    fcntl (fs->fd, F_SETFD, FD_CLOEXEC);
+  return fs->fd >= 0;
+}
+
+/* one message with its fd (taken, -1: none) */
+static void
+fake_send (IpcFakeSink * fs, guint16 type, const void *body, gsize size,
+    gint fd)
+{
+  GstCudaIpcHeader hdr = { GST_CUDA_IPC_MAGIC, type, fd >= 0, 0, 0 };
+  struct iovec iov[2] = { {&hdr, sizeof (hdr)}, {(void *) body, size} };
+  struct msghdr mh = {.msg_iov = iov,.msg_iovlen = 2 };
+  union
+  {
+    struct cmsghdr align;
+    gchar buf[CMSG_SPACE (sizeof (gint))];
+  }
+  cbuf;
+
+  hdr.size = sizeof (hdr) + size;
+  if (fd >= 0) {
+    struct cmsghdr *c;
+    memset (&cbuf, 0, sizeof (cbuf));
+    mh.msg_control = cbuf.buf;
+    mh.msg_controllen = sizeof (cbuf.buf);
+    c = CMSG_FIRSTHDR (&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN (sizeof (gint));
+    memcpy (CMSG_DATA (c), &fd, sizeof (gint));
+  }
+  fail_unless (sendmsg (fs->fd, &mh, MSG_NOSIGNAL) == (ssize_t) hdr.size,
+      "send: %s", g_strerror (errno));
+  if (fd >= 0)
+    close (fd);
+}
+
+void
+ipc_fake_sink_send_frame (IpcFakeSink * fs)
+{
+  const gchar *text = "video/x-raw(memory:CUDAMemory),format=" FORMAT
+      ",width=64,height=48,framerate=30/1";
+  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SINK };
+  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
+  GstCudaIpcFrame f = { 1, 1, 1, 0, -1, GST_SECOND / 30, -1, -1, 0, 0 };
+  guint8 body[sizeof (GstCudaIpcCaps) + 128];
+  GstCudaIpcCaps *c = (GstCudaIpcCaps *) body;
+  GstCudaIpcBuffer b = { 1, 1, 0 };
+  GstVideoInfo info;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, W, H);
+  fs->sem = test_sem_new (TRUE, 0);
+  fs->vmm = gst_cuda_sync_vmm_new (cs_ctx, gst_cuda_sync_vmm_round_size
+      (cs_ctx, GST_VIDEO_INFO_SIZE (&info), NULL), NULL);
+  fail_unless (fs->sem && fs->vmm);
+  b.alloc_size = gst_cuda_sync_vmm_get_size (fs->vmm);
+  memset (body, 0, sizeof (body));
+  c->epoch = 1;
+  c->n_planes = 2;
+  c->size = GST_VIDEO_INFO_SIZE (&info);
+  for (i = 0; i < 2; i++) {
+    c->offset[i] = GST_VIDEO_INFO_PLANE_OFFSET (&info, i);
+    c->stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (&info, i);
+  }
+  c->caps_len = strlen (text) + 1;
+  memcpy (body + sizeof (*c), text, c->caps_len);
+  hello.max_buffers = 4;
+  fake_send (fs, GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello), -1);
+  fake_send (fs, GST_CUDA_IPC_MSG_SEMAPHORE, &sm, sizeof (sm),
+      test_sem_export_fd (fs->sem));
+  fake_send (fs, GST_CUDA_IPC_MSG_CAPS, body, sizeof (*c) + c->caps_len, -1);
+  fake_send (fs, GST_CUDA_IPC_MSG_BUFFER, &b, sizeof (b),
+      gst_cuda_sync_vmm_export_fd (fs->vmm, NULL));
+  fake_send (fs, GST_CUDA_IPC_MSG_FRAME, &f, sizeof (f), -1);
+}
+
+void
+ipc_fake_sink_hang_up (IpcFakeSink * fs)
+{
+  if (fs->fd >= 0)
+    close (fs->fd);
+  fs->fd = -1;
+}
+
+void
+ipc_fake_sink_free (IpcFakeSink * fs)
+{
+  ipc_fake_sink_hang_up (fs);
+  close (fs->listen_fd);
+  if (fs->vmm)
+    gst_cuda_sync_vmm_free (fs->vmm);
+  if (fs->sem)
+    test_sem_free (fs->sem);
+  g_free (fs);
+}
+
+typedef struct
+{
+  GstElement *e;
+  gint done;
+} Stopper;
+
+static gpointer
+stop_thread (gpointer data)
+{
+  Stopper *s = data;
+
+  gst_element_set_state (s->e, GST_STATE_NULL);
+  g_atomic_int_set (&s->done, 1);
+  return NULL;
+}
+
+gboolean
+ipc_stop_within (GstElement * e, guint ms)
+{
+  /* leaked when the stop hangs: the blocked thread still uses it */
+  Stopper *s = g_new0 (Stopper, 1);
+  gint64 end = g_get_monotonic_time () + ms * G_GINT64_CONSTANT (1000);
+  GThread *t;
+
+  s->e = e;
+  t = g_thread_new ("stopper", stop_thread, s);
+  while (!g_atomic_int_get (&s->done) && g_get_monotonic_time () < end)
+    g_usleep (10000);
+  if (!g_atomic_int_get (&s->done))
+    return FALSE;
+  g_thread_join (t);
+  g_free (s);
+  return TRUE;
 }

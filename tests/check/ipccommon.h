@@ -60,6 +60,31 @@ guint64  ipc_field_of (const gchar * out, const gchar * field);
  * driver): no GPU wait is left stuck */
 gboolean ipc_drained_within (guint ms);
 
+/* A fake sink in this process, for a source's tests: listening at @path
+ * (ipc_fake_sink_new()); _accept() takes the next connection within @ms
+ * (FALSE when none came); _send_frame() sends HELLO, the acquire
+ * SEMAPHORE (a timeline semaphore of the test backend at 0, which the
+ * fake never signals), CAPS of W x H NV12, a BUFFER and a FRAME at
+ * acquire value 1: a sink that froze, or is killed, before it signalled
+ * its first frame. _hang_up() closes the connection without a word. */
+typedef struct
+{
+  gint listen_fd, fd;
+  TestSem *sem;
+  GstCudaSyncVmm *vmm;
+} IpcFakeSink;
+
+IpcFakeSink * ipc_fake_sink_new (const gchar * path);
+gboolean ipc_fake_sink_accept (IpcFakeSink * fs, guint ms);
+void     ipc_fake_sink_send_frame (IpcFakeSink * fs);
+void     ipc_fake_sink_hang_up (IpcFakeSink * fs);
+/* closes the sockets (not the socket file) and frees */
+void     ipc_fake_sink_free (IpcFakeSink * fs);
+
+/* gst_element_set_state (@e, NULL) in a thread: TRUE when it returned
+ * within @ms (else the thread is left blocked) */
+gboolean ipc_stop_within (GstElement * e, guint ms);
+
 /* main() of an IPC test program (as GST_CHECK_MAIN): the other process's
  * when it is started as one, else the suite @name##_suite () */
 #define IPC_CHECK_MAIN(name)                                            \

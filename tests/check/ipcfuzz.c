@@ -101,6 +101,24 @@ fz_count_fds (void)
   return n;
 }
 
+guint
+fz_count_fds_but_sockets (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  const gchar *name;
+  guint n = 0;
+
+  while ((name = g_dir_read_name (d))) {
+    gchar *l = g_strdup_printf ("/proc/self/fd/%s", name);
+    gchar *t = g_file_read_link (l, NULL);
+    n += t && !g_str_has_prefix (t, "socket:");
+    g_free (t);
+    g_free (l);
+  }
+  g_dir_close (d);
+  return n;
+}
+
 /* the fds once every simulated stream is idle (no GPU wait stuck) and
  * the library's deferred releases ran */
 guint
@@ -195,10 +213,38 @@ fz_pkt_send (gint sock, FzPacket * p)
   p->n_fds = 0;
 }
 
-/* one message of the peer into @buf (fds closed): its type, 0 when the
- * peer closed the connection, -1 when nothing came within @ms */
+void
+fz_send_raw (gint sock, const void *data, gsize len, const gint * fds,
+    guint n_fds)
+{
+  struct iovec iov = { (void *) data, len };
+  struct msghdr mh;
+  gsize space = CMSG_SPACE (n_fds * sizeof (gint));
+  gchar *cbuf = g_malloc0 (MAX (space, sizeof (struct cmsghdr)));
+
+  memset (&mh, 0, sizeof (mh));
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  if (n_fds) {
+    struct cmsghdr *c;
+    mh.msg_control = cbuf;
+    mh.msg_controllen = space;
+    c = CMSG_FIRSTHDR (&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN (n_fds * sizeof (gint));
+    memcpy (CMSG_DATA (c), fds, n_fds * sizeof (gint));
+  }
+  fail_unless (sendmsg (sock, &mh, MSG_NOSIGNAL) == (ssize_t) len,
+      "sendmsg: %s", g_strerror (errno));
+  g_free (cbuf);
+}
+
+/* one message of the peer into @buf: its type, 0 when the peer closed the
+ * connection, -1 when nothing came within @ms; its first fd in *@fd_out
+ * (when not NULL), the others closed */
 static gint
-fz_recv_one (gint sock, guint ms, guint8 * buf, gsize size)
+fz_recv_one_fd (gint sock, guint ms, guint8 * buf, gsize size, gint * fd_out)
 {
   struct pollfd pfd = { sock, POLLIN, 0 };
   struct iovec iov = { buf, size };
@@ -224,13 +270,55 @@ fz_recv_one (gint sock, guint ms, guint8 * buf, gsize size)
     gint i, fd, k = (c->cmsg_len - CMSG_LEN (0)) / sizeof (gint);
     for (i = 0; i < k; i++) {
       memcpy (&fd, CMSG_DATA (c) + i * sizeof (gint), sizeof (gint));
-      close (fd);
+      if (fd_out && *fd_out < 0)
+        *fd_out = fd;
+      else
+        close (fd);
     }
   }
   if (n <= 0)
     return 0;
   return n >= (ssize_t) sizeof (GstCudaIpcHeader) ?
       ((GstCudaIpcHeader *) buf)->type : 0xffff;
+}
+
+static gint
+fz_recv_one (gint sock, guint ms, guint8 * buf, gsize size)
+{
+  return fz_recv_one_fd (sock, ms, buf, size, NULL);
+}
+
+gint
+fz_recv_fd (gint sock, guint16 type, guint ms)
+{
+  guint8 buf[GST_CUDA_IPC_MAX_MESSAGE + 64];
+  gint t, fd = -1;
+
+  while ((t = fz_recv_one_fd (sock, ms, buf, sizeof (buf), &fd)) > 0) {
+    if (t == type)
+      return fd;
+    if (fd >= 0)
+      close (fd);
+    fd = -1;
+  }
+  return -1;
+}
+
+void
+fz_source_hello (gint sock, gint release_fd)
+{
+  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SOURCE };
+  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
+  FzScript *s = g_new0 (FzScript, 1);
+  guint i;
+
+  fz_script_add (s, GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello));
+  fz_pkt_add_fd (fz_script_add (s, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+          sizeof (sm)), release_fd);
+  for (i = 0; i < s->n; i++)
+    fz_pkt_send (sock, &s->pkts[i]);
+  fz_script_clear (s);
+  g_free (s);
 }
 
 /* reads until the peer closes (TRUE) or @ms pass without a message */

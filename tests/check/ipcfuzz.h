@@ -45,6 +45,9 @@ GThread * fz_watchdog_start (guint seed);
 void      fz_watchdog_case (gint i);
 void      fz_watchdog_stop_join (GThread * dog);
 guint     fz_count_fds     (void);
+/* those that are not sockets: GStreamer makes socket pairs of its own
+ * when it needs them (GstPoll), at times a test cannot tell */
+guint     fz_count_fds_but_sockets (void);
 /* fz_count_fds() once every simulated stream is idle and the library's
  * deferred releases ran */
 guint     fz_settled_fds   (void);
@@ -69,6 +72,16 @@ gboolean  fz_until_closed  (gint sock, guint ms);
 /* the id of the next FRAME, 0 when none comes within @ms */
 guint32   fz_wait_frame    (gint sock, guint ms);
 gint      fz_connect_to    (const gchar * path);
+/* one packet of @len bytes with @n_fds fds (up to the kernel's limit,
+ * the same fd may repeat; the caller's stay open) */
+void      fz_send_raw      (gint sock, const void * data, gsize len,
+                            const gint * fds, guint n_fds);
+/* the fd of the next message of @type (the others' closed), -1 when none
+ * comes within @ms */
+gint      fz_recv_fd       (gint sock, guint16 type, guint ms);
+/* a fake source's side of the handshake: HELLO, and SEMAPHORE with
+ * @release_fd (taken) */
+void      fz_source_hello  (gint sock, gint release_fd);
 gint      fz_listen_at     (const gchar * path);
 
 G_END_DECLS

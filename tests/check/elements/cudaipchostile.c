@@ -1,0 +1,439 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudasyncipcsink against peers that are allowed to connect but hostile or
+ * broken (docs/ipc-protocol.md): this test is such a peer (the fake
+ * source of ../ipcfuzz.c), and a real source in a child process checks,
+ * byte for byte, that the sink still serves others; the sink's state
+ * change to NULL must end (a thread runs it, the test fails when it does
+ * not within 20 s).
+ *
+ * test_bye_unsignalled: RELEASE of a value never signalled, then BYE and
+ *   close: the value is rescued once the source is gone.
+ * test_release_unsignalled: the same value, by a source that stays
+ *   connected: dropped and rescued after hold-timeout.
+ * test_echoed_acquire: the sink's own acquire semaphore sent back as the
+ *   release semaphore is refused.
+ * test_empty_packets: empty packets that carry fds leave no fd behind.
+ * test_connection_flood: connections beyond max-connections are closed at
+ *   once, idle ones after handshake-timeout.
+ * test_hold_wait, test_hold_drop: a source that never releases is dropped
+ *   after hold-timeout, with on-full=wait and on-full=drop.
+ * test_hold_not_needed: frames held while the sink has others are no
+ *   reason to drop a source.
+ */
+#define _GNU_SOURCE
+#include "../ipcfuzz.h"
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* how long the sink's stop may take: its grace, with room for a loaded
+ * machine */
+#define STOP_LIMIT_S 20
+
+static gchar *
+sock_path (const gchar * tag)
+{
+  return g_strdup_printf ("%s/cudaipc-h%s%d.sock", g_get_tmp_dir (), tag,
+      getpid ());
+}
+
+/* a live NV12 source (with @src_props) into the sink, with @props */
+static GstElement *
+sink_pipeline_full (const gchar * path, const gchar * src_props,
+    const gchar * props, GstElement ** sink)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " is-live=true %s ! "
+      "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! cudasyncipcsink name=sink socket-path=%s %s", src_props,
+      W, H, path, props);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  fail_unless (p != NULL, "%s", desc);
+  *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  ipc_connect_new_semaphore (p, "sink");
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  g_free (desc);
+  return p;
+}
+
+static GstElement *
+sink_pipeline (const gchar * path, const gchar * props, GstElement ** sink)
+{
+  return sink_pipeline_full (path, "", props, sink);
+}
+
+static gpointer
+to_null (gpointer data)
+{
+  gst_element_set_state (data, GST_STATE_NULL);
+  return NULL;
+}
+
+/* the pipeline reaches NULL within STOP_LIMIT_S (the test fails, and the
+ * thread is left behind, when it does not) */
+static void
+stop_in_time (GstElement * p)
+{
+  GThread *t = g_thread_new ("to-null", to_null, p);
+  gint64 end = g_get_monotonic_time () + STOP_LIMIT_S * G_USEC_PER_SEC;
+  GstState state = GST_STATE_VOID_PENDING;
+
+  while (g_get_monotonic_time () < end) {
+    GST_OBJECT_LOCK (p);
+    state = GST_STATE (p);
+    GST_OBJECT_UNLOCK (p);
+    if (state == GST_STATE_NULL && GST_STATE_PENDING (p) ==
+        GST_STATE_VOID_PENDING)
+      break;
+    g_usleep (20000);
+  }
+  fail_unless (state == GST_STATE_NULL, "the sink did not stop within %d s",
+      STOP_LIMIT_S);
+  g_thread_join (t);
+}
+
+/* a real source in a child gets @n frames, byte for byte */
+static void
+real_source_gets_frames (const gchar * path, guint n)
+{
+  gint out_fd;
+  GPid pid = ipc_spawn_source (path, n, "wait-mode=gpu", NULL, &out_fd);
+  gchar *out = ipc_source_result (pid, out_fd);
+
+  fail_unless_equals_uint64 (ipc_field_of (out, "frames"), n);
+  g_free (out);
+}
+
+/* The rescues but those of sources lost: a real source that closes just
+ * after its BYE can meet the sink sending it a frame, and is lost (and
+ * rescued) then */
+static guint64
+rescues_not_lost (GstElement * sink)
+{
+  GstStructure *st;
+  guint64 rescues = 0, lost = 0;
+
+  g_object_get (sink, "stats", &st, NULL);
+  gst_structure_get_uint64 (st, "rescues", &rescues);
+  gst_structure_get_uint64 (st, "sessions-lost", &lost);
+  gst_structure_free (st);
+  fail_unless (rescues >= lost);
+  return rescues - lost;
+}
+
+/* a fake source that completed the handshake, and got a frame (its id) */
+static gint
+fake_source (const gchar * path, TestSem * ts, guint32 * id)
+{
+  gint sock = fz_connect_to (path);
+
+  fz_source_hello (sock, test_sem_export_fd (ts));
+  *id = fz_wait_frame (sock, 5000);
+  fail_unless (*id != 0, "no frame for the fake source");
+  return sock;
+}
+
+GST_START_TEST (test_bye_unsignalled)
+{
+  gchar *path = sock_path ("b");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
+  GstCudaIpcRelease rel = { 0, 0, GST_CUDA_IPC_MAX_VALUE - 1 };
+  GstCudaIpcBye bye = { 0, 0 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+  guint i;
+
+  /* a value it never signals, then goodbye */
+  fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel, sizeof (rel));
+  fz_script_add (s, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye));
+  for (i = 0; i < s->n; i++)
+    fz_pkt_send (sock, &s->pkts[i]);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  real_source_gets_frames (path, 10);
+  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-invalid"), 0);
+  stop_in_time (p);
+  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
+  g_free (s);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* the same, but the sink stops while the gone source's value is pending:
+ * the stop rescues it */
+GST_START_TEST (test_bye_unsignalled_stop)
+{
+  gchar *path = sock_path ("s");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=1", &sink);
+  GstCudaIpcRelease rel = { 0, 0, GST_CUDA_IPC_MAX_VALUE - 1 };
+  GstCudaIpcBye bye = { 0, 0 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+  guint i;
+
+  fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel, sizeof (rel));
+  fz_script_add (s, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye));
+  for (i = 0; i < s->n; i++)
+    fz_pkt_send (sock, &s->pkts[i]);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  stop_in_time (p);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
+  g_free (s);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* a value never signalled, by a source that stays connected: it holds
+ * the frame until then, and is dropped and rescued after hold-timeout */
+GST_START_TEST (test_release_unsignalled)
+{
+  gchar *path = sock_path ("u");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 "
+      "hold-timeout=2000000000", &sink);
+  GstCudaIpcRelease rel = { 0, 0, GST_CUDA_IPC_MAX_VALUE - 1 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+
+  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel,
+          sizeof (rel)));
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  real_source_gets_frames (path, 10);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
+  stop_in_time (p);
+  g_free (s);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_echoed_acquire)
+{
+  gchar *path = sock_path ("e");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
+  gint sock = fz_connect_to (path), fd;
+
+  /* the sink's acquire semaphore, sent back as the release semaphore */
+  fd = fz_recv_fd (sock, GST_CUDA_IPC_MSG_SEMAPHORE, 5000);
+  fail_unless (fd >= 0, "no acquire semaphore from the sink");
+  fz_source_hello (sock, fd);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-invalid", 1), 1);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
+  real_source_gets_frames (path, 10);
+  stop_in_time (p);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-invalid"), 1);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* The fds but sockets once the GPU work ran: what the sink received, its
+ * semaphores and memory. Its connections' sockets are checked by the
+ * peer, which sees its end closed only once the sink closed its own. */
+static guint
+fds_settled (void)
+{
+  fz_settled_fds ();
+  return fz_count_fds_but_sockets ();
+}
+
+/* an empty packet with @n_fds copies of @fd, on a connection of its own */
+static void
+empty_packet (const gchar * path, gint fd, guint n_fds)
+{
+  gint *fds = g_new (gint, n_fds), sock = fz_connect_to (path);
+  guint i;
+
+  for (i = 0; i < n_fds; i++)
+    fds[i] = fd;
+  fz_send_raw (sock, "", 0, fds, n_fds);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  g_free (fds);
+}
+
+GST_START_TEST (test_empty_packets)
+{
+  gchar *path = sock_path ("f");
+  GstElement *sink, *p = sink_pipeline (path, "", &sink);
+  gint fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  guint i, fds;
+
+  /* one first: what the sink keeps of a connection (the last semaphore
+   * the test made for it) is there before the count */
+  empty_packet (path, fd, 1);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-total", 1), 1);
+  fds = fds_settled ();
+  for (i = 0; i < 20; i++) {
+    empty_packet (path, fd, 1);
+    empty_packet (path, fd, 250);
+  }
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-total", 41), 41);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-lost", 41), 41);
+  fail_unless_equals_int (fds_settled (), fds);
+  real_source_gets_frames (path, 5);
+  stop_in_time (p);
+  close (fd);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_connection_flood)
+{
+  const guint max = 4, n = 12;
+  gchar *path = sock_path ("c");
+  GstElement *sink, *p = sink_pipeline (path, "max-connections=4 "
+      "handshake-timeout=2000000000", &sink);
+  gint socks[12], warm = fz_connect_to (path);
+  guint i, fds;
+
+  /* one first (what the sink keeps of a connection is there before the
+   * count), gone once its semaphore came */
+  close (fz_recv_fd (warm, GST_CUDA_IPC_MSG_SEMAPHORE, 5000));
+  close (warm);
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-lost", 1), 1);
+  fds = fds_settled ();
+  for (i = 0; i < n; i++)
+    socks[i] = fz_connect_to (path);
+  /* the ones beyond the limit at once, the others once their handshake
+   * time is over: the sink closes every one */
+  for (i = 0; i < n; i++)
+    fail_unless (fz_until_closed (socks[i], 10000), "connection %u kept", i);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-over-limit"), n - max);
+  fail_unless_equals_uint64 (cs_stat (sink, "handshake-timeouts"), max);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions-total"), max + 1);
+  for (i = 0; i < n; i++)
+    close (socks[i]);
+  fail_unless_equals_int (fds_settled (), fds);
+  real_source_gets_frames (path, 10);
+  fail_unless_equals_uint64 (cs_stat (sink, "handshake-timeouts"), max);
+  stop_in_time (p);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* A fake source takes frames and never releases them, while a real one
+ * wants frames too: once hold-timeout is over, the fake one is dropped
+ * and rescued, and the real one gets its frames */
+static void
+hold_case (const gchar * on_full)
+{
+  gchar *path = sock_path (on_full);
+  gchar *props = g_strdup_printf ("max-buffers=2 hold-timeout=2000000000 "
+      "on-full=%s", on_full);
+  GstElement *sink, *p = sink_pipeline (path, props, &sink);
+  TestSem *ts = test_sem_new (TRUE, 0);
+  guint32 id;
+  gint sock = fake_source (path, ts, &id);
+
+  real_source_gets_frames (path, 10);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
+  stop_in_time (p);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (props);
+  g_free (path);
+}
+
+GST_START_TEST (test_hold_wait)
+{
+  hold_case ("wait");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_hold_drop)
+{
+  hold_case ("drop");
+}
+
+GST_END_TEST;
+
+/* A source may keep frames as long as the sink has others: two frames
+ * held by a fake source that never releases them, of a sink of four, are
+ * not a reason to drop it, however long it keeps them */
+GST_START_TEST (test_hold_not_needed)
+{
+  gchar *path = sock_path ("n");
+  GstElement *sink, *p = sink_pipeline_full (path, "num-buffers=2",
+      "max-buffers=4 hold-timeout=300000000", &sink);
+  TestSem *ts = test_sem_new (TRUE, 0);
+  guint32 id;
+  gint sock = fake_source (path, ts, &id);
+
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "frames-sent", 2), 2);
+  /* five times hold-timeout */
+  fail_if (fz_until_closed (sock, 1500), "the sink dropped the source");
+  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 1);
+  close (sock);
+  stop_in_time (p);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaipchostile_suite (void)
+{
+  Suite *s = suite_create ("cudaipchostile");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  tcase_add_test (tc, test_bye_unsignalled);
+  tcase_add_test (tc, test_bye_unsignalled_stop);
+  tcase_add_test (tc, test_release_unsignalled);
+  tcase_add_test (tc, test_echoed_acquire);
+  tcase_add_test (tc, test_empty_packets);
+  tcase_add_test (tc, test_connection_flood);
+  tcase_add_test (tc, test_hold_wait);
+  tcase_add_test (tc, test_hold_drop);
+  tcase_add_test (tc, test_hold_not_needed);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+IPC_CHECK_MAIN (cudaipchostile);
