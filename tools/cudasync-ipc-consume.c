@@ -26,7 +26,7 @@
  */
 #define _GNU_SOURCE
 #include "cudasync-ipc-consume.h"
-#include "gstcudaipcproto.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
 #include "testsem.h"
 #include <cuda.h>
 #include <dlfcn.h>
@@ -251,7 +251,7 @@ typedef struct
   guint32 epoch;
   gboolean opened, have_acquire, have_caps;
   GstVideoInfo info;
-  GstCudaIpcCaps layout;
+  GstCudaSyncIpcCaps layout;
   guint32 ids[CONSUME_MAX_IDS];
   guint n_imports;
   guint8 *frame;
@@ -259,15 +259,16 @@ typedef struct
 
 /* the sink's HELLO: our device, then our HELLO and release semaphore */
 static gboolean
-hello (Consumer * c, const GstCudaIpcMsg * msg)
+hello (Consumer * c, const GstCudaSyncIpcMsg * msg)
 {
-  const GstCudaIpcHello *h = (const void *) msg->body;
-  GstCudaIpcHello ours = { 1, 0, GST_CUDA_IPC_ROLE_SOURCE };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
+  const GstCudaSyncIpcHello *h = (const void *) msg->body;
+  GstCudaSyncIpcHello ours = { 1, 0, GST_CUDA_SYNC_IPC_ROLE_SOURCE };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_RELEASE, 1, 0 };
   gboolean ok;
   gint fd;
 
-  if (c->opened || !gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK,
+  if (c->opened
+      || !gst_cuda_sync_ipc_check_hello (msg, GST_CUDA_SYNC_IPC_ROLE_SINK,
           NULL))
     return consume_fail ("not a cudasyncipcsink");
   c->max_buffers = MIN (h->max_buffers, CONSUME_MAX_IDS);
@@ -276,18 +277,18 @@ hello (Consumer * c, const GstCudaIpcMsg * msg)
   c->opened = TRUE;
   if ((fd = c->be->release_fd ()) < 0)
     return consume_fail ("no release semaphore");
-  ok = gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_HELLO, &ours,
+  ok = gst_cuda_sync_ipc_send (c->sock, GST_CUDA_SYNC_IPC_MSG_HELLO, &ours,
       sizeof (ours), NULL, 0, -1, NULL) &&
-      gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+      gst_cuda_sync_ipc_send (c->sock, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
       sizeof (sm), NULL, 0, fd, NULL);
   close (fd);
   return ok ? TRUE : consume_fail ("could not send HELLO and SEMAPHORE");
 }
 
 static gboolean
-buffer (Consumer * c, GstCudaIpcMsg * msg)
+buffer (Consumer * c, GstCudaSyncIpcMsg * msg)
 {
-  const GstCudaIpcBuffer *b = (const void *) msg->body;
+  const GstCudaSyncIpcBuffer *b = (const void *) msg->body;
   gint fd = msg->fd;
   gboolean ok;
 
@@ -296,7 +297,7 @@ buffer (Consumer * c, GstCudaIpcMsg * msg)
     return consume_fail ("BUFFER out of place or too small");
   ok = c->be->import_buffer (c->n_imports, &fd, b->alloc_size);
   if (fd < 0)
-    gst_cuda_ipc_msg_take_fd (msg);
+    gst_cuda_sync_ipc_msg_take_fd (msg);
   if (ok)
     c->ids[c->n_imports++] = b->id;
   return ok;
@@ -327,9 +328,9 @@ hash_frame (Consumer * c)
 /* read the frame after its acquire value, signal the release value after
  * the read, send RELEASE; prints the frame's hash */
 static gboolean
-frame (Consumer * c, const GstCudaIpcFrame * f, guint index)
+frame (Consumer * c, const GstCudaSyncIpcFrame * f, guint index)
 {
-  GstCudaIpcRelease rel = { f->id, 0, c->release_last + 1 };
+  GstCudaSyncIpcRelease rel = { f->id, 0, c->release_last + 1 };
   guint slot;
 
   for (slot = 0; slot < c->n_imports && c->ids[slot] != f->id; slot++);
@@ -342,7 +343,7 @@ frame (Consumer * c, const GstCudaIpcFrame * f, guint index)
           c->layout.size, c->frame))
     return FALSE;
   c->release_last = rel.release_value;
-  if (!gst_cuda_ipc_send (c->sock, GST_CUDA_IPC_MSG_RELEASE, &rel,
+  if (!gst_cuda_sync_ipc_send (c->sock, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
           sizeof (rel), NULL, 0, -1, NULL))
     return consume_fail ("could not send RELEASE");
   g_print ("frame %u id %u %dx%d hash %016" G_GINT64_MODIFIER "x\n", index,
@@ -352,11 +353,11 @@ frame (Consumer * c, const GstCudaIpcFrame * f, guint index)
 }
 
 static gboolean
-caps (Consumer * c, const GstCudaIpcMsg * msg)
+caps (Consumer * c, const GstCudaSyncIpcMsg * msg)
 {
   GstCaps *caps = NULL;
 
-  if (!c->opened || !gst_cuda_ipc_parse_caps (msg, &caps, &c->info, NULL))
+  if (!c->opened || !gst_cuda_sync_ipc_parse_caps (msg, &caps, &c->info, NULL))
     return consume_fail ("invalid CAPS");
   g_print ("caps %" GST_PTR_FORMAT "\n", caps);
   gst_caps_unref (caps);
@@ -373,29 +374,29 @@ caps (Consumer * c, const GstCudaIpcMsg * msg)
 
 /* one message; 1: a frame, 0: more to read, -1: error, 2: the end */
 static gint
-handle (Consumer * c, GstCudaIpcMsg * msg, guint frames)
+handle (Consumer * c, GstCudaSyncIpcMsg * msg, guint frames)
 {
-  const GstCudaIpcSemaphore *sm = (const void *) msg->body;
+  const GstCudaSyncIpcSemaphore *sm = (const void *) msg->body;
 
   switch (msg->hdr.type) {
-    case GST_CUDA_IPC_MSG_HELLO:
+    case GST_CUDA_SYNC_IPC_MSG_HELLO:
       return hello (c, msg) ? 0 : -1;
-    case GST_CUDA_IPC_MSG_SEMAPHORE:
-      if (!c->opened || sm->purpose != GST_CUDA_IPC_SEM_ACQUIRE ||
+    case GST_CUDA_SYNC_IPC_MSG_SEMAPHORE:
+      if (!c->opened || sm->purpose != GST_CUDA_SYNC_IPC_SEM_ACQUIRE ||
           c->have_acquire || !c->be->import_acquire (msg->fd))
         return consume_fail ("SEMAPHORE out of place"), -1;
-      gst_cuda_ipc_msg_take_fd (msg);
+      gst_cuda_sync_ipc_msg_take_fd (msg);
       c->have_acquire = TRUE;
       c->acquire_last = sm->initial_value;
       return 0;
-    case GST_CUDA_IPC_MSG_CAPS:
+    case GST_CUDA_SYNC_IPC_MSG_CAPS:
       return caps (c, msg) ? 0 : -1;
-    case GST_CUDA_IPC_MSG_BUFFER:
+    case GST_CUDA_SYNC_IPC_MSG_BUFFER:
       return buffer (c, msg) ? 0 : -1;
-    case GST_CUDA_IPC_MSG_FRAME:
+    case GST_CUDA_SYNC_IPC_MSG_FRAME:
       return frame (c, (const void *) msg->body, frames) ? 1 : -1;
-    case GST_CUDA_IPC_MSG_EOS:
-    case GST_CUDA_IPC_MSG_BYE:
+    case GST_CUDA_SYNC_IPC_MSG_EOS:
+    case GST_CUDA_SYNC_IPC_MSG_BYE:
       return 2;
     default:
       return consume_fail ("a message out of place"), -1;
@@ -414,7 +415,7 @@ connect_to (const gchar * path)
   addr.sun_family = AF_UNIX;
   g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
   if (fd < 0 || connect (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0 ||
-      !gst_cuda_ipc_check_peer (fd, "", &uid, &pid, NULL)) {
+      !gst_cuda_sync_ipc_check_peer (fd, "", &uid, &pid, NULL)) {
     if (fd >= 0)
       close (fd);
     return -1;
@@ -426,8 +427,8 @@ int
 main (int argc, char **argv)
 {
   Consumer c;
-  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcMsg *msg = g_new (GstCudaSyncIpcMsg, 1);
+  GstCudaSyncIpcBye bye = { 0, 0 };
   gboolean vulkan = argc == 4 && g_str_equal (argv[1], "--vulkan");
   guint n, frames = 0;
   gint r = 0;
@@ -442,16 +443,16 @@ main (int argc, char **argv)
   if (c.sock < 0)
     return consume_fail ("could not connect to the sink"), 1;
   while (frames < n && r >= 0 && r != 2) {
-    gint got = gst_cuda_ipc_recv (c.sock, msg, NULL);
+    gint got = gst_cuda_sync_ipc_recv (c.sock, msg, NULL);
     if (got <= 0)
       return consume_fail ("the sink went away or sent garbage"), 1;
     r = handle (&c, msg, frames);
     frames += r == 1;
-    gst_cuda_ipc_msg_clear (msg);
+    gst_cuda_sync_ipc_msg_clear (msg);
   }
   /* our release signals are enqueued: BYE, and the sink does not rescue */
-  gst_cuda_ipc_send (c.sock, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye), NULL,
-      0, -1, NULL);
+  gst_cuda_sync_ipc_send (c.sock, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye),
+      NULL, 0, -1, NULL);
   if (c.opened)
     c.be->close ();
   g_print ("frames %u (%s)\n", frames, c.be->name);

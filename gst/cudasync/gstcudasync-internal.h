@@ -183,4 +183,24 @@ gboolean              gst_cuda_sync_releaser_push_after (GstCudaSyncReleaser * r
 GST_CUDA_SYNC_API
 void                  gst_cuda_sync_releaser_free (GstCudaSyncReleaser * releaser);
 
+/* What helpers that know no element report, for the element to post: a
+ * GError of a GStreamer error domain (GST_RESOURCE_ERROR, ...) and code,
+ * whose message is the human sentence of the element error, then, after a
+ * line break, its debug details if there are any. @text and @details are
+ * in parentheses, printf-style, as for GST_ELEMENT_ERROR(); (NULL) text
+ * means the domain's default message. */
+#define GST_CUDA_SYNC_SET_ERROR(error, domain, code, text, details) \
+  G_STMT_START { \
+    gchar *__txt = _gst_element_error_printf text; \
+    gchar *__dbg = _gst_element_error_printf details; \
+    gst_cuda_sync_take_error (error, GST_ ## domain ## _ERROR, \
+        GST_ ## domain ## _ERROR_ ## code, __txt, __dbg); \
+  } G_STMT_END
+
+GST_CUDA_SYNC_API
+void               gst_cuda_sync_take_error     (GError ** error,
+                                                 GQuark domain, gint code,
+                                                 gchar * text,
+                                                 gchar * details);
+
 G_END_DECLS

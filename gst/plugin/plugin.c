@@ -13,13 +13,13 @@
 #endif
 
 #include <gst/gst.h>
-#include "gstcudasemsignal.h"
-#include "gstcudasemwait.h"
-#include "gstcudasyncipcsink.h"
-#include "gstcudasyncipcsrc.h"
+#include "semaphore/gstcudasemsignal.h"
+#include "semaphore/gstcudasemwait.h"
+#include "ipc/gstcudasyncipcsink.h"
+#include "ipc/gstcudasyncipcsrc.h"
 #ifdef HAVE_CUDA_VULKAN
-#include "gstcudatovulkan.h"
-#include "gstvulkantocuda.h"
+#include "vulkan/gstcudatovulkan.h"
+#include "vulkan/gstvulkantocuda.h"
 #endif
 
 static gboolean

@@ -16,7 +16,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include "gstcudaipcproto.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
 
 static gchar *self_exe;
 
@@ -445,7 +445,7 @@ static void
 fake_send (IpcFakeSink * fs, guint16 type, const void *body, gsize size,
     gint fd)
 {
-  GstCudaIpcHeader hdr = { GST_CUDA_IPC_MAGIC, type, fd >= 0, 0, 0 };
+  GstCudaSyncIpcHeader hdr = { GST_CUDA_SYNC_IPC_MAGIC, type, fd >= 0, 0, 0 };
   struct iovec iov[2] = { {&hdr, sizeof (hdr)}, {(void *) body, size} };
   struct msghdr mh = {.msg_iov = iov,.msg_iovlen = 2 };
   union
@@ -478,12 +478,12 @@ ipc_fake_sink_send_frame (IpcFakeSink * fs)
 {
   const gchar *text = "video/x-raw(memory:CUDAMemory),format=" FORMAT
       ",width=64,height=48,framerate=30/1";
-  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SINK };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
-  GstCudaIpcFrame f = { 1, 1, 1, 0, -1, GST_SECOND / 30, -1, -1, 0, 0 };
-  guint8 body[sizeof (GstCudaIpcCaps) + 128];
-  GstCudaIpcCaps *c = (GstCudaIpcCaps *) body;
-  GstCudaIpcBuffer b = { 1, 1, 0 };
+  GstCudaSyncIpcHello hello = { 1, 0, GST_CUDA_SYNC_IPC_ROLE_SINK };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_ACQUIRE, 1, 0 };
+  GstCudaSyncIpcFrame f = { 1, 1, 1, 0, -1, GST_SECOND / 30, -1, -1, 0, 0 };
+  guint8 body[sizeof (GstCudaSyncIpcCaps) + 128];
+  GstCudaSyncIpcCaps *c = (GstCudaSyncIpcCaps *) body;
+  GstCudaSyncIpcBuffer b = { 1, 1, 0 };
   GstVideoInfo info;
   guint i;
 
@@ -504,13 +504,14 @@ ipc_fake_sink_send_frame (IpcFakeSink * fs)
   c->caps_len = strlen (text) + 1;
   memcpy (body + sizeof (*c), text, c->caps_len);
   hello.max_buffers = 4;
-  fake_send (fs, GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello), -1);
-  fake_send (fs, GST_CUDA_IPC_MSG_SEMAPHORE, &sm, sizeof (sm),
+  fake_send (fs, GST_CUDA_SYNC_IPC_MSG_HELLO, &hello, sizeof (hello), -1);
+  fake_send (fs, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm, sizeof (sm),
       test_sem_export_fd (fs->sem));
-  fake_send (fs, GST_CUDA_IPC_MSG_CAPS, body, sizeof (*c) + c->caps_len, -1);
-  fake_send (fs, GST_CUDA_IPC_MSG_BUFFER, &b, sizeof (b),
+  fake_send (fs, GST_CUDA_SYNC_IPC_MSG_CAPS, body, sizeof (*c) + c->caps_len,
+      -1);
+  fake_send (fs, GST_CUDA_SYNC_IPC_MSG_BUFFER, &b, sizeof (b),
       gst_cuda_sync_vmm_export_fd (fs->vmm, NULL));
-  fake_send (fs, GST_CUDA_IPC_MSG_FRAME, &f, sizeof (f), -1);
+  fake_send (fs, GST_CUDA_SYNC_IPC_MSG_FRAME, &f, sizeof (f), -1);
 }
 
 void

@@ -129,23 +129,24 @@ fz_settled_fds (void)
   return fz_count_fds ();
 }
 
-static GstCudaIpcHeader *
+static GstCudaSyncIpcHeader *
 fz_hdr_of (FzPacket * p)
 {
-  return (GstCudaIpcHeader *) p->data;
+  return (GstCudaSyncIpcHeader *) p->data;
 }
 
 static void *
 fz_body_of (FzPacket * p)
 {
-  return p->data + sizeof (GstCudaIpcHeader);
+  return p->data + sizeof (GstCudaSyncIpcHeader);
 }
 
 FzPacket *
 fz_script_add (FzScript * s, guint16 type, const void *body, gsize size)
 {
   FzPacket *p = &s->pkts[s->n++];
-  GstCudaIpcHeader h = { GST_CUDA_IPC_MAGIC, type, 0, sizeof (h) + size, 0 };
+  GstCudaSyncIpcHeader h =
+      { GST_CUDA_SYNC_IPC_MAGIC, type, 0, sizeof (h) + size, 0 };
 
   memset (p, 0, sizeof (*p));
   memcpy (p->data, &h, sizeof (h));
@@ -278,8 +279,8 @@ fz_recv_one_fd (gint sock, guint ms, guint8 * buf, gsize size, gint * fd_out)
   }
   if (n <= 0)
     return 0;
-  return n >= (ssize_t) sizeof (GstCudaIpcHeader) ?
-      ((GstCudaIpcHeader *) buf)->type : 0xffff;
+  return n >= (ssize_t) sizeof (GstCudaSyncIpcHeader) ?
+      ((GstCudaSyncIpcHeader *) buf)->type : 0xffff;
 }
 
 static gint
@@ -291,7 +292,7 @@ fz_recv_one (gint sock, guint ms, guint8 * buf, gsize size)
 gint
 fz_recv_fd (gint sock, guint16 type, guint ms)
 {
-  guint8 buf[GST_CUDA_IPC_MAX_MESSAGE + 64];
+  guint8 buf[GST_CUDA_SYNC_IPC_MAX_MESSAGE + 64];
   gint t, fd = -1;
 
   while ((t = fz_recv_one_fd (sock, ms, buf, sizeof (buf), &fd)) > 0) {
@@ -307,13 +308,13 @@ fz_recv_fd (gint sock, guint16 type, guint ms)
 void
 fz_source_hello (gint sock, gint release_fd)
 {
-  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SOURCE };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
+  GstCudaSyncIpcHello hello = { 1, 0, GST_CUDA_SYNC_IPC_ROLE_SOURCE };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_RELEASE, 1, 0 };
   FzScript *s = g_new0 (FzScript, 1);
   guint i;
 
-  fz_script_add (s, GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello));
-  fz_pkt_add_fd (fz_script_add (s, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_HELLO, &hello, sizeof (hello));
+  fz_pkt_add_fd (fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
           sizeof (sm)), release_fd);
   for (i = 0; i < s->n; i++)
     fz_pkt_send (sock, &s->pkts[i]);
@@ -325,7 +326,7 @@ fz_source_hello (gint sock, gint release_fd)
 gboolean
 fz_until_closed (gint sock, guint ms)
 {
-  guint8 buf[GST_CUDA_IPC_MAX_MESSAGE + 64];
+  guint8 buf[GST_CUDA_SYNC_IPC_MAX_MESSAGE + 64];
   gint t;
 
   while ((t = fz_recv_one (sock, ms, buf, sizeof (buf))) > 0);
@@ -376,8 +377,9 @@ fz_foreign_fd (GstCudaSyncVmm * vmm)
 static guint64
 fz_edge_value (void)
 {
-  static const guint64 v[] = { 0, 1, 2, G_MAXUINT32, GST_CUDA_IPC_MAX_VALUE - 1,
-    GST_CUDA_IPC_MAX_VALUE, G_MAXUINT64 - 1, G_MAXUINT64
+  static const guint64 v[] =
+      { 0, 1, 2, G_MAXUINT32, GST_CUDA_SYNC_IPC_MAX_VALUE - 1,
+    GST_CUDA_SYNC_IPC_MAX_VALUE, G_MAXUINT64 - 1, G_MAXUINT64
   };
 
   return g_rand_boolean (fz_rng) ? v[g_rand_int_range (fz_rng, 0,
@@ -389,7 +391,7 @@ fz_edge_value (void)
 static void
 fz_mutate (FzPacket * p, GstCudaSyncVmm * vmm)
 {
-  GstCudaIpcHeader *h = fz_hdr_of (p);
+  GstCudaSyncIpcHeader *h = fz_hdr_of (p);
   gsize body = p->len > sizeof (*h) ? p->len - sizeof (*h) : 0, i, n;
 
   switch (g_rand_int_range (fz_rng, 0, 9)) {
@@ -463,7 +465,7 @@ fz_mutate (FzPacket * p, GstCudaSyncVmm * vmm)
       for (i = 0; i < p->len; i++)
         p->data[i] = g_rand_int (fz_rng);
       if (g_rand_boolean (fz_rng))
-        h->magic = GST_CUDA_IPC_MAGIC;
+        h->magic = GST_CUDA_SYNC_IPC_MAGIC;
       break;
   }
 }
@@ -528,14 +530,15 @@ fz_listen_at (const gchar * path)
 guint32
 fz_wait_frame (gint sock, guint ms)
 {
-  guint8 buf[GST_CUDA_IPC_MAX_MESSAGE + 64];
+  guint8 buf[GST_CUDA_SYNC_IPC_MAX_MESSAGE + 64];
   gint64 end = g_get_monotonic_time () + ms * 1000;
   gint t;
 
   while ((t = fz_recv_one (sock, ms, buf, sizeof (buf))) > 0 &&
       g_get_monotonic_time () < end)
-    if (t == GST_CUDA_IPC_MSG_FRAME)
-      return ((GstCudaIpcFrame *) (buf + sizeof (GstCudaIpcHeader)))->id;
+    if (t == GST_CUDA_SYNC_IPC_MSG_FRAME)
+      return ((GstCudaSyncIpcFrame *) (buf +
+              sizeof (GstCudaSyncIpcHeader)))->id;
   return 0;
 }
 
@@ -545,12 +548,12 @@ fz_wait_frame (gint sock, guint ms)
 void
 fz_script_add_random (FzScript * s)
 {
-  static const gsize sizes[] = { 0, sizeof (GstCudaIpcHello),
-    sizeof (GstCudaIpcSemaphore), sizeof (GstCudaIpcCaps),
-    sizeof (GstCudaIpcBuffer), sizeof (GstCudaIpcFrame),
-    sizeof (GstCudaIpcRelease), 0, sizeof (GstCudaIpcBye)
+  static const gsize sizes[] = { 0, sizeof (GstCudaSyncIpcHello),
+    sizeof (GstCudaSyncIpcSemaphore), sizeof (GstCudaSyncIpcCaps),
+    sizeof (GstCudaSyncIpcBuffer), sizeof (GstCudaSyncIpcFrame),
+    sizeof (GstCudaSyncIpcRelease), 0, sizeof (GstCudaSyncIpcBye)
   };
-  guint8 body[sizeof (GstCudaIpcFrame)];
+  guint8 body[sizeof (GstCudaSyncIpcFrame)];
   guint type = g_rand_int_range (fz_rng, 1, 7), i;
 
   for (i = 0; i < sizeof (body); i++)

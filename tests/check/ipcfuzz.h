@@ -8,7 +8,7 @@
 #pragma once
 
 #include "ipccommon.h"
-#include "gstcudaipcproto.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
 
 G_BEGIN_DECLS
 

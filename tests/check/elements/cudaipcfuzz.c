@@ -30,9 +30,9 @@
 static gboolean
 sink_case (const gchar * path, GstCudaSyncVmm * vmm, guint kind)
 {
-  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SOURCE };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcHello hello = { 1, 0, GST_CUDA_SYNC_IPC_ROLE_SOURCE };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_RELEASE, 1, 0 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
   FzScript *s = g_new0 (FzScript, 1);
   TestSem *ts = test_sem_new (TRUE, 0);
   gint sock = fz_connect_to (path);
@@ -40,22 +40,22 @@ sink_case (const gchar * path, GstCudaSyncVmm * vmm, guint kind)
   guint i;
 
   if (kind > 0) {
-    fz_script_add (s, GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello));
-    fz_pkt_add_fd (fz_script_add (s, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+    fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_HELLO, &hello, sizeof (hello));
+    fz_pkt_add_fd (fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
             sizeof (sm)), test_sem_export_fd (ts));
   }
   if (kind == 1 || kind == 2) {
-    GstCudaIpcRelease rel = { 0, 0, 1 };
+    GstCudaSyncIpcRelease rel = { 0, 0, 1 };
     for (i = 0; i < s->n; i++)
       fz_pkt_send (sock, &s->pkts[i]);
     s->n = 0;
     rel.id = fz_wait_frame (sock, 2000);
     fail_unless (rel.id != 0, "no frame for a ready source");
-    fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel, sizeof (rel));
+    fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
     if (kind == 2)
       fz_script_mutate (s, vmm);
   } else if (kind == 9) {
-    fz_script_add (s, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye));
+    fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
     clean = TRUE;
   } else {
     guint n = g_rand_int_range (fz_rng, kind == 0 ? 1 : 0, 4);
@@ -174,8 +174,8 @@ script_add_caps (FzScript * s, guint32 epoch, gboolean broken)
         "height=48", "not caps at all", "video/x-raw,format=NV12,width=64,"
         "height=48;video/x-raw,format=NV12,width=32,height=48",
   };
-  guint8 body[sizeof (GstCudaIpcCaps) + 256];
-  GstCudaIpcCaps *c = (GstCudaIpcCaps *) body;
+  guint8 body[sizeof (GstCudaSyncIpcCaps) + 256];
+  GstCudaSyncIpcCaps *c = (GstCudaSyncIpcCaps *) body;
   const gchar *text = texts[0];
   GstVideoInfo info;
   guint what = broken ? g_rand_int_range (fz_rng, 0, 9) : 99, i;
@@ -213,7 +213,7 @@ script_add_caps (FzScript * s, guint32 epoch, gboolean broken)
   else if (what == 8)           /* no NUL at the end, or one inside */
     body[sizeof (*c) + (g_rand_boolean (fz_rng) ? len - 1 : len / 2)] =
         g_rand_boolean (fz_rng) ? 'x' : '\0';
-  fz_script_add (s, GST_CUDA_IPC_MSG_CAPS, body, sizeof (*c) + len);
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_CAPS, body, sizeof (*c) + len);
 }
 
 /* One case against the source: a prefix of a fake sink's valid start
@@ -223,31 +223,31 @@ script_add_caps (FzScript * s, guint32 epoch, gboolean broken)
 static gboolean
 source_script (FzScript * s, TestSem * ts, GstCudaSyncVmm * vmm, guint kind)
 {
-  GstCudaIpcHello hello = { 1, 0, GST_CUDA_IPC_ROLE_SINK };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
-  GstCudaIpcBuffer b = { 1, 1, gst_cuda_sync_vmm_get_size (vmm) };
-  GstCudaIpcFrame f = { 1, 1, 1, 0, -1, GST_SECOND / 30, -1, -1, 0, 0 };
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcHello hello = { 1, 0, GST_CUDA_SYNC_IPC_ROLE_SINK };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_ACQUIRE, 1, 0 };
+  GstCudaSyncIpcBuffer b = { 1, 1, gst_cuda_sync_vmm_get_size (vmm) };
+  GstCudaSyncIpcFrame f = { 1, 1, 1, 0, -1, GST_SECOND / 30, -1, -1, 0, 0 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
   guint n_valid = kind >= 8 ? 5 : g_rand_int_range (fz_rng, 0, 6), i;
 
   hello.max_buffers = 4;
   if (n_valid > 0)
-    fz_script_add (s, GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello));
+    fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_HELLO, &hello, sizeof (hello));
   if (n_valid > 1)
-    fz_pkt_add_fd (fz_script_add (s, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+    fz_pkt_add_fd (fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
             sizeof (sm)), test_sem_export_fd (ts));
   if (n_valid > 2)
     script_add_caps (s, 1, FALSE);
   if (n_valid > 3)
-    fz_pkt_add_fd (fz_script_add (s, GST_CUDA_IPC_MSG_BUFFER, &b, sizeof (b)),
-        gst_cuda_sync_vmm_export_fd (vmm, NULL));
+    fz_pkt_add_fd (fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BUFFER, &b,
+            sizeof (b)), gst_cuda_sync_vmm_export_fd (vmm, NULL));
   if (n_valid > 4)
-    fz_script_add (s, GST_CUDA_IPC_MSG_FRAME, &f, sizeof (f));
+    fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_FRAME, &f, sizeof (f));
   if (kind >= 8) {
     if (kind == 8)
-      fz_script_add (s, GST_CUDA_IPC_MSG_EOS, NULL, 0);
+      fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_EOS, NULL, 0);
     else
-      fz_script_add (s, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye));
+      fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
     return TRUE;
   }
   if (kind < 3) {

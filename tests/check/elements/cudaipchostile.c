@@ -141,16 +141,16 @@ GST_START_TEST (test_bye_unsignalled)
 {
   gchar *path = sock_path ("b");
   GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
-  GstCudaIpcRelease rel = { 0, 0, GST_CUDA_IPC_MAX_VALUE - 1 };
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
   TestSem *ts = test_sem_new (TRUE, 0);
   FzScript *s = g_new0 (FzScript, 1);
   gint sock = fake_source (path, ts, &rel.id);
   guint i;
 
   /* a value it never signals, then goodbye */
-  fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel, sizeof (rel));
-  fz_script_add (s, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye));
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
   for (i = 0; i < s->n; i++)
     fz_pkt_send (sock, &s->pkts[i]);
   fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
@@ -176,15 +176,15 @@ GST_START_TEST (test_bye_unsignalled_stop)
 {
   gchar *path = sock_path ("s");
   GstElement *sink, *p = sink_pipeline (path, "max-buffers=1", &sink);
-  GstCudaIpcRelease rel = { 0, 0, GST_CUDA_IPC_MAX_VALUE - 1 };
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
   TestSem *ts = test_sem_new (TRUE, 0);
   FzScript *s = g_new0 (FzScript, 1);
   gint sock = fake_source (path, ts, &rel.id);
   guint i;
 
-  fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel, sizeof (rel));
-  fz_script_add (s, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye));
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
   for (i = 0; i < s->n; i++)
     fz_pkt_send (sock, &s->pkts[i]);
   fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
@@ -209,12 +209,12 @@ GST_START_TEST (test_release_unsignalled)
   gchar *path = sock_path ("u");
   GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 "
       "hold-timeout=2000000000", &sink);
-  GstCudaIpcRelease rel = { 0, 0, GST_CUDA_IPC_MAX_VALUE - 1 };
+  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
   TestSem *ts = test_sem_new (TRUE, 0);
   FzScript *s = g_new0 (FzScript, 1);
   gint sock = fake_source (path, ts, &rel.id);
 
-  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_IPC_MSG_RELEASE, &rel,
+  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
           sizeof (rel)));
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
   real_source_gets_frames (path, 10);
@@ -239,7 +239,7 @@ GST_START_TEST (test_echoed_acquire)
   gint sock = fz_connect_to (path), fd;
 
   /* the sink's acquire semaphore, sent back as the release semaphore */
-  fd = fz_recv_fd (sock, GST_CUDA_IPC_MSG_SEMAPHORE, 5000);
+  fd = fz_recv_fd (sock, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, 5000);
   fail_unless (fd >= 0, "no acquire semaphore from the sink");
   fz_source_hello (sock, fd);
   fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
@@ -321,7 +321,7 @@ GST_START_TEST (test_connection_flood)
 
   /* one first (what the sink keeps of a connection is there before the
    * count), gone once its semaphore came */
-  close (fz_recv_fd (warm, GST_CUDA_IPC_MSG_SEMAPHORE, 5000));
+  close (fz_recv_fd (warm, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, 5000));
   close (warm);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "sessions-lost", 1), 1);
   fds = fds_settled ();

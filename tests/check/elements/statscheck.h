@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every element's `stats` is notified when EOS passes the element, and its
- * description lists the fields it reports (gst/plugin/gstcudasyncstats.h:
+ * description lists the fields it reports (gst/plugin/common/gstcudasyncstats.h:
  * "SUMMARY. Fields: name: what; name: what"). A StatsWatch records the
  * notifications a pipeline's deep-notify::stats brings, with the value
  * each one carried; stats_assert_documented() compares a structure's

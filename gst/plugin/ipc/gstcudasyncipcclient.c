@@ -4,14 +4,14 @@
  *
  * cudasyncipcsrc's connection: the handshake, the sink's messages, the
  * imported frames, the copies out of them and the frames lent downstream.
- * The connection is made in gstcudaipcconnect.c; the watchdog and the
- * rescue are gstcudaipcwatch.c's. Locks: gstcudaipcclient-private.h.
+ * The connection is made in gstcudasyncipcconnect.c; the watchdog and the
+ * rescue are gstcudasyncipcwatch.c's. Locks: gstcudasyncipcclient-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudaipcclient-private.h"
+#include "gstcudasyncipcclient-private.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <errno.h>
@@ -22,18 +22,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY (gst_cuda_ipc_client_debug);
-#define GST_CAT_DEFAULT gst_cuda_ipc_client_debug
+GST_DEBUG_CATEGORY (gst_cuda_sync_ipc_client_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_client_debug
 
 Import *
-gst_cuda_ipc_import_ref (Import * imp)
+gst_cuda_sync_ipc_import_ref (Import * imp)
 {
   g_atomic_int_inc (&imp->refcount);
   return imp;
 }
 
 void
-gst_cuda_ipc_import_unref (Import * imp)
+gst_cuda_sync_ipc_import_unref (Import * imp)
 {
   if (g_atomic_int_dec_and_test (&imp->refcount)) {
     gst_cuda_sync_vmm_free (imp->vmm);
@@ -44,7 +44,7 @@ gst_cuda_ipc_import_unref (Import * imp)
 static void
 release_import (gpointer imp, const GError * error)
 {
-  gst_cuda_ipc_import_unref (imp);
+  gst_cuda_sync_ipc_import_unref (imp);
 }
 
 /* the table's references go once the work enqueued on @stream so far ran
@@ -52,8 +52,8 @@ release_import (gpointer imp, const GError * error)
  * held (the streaming thread and the threads that free lent frames push
  * to the one releaser) */
 void
-gst_cuda_ipc_client_unref_import_after (GstCudaIpcClient * self, Import * imp,
-    CUstream stream)
+gst_cuda_sync_ipc_client_unref_import_after (GstCudaSyncIpcClient * self,
+    Import * imp, CUstream stream)
 {
   GError *err = NULL;
 
@@ -66,7 +66,7 @@ gst_cuda_ipc_client_unref_import_after (GstCudaIpcClient * self, Import * imp,
 }
 
 static void
-drop_imports (GstCudaIpcClient * self)
+drop_imports (GstCudaSyncIpcClient * self)
 {
   GHashTableIter it;
   gpointer value;
@@ -74,7 +74,7 @@ drop_imports (GstCudaIpcClient * self)
   g_mutex_lock (&self->lock);
   g_hash_table_iter_init (&it, self->imports);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
-    gst_cuda_ipc_client_unref_import_after (self, value, self->stream);
+    gst_cuda_sync_ipc_client_unref_import_after (self, value, self->stream);
     g_hash_table_iter_steal (&it);
   }
   g_mutex_unlock (&self->lock);
@@ -85,7 +85,7 @@ drop_imports (GstCudaIpcClient * self)
  * to a peer that is not allowed), and a sink dying as we connected does
  * too: to be tried again in reconnect mode, as a failed connection. */
 void
-gst_cuda_ipc_client_set_closed_before_hello (GstCudaIpcClient * self,
+gst_cuda_sync_ipc_client_set_closed_before_hello (GstCudaSyncIpcClient * self,
     GError ** error, const gchar * cause)
 {
   GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("The sink "
@@ -98,13 +98,13 @@ gst_cuda_ipc_client_set_closed_before_hello (GstCudaIpcClient * self,
 /* Before the imports go, the stream's waits for the sink's values must
  * end: they normally do at once, but a sink hung (or killed) at this
  * moment never signals them, and its semaphore is rescued after
- * GST_CUDA_IPC_CLIENT_STOP_GRACE_US. A query that fails (the context could not be made
+ * GST_CUDA_SYNC_IPC_CLIENT_STOP_GRACE_US. A query that fails (the context could not be made
  * current) is tried again: rescuing a live sink's semaphore would put it
  * past the values the sink still signals. */
 static void
-settle (GstCudaIpcClient * self)
+settle (GstCudaSyncIpcClient * self)
 {
-  gint64 end = g_get_monotonic_time () + GST_CUDA_IPC_CLIENT_STOP_GRACE_US;
+  gint64 end = g_get_monotonic_time () + GST_CUDA_SYNC_IPC_CLIENT_STOP_GRACE_US;
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_PENDING;
 
   if (!self->acquire || !self->event || self->rescued ||
@@ -115,13 +115,13 @@ settle (GstCudaIpcClient * self)
       GST_CUDA_SYNC_EVENT_COMPLETE)
     g_usleep (1000);
   if (st != GST_CUDA_SYNC_EVENT_COMPLETE)
-    gst_cuda_ipc_client_rescue (self);
+    gst_cuda_sync_ipc_client_rescue (self);
 }
 
 /* the connection is over: no more messages, and no more release signals
  * (release_loan()) */
 static void
-disconnect (GstCudaIpcClient * self)
+disconnect (GstCudaSyncIpcClient * self)
 {
   g_mutex_lock (&self->lock);
   if (self->fd >= 0)
@@ -132,25 +132,25 @@ disconnect (GstCudaIpcClient * self)
 
 /* lock held */
 void
-gst_cuda_ipc_client_say_bye (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_say_bye (GstCudaSyncIpcClient * self)
 {
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
 
-  gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_BYE, &bye, sizeof (bye),
-      NULL, 0, -1, NULL);
+  gst_cuda_sync_ipc_send (self->fd, GST_CUDA_SYNC_IPC_MSG_BYE, &bye,
+      sizeof (bye), NULL, 0, -1, NULL);
   close (self->fd);
   self->fd = -1;
 }
 
 void
-gst_cuda_ipc_client_close (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_close (GstCudaSyncIpcClient * self)
 {
   GError *err = NULL;
 
   /* settle() below takes over (before the imports go) */
-  gst_cuda_ipc_client_stop_watchdog (self);
+  gst_cuda_sync_ipc_client_stop_watchdog (self);
   gst_clear_object (&self->config.pad);
-  if (!gst_cuda_ipc_client_retry_releases (self, &err)) {
+  if (!gst_cuda_sync_ipc_client_retry_releases (self, &err)) {
     /* the frames stay the session's: the sink rescues them at its stop */
     GST_WARNING ("frames not released at the stop: %s", err->message);
     g_clear_error (&err);
@@ -160,15 +160,16 @@ gst_cuda_ipc_client_close (GstCudaIpcClient * self)
     /* frames are still lent downstream: the sink sends no more, but keeps
      * those until they are released; the last one's return says BYE */
     if (!self->draining)
-      self->draining = gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_DRAIN,
-          NULL, 0, NULL, 0, -1, NULL);
+      self->draining =
+          gst_cuda_sync_ipc_send (self->fd, GST_CUDA_SYNC_IPC_MSG_DRAIN, NULL,
+          0, NULL, 0, -1, NULL);
   }
   if (self->fd >= 0 && !self->draining) {
     /* (a sink of protocol 1.0 may write into frames still lent) */
     if (self->n_lent > 0)
       GST_WARNING ("%u frames still lent to a sink that cannot keep them",
           self->n_lent);
-    gst_cuda_ipc_client_say_bye (self);
+    gst_cuda_sync_ipc_client_say_bye (self);
   }
   g_mutex_unlock (&self->lock);
   if (self->stream) {
@@ -177,8 +178,8 @@ gst_cuda_ipc_client_close (GstCudaIpcClient * self)
   }
 }
 
-GstCudaIpcClient *
-gst_cuda_ipc_client_ref (GstCudaIpcClient * self)
+GstCudaSyncIpcClient *
+gst_cuda_sync_ipc_client_ref (GstCudaSyncIpcClient * self)
 {
   g_atomic_int_inc (&self->refcount);
   return self;
@@ -186,11 +187,11 @@ gst_cuda_ipc_client_ref (GstCudaIpcClient * self)
 
 /* the last reference: the element's, or that of the last frame lent */
 void
-gst_cuda_ipc_client_unref (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_unref (GstCudaSyncIpcClient * self)
 {
   if (!g_atomic_int_dec_and_test (&self->refcount))
     return;
-  gst_cuda_ipc_client_close (self);
+  gst_cuda_sync_ipc_client_close (self);
   g_hash_table_unref (self->imports);
   /* waits for the events: the copies out of the imports and the reads of
    * the frames lent ran */
@@ -199,7 +200,7 @@ gst_cuda_ipc_client_unref (GstCudaIpcClient * self)
   gst_clear_object (&self->release);
   g_clear_pointer (&self->event, gst_cuda_sync_event_unref);
   g_clear_pointer (&self->watch_event, gst_cuda_sync_event_unref);
-  gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
+  gst_cuda_sync_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_object_unref (self->context);
   if (self->retry_fd >= 0)
     close (self->retry_fd);
@@ -214,7 +215,7 @@ gst_cuda_ipc_client_unref (GstCudaIpcClient * self)
 
 /* the sink broke the protocol: it is as good as gone */
 static gboolean
-invalid (GstCudaIpcClient * self, GError ** error, const gchar * what,
+invalid (GstCudaSyncIpcClient * self, GError ** error, const gchar * what,
     guint type)
 {
   self->sink_broke = TRUE;
@@ -224,9 +225,10 @@ invalid (GstCudaIpcClient * self, GError ** error, const gchar * what,
 }
 
 static gboolean
-handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
+handle_buffer (GstCudaSyncIpcClient * self, GstCudaSyncIpcMsg * msg,
+    GError ** error)
 {
-  const GstCudaIpcBuffer *b = (const void *) msg->body;
+  const GstCudaSyncIpcBuffer *b = (const void *) msg->body;
   GstCudaSyncVmm *vmm;
   Import *imp;
 
@@ -252,7 +254,8 @@ handle_buffer (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GError ** error)
  * work enqueued on our stream so far: the legacy default stream waits for
  * it on the GPU, or, with cpu_wait, the CPU does (context pushed) */
 gboolean
-gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self, GError ** error)
+gst_cuda_sync_ipc_client_order_downstream (GstCudaSyncIpcClient * self,
+    GError ** error)
 {
   if (self->config.cpu_wait) {
     /* the one CPU-synchronising call of the source, counted */
@@ -269,8 +272,8 @@ gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self, GError ** error)
  * CUDA elements follow) waits for the copy, or, with cpu_wait, the CPU
  * does (context pushed) */
 static gboolean
-copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
-    const GstCudaIpcFrame * f, GstBuffer * out, GError ** error)
+copy_out (GstCudaSyncIpcClient * self, GstCudaSyncVmm * vmm,
+    const GstCudaSyncIpcFrame * f, GstBuffer * out, GError ** error)
 {
   CUdeviceptr src = gst_cuda_sync_vmm_get_pointer (vmm);
   GstVideoFrame frame;
@@ -281,7 +284,7 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
       f->acquire_value, error);
   self->counters.waits += ok;
   if (ok)
-    gst_cuda_ipc_client_watch (self, f->acquire_value);
+    gst_cuda_sync_ipc_client_watch (self, f->acquire_value);
   if (ok && !gst_video_frame_map (&frame, &self->layout, out,
           GST_MAP_WRITE | GST_MAP_CUDA)) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, WRITE, ("Could not map the "
@@ -306,15 +309,15 @@ copy_out (GstCudaIpcClient * self, GstCudaSyncVmm * vmm,
     gst_video_frame_unmap (&frame);
     self->counters.copies++;
   }
-  return ok && gst_cuda_ipc_client_order_downstream (self, error);
+  return ok && gst_cuda_sync_ipc_client_order_downstream (self, error);
 }
 
 /* whether the sink closed its end (it stopped, or dropped us, and may have
  * rescued our semaphore): nothing more is signalled or sent (lock held) */
 static gboolean
-sink_closed (GstCudaIpcClient * self, const GError * err)
+sink_closed (GstCudaSyncIpcClient * self, const GError * err)
 {
-  if (!self->sink_closed && gst_cuda_ipc_peer_closed (self->fd)) {
+  if (!self->sink_closed && gst_cuda_sync_ipc_peer_closed (self->fd)) {
     GST_INFO ("the sink closed its end%s%s: nothing more is released",
         err ? ": " : "", err ? err->message : "");
     self->sink_closed = TRUE;
@@ -325,45 +328,45 @@ sink_closed (GstCudaIpcClient * self, const GError * err)
 /* The next value of our release semaphore, signalled on @stream, sent to
  * the sink for frame @id, while the sink's end is open (lock held, context
  * pushed) */
-GstCudaIpcReleaseResult
-gst_cuda_ipc_client_release (GstCudaIpcClient * self, CUstream stream,
+GstCudaSyncIpcReleaseResult
+gst_cuda_sync_ipc_client_release (GstCudaSyncIpcClient * self, CUstream stream,
     guint32 id, GError ** error)
 {
-  GstCudaIpcRelease rel = { id, 0, 0 };
+  GstCudaSyncIpcRelease rel = { id, 0, 0 };
   GError *err = NULL;
 
   if (self->fd < 0 || sink_closed (self, NULL))
-    return GST_CUDA_IPC_RELEASE_DONE;
+    return GST_CUDA_SYNC_IPC_RELEASE_DONE;
   if (!gst_cuda_semaphore_signal (self->release, stream, &rel.release_value,
           &err)) {
     /* (below a rescue that ran meanwhile) */
     if (sink_closed (self, err)) {
       g_clear_error (&err);
-      return GST_CUDA_IPC_RELEASE_DONE;
+      return GST_CUDA_SYNC_IPC_RELEASE_DONE;
     }
     g_propagate_error (error, err);
-    return GST_CUDA_IPC_RELEASE_NOT_SIGNALLED;
+    return GST_CUDA_SYNC_IPC_RELEASE_NOT_SIGNALLED;
   }
   self->counters.signals++;
-  if (gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_RELEASE, &rel,
+  if (gst_cuda_sync_ipc_send (self->fd, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
           sizeof (rel), NULL, 0, -1, &err)) {
     GST_LOG ("frame %u released at value %" G_GUINT64_FORMAT, id,
         rel.release_value);
     self->counters.releases++;
-    return GST_CUDA_IPC_RELEASE_DONE;
+    return GST_CUDA_SYNC_IPC_RELEASE_DONE;
   }
   if (sink_closed (self, err)) {
     g_clear_error (&err);
-    return GST_CUDA_IPC_RELEASE_DONE;
+    return GST_CUDA_SYNC_IPC_RELEASE_DONE;
   }
   g_propagate_error (error, err);
-  return GST_CUDA_IPC_RELEASE_NOT_SENT;
+  return GST_CUDA_SYNC_IPC_RELEASE_NOT_SENT;
 }
 
 /* the copy into a buffer of @pool, released to the sink at once */
 static GstBuffer *
-copy_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
-    GstBufferPool * pool, GError ** error)
+copy_frame (GstCudaSyncIpcClient * self, Import * imp,
+    const GstCudaSyncIpcFrame * f, GstBufferPool * pool, GError ** error)
 {
   GstBuffer *out = NULL;
   gboolean ok;
@@ -375,8 +378,8 @@ copy_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
   }
   ok = copy_out (self, imp->vmm, f, out, error);
   g_mutex_lock (&self->lock);
-  ok = ok && gst_cuda_ipc_client_release (self, self->stream, f->id,
-      error) == GST_CUDA_IPC_RELEASE_DONE;
+  ok = ok && gst_cuda_sync_ipc_client_release (self, self->stream, f->id,
+      error) == GST_CUDA_SYNC_IPC_RELEASE_DONE;
   g_mutex_unlock (&self->lock);
   if (!ok)
     gst_clear_buffer (&out);
@@ -384,17 +387,17 @@ copy_frame (GstCudaIpcClient * self, Import * imp, const GstCudaIpcFrame * f,
 }
 
 static gboolean
-handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
+handle_frame (GstCudaSyncIpcClient * self, GstCudaSyncIpcMsg * msg,
     GstBufferPool * pool, GstBuffer ** buffer, GError ** error)
 {
-  const GstCudaIpcFrame *f = (const void *) msg->body;
+  const GstCudaSyncIpcFrame *f = (const void *) msg->body;
   Import *imp = g_hash_table_lookup (self->imports, GUINT_TO_POINTER (f->id));
   GstBuffer *out;
 
   if (!imp || !self->acquire || f->epoch != self->epoch ||
       f->acquire_value <= self->acquire_last ||
-      f->acquire_value >= GST_CUDA_IPC_MAX_VALUE || f->reserved ||
-      (f->flags & ~GST_CUDA_IPC_FRAME_FLAGS))
+      f->acquire_value >= GST_CUDA_SYNC_IPC_MAX_VALUE || f->reserved ||
+      (f->flags & ~GST_CUDA_SYNC_IPC_FRAME_FLAGS))
     return invalid (self, error,
         "unknown id or epoch, or a value that does not " "grow", msg->hdr.type);
   g_mutex_lock (&self->lock);
@@ -407,7 +410,7 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
         "Could not make the CUDA context current");
     return FALSE;
   }
-  out = self->lend ? gst_cuda_ipc_client_lend_frame (self, imp, f, error) :
+  out = self->lend ? gst_cuda_sync_ipc_client_lend_frame (self, imp, f, error) :
       copy_frame (self, imp, f, pool, error);
   gst_cuda_context_pop (NULL);
   if (!out)
@@ -425,74 +428,77 @@ handle_frame (GstCudaIpcClient * self, GstCudaIpcMsg * msg,
 
 /* one message; a result to return, or -1 to go on reading */
 static gint
-handle (GstCudaIpcClient * self, GstCudaIpcMsg * msg, GstBufferPool * pool,
-    GstBuffer ** buffer, GstCaps ** caps, GError ** error)
+handle (GstCudaSyncIpcClient * self, GstCudaSyncIpcMsg * msg,
+    GstBufferPool * pool, GstBuffer ** buffer, GstCaps ** caps, GError ** error)
 {
-  const GstCudaIpcSemaphore *sm = (const void *) msg->body;
+  const GstCudaSyncIpcSemaphore *sm = (const void *) msg->body;
   GstCudaSemaphore *acquire;
 
   if (!self->got_hello) {
-    if (!gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SINK, error)) {
+    if (!gst_cuda_sync_ipc_check_hello (msg, GST_CUDA_SYNC_IPC_ROLE_SINK,
+            error)) {
       self->sink_broke = TRUE;
-      return GST_CUDA_IPC_CLIENT_ERROR;
+      return GST_CUDA_SYNC_IPC_CLIENT_ERROR;
     }
     self->got_hello = TRUE;
-    self->max_buffers = ((const GstCudaIpcHello *) msg->body)->max_buffers;
-    self->sink_minor = ((const GstCudaIpcHello *) msg->body)->version_minor;
+    self->max_buffers = ((const GstCudaSyncIpcHello *) msg->body)->max_buffers;
+    self->sink_minor = ((const GstCudaSyncIpcHello *) msg->body)->version_minor;
     return -1;
   }
   switch (msg->hdr.type) {
-    case GST_CUDA_IPC_MSG_SEMAPHORE:
-      if (self->acquire || sm->purpose != GST_CUDA_IPC_SEM_ACQUIRE ||
-          sm->handle_type != 1 || sm->initial_value >= GST_CUDA_IPC_MAX_VALUE)
+    case GST_CUDA_SYNC_IPC_MSG_SEMAPHORE:
+      if (self->acquire || sm->purpose != GST_CUDA_SYNC_IPC_SEM_ACQUIRE ||
+          sm->handle_type != 1
+          || sm->initial_value >= GST_CUDA_SYNC_IPC_MAX_VALUE)
         break;
       acquire = gst_cuda_semaphore_import_fd (self->context,
           GST_CUDA_SEMAPHORE_HANDLE_TYPE_TIMELINE_FD, msg->fd, error);
       if (!acquire)
-        return GST_CUDA_IPC_CLIENT_ERROR;
-      gst_cuda_ipc_msg_take_fd (msg);
+        return GST_CUDA_SYNC_IPC_CLIENT_ERROR;
+      gst_cuda_sync_ipc_msg_take_fd (msg);
       g_mutex_lock (&self->lock);
       self->acquire = acquire;
       self->acquire_last = self->waited = self->reached = sm->initial_value;
       g_mutex_unlock (&self->lock);
       return -1;
-    case GST_CUDA_IPC_MSG_CAPS:{
-      guint32 epoch = ((const GstCudaIpcCaps *) msg->body)->epoch;
+    case GST_CUDA_SYNC_IPC_MSG_CAPS:{
+      guint32 epoch = ((const GstCudaSyncIpcCaps *) msg->body)->epoch;
       if ((self->have_caps && epoch <= self->epoch) ||
-          !gst_cuda_ipc_parse_caps (msg, caps, &self->layout, error))
+          !gst_cuda_sync_ipc_parse_caps (msg, caps, &self->layout, error))
         break;
       drop_imports (self);
       self->epoch = epoch;
       self->have_caps = TRUE;
       self->lend = self->config.lend
-          && gst_cuda_ipc_layout_wrappable (&self->layout);
+          && gst_cuda_sync_ipc_layout_wrappable (&self->layout);
       if (self->config.lend && !self->lend)
         GST_INFO ("copying the frames of %" GST_PTR_FORMAT ": GStreamer "
             "cannot wrap device memory, or maps this layout wrongly", *caps);
-      return GST_CUDA_IPC_CLIENT_CAPS;
+      return GST_CUDA_SYNC_IPC_CLIENT_CAPS;
     }
-    case GST_CUDA_IPC_MSG_BUFFER:
-      return handle_buffer (self, msg, error) ? -1 : GST_CUDA_IPC_CLIENT_ERROR;
-    case GST_CUDA_IPC_MSG_FRAME:
+    case GST_CUDA_SYNC_IPC_MSG_BUFFER:
+      return handle_buffer (self, msg,
+          error) ? -1 : GST_CUDA_SYNC_IPC_CLIENT_ERROR;
+    case GST_CUDA_SYNC_IPC_MSG_FRAME:
       return handle_frame (self, msg, pool, buffer, error) ?
-          GST_CUDA_IPC_CLIENT_FRAME : GST_CUDA_IPC_CLIENT_ERROR;
-    case GST_CUDA_IPC_MSG_EOS:
-      return GST_CUDA_IPC_CLIENT_EOS;
-    case GST_CUDA_IPC_MSG_BYE:
-      return GST_CUDA_IPC_CLIENT_BYE;
+          GST_CUDA_SYNC_IPC_CLIENT_FRAME : GST_CUDA_SYNC_IPC_CLIENT_ERROR;
+    case GST_CUDA_SYNC_IPC_MSG_EOS:
+      return GST_CUDA_SYNC_IPC_CLIENT_EOS;
+    case GST_CUDA_SYNC_IPC_MSG_BYE:
+      return GST_CUDA_SYNC_IPC_CLIENT_BYE;
     default:
       break;
   }
   if (error && !*error)
     invalid (self, error, "message out of place", msg->hdr.type);
   self->sink_broke = TRUE;
-  return GST_CUDA_IPC_CLIENT_ERROR;
+  return GST_CUDA_SYNC_IPC_CLIENT_ERROR;
 }
 
 /* how long to wait for the sink's messages: until the handshake's time
  * limit before its HELLO (0: over), else without limit (-1) */
 static gint
-hello_wait_ms (GstCudaIpcClient * self)
+hello_wait_ms (GstCudaSyncIpcClient * self)
 {
   gint64 left;
 
@@ -504,10 +510,10 @@ hello_wait_ms (GstCudaIpcClient * self)
 }
 
 /* what the watchdog found (it rescued the sink's semaphore) */
-static GstCudaIpcClientResult
-watch_result (GstCudaIpcClient * self, GError ** error)
+static GstCudaSyncIpcClientResult
+watch_result (GstCudaSyncIpcClient * self, GError ** error)
 {
-  GstCudaIpcClientResult ret;
+  GstCudaSyncIpcClientResult ret;
 
   g_mutex_lock (&self->lock);
   ret = self->watch_lost;
@@ -517,11 +523,11 @@ watch_result (GstCudaIpcClient * self, GError ** error)
   return ret;
 }
 
-GstCudaIpcClientResult
-gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
-    GstBuffer ** buffer, GstCaps ** caps, GError ** error)
+GstCudaSyncIpcClientResult
+gst_cuda_sync_ipc_client_next (GstCudaSyncIpcClient * self,
+    GstBufferPool * pool, GstBuffer ** buffer, GstCaps ** caps, GError ** error)
 {
-  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
+  GstCudaSyncIpcMsg *msg = g_new (GstCudaSyncIpcMsg, 1);
   gint ret = -1;
 
   while (ret < 0) {
@@ -535,50 +541,53 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
               "did not send its greeting in time."), ("%s: no HELLO within %"
               GST_TIME_FORMAT, self->path,
               GST_TIME_ARGS (self->config.timeout)));
-      ret = GST_CUDA_IPC_CLIENT_UNANSWERED;
+      ret = GST_CUDA_SYNC_IPC_CLIENT_UNANSWERED;
       break;
     }
     if (poll (pfd, 4, ms) < 0 && errno != EINTR) {
-      ret = GST_CUDA_IPC_CLIENT_ERROR;
+      ret = GST_CUDA_SYNC_IPC_CLIENT_ERROR;
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ, ("Could not wait for "
               "the sink's messages."), ("poll: %s", g_strerror (errno)));
       break;
     }
     if (pfd[1].revents) {
-      ret = GST_CUDA_IPC_CLIENT_FLUSHING;
+      ret = GST_CUDA_SYNC_IPC_CLIENT_FLUSHING;
       break;
     }
     if (pfd[3].revents) {
       ret = watch_result (self, error);
       break;
     }
-    if (pfd[2].revents && !gst_cuda_ipc_client_retry_releases (self, error)) {
-      ret = GST_CUDA_IPC_CLIENT_ERROR;
+    if (pfd[2].revents
+        && !gst_cuda_sync_ipc_client_retry_releases (self, error)) {
+      ret = GST_CUDA_SYNC_IPC_CLIENT_ERROR;
       break;
     }
     if (!pfd[0].revents)
       continue;
-    r = gst_cuda_ipc_recv (self->fd, msg, error);
+    r = gst_cuda_sync_ipc_recv (self->fd, msg, error);
     if (r == 0 && !self->got_hello) {
-      gst_cuda_ipc_client_set_closed_before_hello (self, error, "no message");
-      ret = GST_CUDA_IPC_CLIENT_UNANSWERED;
+      gst_cuda_sync_ipc_client_set_closed_before_hello (self, error,
+          "no message");
+      ret = GST_CUDA_SYNC_IPC_CLIENT_UNANSWERED;
     } else if (r == 0) {
-      ret = GST_CUDA_IPC_CLIENT_LOST;
+      ret = GST_CUDA_SYNC_IPC_CLIENT_LOST;
     } else if (r < 0) {
       self->sink_broke = TRUE;
-      ret = GST_CUDA_IPC_CLIENT_ERROR;
+      ret = GST_CUDA_SYNC_IPC_CLIENT_ERROR;
     } else {
       ret = handle (self, msg, pool, buffer, caps, error);
-      gst_cuda_ipc_msg_clear (msg);
+      gst_cuda_sync_ipc_msg_clear (msg);
     }
     /* a frame that the watchdog's rescue let through (our CPU wait, with
      * cpu_wait, waited for it) holds what the memory held then; a stop
      * that the rescue ended is no lost peer */
-    if (ret == GST_CUDA_IPC_CLIENT_FRAME &&
+    if (ret == GST_CUDA_SYNC_IPC_CLIENT_FRAME &&
         g_atomic_int_get (&self->watch_lost)) {
       gst_clear_buffer (buffer);
-      ret = gst_cuda_ipc_client_woken (self) ? GST_CUDA_IPC_CLIENT_FLUSHING :
-          watch_result (self, error);
+      ret =
+          gst_cuda_sync_ipc_client_woken (self) ?
+          GST_CUDA_SYNC_IPC_CLIENT_FLUSHING : watch_result (self, error);
     }
   }
   /* A sink that is gone or broke the protocol may never signal the values
@@ -587,9 +596,10 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
    * next values). After a failure of our own the sink is alive: the stop
    * says BYE (or DRAIN) as usual, and rescues only a sink that does not
    * signal within the grace (settle()). */
-  if (ret == GST_CUDA_IPC_CLIENT_LOST || ret == GST_CUDA_IPC_CLIENT_FROZEN ||
-      (ret == GST_CUDA_IPC_CLIENT_ERROR && self->sink_broke)) {
-    gst_cuda_ipc_client_rescue (self);
+  if (ret == GST_CUDA_SYNC_IPC_CLIENT_LOST
+      || ret == GST_CUDA_SYNC_IPC_CLIENT_FROZEN
+      || (ret == GST_CUDA_SYNC_IPC_CLIENT_ERROR && self->sink_broke)) {
+    gst_cuda_sync_ipc_client_rescue (self);
     disconnect (self);
   }
   g_free (msg);
@@ -597,8 +607,8 @@ gst_cuda_ipc_client_next (GstCudaIpcClient * self, GstBufferPool * pool,
 }
 
 void
-gst_cuda_ipc_client_add_counters (GstCudaIpcClient * self,
-    GstCudaIpcClientCounters * sum)
+gst_cuda_sync_ipc_client_add_counters (GstCudaSyncIpcClient * self,
+    GstCudaSyncIpcClientCounters * sum)
 {
   g_mutex_lock (&self->lock);
   sum->frames += self->counters.frames;
@@ -626,15 +636,15 @@ gst_cuda_ipc_client_add_counters (GstCudaIpcClient * self,
  * again); a failed send is a connection the sink sees fail, and the frame
  * counts as released (lock held, context pushed). */
 static gboolean
-release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
+release_loan (GstCudaSyncIpcClient * self, Loan * loan, GError ** error)
 {
   GError *err = NULL;
 
-  switch (gst_cuda_ipc_client_release (self, NULL, loan->id, &err)) {
-    case GST_CUDA_IPC_RELEASE_NOT_SIGNALLED:
+  switch (gst_cuda_sync_ipc_client_release (self, NULL, loan->id, &err)) {
+    case GST_CUDA_SYNC_IPC_RELEASE_NOT_SIGNALLED:
       g_propagate_error (error, err);
       return FALSE;
-    case GST_CUDA_IPC_RELEASE_NOT_SENT:
+    case GST_CUDA_SYNC_IPC_RELEASE_NOT_SENT:
       GST_WARNING ("frame %u not released to the sink: %s", loan->id,
           err->message);
       g_clear_error (&err);
@@ -642,10 +652,10 @@ release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
     default:
       break;
   }
-  gst_cuda_ipc_client_unref_import_after (self, loan->import, NULL);
+  gst_cuda_sync_ipc_client_unref_import_after (self, loan->import, NULL);
   self->n_lent--;
   if (self->draining && self->n_lent == 0 && self->fd >= 0)
-    gst_cuda_ipc_client_say_bye (self);
+    gst_cuda_sync_ipc_client_say_bye (self);
   return TRUE;
 }
 
@@ -653,7 +663,8 @@ release_loan (GstCudaIpcClient * self, Loan * loan, GError ** error)
  * current, a failed signal), released now: FALSE and @error when one
  * fails again (any thread but loan_return()'s caller's lock) */
 gboolean
-gst_cuda_ipc_client_retry_releases (GstCudaIpcClient * self, GError ** error)
+gst_cuda_sync_ipc_client_retry_releases (GstCudaSyncIpcClient * self,
+    GError ** error)
 {
   GQueue done = G_QUEUE_INIT;
   gboolean ok = TRUE;
@@ -682,7 +693,7 @@ gst_cuda_ipc_client_retry_releases (GstCudaIpcClient * self, GError ** error)
   }
   g_mutex_unlock (&self->lock);
   while ((loan = g_queue_pop_head (&done))) {
-    gst_cuda_ipc_client_unref (loan->client);
+    gst_cuda_sync_ipc_client_unref (loan->client);
     g_free (loan);
   }
   return ok;
@@ -695,7 +706,7 @@ static void
 loan_return (gpointer data)
 {
   Loan *loan = data;
-  GstCudaIpcClient *self = loan->client;
+  GstCudaSyncIpcClient *self = loan->client;
   GError *err = NULL;
   gboolean pushed = gst_cuda_context_push (self->context);
   guint64 one = 1;
@@ -704,7 +715,7 @@ loan_return (gpointer data)
   if (pushed && release_loan (self, loan, &err)) {
     g_mutex_unlock (&self->lock);
     gst_cuda_context_pop (NULL);
-    gst_cuda_ipc_client_unref (self);
+    gst_cuda_sync_ipc_client_unref (self);
     g_free (loan);
     return;
   }
@@ -723,8 +734,8 @@ loan_return (gpointer data)
  * then the legacy default stream (or the CPU) waits for our stream
  * (context pushed). Released by loan_return() when freed. */
 GstBuffer *
-gst_cuda_ipc_client_lend_frame (GstCudaIpcClient * self, Import * imp,
-    const GstCudaIpcFrame * f, GError ** error)
+gst_cuda_sync_ipc_client_lend_frame (GstCudaSyncIpcClient * self, Import * imp,
+    const GstCudaSyncIpcFrame * f, GError ** error)
 {
   GstVideoInfo *l = &self->layout;
   GstBuffer *out;
@@ -735,19 +746,19 @@ gst_cuda_ipc_client_lend_frame (GstCudaIpcClient * self, Import * imp,
           f->acquire_value, error))
     return NULL;
   self->counters.waits++;
-  gst_cuda_ipc_client_watch (self, f->acquire_value);
-  if (!gst_cuda_ipc_client_order_downstream (self, error))
+  gst_cuda_sync_ipc_client_watch (self, f->acquire_value);
+  if (!gst_cuda_sync_ipc_client_order_downstream (self, error))
     return NULL;
   loan = g_new0 (Loan, 1);
-  loan->client = gst_cuda_ipc_client_ref (self);
-  loan->import = gst_cuda_ipc_import_ref (imp);
+  loan->client = gst_cuda_sync_ipc_client_ref (self);
+  loan->import = gst_cuda_sync_ipc_import_ref (imp);
   loan->id = f->id;
   mem = gst_cuda_sync_memory_wrap (self->context, l,
       gst_cuda_sync_vmm_get_pointer (imp->vmm), loan, loan_return);
   if (!mem) {
     /* the table and the element keep theirs: nothing is freed here */
-    gst_cuda_ipc_import_unref (loan->import);
-    gst_cuda_ipc_client_unref (self);
+    gst_cuda_sync_ipc_import_unref (loan->import);
+    gst_cuda_sync_ipc_client_unref (self);
     g_free (loan);
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED, ("Could not wrap the "
             "sink's memory."), ("gst_cuda_allocator_alloc_wrapped"));

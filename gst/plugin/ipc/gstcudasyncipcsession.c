@@ -5,36 +5,36 @@
  * One source connected to cudasyncipcsink's server: the handshake (HELLO,
  * our acquire semaphore, CAPS), the source's messages (its release
  * semaphore, RELEASE, BYE), the frames sent to it, and its end. Called
- * with the server's lock held (gstcudaipcserver-private.h), but for
- * gst_cuda_ipc_session_start().
+ * with the server's lock held (gstcudasyncipcserver-private.h), but for
+ * gst_cuda_sync_ipc_session_start().
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudaipcserver-private.h"
-#include "gstcudaipcsemaphore.h"
+#include "gstcudasyncipcserver-private.h"
+#include "gstcudasyncipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* the server's category (initialised by gst_cuda_ipc_server_new()) */
-GST_DEBUG_CATEGORY (gst_cuda_ipc_server_debug);
-#define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+/* the server's category (initialised by gst_cuda_sync_ipc_server_new()) */
+GST_DEBUG_CATEGORY (gst_cuda_sync_ipc_server_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_server_debug
 
 /* how often the socket thread looks whether a gone source's last release
  * value ran, and a connected one's (no fd says so) */
 #define GONE_POLL_US (10 * G_TIME_SPAN_MILLISECOND)
 #define WATCH_POLL_US (100 * G_TIME_SPAN_MILLISECOND)
 
-typedef GstCudaIpcSession Session;
-typedef GstCudaIpcSlot Slot;
-typedef GstCudaIpcReleasePoint ReleasePoint;
+typedef GstCudaSyncIpcSession Session;
+typedef GstCudaSyncIpcSlot Slot;
+typedef GstCudaSyncIpcReleasePoint ReleasePoint;
 
 Session *
-gst_cuda_ipc_session_new (gint fd)
+gst_cuda_sync_ipc_session_new (gint fd)
 {
   Session *s = g_new0 (Session, 1);
 
@@ -45,7 +45,7 @@ gst_cuda_ipc_session_new (gint fd)
 }
 
 void
-gst_cuda_ipc_session_free (Session * s)
+gst_cuda_sync_ipc_session_free (Session * s)
 {
   /* (a gone session's stream goes first: watch_clear()) */
   g_assert (s->watch == NULL);
@@ -67,7 +67,7 @@ gst_cuda_ipc_session_free (Session * s)
  * stop's grace is over (the source died or froze after its BYE, or never
  * meant to signal). */
 void
-gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
+gst_cuda_sync_ipc_session_rescue (GstCudaSyncIpcServer * self, Session * s,
     gboolean force)
 {
   GError *err = NULL;
@@ -84,7 +84,7 @@ gst_cuda_ipc_session_rescue (GstCudaIpcServer * self, Session * s,
     return;
   }
   if (gst_cuda_semaphore_signal_value (s->release, self->rescue,
-          s->release_last + GST_CUDA_IPC_RESCUE_STEP, &err))
+          s->release_last + GST_CUDA_SYNC_IPC_RESCUE_STEP, &err))
     self->rescues++;
   else
     GST_WARNING ("rescue signal failed: %s", err->message);
@@ -112,7 +112,7 @@ forget_points_of (GArray * points, GstCudaSemaphore * sem)
 /* the release points of a rescued source go from every slot, settling or
  * not: the rescue signal satisfies them (lock held) */
 static void
-forget_points (GstCudaIpcServer * self, Session * s)
+forget_points (GstCudaSyncIpcServer * self, Session * s)
 {
   guint i;
 
@@ -125,7 +125,7 @@ forget_points (GstCudaIpcServer * self, Session * s)
 
 /* a session's watch stream and event (lock held) */
 static void
-watch_clear (GstCudaIpcServer * self, Session * s)
+watch_clear (GstCudaSyncIpcServer * self, Session * s)
 {
   g_clear_pointer (&s->watch_event, gst_cuda_sync_event_unref);
   if (s->watch && gst_cuda_context_push (self->context)) {
@@ -141,7 +141,7 @@ watch_clear (GstCudaIpcServer * self, Session * s)
  * an event recorded after that wait tells when it ran (lock held). FALSE
  * when that cannot be set up. */
 static gboolean
-watch_value (GstCudaIpcServer * self, Session * s, guint64 value)
+watch_value (GstCudaSyncIpcServer * self, Session * s, guint64 value)
 {
   GError *err = NULL;
   gboolean ok = TRUE;
@@ -174,7 +174,7 @@ watch_value (GstCudaIpcServer * self, Session * s, guint64 value)
 /* Whether a release value that @s announced is not seen run yet (lock
  * held); a watch that ran is set on the last value announced since. */
 static gboolean
-watch_pending (GstCudaIpcServer * self, Session * s, gint64 now)
+watch_pending (GstCudaSyncIpcServer * self, Session * s, gint64 now)
 {
   if (s->watch_since && gst_cuda_sync_event_query (s->watch_event, NULL) ==
       GST_CUDA_SYNC_EVENT_COMPLETE)
@@ -186,7 +186,8 @@ watch_pending (GstCudaIpcServer * self, Session * s, gint64 now)
 }
 
 gboolean
-gst_cuda_ipc_session_values_pending (GstCudaIpcServer * self, Session * s)
+gst_cuda_sync_ipc_session_values_pending (GstCudaSyncIpcServer * self,
+    Session * s)
 {
   return watch_pending (self, s, g_get_monotonic_time ());
 }
@@ -194,7 +195,7 @@ gst_cuda_ipc_session_values_pending (GstCudaIpcServer * self, Session * s)
 /* a RELEASE came: watched from now on when nothing is (with a hold
  * limit: the value counts as a frame held until it ran) */
 static void
-watch_release (GstCudaIpcServer * self, Session * s)
+watch_release (GstCudaSyncIpcServer * self, Session * s)
 {
   if (self->config.hold_timeout && !s->watch_since &&
       watch_value (self, s, s->release_last))
@@ -205,11 +206,11 @@ watch_release (GstCudaIpcServer * self, Session * s)
  * watched until its last value ran, or rescued once the grace is over
  * (lock held). FALSE when it cannot be watched. */
 static gboolean
-watch_gone (GstCudaIpcServer * self, Session * s)
+watch_gone (GstCudaSyncIpcServer * self, Session * s)
 {
   if (s->watched < s->release_last && !watch_value (self, s, s->release_last))
     return FALSE;
-  s->watch_end = g_get_monotonic_time () + GST_CUDA_IPC_BYE_GRACE_US;
+  s->watch_end = g_get_monotonic_time () + GST_CUDA_SYNC_IPC_BYE_GRACE_US;
   return TRUE;
 }
 
@@ -217,20 +218,21 @@ watch_gone (GstCudaIpcServer * self, Session * s)
  * rescued, and its release points are forgotten; its held frames are free
  * again (nothing of it reads them any more). One that said BYE after
  * announcing release values is kept, its connection closed, until those
- * values ran or it is rescued (gst_cuda_ipc_sessions_tick()). */
+ * values ran or it is rescued (gst_cuda_sync_ipc_sessions_tick()). */
 void
-gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
+gst_cuda_sync_ipc_session_drop (GstCudaSyncIpcServer * self, Session * s,
+    gboolean lost)
 {
   GHashTableIter it;
   gpointer value;
 
-  gst_cuda_ipc_session_rescue (self, s, FALSE);
+  gst_cuda_sync_ipc_session_rescue (self, s, FALSE);
   if (s->rescued)
     forget_points (self, s);
   g_hash_table_iter_init (&it, s->held);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     ((Slot *) value)->n_holders--;
-    gst_cuda_ipc_slot_settle (self, value);
+    gst_cuda_sync_ipc_slot_settle (self, value);
   }
   g_hash_table_remove_all (s->held);
   if (lost)
@@ -246,11 +248,11 @@ gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
       self->gone = g_list_append (self->gone, s);
       return;
     }
-    gst_cuda_ipc_session_rescue (self, s, TRUE);
+    gst_cuda_sync_ipc_session_rescue (self, s, TRUE);
     forget_points (self, s);
   }
   watch_clear (self, s);
-  gst_cuda_ipc_session_free (s);
+  gst_cuda_sync_ipc_session_free (s);
 }
 
 /* whether a frame of @s, or a release value it announced and has not
@@ -260,7 +262,8 @@ gst_cuda_ipc_session_drop (GstCudaIpcServer * self, Session * s, gboolean lost)
  * do not need them); a value announced and not reached always does, since
  * the sink's GPU work on that frame waits for it. */
 static gboolean
-held_too_long (GstCudaIpcServer * self, Session * s, gint64 now, gint64 * next)
+held_too_long (GstCudaSyncIpcServer * self, Session * s, gint64 now,
+    gint64 * next)
 {
   gint64 limit = self->config.hold_timeout / 1000, end;
   GHashTableIter it;
@@ -289,7 +292,7 @@ held_too_long (GstCudaIpcServer * self, Session * s, gint64 now, gint64 * next)
 /* TRUE once a gone source is done with: its last release value ran, or
  * it was rescued and that rescue had its time to run (lock held) */
 static gboolean
-gone_done (GstCudaIpcServer * self, Session * s, gint64 now, gboolean stop)
+gone_done (GstCudaSyncIpcServer * self, Session * s, gint64 now, gboolean stop)
 {
   GError *err = NULL;
   GstCudaSyncEventStatus st = gst_cuda_sync_event_query (s->watch_event,
@@ -305,25 +308,25 @@ gone_done (GstCudaIpcServer * self, Session * s, gint64 now, gboolean stop)
     GST_WARNING ("the source of pid %d said BYE, but its last release value "
         "%" G_GUINT64_FORMAT " has not run: rescuing it", s->pid,
         s->release_last);
-    gst_cuda_ipc_session_rescue (self, s, TRUE);
+    gst_cuda_sync_ipc_session_rescue (self, s, TRUE);
     forget_points (self, s);
   }
   return stop || st == GST_CUDA_SYNC_EVENT_ERROR ||
-      now >= s->watch_end + GST_CUDA_IPC_BYE_GRACE_US;
+      now >= s->watch_end + GST_CUDA_SYNC_IPC_BYE_GRACE_US;
 }
 
 static void
-gone_free (GstCudaIpcServer * self, GList * l)
+gone_free (GstCudaSyncIpcServer * self, GList * l)
 {
   Session *s = l->data;
 
   self->gone = g_list_delete_link (self->gone, l);
   watch_clear (self, s);
-  gst_cuda_ipc_session_free (s);
+  gst_cuda_sync_ipc_session_free (s);
 }
 
 gint64
-gst_cuda_ipc_sessions_tick (GstCudaIpcServer * self, gint64 now)
+gst_cuda_sync_ipc_sessions_tick (GstCudaSyncIpcServer * self, gint64 now)
 {
   gint64 next = G_MAXINT64;
   GList *l, *n;
@@ -335,12 +338,12 @@ gst_cuda_ipc_sessions_tick (GstCudaIpcServer * self, gint64 now)
       GST_WARNING ("dropping the source of pid %d: no release semaphore "
           "within handshake-timeout", s->pid);
       self->handshake_timeouts++;
-      gst_cuda_ipc_session_drop (self, s, FALSE);
+      gst_cuda_sync_ipc_session_drop (self, s, FALSE);
     } else if (held_too_long (self, s, now, &next)) {
       GST_WARNING ("dropping the source of pid %d: it held a frame past "
           "hold-timeout", s->pid);
       self->hold_timeouts++;
-      gst_cuda_ipc_session_drop (self, s, FALSE);
+      gst_cuda_sync_ipc_session_drop (self, s, FALSE);
     } else if (s->handshake_end && !s->ready) {
       next = MIN (next, s->handshake_end);
     }
@@ -356,12 +359,12 @@ gst_cuda_ipc_sessions_tick (GstCudaIpcServer * self, gint64 now)
 }
 
 gboolean
-gst_cuda_ipc_sessions_pending (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_sessions_pending (GstCudaSyncIpcServer * self)
 {
   GList *l;
 
   for (l = self->sessions; l; l = l->next)
-    if (gst_cuda_ipc_session_values_pending (self, l->data))
+    if (gst_cuda_sync_ipc_session_values_pending (self, l->data))
       return TRUE;
   for (l = self->gone; l; l = l->next) {
     Session *s = l->data;
@@ -373,7 +376,7 @@ gst_cuda_ipc_sessions_pending (GstCudaIpcServer * self)
 }
 
 void
-gst_cuda_ipc_sessions_end_gone (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_sessions_end_gone (GstCudaSyncIpcServer * self)
 {
   while (self->gone) {
     gone_done (self, self->gone->data, g_get_monotonic_time (), TRUE);
@@ -382,24 +385,24 @@ gst_cuda_ipc_sessions_end_gone (GstCudaIpcServer * self)
 }
 
 gboolean
-gst_cuda_ipc_session_send_caps (GstCudaIpcServer * self, Session * s,
+gst_cuda_sync_ipc_session_send_caps (GstCudaSyncIpcServer * self, Session * s,
     GError ** error)
 {
-  GstCudaIpcCaps c;
+  GstCudaSyncIpcCaps c;
   gchar *text;
   gboolean ok;
 
-  gst_cuda_ipc_caps_from_info (&c, &self->info, self->epoch);
+  gst_cuda_sync_ipc_caps_from_info (&c, &self->info, self->epoch);
   text = gst_caps_to_string (self->caps);
   c.caps_len = strlen (text) + 1;
-  if (c.caps_len > GST_CUDA_IPC_MAX_CAPS) {
+  if (c.caps_len > GST_CUDA_SYNC_IPC_MAX_CAPS) {
     g_free (text);
     GST_CUDA_SYNC_SET_ERROR (error, STREAM, FORMAT, ("The caps are too long "
             "for the protocol."), ("%u bytes", c.caps_len));
     return FALSE;
   }
-  ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_CAPS, &c, sizeof (c), text,
-      c.caps_len, -1, error);
+  ok = gst_cuda_sync_ipc_send (s->fd, GST_CUDA_SYNC_IPC_MSG_CAPS, &c,
+      sizeof (c), text, c.caps_len, -1, error);
   g_free (text);
   if (ok) {
     s->caps_epoch = self->epoch;
@@ -412,23 +415,23 @@ gst_cuda_ipc_session_send_caps (GstCudaIpcServer * self, Session * s,
  * server's list; without the lock, since the semaphore may come from the
  * application's new-semaphore handler */
 gboolean
-gst_cuda_ipc_session_start (GstCudaIpcServer * self, Session * s,
+gst_cuda_sync_ipc_session_start (GstCudaSyncIpcServer * self, Session * s,
     GError ** error)
 {
-  GstCudaIpcHello hello = { GST_CUDA_IPC_VERSION_MAJOR,
-    GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SINK
+  GstCudaSyncIpcHello hello = { GST_CUDA_SYNC_IPC_VERSION_MAJOR,
+    GST_CUDA_SYNC_IPC_VERSION_MINOR, GST_CUDA_SYNC_IPC_ROLE_SINK
   };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_ACQUIRE, 1, 0 };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_ACQUIRE, 1, 0 };
   struct stat st;
   gint send_fd;
   gboolean ok;
 
   memcpy (hello.device_uuid, self->uuid, 16);
   hello.max_buffers = self->config.max_buffers;
-  if (!gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_HELLO, &hello,
+  if (!gst_cuda_sync_ipc_send (s->fd, GST_CUDA_SYNC_IPC_MSG_HELLO, &hello,
           sizeof (hello), NULL, 0, -1, error))
     return FALSE;
-  s->acquire = gst_cuda_ipc_semaphore_new (self->context,
+  s->acquire = gst_cuda_sync_ipc_semaphore_new (self->context,
       self->config.new_semaphore, self->config.user_data, &send_fd, error);
   if (!s->acquire)
     return FALSE;
@@ -437,7 +440,7 @@ gst_cuda_ipc_session_start (GstCudaIpcServer * self, Session * s,
     s->acquire_dev = st.st_dev;
     s->acquire_ino = st.st_ino;
   }
-  ok = gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+  ok = gst_cuda_sync_ipc_send (s->fd, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
       sizeof (sm), NULL, 0, send_fd, error);
   close (send_fd);
   return ok;
@@ -455,23 +458,25 @@ is_own_acquire (Session * s, gint fd)
 
 /* one message of a source (lock held); FALSE drops the session */
 gboolean
-gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
-    GstCudaIpcMsg * msg, GError ** error)
+gst_cuda_sync_ipc_session_handle (GstCudaSyncIpcServer * self, Session * s,
+    GstCudaSyncIpcMsg * msg, GError ** error)
 {
   switch (msg->hdr.type) {
-    case GST_CUDA_IPC_MSG_HELLO:
+    case GST_CUDA_SYNC_IPC_MSG_HELLO:
       if (s->got_hello)
         break;
       s->got_hello = TRUE;
-      return gst_cuda_ipc_check_hello (msg, GST_CUDA_IPC_ROLE_SOURCE, error);
-    case GST_CUDA_IPC_MSG_SEMAPHORE:{
-      const GstCudaIpcSemaphore *sm = (const void *) msg->body;
+      return gst_cuda_sync_ipc_check_hello (msg, GST_CUDA_SYNC_IPC_ROLE_SOURCE,
+          error);
+    case GST_CUDA_SYNC_IPC_MSG_SEMAPHORE:{
+      const GstCudaSyncIpcSemaphore *sm = (const void *) msg->body;
       gint fd;
-      if (!s->got_hello || s->ready || sm->purpose != GST_CUDA_IPC_SEM_RELEASE
+      if (!s->got_hello || s->ready
+          || sm->purpose != GST_CUDA_SYNC_IPC_SEM_RELEASE
           || sm->handle_type != 1
-          || sm->initial_value >= GST_CUDA_IPC_MAX_VALUE)
+          || sm->initial_value >= GST_CUDA_SYNC_IPC_MAX_VALUE)
         break;
-      fd = gst_cuda_ipc_msg_take_fd (msg);
+      fd = gst_cuda_sync_ipc_msg_take_fd (msg);
       /* the sink's own semaphore would make the rescue signal the
        * acquire values and the sink wait for itself */
       if (is_own_acquire (s, fd)) {
@@ -492,12 +497,12 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
       s->handshake_end = 0;
       return TRUE;
     }
-    case GST_CUDA_IPC_MSG_RELEASE:{
-      const GstCudaIpcRelease *r = (const void *) msg->body;
+    case GST_CUDA_SYNC_IPC_MSG_RELEASE:{
+      const GstCudaSyncIpcRelease *r = (const void *) msg->body;
       Slot *slot = g_hash_table_lookup (s->held, GUINT_TO_POINTER (r->id));
       ReleasePoint p;
       if (!s->ready || !slot || r->release_value <= s->release_last ||
-          r->release_value >= GST_CUDA_IPC_MAX_VALUE)
+          r->release_value >= GST_CUDA_SYNC_IPC_MAX_VALUE)
         break;
       s->release_last = r->release_value;
       watch_release (self, s);
@@ -506,15 +511,15 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
       g_array_append_val (slot->points, p);
       g_hash_table_remove (s->held, GUINT_TO_POINTER (r->id));
       slot->n_holders--;
-      gst_cuda_ipc_slot_settle (self, slot);
+      gst_cuda_sync_ipc_slot_settle (self, slot);
       self->releases++;
       g_cond_broadcast (&self->cond);
       return TRUE;
     }
-    case GST_CUDA_IPC_MSG_BYE:
+    case GST_CUDA_SYNC_IPC_MSG_BYE:
       s->said_bye = TRUE;
       return FALSE;
-    case GST_CUDA_IPC_MSG_DRAIN:
+    case GST_CUDA_SYNC_IPC_MSG_DRAIN:
       /* its stop with frames still held downstream: they stay its own
        * until released, and BYE follows the last RELEASE */
       if (!s->ready || s->draining)
@@ -533,22 +538,22 @@ gst_cuda_ipc_session_handle (GstCudaIpcServer * self, Session * s,
 /* acquire signal, BUFFER (first use), CAPS (new epoch) and FRAME to one
  * ready session (lock held) */
 gboolean
-gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self, Session * s,
+gst_cuda_sync_ipc_session_send_frame (GstCudaSyncIpcServer * self, Session * s,
     Slot * slot, GstBuffer * buf, GError ** error)
 {
-  GstCudaIpcFrame f;
+  GstCudaSyncIpcFrame f;
   guint64 value;
 
   if (s->caps_epoch != self->epoch
-      && !gst_cuda_ipc_session_send_caps (self, s, error))
+      && !gst_cuda_sync_ipc_session_send_caps (self, s, error))
     return FALSE;
   if (!g_hash_table_contains (s->sent, GUINT_TO_POINTER (slot->id))) {
-    GstCudaIpcBuffer b = { slot->id, slot->epoch,
+    GstCudaSyncIpcBuffer b = { slot->id, slot->epoch,
       gst_cuda_sync_vmm_get_size (slot->vmm)
     };
     gint fd = gst_cuda_sync_vmm_export_fd (slot->vmm, error);
-    gboolean ok = fd >= 0 && gst_cuda_ipc_send (s->fd,
-        GST_CUDA_IPC_MSG_BUFFER, &b, sizeof (b), NULL, 0, fd, error);
+    gboolean ok = fd >= 0 && gst_cuda_sync_ipc_send (s->fd,
+        GST_CUDA_SYNC_IPC_MSG_BUFFER, &b, sizeof (b), NULL, 0, fd, error);
     if (fd >= 0)
       close (fd);
     if (!ok)
@@ -567,9 +572,9 @@ gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self, Session * s,
   f.duration = GST_BUFFER_DURATION (buf);
   f.offset = GST_BUFFER_OFFSET (buf);
   f.offset_end = GST_BUFFER_OFFSET_END (buf);
-  f.flags = GST_BUFFER_FLAGS (buf) & GST_CUDA_IPC_FRAME_FLAGS;
-  if (!gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_FRAME, &f, sizeof (f),
-          NULL, 0, -1, error))
+  f.flags = GST_BUFFER_FLAGS (buf) & GST_CUDA_SYNC_IPC_FRAME_FLAGS;
+  if (!gst_cuda_sync_ipc_send (s->fd, GST_CUDA_SYNC_IPC_MSG_FRAME, &f,
+          sizeof (f), NULL, 0, -1, error))
     return FALSE;
   g_hash_table_insert (s->held, GUINT_TO_POINTER (slot->id), slot);
   slot->n_holders++;

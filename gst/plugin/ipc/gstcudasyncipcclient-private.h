@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The client's state, shared by its three units, each calling only those
- * below it: gstcudaipcconnect.c (the connection and the handshake),
- * gstcudaipcclient.c (the messages, the copies, the frames lent downstream
- * in io-mode import and their releases) and gstcudaipcwatch.c (the
+ * below it: gstcudasyncipcconnect.c (the connection and the handshake),
+ * gstcudasyncipcclient.c (the messages, the copies, the frames lent downstream
+ * in io-mode import and their releases) and gstcudasyncipcwatch.c (the
  * watchdog and the rescue). Not installed.
  *
  * Locks: used by one streaming thread at a time, but for the frames it
@@ -21,15 +21,15 @@
  */
 #pragma once
 
-#include "gstcudaipcclient.h"
-#include "gstcudaipcproto.h"
+#include "gstcudasyncipcclient.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
 #include <gst/cudasync/gstcudasync-internal.h>
 #include <gst/cuda/cuda-gst.h>
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_ipc_client_debug);
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_sync_ipc_client_debug);
 
 /* an imported frame of the sink's; referenced by the imports table and by
  * each lent frame */
@@ -42,17 +42,17 @@ typedef struct
 /* a frame lent downstream: its memory is the import's */
 typedef struct
 {
-  GstCudaIpcClient *client;
+  GstCudaSyncIpcClient *client;
   Import *import;
   guint32 id;
 } Loan;
 
-struct _GstCudaIpcClient
+struct _GstCudaSyncIpcClient
 {
   gint refcount;
   GMutex lock;
   GstCudaContext *context;
-  GstCudaIpcClientConfig config;
+  GstCudaSyncIpcClientConfig config;
   gint fd;
   gint wake_fd;
   gint retry_fd;                /* eventfd: lent frames wait in unreleased */
@@ -79,7 +79,7 @@ struct _GstCudaIpcClient
   guint64 reached;
   gint64 pending_since;
   gint64 hup_since;
-  /* the sink's loss the watchdog found (GST_CUDA_IPC_CLIENT_LOST or
+  /* the sink's loss the watchdog found (GST_CUDA_SYNC_IPC_CLIENT_LOST or
    * _FROZEN, 0: none), told by lost_error */
   gint watch_lost;
   GError *lost_error;
@@ -103,50 +103,50 @@ struct _GstCudaIpcClient
   gboolean have_caps;
   gboolean lend;                /* import mode, and the layout allows it */
   GstVideoInfo layout;
-  GstCudaIpcClientCounters counters;
+  GstCudaSyncIpcClientCounters counters;
 };
 
-Import * gst_cuda_ipc_import_ref   (Import * imp);
-void     gst_cuda_ipc_import_unref (Import * imp);
-void     gst_cuda_ipc_client_unref_import_after (GstCudaIpcClient * self,
+Import * gst_cuda_sync_ipc_import_ref   (Import * imp);
+void     gst_cuda_sync_ipc_import_unref (Import * imp);
+void     gst_cuda_sync_ipc_client_unref_import_after (GstCudaSyncIpcClient * self,
                                      Import * imp, CUstream stream);
 typedef enum
 {
-  GST_CUDA_IPC_RELEASE_DONE,            /* or the sink closed its end */
-  GST_CUDA_IPC_RELEASE_NOT_SIGNALLED,   /* to try again */
-  GST_CUDA_IPC_RELEASE_NOT_SENT,        /* signalled; the sink drops us */
-} GstCudaIpcReleaseResult;
+  GST_CUDA_SYNC_IPC_RELEASE_DONE,            /* or the sink closed its end */
+  GST_CUDA_SYNC_IPC_RELEASE_NOT_SIGNALLED,   /* to try again */
+  GST_CUDA_SYNC_IPC_RELEASE_NOT_SENT,        /* signalled; the sink drops us */
+} GstCudaSyncIpcReleaseResult;
 
-GstCudaIpcReleaseResult gst_cuda_ipc_client_release (GstCudaIpcClient * self,
+GstCudaSyncIpcReleaseResult gst_cuda_sync_ipc_client_release (GstCudaSyncIpcClient * self,
                                      CUstream stream, guint32 id,
                                      GError ** error);
-gboolean gst_cuda_ipc_client_order_downstream (GstCudaIpcClient * self,
+gboolean gst_cuda_sync_ipc_client_order_downstream (GstCudaSyncIpcClient * self,
                                      GError ** error);
-void     gst_cuda_ipc_client_say_bye (GstCudaIpcClient * self);
+void     gst_cuda_sync_ipc_client_say_bye (GstCudaSyncIpcClient * self);
 /* the connection closed before the sink's HELLO: the error that says so */
-void     gst_cuda_ipc_client_set_closed_before_hello (GstCudaIpcClient * self,
+void     gst_cuda_sync_ipc_client_set_closed_before_hello (GstCudaSyncIpcClient * self,
                                      GError ** error, const gchar * cause);
 
-/* gstcudaipcwatch.c: the watchdog and the rescue; they call nothing of
+/* gstcudasyncipcwatch.c: the watchdog and the rescue; they call nothing of
  * the client's other units */
 /* how long a stop lets the sink signal the values our stream waits for,
  * and how long a sink whose end closed may take, before its semaphore is
  * rescued */
-#define GST_CUDA_IPC_CLIENT_STOP_GRACE_US G_USEC_PER_SEC
-void     gst_cuda_ipc_client_watch (GstCudaIpcClient * self, guint64 value);
-void     gst_cuda_ipc_client_start_watchdog (GstCudaIpcClient * self);
-void     gst_cuda_ipc_client_stop_watchdog (GstCudaIpcClient * self);
+#define GST_CUDA_SYNC_IPC_CLIENT_STOP_GRACE_US G_USEC_PER_SEC
+void     gst_cuda_sync_ipc_client_watch (GstCudaSyncIpcClient * self, guint64 value);
+void     gst_cuda_sync_ipc_client_start_watchdog (GstCudaSyncIpcClient * self);
+void     gst_cuda_sync_ipc_client_stop_watchdog (GstCudaSyncIpcClient * self);
 /* whether the element flushes (its wake fd is set) */
-gboolean gst_cuda_ipc_client_woken (GstCudaIpcClient * self);
+gboolean gst_cuda_sync_ipc_client_woken (GstCudaSyncIpcClient * self);
 /* signals the sink's semaphore past every value it announced, once */
-void     gst_cuda_ipc_client_rescue (GstCudaIpcClient * self);
+void     gst_cuda_sync_ipc_client_rescue (GstCudaSyncIpcClient * self);
 
 /* the frames lent downstream */
-GstBuffer * gst_cuda_ipc_client_lend_frame (GstCudaIpcClient * self,
+GstBuffer * gst_cuda_sync_ipc_client_lend_frame (GstCudaSyncIpcClient * self,
                                      Import * imp,
-                                     const GstCudaIpcFrame * frame,
+                                     const GstCudaSyncIpcFrame * frame,
                                      GError ** error);
-gboolean gst_cuda_ipc_client_retry_releases (GstCudaIpcClient * self,
+gboolean gst_cuda_sync_ipc_client_retry_releases (GstCudaSyncIpcClient * self,
                                      GError ** error);
 
 G_END_DECLS

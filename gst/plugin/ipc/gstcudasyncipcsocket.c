@@ -2,7 +2,7 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * cudasyncipcsink's socket path (gstcudaipcsocket.h). A path given by
+ * cudasyncipcsink's socket path (gstcudasyncipcsocket.h). A path given by
  * mistake (a typo, or the path of a sink that runs) must never cost a file
  * or another sink's socket: as systemd and PipeWire do, only a stale socket
  * is removed before the bind.
@@ -11,7 +11,7 @@
 #include "config.h"
 #endif
 
-#include "gstcudaipcsocket.h"
+#include "gstcudasyncipcsocket.h"
 #include "gstcudasyncelementerror.h"
 #include <errno.h>
 #include <string.h>
@@ -20,8 +20,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_socket_debug);
-#define GST_CAT_DEFAULT gst_cuda_ipc_socket_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_socket_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_socket_debug
 
 static void
 init_debug (void)
@@ -29,14 +29,14 @@ init_debug (void)
   static gsize done = 0;
 
   if (g_once_init_enter (&done)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_socket_debug, "cudasyncipcsocket",
-        0, "cudasyncipcsink's socket path");
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_socket_debug,
+        "cudasyncipcsocket", 0, "cudasyncipcsink's socket path");
     g_once_init_leave (&done, 1);
   }
 }
 
 guint
-gst_cuda_ipc_socket_mode_from_value (guint value)
+gst_cuda_sync_ipc_socket_mode_from_value (guint value)
 {
   guint mode = 0, shift = 0, v;
 
@@ -51,7 +51,7 @@ gst_cuda_ipc_socket_mode_from_value (guint value)
 }
 
 gboolean
-gst_cuda_ipc_socket_check_settings (const gchar * path, guint mode,
+gst_cuda_sync_ipc_socket_check_settings (const gchar * path, guint mode,
     GError ** error)
 {
   struct sockaddr_un addr;
@@ -97,7 +97,7 @@ describe (const struct stat *st)
 }
 
 static void
-id_of (const struct stat *st, GstCudaIpcSocketId * id)
+id_of (const struct stat *st, GstCudaSyncIpcSocketId * id)
 {
   id->dev = st->st_dev;
   id->ino = st->st_ino;
@@ -106,9 +106,9 @@ id_of (const struct stat *st, GstCudaIpcSocketId * id)
 }
 
 static gboolean
-is_socket (const struct stat *st, const GstCudaIpcSocketId * id)
+is_socket (const struct stat *st, const GstCudaSyncIpcSocketId * id)
 {
-  GstCudaIpcSocketId now;
+  GstCudaSyncIpcSocketId now;
 
   id_of (st, &now);
   return S_ISSOCK (st->st_mode) && now.dev == id->dev && now.ino == id->ino &&
@@ -217,8 +217,8 @@ bind_path (gint fd, const struct sockaddr_un *addr, GError ** error)
 }
 
 gint
-gst_cuda_ipc_socket_listen (const gchar * path, guint mode,
-    GstCudaIpcSocketId * id, GError ** error)
+gst_cuda_sync_ipc_socket_listen (const gchar * path, guint mode,
+    GstCudaSyncIpcSocketId * id, GError ** error)
 {
   struct sockaddr_un addr;
   const gchar *what = NULL;
@@ -226,7 +226,7 @@ gst_cuda_ipc_socket_listen (const gchar * path, guint mode,
   gint fd;
 
   init_debug ();
-  if (!gst_cuda_ipc_socket_check_settings (path, mode, error))
+  if (!gst_cuda_sync_ipc_socket_check_settings (path, mode, error))
     return -1;
   memset (&addr, 0, sizeof (addr));
   addr.sun_family = AF_UNIX;
@@ -266,14 +266,15 @@ gst_cuda_ipc_socket_listen (const gchar * path, guint mode,
             "listen on the socket \"%s\".", path), ("%s: %s", what,
             g_strerror (errno)));
     close (fd);
-    gst_cuda_ipc_socket_remove (path, id);
+    gst_cuda_sync_ipc_socket_remove (path, id);
     return -1;
   }
   return fd;
 }
 
 void
-gst_cuda_ipc_socket_remove (const gchar * path, const GstCudaIpcSocketId * id)
+gst_cuda_sync_ipc_socket_remove (const gchar * path,
+    const GstCudaSyncIpcSocketId * id)
 {
   struct stat st;
 

@@ -3,15 +3,15 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The listening socket and its thread, the pool of shareable frames and
- * rendering; the sessions are gstcudaipcsession.c's. Locks:
- * gstcudaipcserver-private.h.
+ * rendering; the sessions are gstcudasyncipcsession.c's. Locks:
+ * gstcudasyncipcserver-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #define _GNU_SOURCE
-#include "gstcudaipcserver-private.h"
+#include "gstcudasyncipcserver-private.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <errno.h>
@@ -23,17 +23,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define GST_CAT_DEFAULT gst_cuda_ipc_server_debug
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_server_debug
 
 /* how long the sink's stop lets connected sources signal the release
  * values its stream waits for, before it rescues them */
 #define STOP_GRACE_US G_USEC_PER_SEC
 
-typedef GstCudaIpcSession Session;
-typedef GstCudaIpcSlot Slot;
+typedef GstCudaSyncIpcSession Session;
+typedef GstCudaSyncIpcSlot Slot;
 
 static void
-accept_one (GstCudaIpcServer * self)
+accept_one (GstCudaSyncIpcServer * self)
 {
   GError *err = NULL;
   gboolean full;
@@ -54,24 +54,25 @@ accept_one (GstCudaIpcServer * self)
     close (fd);
     return;
   }
-  s = gst_cuda_ipc_session_new (fd);
-  if (!gst_cuda_ipc_check_peer (fd, self->allowed_uids, &s->uid, &s->pid, &err)) {
+  s = gst_cuda_sync_ipc_session_new (fd);
+  if (!gst_cuda_sync_ipc_check_peer (fd, self->allowed_uids, &s->uid, &s->pid,
+          &err)) {
     /* nothing is sent to a peer that is not allowed */
     GST_WARNING ("refused: %s", err->message);
     g_clear_error (&err);
     g_mutex_lock (&self->lock);
     self->sessions_refused++;
     g_mutex_unlock (&self->lock);
-    gst_cuda_ipc_session_free (s);
+    gst_cuda_sync_ipc_session_free (s);
     return;
   }
-  if (!gst_cuda_ipc_session_start (self, s, &err)) {
+  if (!gst_cuda_sync_ipc_session_start (self, s, &err)) {
     GST_WARNING ("session start failed: %s", err->message);
     g_clear_error (&err);
     g_mutex_lock (&self->lock);
     self->sessions_failed++;
     g_mutex_unlock (&self->lock);
-    gst_cuda_ipc_session_free (s);
+    gst_cuda_sync_ipc_session_free (s);
     return;
   }
   g_mutex_lock (&self->lock);
@@ -80,29 +81,29 @@ accept_one (GstCudaIpcServer * self)
     s->handshake_end = g_get_monotonic_time () +
         self->config.handshake_timeout / 1000;
   self->sessions = g_list_append (self->sessions, s);
-  if (self->caps && !gst_cuda_ipc_session_send_caps (self, s, &err)) {
+  if (self->caps && !gst_cuda_sync_ipc_session_send_caps (self, s, &err)) {
     GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
     g_clear_error (&err);
-    gst_cuda_ipc_session_drop (self, s, TRUE);
+    gst_cuda_sync_ipc_session_drop (self, s, TRUE);
   }
   g_mutex_unlock (&self->lock);
 }
 
 static void
-session_read (GstCudaIpcServer * self, gint fd)
+session_read (GstCudaSyncIpcServer * self, gint fd)
 {
-  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
+  GstCudaSyncIpcMsg *msg = g_new (GstCudaSyncIpcMsg, 1);
   GError *err = NULL;
   Session *s = NULL;
   GList *l;
   gint r;
 
-  r = gst_cuda_ipc_recv (fd, msg, &err);
+  r = gst_cuda_sync_ipc_recv (fd, msg, &err);
   g_mutex_lock (&self->lock);
   for (l = self->sessions; l; l = l->next)
     if (((Session *) l->data)->fd == fd)
       s = l->data;
-  if (s && (r <= 0 || !gst_cuda_ipc_session_handle (self, s, msg, &err))) {
+  if (s && (r <= 0 || !gst_cuda_sync_ipc_session_handle (self, s, msg, &err))) {
     /* a protocol violation: dropped and rescued, but not lost */
     if (err) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
@@ -111,10 +112,10 @@ session_read (GstCudaIpcServer * self, gint fd)
       GST_INFO ("the source of pid %d closed its connection%s", s->pid,
           s->said_bye ? " after saying bye" : "");
     }
-    gst_cuda_ipc_session_drop (self, s, !err && !s->said_bye);
+    gst_cuda_sync_ipc_session_drop (self, s, !err && !s->said_bye);
   }
   g_mutex_unlock (&self->lock);
-  gst_cuda_ipc_msg_clear (msg);
+  gst_cuda_sync_ipc_msg_clear (msg);
   g_free (msg);
   g_clear_error (&err);
 }
@@ -122,7 +123,7 @@ session_read (GstCudaIpcServer * self, gint fd)
 static gpointer
 server_thread (gpointer data)
 {
-  GstCudaIpcServer *self = data;
+  GstCudaSyncIpcServer *self = data;
   struct pollfd *pfd = NULL;
 
   for (;;) {
@@ -137,7 +138,7 @@ server_thread (gpointer data)
       break;
     }
     /* the deadlines of the handshakes, the holds and the gone sources */
-    next = gst_cuda_ipc_sessions_tick (self, now);
+    next = gst_cuda_sync_ipc_sessions_tick (self, now);
     if (next != G_MAXINT64)
       timeout = CLAMP ((next - now + 999) / 1000, 0, G_MAXINT);
     pfd = g_renew (struct pollfd, pfd, 2 + g_list_length (self->sessions));
@@ -165,15 +166,15 @@ server_thread (gpointer data)
   return NULL;
 }
 
-GstCudaIpcServer *
-gst_cuda_ipc_server_new (GstCudaContext * context,
-    const GstCudaIpcServerConfig * config, GError ** error)
+GstCudaSyncIpcServer *
+gst_cuda_sync_ipc_server_new (GstCudaContext * context,
+    const GstCudaSyncIpcServerConfig * config, GError ** error)
 {
-  GstCudaIpcServer *self;
+  GstCudaSyncIpcServer *self;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_server_debug, "cudasyncipcserver", 0,
-      "cudasyncipcsink's server");
-  self = g_new0 (GstCudaIpcServer, 1);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_server_debug, "cudasyncipcserver",
+      0, "cudasyncipcsink's server");
+  self = g_new0 (GstCudaSyncIpcServer, 1);
   self->refcount = 1;
   self->context = gst_object_ref (context);
   self->config = *config;
@@ -187,16 +188,17 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   self->slots = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_cuda_ipc_slot_unref);
+      gst_cuda_sync_ipc_slot_unref);
   self->next_id = 1;
   if (!gst_cuda_sync_context_get_uuid (context, self->uuid, error))
     goto failed;
-  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error)
-      || !gst_cuda_ipc_slots_init (self, error))
+  if (!gst_cuda_sync_ipc_streams_new (context, &self->stream, &self->rescue,
+          error)
+      || !gst_cuda_sync_ipc_slots_init (self, error))
     goto failed;
   self->releaser = gst_cuda_sync_releaser_new ("cudaipcsink");
   self->settler = gst_cuda_sync_releaser_new ("cudaipcsettle");
-  self->listen_fd = gst_cuda_ipc_socket_listen (self->path, config->mode,
+  self->listen_fd = gst_cuda_sync_ipc_socket_listen (self->path, config->mode,
       &self->socket_id, error);
   self->wake_fd = eventfd (0, EFD_CLOEXEC);
   if (self->listen_fd < 0 || self->wake_fd < 0)
@@ -205,20 +207,20 @@ gst_cuda_ipc_server_new (GstCudaContext * context,
   return self;
 
 failed:
-  gst_cuda_ipc_server_free (self);
+  gst_cuda_sync_ipc_server_free (self);
   return NULL;
 }
 
 static void
-wake (GstCudaIpcServer * self)
+wake (GstCudaSyncIpcServer * self)
 {
-  gst_cuda_ipc_server_wake_thread (self);
+  gst_cuda_sync_ipc_server_wake_thread (self);
 }
 
 /* waits on the CPU for @stream: the one CPU-synchronising call of the
  * sink, counted in cpu-syncs */
 static void
-cpu_sync (GstCudaIpcServer * self, CUstream stream)
+cpu_sync (GstCudaSyncIpcServer * self, CUstream stream)
 {
   GError *err = NULL;
   CUresult r;
@@ -241,18 +243,19 @@ cpu_sync (GstCudaIpcServer * self, CUstream stream)
  * BYE: it was not lost, and its signals will run. *invalid: it broke the
  * protocol. */
 static gboolean
-read_last_messages (GstCudaIpcServer * self, Session * s, gboolean * invalid)
+read_last_messages (GstCudaSyncIpcServer * self, Session * s,
+    gboolean * invalid)
 {
-  GstCudaIpcMsg *msg = g_new (GstCudaIpcMsg, 1);
+  GstCudaSyncIpcMsg *msg = g_new (GstCudaSyncIpcMsg, 1);
   struct pollfd pfd = { s->fd, POLLIN, 0 };
 
   *invalid = FALSE;
   while (!s->said_bye && poll (&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
     GError *err = NULL;
-    gboolean more = gst_cuda_ipc_recv (s->fd, msg, &err) > 0 &&
-        gst_cuda_ipc_session_handle (self, s, msg, &err);
+    gboolean more = gst_cuda_sync_ipc_recv (s->fd, msg, &err) > 0 &&
+        gst_cuda_sync_ipc_session_handle (self, s, msg, &err);
 
-    gst_cuda_ipc_msg_clear (msg);
+    gst_cuda_sync_ipc_msg_clear (msg);
     if (err) {
       GST_WARNING ("the last messages of pid %d: %s", s->pid, err->message);
       *invalid = TRUE;
@@ -270,18 +273,18 @@ read_last_messages (GstCudaIpcServer * self, Session * s, gboolean * invalid)
  * closed. One that broke the protocol in its last messages is counted
  * invalid, not lost, and rescued as when the socket thread drops it. */
 static gboolean
-lost_at_stop (GstCudaIpcServer * self, Session * s)
+lost_at_stop (GstCudaSyncIpcServer * self, Session * s)
 {
   gboolean invalid;
 
-  if (s->closed || s->said_bye || !gst_cuda_ipc_peer_closed (s->fd))
+  if (s->closed || s->said_bye || !gst_cuda_sync_ipc_peer_closed (s->fd))
     return FALSE;
   s->closed = TRUE;
   if (read_last_messages (self, s, &invalid))
     return FALSE;
   if (invalid) {
     self->sessions_invalid++;
-    gst_cuda_ipc_session_rescue (self, s, FALSE);
+    gst_cuda_sync_ipc_session_rescue (self, s, FALSE);
     return FALSE;
   }
   GST_INFO ("the source of pid %d closed its connection during the stop "
@@ -297,13 +300,13 @@ lost_at_stop (GstCudaIpcServer * self, Session * s)
  * BYE is lost and rescued at once (one that answered with BYE has
  * enqueued its signals); once the grace is over every source whose values
  * are still pending is rescued, BYE or not, and so is every source gone
- * after BYE whose last value has not run (gst_cuda_ipc_sessions_end_gone()).
+ * after BYE whose last value has not run (gst_cuda_sync_ipc_sessions_end_gone()).
  * The event is recorded again each round, after the waits that the
  * sources' last releases added. */
 static void
-stop_sessions (GstCudaIpcServer * self)
+stop_sessions (GstCudaSyncIpcServer * self)
 {
-  GstCudaIpcBye bye = { 0, 0 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
   GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, NULL);
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_ERROR;
   gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
@@ -311,19 +314,19 @@ stop_sessions (GstCudaIpcServer * self)
 
   g_mutex_lock (&self->lock);
   for (l = self->sessions; l; l = l->next)
-    gst_cuda_ipc_send (((Session *) l->data)->fd, GST_CUDA_IPC_MSG_BYE, &bye,
-        sizeof (bye), NULL, 0, -1, NULL);
+    gst_cuda_sync_ipc_send (((Session *) l->data)->fd,
+        GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye), NULL, 0, -1, NULL);
   for (;;) {
     for (l = self->sessions; l; l = l->next) {
       Session *s = l->data;
       if (lost_at_stop (self, s))
-        gst_cuda_ipc_session_rescue (self, s, FALSE);
+        gst_cuda_sync_ipc_session_rescue (self, s, FALSE);
     }
     st = ev && gst_cuda_sync_event_record (ev, self->settle, NULL) ?
         gst_cuda_sync_event_query (ev, NULL) : GST_CUDA_SYNC_EVENT_ERROR;
     if (g_get_monotonic_time () >= end || ((!self->sessions ||
                 st != GST_CUDA_SYNC_EVENT_PENDING) &&
-            !gst_cuda_ipc_sessions_pending (self)))
+            !gst_cuda_sync_ipc_sessions_pending (self)))
       break;
     g_mutex_unlock (&self->lock);
     g_usleep (1000);
@@ -334,18 +337,18 @@ stop_sessions (GstCudaIpcServer * self)
     /* a source whose values ran can still have died meanwhile */
     lost_at_stop (self, s);
     if (st != GST_CUDA_SYNC_EVENT_COMPLETE ||
-        gst_cuda_ipc_session_values_pending (self, s))
-      gst_cuda_ipc_session_rescue (self, s, TRUE);
+        gst_cuda_sync_ipc_session_values_pending (self, s))
+      gst_cuda_sync_ipc_session_rescue (self, s, TRUE);
     s->said_bye = TRUE;         /* its release values are enqueued */
-    gst_cuda_ipc_session_drop (self, s, FALSE);
+    gst_cuda_sync_ipc_session_drop (self, s, FALSE);
   }
-  gst_cuda_ipc_sessions_end_gone (self);
+  gst_cuda_sync_ipc_sessions_end_gone (self);
   g_mutex_unlock (&self->lock);
   g_clear_pointer (&ev, gst_cuda_sync_event_unref);
 }
 
 void
-gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_stop (GstCudaSyncIpcServer * self)
 {
   g_mutex_lock (&self->lock);
   if (self->stopping) {
@@ -373,20 +376,20 @@ gst_cuda_ipc_server_stop (GstCudaIpcServer * self)
   self->settler = NULL;
   if (self->listen_fd >= 0) {
     close (self->listen_fd);
-    gst_cuda_ipc_socket_remove (self->path, &self->socket_id);
+    gst_cuda_sync_ipc_socket_remove (self->path, &self->socket_id);
   }
   self->listen_fd = -1;
 }
 
 void
-gst_cuda_ipc_server_free (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_free (GstCudaSyncIpcServer * self)
 {
-  gst_cuda_ipc_server_stop (self);
-  gst_cuda_ipc_server_unref (self);
+  gst_cuda_sync_ipc_server_stop (self);
+  gst_cuda_sync_ipc_server_unref (self);
 }
 
-GstCudaIpcServer *
-gst_cuda_ipc_server_ref (GstCudaIpcServer * self)
+GstCudaSyncIpcServer *
+gst_cuda_sync_ipc_server_ref (GstCudaSyncIpcServer * self)
 {
   g_atomic_int_inc (&self->refcount);
   return self;
@@ -395,16 +398,16 @@ gst_cuda_ipc_server_ref (GstCudaIpcServer * self)
 /* the last reference: the element's, or that of the last frame of its
  * pool (stopped by then) */
 void
-gst_cuda_ipc_server_unref (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_unref (GstCudaSyncIpcServer * self)
 {
   if (!g_atomic_int_dec_and_test (&self->refcount))
     return;
-  gst_cuda_ipc_server_stop (self);
+  gst_cuda_sync_ipc_server_stop (self);
   g_ptr_array_unref (self->slots);
   if (self->wake_fd >= 0)
     close (self->wake_fd);
-  gst_cuda_ipc_slots_clear (self);
-  gst_cuda_ipc_streams_free (self->context, self->stream, self->rescue);
+  gst_cuda_sync_ipc_slots_clear (self);
+  gst_cuda_sync_ipc_streams_free (self->context, self->stream, self->rescue);
   gst_clear_caps (&self->caps);
   gst_object_unref (self->context);
   g_mutex_clear (&self->lock);
@@ -415,7 +418,7 @@ gst_cuda_ipc_server_unref (GstCudaIpcServer * self)
 }
 
 gboolean
-gst_cuda_ipc_server_has_caps (GstCudaIpcServer * self, GstCaps * caps)
+gst_cuda_sync_ipc_server_has_caps (GstCudaSyncIpcServer * self, GstCaps * caps)
 {
   gboolean same;
 
@@ -426,7 +429,7 @@ gst_cuda_ipc_server_has_caps (GstCudaIpcServer * self, GstCaps * caps)
 }
 
 gboolean
-gst_cuda_ipc_server_set_caps (GstCudaIpcServer * self, GstCaps * caps,
+gst_cuda_sync_ipc_server_set_caps (GstCudaSyncIpcServer * self, GstCaps * caps,
     GError ** error)
 {
   GstVideoInfo info;
@@ -447,7 +450,7 @@ gst_cuda_ipc_server_set_caps (GstCudaIpcServer * self, GstCaps * caps,
 /* the stream's work from now on after the input's producer (context
  * pushed) */
 static gboolean
-wait_producer (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
+wait_producer (GstCudaSyncIpcServer * self, GstBuffer * buf, GError ** error)
 {
   GstCudaSyncMeta *meta = gst_buffer_get_cuda_sync_meta (buf);
   gboolean ok = TRUE;
@@ -464,14 +467,15 @@ wait_producer (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
 /* stream order: after the sources' reads of the slot, after the input's
  * producer; then the copy (context pushed, lock held) */
 static gboolean
-copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
+copy_in (GstCudaSyncIpcServer * self, Slot * slot, GstBuffer * buf,
+    GError ** error)
 {
   GstVideoFrame frame;
   CUdeviceptr dst = gst_cuda_sync_vmm_get_pointer (slot->vmm);
   gboolean ok = TRUE;
   guint i;
 
-  if (!gst_cuda_ipc_slot_order_copy (self, slot, error) ||
+  if (!gst_cuda_sync_ipc_slot_order_copy (self, slot, error) ||
       !wait_producer (self, buf, error))
     return FALSE;
   if (!gst_video_frame_map (&frame, &self->info, buf,
@@ -506,7 +510,7 @@ copy_in (GstCudaIpcServer * self, Slot * slot, GstBuffer * buf, GError ** error)
  * its stream waiting on the GPU for the copy; other input stays alive until
  * the copy ran (context pushed, lock held) */
 static gboolean
-hold_input (GstCudaIpcServer * self, GstBuffer * buf, GError ** error)
+hold_input (GstCudaSyncIpcServer * self, GstBuffer * buf, GError ** error)
 {
   gboolean ordered = gst_buffer_n_memory (buf) > 0;
   guint i;
@@ -541,7 +545,7 @@ receives (Session * s)
 
 /* sessions ready for frames (@receiving), or connected and ready */
 static guint
-n_ready (GstCudaIpcServer * self, gboolean receiving)
+n_ready (GstCudaSyncIpcServer * self, gboolean receiving)
 {
   GList *l;
   guint n = 0;
@@ -555,7 +559,7 @@ n_ready (GstCudaIpcServer * self, gboolean receiving)
 
 /* lock held; a slot, NULL (flushing or dropped: *ret says) */
 static Slot *
-wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
+wait_slot (GstCudaSyncIpcServer * self, GstFlowReturn * ret, GError ** error)
 {
   for (;;) {
     Slot *slot;
@@ -573,7 +577,7 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
      * sink's, which would then wait for a frozen source too (and a
      * producer that waits on the CPU for its stream, as cudaupload does,
      * would never come back) */
-    slot = gst_cuda_ipc_slots_get (self, self->lent == 0, error);
+    slot = gst_cuda_sync_ipc_slots_get (self, self->lent == 0, error);
     if (slot == GINT_TO_POINTER (-1)) {
       *ret = GST_FLOW_ERROR;
       return NULL;
@@ -594,10 +598,10 @@ wait_slot (GstCudaIpcServer * self, GstFlowReturn * ret, GError ** error)
 /* lock held: the frame @buf goes to (a frame upstream wrote in place, or
  * one to copy it into), or NULL (*ret says why) */
 static Slot *
-render_slot (GstCudaIpcServer * self, GstBuffer * buf, gboolean * in_place,
+render_slot (GstCudaSyncIpcServer * self, GstBuffer * buf, gboolean * in_place,
     GstFlowReturn * ret, GError ** error)
 {
-  Slot *slot = gst_cuda_ipc_slot_in_place (self, buf);
+  Slot *slot = gst_cuda_sync_ipc_slot_in_place (self, buf);
 
   *in_place = slot != NULL;
   if (!slot)
@@ -615,7 +619,7 @@ render_slot (GstCudaIpcServer * self, GstBuffer * buf, gboolean * in_place,
  * ran (its sources' releases were waited for when it was lent); other
  * input is copied into a free frame. */
 GstFlowReturn
-gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
+gst_cuda_sync_ipc_server_render (GstCudaSyncIpcServer * self, GstBuffer * buf,
     GError ** error)
 {
   GstFlowReturn ret = GST_FLOW_OK;
@@ -650,11 +654,11 @@ gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
     Session *s = l->data;
     GError *err = NULL;
     next = l->next;
-    if (receives (s) && !gst_cuda_ipc_session_send_frame (self, s, slot, buf,
-            &err)) {
+    if (receives (s)
+        && !gst_cuda_sync_ipc_session_send_frame (self, s, slot, buf, &err)) {
       GST_WARNING ("dropping the source of pid %d: %s", s->pid, err->message);
       g_clear_error (&err);
-      gst_cuda_ipc_session_drop (self, s, TRUE);
+      gst_cuda_sync_ipc_session_drop (self, s, TRUE);
     }
   }
   gst_cuda_context_pop (NULL);
@@ -663,7 +667,7 @@ gst_cuda_ipc_server_render (GstCudaIpcServer * self, GstBuffer * buf,
 }
 
 void
-gst_cuda_ipc_server_eos (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_eos (GstCudaSyncIpcServer * self)
 {
   GList *l;
 
@@ -671,14 +675,15 @@ gst_cuda_ipc_server_eos (GstCudaIpcServer * self)
   for (l = self->sessions; l; l = l->next) {
     Session *s = l->data;
     if (receives (s))
-      gst_cuda_ipc_send (s->fd, GST_CUDA_IPC_MSG_EOS, NULL, 0, NULL, 0, -1,
-          NULL);
+      gst_cuda_sync_ipc_send (s->fd, GST_CUDA_SYNC_IPC_MSG_EOS, NULL, 0, NULL,
+          0, -1, NULL);
   }
   g_mutex_unlock (&self->lock);
 }
 
 void
-gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * self, gboolean flushing)
+gst_cuda_sync_ipc_server_set_flushing (GstCudaSyncIpcServer * self,
+    gboolean flushing)
 {
   g_mutex_lock (&self->lock);
   self->flushing = flushing;
@@ -688,7 +693,7 @@ gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * self, gboolean flushing)
 }
 
 GstStructure *
-gst_cuda_ipc_server_stats (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_stats (GstCudaSyncIpcServer * self)
 {
   GstStructure *s;
 

@@ -9,6 +9,7 @@
 
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/gstcudasync-internal.h>
 
 G_BEGIN_DECLS
 
@@ -22,22 +23,8 @@ void gst_cuda_sync_element_post_error (GstElement * element, GError * error,
   gst_cuda_sync_element_post_error (GST_ELEMENT (element), error, what, \
       __FILE__, GST_FUNCTION, __LINE__)
 
-/* What helpers that know no element report, for the element to post: a
- * GError of a GStreamer error domain (GST_RESOURCE_ERROR, ...) and code,
- * whose message is the human sentence of the element error, then, after a
- * line break, its debug details if there are any. @text and @details are
- * in parentheses, printf-style, as for GST_ELEMENT_ERROR(); (NULL) text
- * means the domain's default message. */
-#define GST_CUDA_SYNC_SET_ERROR(error, domain, code, text, details) \
-  G_STMT_START { \
-    gchar *__txt = _gst_element_error_printf text; \
-    gchar *__dbg = _gst_element_error_printf details; \
-    gst_cuda_sync_take_error (error, GST_ ## domain ## _ERROR, \
-        GST_ ## domain ## _ERROR_ ## code, __txt, __dbg); \
-  } G_STMT_END
-
-void gst_cuda_sync_take_error (GError ** error, GQuark domain, gint code,
-    gchar * text, gchar * details);
+/* GST_CUDA_SYNC_SET_ERROR() (helpers that know no element): the library's
+ * internal API, gstcudasync-internal.h */
 
 /* For helpers that know no element: @cause (taken; nullable: "unknown
  * error") as the GError the element posts with

@@ -72,11 +72,11 @@
 #endif
 
 #include "gstcudasyncipcsink.h"
-#include "gstcudaipcserver.h"
-#include "gstcudaipcsemaphore.h"
-#include "gstcudaipcsinkpool.h"
-#include "gstcudaipcsocket.h"
-#include "gstcudaipcproto.h"
+#include "gstcudasyncipcserver.h"
+#include "gstcudasyncipcsemaphore.h"
+#include "gstcudasyncipcsinkpool.h"
+#include "gstcudasyncipcsocket.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
 #include "gstcudasyncelementerror.h"
 #include "gstcudasyncstats.h"
 #include <gst/cuda/gstcudamemory.h>
@@ -139,7 +139,7 @@ struct _GstCudaSyncIpcSink
   guint max_connections;
   GstClockTime handshake_timeout, hold_timeout;
   GstCudaContext *context;
-  GstCudaIpcServer *server;
+  GstCudaSyncIpcServer *server;
   GstStructure *last_stats;     /* of the last server, after stop */
 };
 
@@ -148,7 +148,7 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
         (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_VIDEO_FORMATS_ALL)));
 
-/* the stats structure's fields (gst_cuda_ipc_server_stats()), described */
+/* the stats structure's fields (gst_cuda_sync_ipc_server_stats()), described */
 static const GstCudaSyncStatsField stats_fields[] = {
   {"buffers", "buffers rendered"},
   {"frames-sent", "frames sent, times the sources each went to"},
@@ -203,7 +203,7 @@ gst_cuda_sync_ipc_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SOCKET_MODE:
       self->socket_mode =
-          gst_cuda_ipc_socket_mode_from_value (g_value_get_uint (value));
+          gst_cuda_sync_ipc_socket_mode_from_value (g_value_get_uint (value));
       if (self->socket_mode != g_value_get_uint (value))
         GST_WARNING_OBJECT (self, "socket-mode %u read as the octal mode "
             "0%o; write 0%o", g_value_get_uint (value), self->socket_mode,
@@ -275,7 +275,8 @@ gst_cuda_sync_ipc_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STATS:
       if (self->server)
-        g_value_take_boxed (value, gst_cuda_ipc_server_stats (self->server));
+        g_value_take_boxed (value,
+            gst_cuda_sync_ipc_server_stats (self->server));
       else if (self->last_stats)
         g_value_set_boxed (value, self->last_stats);
       else
@@ -322,7 +323,7 @@ gst_cuda_sync_ipc_sink_change_state (GstElement * element,
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     g_mutex_lock (&self->lock);
     if (self->server)
-      gst_cuda_ipc_server_set_lending (self->server, FALSE);
+      gst_cuda_sync_ipc_server_set_lending (self->server, FALSE);
     g_mutex_unlock (&self->lock);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
@@ -330,7 +331,7 @@ gst_cuda_sync_ipc_sink_change_state (GstElement * element,
       ret != GST_STATE_CHANGE_FAILURE) {
     g_mutex_lock (&self->lock);
     if (self->server)
-      gst_cuda_ipc_server_set_lending (self->server, TRUE);
+      gst_cuda_sync_ipc_server_set_lending (self->server, TRUE);
     g_mutex_unlock (&self->lock);
   }
   return ret;
@@ -343,7 +344,7 @@ static gboolean
 gst_cuda_sync_ipc_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
-  GstCudaIpcServer *server = NULL;
+  GstCudaSyncIpcServer *server = NULL;
   GstBufferPool *pool = NULL;
   GstStructure *config;
   GstVideoInfo info;
@@ -354,14 +355,14 @@ gst_cuda_sync_ipc_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   g_mutex_lock (&self->lock);
   if (self->server)
-    server = gst_cuda_ipc_server_ref (self->server);
+    server = gst_cuda_sync_ipc_server_ref (self->server);
   max = self->max_buffers;
   g_mutex_unlock (&self->lock);
   if (server && caps && gst_video_info_from_caps (&info, caps) &&
-      gst_cuda_ipc_server_has_caps (server, caps))
-    pool = gst_cuda_ipc_sink_pool_new (server, self->context, caps);
+      gst_cuda_sync_ipc_server_has_caps (server, caps))
+    pool = gst_cuda_sync_ipc_sink_pool_new (server, self->context, caps);
   if (server)
-    gst_cuda_ipc_server_unref (server);
+    gst_cuda_sync_ipc_server_unref (server);
   if (!pool) {
     GST_DEBUG_OBJECT (self, "no pool proposed for %" GST_PTR_FORMAT, caps);
     return TRUE;
@@ -391,16 +392,16 @@ static gboolean
 gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
 {
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
-  GstCudaIpcServerConfig config;
-  GstCudaIpcServer *server;
+  GstCudaSyncIpcServerConfig config;
+  GstCudaSyncIpcServer *server;
   GError *err = NULL;
   gboolean ok;
 
   /* the settings first: they are the user's first mistakes */
   g_mutex_lock (&self->lock);
-  ok = gst_cuda_ipc_socket_check_settings (self->socket_path,
+  ok = gst_cuda_sync_ipc_socket_check_settings (self->socket_path,
       self->socket_mode, &err) &&
-      gst_cuda_ipc_check_allowed_uids (self->allowed_uids, &err);
+      gst_cuda_sync_ipc_check_allowed_uids (self->allowed_uids, &err);
   g_mutex_unlock (&self->lock);
   if (!ok) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
@@ -420,7 +421,7 @@ gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
           FALSE)) {
     config.new_semaphore = gst_cuda_sync_ipc_sink_new_semaphore;
     config.user_data = self;
-  } else if (!gst_cuda_ipc_semaphore_check (self->context, &err)) {
+  } else if (!gst_cuda_sync_ipc_semaphore_check (self->context, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return FALSE;
   } else {
@@ -436,7 +437,7 @@ gst_cuda_sync_ipc_sink_start (GstBaseSink * sink)
   config.max_connections = self->max_connections;
   config.handshake_timeout = self->handshake_timeout;
   config.hold_timeout = self->hold_timeout;
-  server = gst_cuda_ipc_server_new (self->context, &config, &err);
+  server = gst_cuda_sync_ipc_server_new (self->context, &config, &err);
   self->server = server;
   g_mutex_unlock (&self->lock);
   if (!server) {
@@ -450,21 +451,21 @@ static gboolean
 gst_cuda_sync_ipc_sink_stop (GstBaseSink * sink)
 {
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
-  GstCudaIpcServer *server;
+  GstCudaSyncIpcServer *server;
 
   g_mutex_lock (&self->lock);
   server = self->server;
   g_mutex_unlock (&self->lock);
   if (server) {
     /* counters stay readable after the stop's own synchronisation */
-    gst_cuda_ipc_server_stop (server);
+    gst_cuda_sync_ipc_server_stop (server);
     g_mutex_lock (&self->lock);
     g_clear_pointer (&self->last_stats, gst_structure_free);
-    self->last_stats = gst_cuda_ipc_server_stats (server);
+    self->last_stats = gst_cuda_sync_ipc_server_stats (server);
     self->server = NULL;
     GST_INFO_OBJECT (self, "stopped: %" GST_PTR_FORMAT, self->last_stats);
     g_mutex_unlock (&self->lock);
-    gst_cuda_ipc_server_free (server);
+    gst_cuda_sync_ipc_server_free (server);
   }
   gst_clear_object (&self->context);
   return TRUE;
@@ -476,7 +477,7 @@ gst_cuda_sync_ipc_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
   GError *err = NULL;
 
-  if (!gst_cuda_ipc_server_set_caps (self->server, caps, &err)) {
+  if (!gst_cuda_sync_ipc_server_set_caps (self->server, caps, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return FALSE;
   }
@@ -495,7 +496,7 @@ gst_cuda_sync_ipc_sink_render (GstBaseSink * sink, GstBuffer * buf)
     if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self),
             gst_buffer_peek_memory (buf, i), self->context))
       return GST_FLOW_ERROR;
-  ret = gst_cuda_ipc_server_render (self->server, buf, &err);
+  ret = gst_cuda_sync_ipc_server_render (self->server, buf, &err);
   if (ret == GST_FLOW_ERROR)
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
   g_clear_error (&err);
@@ -508,7 +509,7 @@ gst_cuda_sync_ipc_sink_event (GstBaseSink * sink, GstEvent * event)
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->server)
-    gst_cuda_ipc_server_eos (self->server);
+    gst_cuda_sync_ipc_server_eos (self->server);
   return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
 }
 
@@ -518,7 +519,7 @@ gst_cuda_sync_ipc_sink_unlock (GstBaseSink * sink)
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
 
   if (self->server)
-    gst_cuda_ipc_server_set_flushing (self->server, TRUE);
+    gst_cuda_sync_ipc_server_set_flushing (self->server, TRUE);
   return TRUE;
 }
 
@@ -528,7 +529,7 @@ gst_cuda_sync_ipc_sink_unlock_stop (GstBaseSink * sink)
   GstCudaSyncIpcSink *self = GST_CUDA_SYNC_IPC_SINK (sink);
 
   if (self->server)
-    gst_cuda_ipc_server_set_flushing (self->server, FALSE);
+    gst_cuda_sync_ipc_server_set_flushing (self->server, FALSE);
   return TRUE;
 }
 

@@ -57,20 +57,6 @@ gst_cuda_sync_element_post_error (GstElement * element, GError * error,
 }
 
 void
-gst_cuda_sync_take_error (GError ** error, GQuark domain, gint code,
-    gchar * text, gchar * details)
-{
-  if (!text)
-    text = gst_error_get_message (domain, code);
-  if (details)
-    g_set_error (error, domain, code, "%s\n%s", text, details);
-  else
-    g_set_error_literal (error, domain, code, text);
-  g_free (text);
-  g_free (details);
-}
-
-void
 gst_cuda_sync_wrap_error (GError ** error, GError * cause, const gchar * what)
 {
   GQuark domain;

@@ -21,26 +21,26 @@ G_BEGIN_DECLS
  * second fd of it in *@second (two exports), which the caller owns; -1 with @error when there is no such Vulkan device, it
  * cannot export timeline semaphores as OPAQUE_FD, or the plugin was built
  * without Vulkan. Thread-safe. */
-gint     gst_cuda_ipc_semaphore_new_fd (const guint8 uuid[16], gint * second,
+gint     gst_cuda_sync_ipc_semaphore_new_fd (const guint8 uuid[16], gint * second,
                                         GError ** error);
 
 /* An exportable timeline semaphore: from @func when set (the element's
  * "new-semaphore" signal), else from Vulkan; returns the fd the caller
  * owns, or -1 with @error */
-typedef gint (*GstCudaIpcSemaphoreFunc) (gpointer user_data, GError ** error);
+typedef gint (*GstCudaSyncIpcSemaphoreFunc) (gpointer user_data, GError ** error);
 
 /* A new exportable timeline semaphore (from @func when set, else
- * gst_cuda_ipc_semaphore_new_fd() for @context's device) imported into
+ * gst_cuda_sync_ipc_semaphore_new_fd() for @context's device) imported into
  * @context, and in *@send_fd another fd of it for the peer (the caller
  * closes it); NULL with @error */
-GstCudaSemaphore * gst_cuda_ipc_semaphore_new (GstCudaContext * context,
-                                     GstCudaIpcSemaphoreFunc func,
+GstCudaSemaphore * gst_cuda_sync_ipc_semaphore_new (GstCudaContext * context,
+                                     GstCudaSyncIpcSemaphoreFunc func,
                                      gpointer user_data, gint * send_fd,
                                      GError ** error);
 
-/* TRUE when gst_cuda_ipc_semaphore_new_fd() makes semaphores for
+/* TRUE when gst_cuda_sync_ipc_semaphore_new_fd() makes semaphores for
  * @context's device (it makes one and closes it) */
-gboolean gst_cuda_ipc_semaphore_check (GstCudaContext * context,
+gboolean gst_cuda_sync_ipc_semaphore_check (GstCudaContext * context,
                                      GError ** error);
 
 /* The two streams of one end of a connection, in @context: *@stream, for
@@ -49,10 +49,10 @@ gboolean gst_cuda_ipc_semaphore_check (GstCudaContext * context,
  * *@rescue, non-blocking, for the host-side signals that release the
  * waits on a dead peer's semaphore (never queued behind those waits).
  * FALSE with @error (and no stream) when either cannot be made. */
-gboolean gst_cuda_ipc_streams_new (GstCudaContext * context, CUstream * stream,
+gboolean gst_cuda_sync_ipc_streams_new (GstCudaContext * context, CUstream * stream,
                                    CUstream * rescue, GError ** error);
-/* Destroys what gst_cuda_ipc_streams_new() made (NULL ones are skipped) */
-void     gst_cuda_ipc_streams_free (GstCudaContext * context,
+/* Destroys what gst_cuda_sync_ipc_streams_new() made (NULL ones are skipped) */
+void     gst_cuda_sync_ipc_streams_free (GstCudaContext * context,
                                     CUstream stream, CUstream rescue);
 
 G_END_DECLS

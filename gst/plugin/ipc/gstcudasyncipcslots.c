@@ -4,8 +4,8 @@
  *
  * cudasyncipcsink's shareable frames ("slots"): their allocation, reuse
  * and retirement, and their loan to upstream (the pool the sink proposes,
- * gstcudaipcsinkpool.c), which then writes a frame in place. Locks:
- * gstcudaipcserver-private.h; a slot's reference count is atomic.
+ * gstcudasyncipcsinkpool.c), which then writes a frame in place. Locks:
+ * gstcudasyncipcserver-private.h; a slot's reference count is atomic.
  *
  * A frame is reused only once its sources' release values have been
  * reached. As soon as a frame is free (no source holds it, upstream does
@@ -29,16 +29,16 @@
 #include "config.h"
 #endif
 
-#include "gstcudaipcserver-private.h"
+#include "gstcudasyncipcserver-private.h"
 #include "gstcudasyncelementerror.h"
 
 /* a category of its own: the server's is the session unit's, which calls
  * into this one */
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_slots_debug);
-#define GST_CAT_DEFAULT gst_cuda_ipc_slots_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_slots_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_slots_debug
 
-typedef GstCudaIpcSlot Slot;
-typedef GstCudaIpcReleasePoint ReleasePoint;
+typedef GstCudaSyncIpcSlot Slot;
+typedef GstCudaSyncIpcReleasePoint ReleasePoint;
 
 static GQuark slot_quark;
 
@@ -53,7 +53,7 @@ points_clear (GArray * points)
 }
 
 Slot *
-gst_cuda_ipc_slot_ref (Slot * slot)
+gst_cuda_sync_ipc_slot_ref (Slot * slot)
 {
   g_atomic_int_inc (&slot->refcount);
   return slot;
@@ -63,7 +63,7 @@ gst_cuda_ipc_slot_ref (Slot * slot)
  * its stream ran past the slot's last use), or with the last memory a
  * pool wrapped around it */
 void
-gst_cuda_ipc_slot_unref (Slot * slot)
+gst_cuda_sync_ipc_slot_unref (Slot * slot)
 {
   if (!g_atomic_int_dec_and_test (&slot->refcount))
     return;
@@ -78,7 +78,7 @@ gst_cuda_ipc_slot_unref (Slot * slot)
 static void
 slot_release (gpointer slot, const GError * error)
 {
-  gst_cuda_ipc_slot_unref (slot);
+  gst_cuda_sync_ipc_slot_unref (slot);
 }
 
 /* A slot of an older epoch that no source holds goes once the sink's
@@ -86,7 +86,7 @@ slot_release (gpointer slot, const GError * error)
  * matter: each source maps the memory with a handle of its own, and the
  * sink never writes into it again); lock held */
 static void
-slot_retire (GstCudaIpcServer * self, Slot * slot)
+slot_retire (GstCudaSyncIpcServer * self, Slot * slot)
 {
   GError *err = NULL;
 
@@ -100,7 +100,7 @@ slot_retire (GstCudaIpcServer * self, Slot * slot)
       gst_cuda_context_pop (NULL);
     }
     self->cpu_syncs++;
-    gst_cuda_ipc_slot_unref (slot);
+    gst_cuda_sync_ipc_slot_unref (slot);
   }
 }
 
@@ -112,11 +112,11 @@ slot_free_now (const Slot * slot)
 }
 
 gboolean
-gst_cuda_ipc_slots_init (GstCudaIpcServer * self, GError ** error)
+gst_cuda_sync_ipc_slots_init (GstCudaSyncIpcServer * self, GError ** error)
 {
   CUresult r;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_slots_debug, "cudasyncipcslots", 0,
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_slots_debug, "cudasyncipcslots", 0,
       "cudasyncipcsink's shareable frames");
 
   if (!gst_cuda_context_push (self->context)) {
@@ -130,7 +130,7 @@ gst_cuda_ipc_slots_init (GstCudaIpcServer * self, GError ** error)
 }
 
 void
-gst_cuda_ipc_slots_clear (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_slots_clear (GstCudaSyncIpcServer * self)
 {
   gboolean pushed;
 
@@ -149,14 +149,14 @@ static void
 slot_settled (gpointer data, const GError * error)
 {
   Slot *slot = data;
-  GstCudaIpcServer *self = (GstCudaIpcServer *) slot->owner;
+  GstCudaSyncIpcServer *self = (GstCudaSyncIpcServer *) slot->owner;
 
   g_mutex_lock (&self->lock);
   if (--slot->settling == 0)
     points_clear (slot->settle_points);
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
-  gst_cuda_ipc_slot_unref (slot);
+  gst_cuda_sync_ipc_slot_unref (slot);
 }
 
 /* A slot that just became free waits on the settle stream for its
@@ -166,7 +166,7 @@ slot_settled (gpointer data, const GError * error)
  * the GPU. Without the releaser (stopped) or an event, the stream is
  * waited for on the CPU, counted in cpu-syncs. */
 void
-gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
+gst_cuda_sync_ipc_slot_settle (GstCudaSyncIpcServer * self, Slot * slot)
 {
   GError *err = NULL;
   gboolean ok;
@@ -183,9 +183,9 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
     gst_object_ref (p.sem);
     g_array_append_val (slot->settle_points, p);
   }
-  ok = gst_cuda_ipc_slot_wait_released (self, slot, self->settle, &err);
+  ok = gst_cuda_sync_ipc_slot_wait_released (self, slot, self->settle, &err);
   if (ok && self->settler) {
-    gst_cuda_ipc_slot_ref (slot);
+    gst_cuda_sync_ipc_slot_ref (slot);
     if (gst_cuda_sync_releaser_push_after (self->settler, self->context,
             self->settle, slot_settled, slot, &err)) {
       slot->settling++;
@@ -193,7 +193,7 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
       return;
     }
     /* (slot_settled() will not be called) */
-    gst_cuda_ipc_slot_unref (slot);
+    gst_cuda_sync_ipc_slot_unref (slot);
   }
   if (err)
     GST_WARNING ("settle: %s; waiting for the stream", err->message);
@@ -207,7 +207,7 @@ gst_cuda_ipc_slot_settle (GstCudaIpcServer * self, Slot * slot)
 
 /* A frame the copy path may write: free, settled or not (the sink's
  * stream then waits on the GPU for what the settles wait for,
- * gst_cuda_ipc_slot_order_copy(): the copy never waits on the CPU for a
+ * gst_cuda_sync_ipc_slot_order_copy(): the copy never waits on the CPU for a
  * release) */
 static gboolean
 slot_copyable (const Slot * slot)
@@ -223,14 +223,15 @@ slot_copyable (const Slot * slot)
  * of the previous frame (one frame at a time between the two processes'
  * GPU work). */
 Slot *
-gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
+gst_cuda_sync_ipc_slots_get (GstCudaSyncIpcServer * self, gboolean copy,
+    GError ** error)
 {
   guint i, n_epoch = 0;
   Slot *slot, *oldest = NULL;
 
   for (i = 0; i < self->slots->len;) {
     slot = g_ptr_array_index (self->slots, i);
-    gst_cuda_ipc_slot_settle (self, slot);
+    gst_cuda_sync_ipc_slot_settle (self, slot);
     if (slot->epoch != self->epoch && slot_free_now (slot)) {
       slot_retire (self, g_ptr_array_steal_index_fast (self->slots, i));
       continue;
@@ -247,7 +248,7 @@ gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
     /* every frame held: the server's thread now looks at how long */
     if (!oldest && !self->starved) {
       self->starved = TRUE;
-      gst_cuda_ipc_server_wake_thread (self);
+      gst_cuda_sync_ipc_server_wake_thread (self);
     }
     self->starved = oldest == NULL;
     return oldest;
@@ -277,7 +278,7 @@ gst_cuda_ipc_slots_get (GstCudaIpcServer * self, gboolean copy, GError ** error)
 /* @stream waits on the GPU for the release values of @slot's sources;
  * they are forgotten (lock held, context pushed) */
 gboolean
-gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self, Slot * slot,
+gst_cuda_sync_ipc_slot_wait_released (GstCudaSyncIpcServer * self, Slot * slot,
     CUstream stream, GError ** error)
 {
   gboolean ok = TRUE;
@@ -298,7 +299,7 @@ gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self, Slot * slot,
  * far, on the GPU, through *@event (made at first use; lock held, context
  * pushed) */
 static gboolean
-order_after (GstCudaIpcServer * self, GstCudaSyncEvent ** event,
+order_after (GstCudaSyncIpcServer * self, GstCudaSyncEvent ** event,
     CUstream from, CUstream to, GError ** error)
 {
   if (!*event && !(*event = gst_cuda_sync_event_new (self->context, FALSE,
@@ -312,7 +313,7 @@ order_after (GstCudaIpcServer * self, GstCudaSyncEvent ** event,
  * values its settles wait for, where they have not been seen reached (the
  * same values again: not counted in waits) */
 gboolean
-gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self, Slot * slot,
+gst_cuda_sync_ipc_slot_order_copy (GstCudaSyncIpcServer * self, Slot * slot,
     GError ** error)
 {
   guint i;
@@ -326,7 +327,7 @@ gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self, Slot * slot,
 }
 
 GstFlowReturn
-gst_cuda_ipc_server_lend (GstCudaIpcServer * self, CUstream stream,
+gst_cuda_sync_ipc_server_lend (GstCudaSyncIpcServer * self, CUstream stream,
     gboolean wait, const gint * cancel, Slot ** slot, GError ** error)
 {
   GstFlowReturn ret = GST_FLOW_OK;
@@ -346,7 +347,7 @@ gst_cuda_ipc_server_lend (GstCudaIpcServer * self, CUstream stream,
       ret = GST_FLOW_NOT_NEGOTIATED;
       break;
     }
-    *slot = gst_cuda_ipc_slots_get (self, FALSE, error);
+    *slot = gst_cuda_sync_ipc_slots_get (self, FALSE, error);
     if (*slot == GINT_TO_POINTER (-1)) {
       *slot = NULL;
       ret = GST_FLOW_ERROR;
@@ -382,17 +383,18 @@ gst_cuda_ipc_server_lend (GstCudaIpcServer * self, CUstream stream,
 }
 
 void
-gst_cuda_ipc_server_give_back (GstCudaIpcServer * self, Slot * slot)
+gst_cuda_sync_ipc_server_give_back (GstCudaSyncIpcServer * self, Slot * slot)
 {
   g_mutex_lock (&self->lock);
   slot->out = FALSE;
-  gst_cuda_ipc_slot_settle (self, slot);
+  gst_cuda_sync_ipc_slot_settle (self, slot);
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 }
 
 void
-gst_cuda_ipc_server_set_lending (GstCudaIpcServer * self, gboolean lending)
+gst_cuda_sync_ipc_server_set_lending (GstCudaSyncIpcServer * self,
+    gboolean lending)
 {
   g_mutex_lock (&self->lock);
   self->lending = lending;
@@ -402,7 +404,7 @@ gst_cuda_ipc_server_set_lending (GstCudaIpcServer * self, gboolean lending)
 }
 
 void
-gst_cuda_ipc_server_wake_lenders (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_wake_lenders (GstCudaSyncIpcServer * self)
 {
   g_mutex_lock (&self->lock);
   g_cond_broadcast (&self->cond);
@@ -410,17 +412,17 @@ gst_cuda_ipc_server_wake_lenders (GstCudaIpcServer * self)
 }
 
 CUdeviceptr
-gst_cuda_ipc_slot_get_pointer (Slot * slot, GstVideoInfo * layout)
+gst_cuda_sync_ipc_slot_get_pointer (Slot * slot, GstVideoInfo * layout)
 {
   *layout = slot->layout;
   return gst_cuda_sync_vmm_get_pointer (slot->vmm);
 }
 
 void
-gst_cuda_ipc_slot_attach (GstMemory * mem, Slot * slot)
+gst_cuda_sync_ipc_slot_attach (GstMemory * mem, Slot * slot)
 {
   if (!slot_quark)
-    slot_quark = g_quark_from_static_string ("GstCudaIpcSlot");
+    slot_quark = g_quark_from_static_string ("GstCudaSyncIpcSlot");
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), slot_quark, slot,
       NULL);
 }
@@ -428,7 +430,7 @@ gst_cuda_ipc_slot_attach (GstMemory * mem, Slot * slot)
 /* the slot @buf's one memory is, lent by @self and written for the
  * current caps; NULL for any other input (lock held) */
 Slot *
-gst_cuda_ipc_slot_in_place (GstCudaIpcServer * self, GstBuffer * buf)
+gst_cuda_sync_ipc_slot_in_place (GstCudaSyncIpcServer * self, GstBuffer * buf)
 {
   Slot *slot;
 

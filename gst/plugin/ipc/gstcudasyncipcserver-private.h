@@ -2,26 +2,26 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The server's state, shared by its three units: gstcudaipcsession.c (one
+ * The server's state, shared by its three units: gstcudasyncipcsession.c (one
  * connected source: handshake, its messages, the frames sent to it),
- * gstcudaipcslots.c (the shareable frames, and their loan to upstream) and
- * gstcudaipcserver.c (the listening thread, rendering). Not installed.
+ * gstcudasyncipcslots.c (the shareable frames, and their loan to upstream) and
+ * gstcudasyncipcserver.c (the listening thread, rendering). Not installed.
  *
  * Locks: the server's lock guards the sessions, the slots and the
  * counters, and is held while sending (non-blocking) and while enqueueing
  * semaphore operations (so the semaphores' op_locks nest inside it). The
  * pool condition waits with it. No buffer or memory is freed with it held:
- * freeing a frame of the sink's pool takes it (gst_cuda_ipc_server_give_back()). Every session function but
- * gst_cuda_ipc_session_start() (which may call the application) is called
+ * freeing a frame of the sink's pool takes it (gst_cuda_sync_ipc_server_give_back()). Every session function but
+ * gst_cuda_sync_ipc_session_start() (which may call the application) is called
  * with it held. It also guards the gone sessions (closed after BYE, their
  * last release values watched) and every session's deadlines, which only
  * the socket thread (and the stop, once that thread ended) acts on.
  */
 #pragma once
 
-#include "gstcudaipcserver.h"
-#include "gstcudaipcproto.h"
-#include "gstcudaipcsocket.h"
+#include "gstcudasyncipcserver.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
+#include "gstcudasyncipcsocket.h"
 #include <gst/cudasync/gstcudasync-internal.h>
 #include <gst/cuda/cuda-gst.h>
 #include <errno.h>
@@ -29,17 +29,17 @@
 
 G_BEGIN_DECLS
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_ipc_server_debug);
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_sync_ipc_server_debug);
 
 typedef struct
 {
   GstCudaSemaphore *sem;
   guint64 value;
-} GstCudaIpcReleasePoint;
+} GstCudaSyncIpcReleasePoint;
 
 /* one shareable frame; the server's slots array holds a reference, and so
  * does each memory the sink's pool wraps around it */
-struct _GstCudaIpcSlot
+struct _GstCudaSyncIpcSlot
 {
   gint refcount;
   gconstpointer owner;          /* the server (no reference) */
@@ -51,7 +51,7 @@ struct _GstCudaIpcSlot
   gboolean out;                 /* lent to upstream (the sink's pool) */
   guint settling;               /* settles not yet seen complete */
   guint64 last_use;             /* the render that last wrote it */
-  GArray *points;               /* GstCudaIpcReleasePoint: settled before reuse */
+  GArray *points;               /* GstCudaSyncIpcReleasePoint: settled before reuse */
   GArray *settle_points;        /* those the running settles wait for */
   gint64 sent_at;               /* monotonic time of its last FRAME */
 };
@@ -84,13 +84,13 @@ typedef struct
   guint64 watched;              /* the value the event follows */
   gint64 watch_since;           /* monotonic, while it has not run; or 0 */
   gint64 watch_end;             /* gone: rescued if not run by then */
-} GstCudaIpcSession;
+} GstCudaSyncIpcSession;
 
-struct _GstCudaIpcServer
+struct _GstCudaSyncIpcServer
 {
   gint refcount;
   GstCudaContext *context;
-  GstCudaIpcServerConfig config;
+  GstCudaSyncIpcServerConfig config;
   gchar *path;
   gchar *allowed_uids;
   guint8 uuid[16];
@@ -103,7 +103,7 @@ struct _GstCudaIpcServer
   GstCudaSyncEvent *lend_event;
 
   gint listen_fd;
-  GstCudaIpcSocketId socket_id; /* what the stop may remove */
+  GstCudaSyncIpcSocketId socket_id; /* what the stop may remove */
   gint wake_fd;
   GThread *thread;
 
@@ -133,59 +133,59 @@ struct _GstCudaIpcServer
 
 /* how long a source that said BYE has to reach its last release value
  * once its connection closed, before it is rescued */
-#define GST_CUDA_IPC_BYE_GRACE_US (2 * G_USEC_PER_SEC)
+#define GST_CUDA_SYNC_IPC_BYE_GRACE_US (2 * G_USEC_PER_SEC)
 
-GstCudaIpcSession * gst_cuda_ipc_session_new   (gint fd);
-void     gst_cuda_ipc_session_free  (GstCudaIpcSession * s);
-gboolean gst_cuda_ipc_session_start (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s, GError ** error);
-gboolean gst_cuda_ipc_session_send_caps (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s, GError ** error);
-gboolean gst_cuda_ipc_session_handle (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s,
-                                     GstCudaIpcMsg * msg, GError ** error);
-gboolean gst_cuda_ipc_session_send_frame (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s,
-                                     GstCudaIpcSlot * slot, GstBuffer * buf,
+GstCudaSyncIpcSession * gst_cuda_sync_ipc_session_new   (gint fd);
+void     gst_cuda_sync_ipc_session_free  (GstCudaSyncIpcSession * s);
+gboolean gst_cuda_sync_ipc_session_start (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s, GError ** error);
+gboolean gst_cuda_sync_ipc_session_send_caps (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s, GError ** error);
+gboolean gst_cuda_sync_ipc_session_handle (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s,
+                                     GstCudaSyncIpcMsg * msg, GError ** error);
+gboolean gst_cuda_sync_ipc_session_send_frame (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s,
+                                     GstCudaSyncIpcSlot * slot, GstBuffer * buf,
                                      GError ** error);
-void     gst_cuda_ipc_session_rescue (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s,
+void     gst_cuda_sync_ipc_session_rescue (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s,
                                      gboolean force);
-void     gst_cuda_ipc_session_drop  (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s, gboolean lost);
+void     gst_cuda_sync_ipc_session_drop  (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s, gboolean lost);
 /* the socket thread's timers (lock held): drops the sources past the
  * handshake or hold limits, rescues or forgets the gone ones; returns the
  * next deadline (monotonic), G_MAXINT64 when none */
-gint64   gst_cuda_ipc_sessions_tick (GstCudaIpcServer * self, gint64 now);
+gint64   gst_cuda_sync_ipc_sessions_tick (GstCudaSyncIpcServer * self, gint64 now);
 /* the stop (lock held): rescues each gone source whose last release value
  * has not run, and forgets them all */
-void     gst_cuda_ipc_sessions_end_gone (GstCudaIpcServer * self);
+void     gst_cuda_sync_ipc_sessions_end_gone (GstCudaSyncIpcServer * self);
 /* whether a release value that @s announced has not been seen run (only
  * known with a hold limit) */
-gboolean gst_cuda_ipc_session_values_pending (GstCudaIpcServer * self,
-                                     GstCudaIpcSession * s);
+gboolean gst_cuda_sync_ipc_session_values_pending (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSession * s);
 /* whether a release value of a source, connected or gone, has not been
  * seen run (as far as it is watched) */
-gboolean gst_cuda_ipc_sessions_pending (GstCudaIpcServer * self);
+gboolean gst_cuda_sync_ipc_sessions_pending (GstCudaSyncIpcServer * self);
 
-/* gstcudaipcslots.c */
-gboolean gst_cuda_ipc_slots_init    (GstCudaIpcServer * self, GError ** error);
-void     gst_cuda_ipc_slots_clear   (GstCudaIpcServer * self);
-void     gst_cuda_ipc_slot_settle   (GstCudaIpcServer * self,
-                                     GstCudaIpcSlot * slot);
-GstCudaIpcSlot * gst_cuda_ipc_slots_get (GstCudaIpcServer * self,
+/* gstcudasyncipcslots.c */
+gboolean gst_cuda_sync_ipc_slots_init    (GstCudaSyncIpcServer * self, GError ** error);
+void     gst_cuda_sync_ipc_slots_clear   (GstCudaSyncIpcServer * self);
+void     gst_cuda_sync_ipc_slot_settle   (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSlot * slot);
+GstCudaSyncIpcSlot * gst_cuda_sync_ipc_slots_get (GstCudaSyncIpcServer * self,
                                      gboolean copy, GError ** error);
-gboolean gst_cuda_ipc_slot_order_copy (GstCudaIpcServer * self,
-                                     GstCudaIpcSlot * slot, GError ** error);
-gboolean gst_cuda_ipc_slot_wait_released (GstCudaIpcServer * self,
-                                     GstCudaIpcSlot * slot, CUstream stream,
+gboolean gst_cuda_sync_ipc_slot_order_copy (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSlot * slot, GError ** error);
+gboolean gst_cuda_sync_ipc_slot_wait_released (GstCudaSyncIpcServer * self,
+                                     GstCudaSyncIpcSlot * slot, CUstream stream,
                                      GError ** error);
-GstCudaIpcSlot * gst_cuda_ipc_slot_in_place (GstCudaIpcServer * self,
+GstCudaSyncIpcSlot * gst_cuda_sync_ipc_slot_in_place (GstCudaSyncIpcServer * self,
                                      GstBuffer * buf);
 
 /* wakes the server's thread (its deadlines changed) */
 static inline void
-gst_cuda_ipc_server_wake_thread (GstCudaIpcServer * self)
+gst_cuda_sync_ipc_server_wake_thread (GstCudaSyncIpcServer * self)
 {
   guint64 one = 1;
 

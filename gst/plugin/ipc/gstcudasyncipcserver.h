@@ -12,12 +12,12 @@
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/cuda-gst.h>
-#include "gstcudaipcsemaphore.h"
+#include "gstcudasyncipcsemaphore.h"
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaIpcServer GstCudaIpcServer;
-typedef struct _GstCudaIpcSlot GstCudaIpcSlot;
+typedef struct _GstCudaSyncIpcServer GstCudaSyncIpcServer;
+typedef struct _GstCudaSyncIpcSlot GstCudaSyncIpcSlot;
 
 typedef struct
 {
@@ -34,34 +34,34 @@ typedef struct
   GstClockTime hold_timeout;
   /* the acquire semaphores' source (NULL: Vulkan); called from the
    * server's thread with no lock held */
-  GstCudaIpcSemaphoreFunc new_semaphore;
+  GstCudaSyncIpcSemaphoreFunc new_semaphore;
   gpointer user_data;
-} GstCudaIpcServerConfig;
+} GstCudaSyncIpcServerConfig;
 
-GstCudaIpcServer * gst_cuda_ipc_server_new   (GstCudaContext * context,
-                                              const GstCudaIpcServerConfig * config,
+GstCudaSyncIpcServer * gst_cuda_sync_ipc_server_new   (GstCudaContext * context,
+                                              const GstCudaSyncIpcServerConfig * config,
                                               GError ** error);
 /* Stops the thread, says BYE to every source and waits on the CPU for
  * the server's stream (counted in cpu-syncs); stats stay readable */
-void               gst_cuda_ipc_server_stop  (GstCudaIpcServer * server);
+void               gst_cuda_sync_ipc_server_stop  (GstCudaSyncIpcServer * server);
 /* stops it first when needed, and drops the caller's reference; the frames
  * of the sink's pool hold one each */
-void               gst_cuda_ipc_server_free  (GstCudaIpcServer * server);
-GstCudaIpcServer * gst_cuda_ipc_server_ref   (GstCudaIpcServer * server);
-void               gst_cuda_ipc_server_unref (GstCudaIpcServer * server);
-gboolean           gst_cuda_ipc_server_set_caps (GstCudaIpcServer * server,
+void               gst_cuda_sync_ipc_server_free  (GstCudaSyncIpcServer * server);
+GstCudaSyncIpcServer * gst_cuda_sync_ipc_server_ref   (GstCudaSyncIpcServer * server);
+void               gst_cuda_sync_ipc_server_unref (GstCudaSyncIpcServer * server);
+gboolean           gst_cuda_sync_ipc_server_set_caps (GstCudaSyncIpcServer * server,
                                               GstCaps * caps,
                                               GError ** error);
 /* GST_FLOW_OK (sent, or dropped), GST_FLOW_FLUSHING, GST_FLOW_ERROR */
-GstFlowReturn      gst_cuda_ipc_server_render (GstCudaIpcServer * server,
+GstFlowReturn      gst_cuda_sync_ipc_server_render (GstCudaSyncIpcServer * server,
                                               GstBuffer * buffer,
                                               GError ** error);
-void               gst_cuda_ipc_server_eos   (GstCudaIpcServer * server);
-void               gst_cuda_ipc_server_set_flushing (GstCudaIpcServer * server,
+void               gst_cuda_sync_ipc_server_eos   (GstCudaSyncIpcServer * server);
+void               gst_cuda_sync_ipc_server_set_flushing (GstCudaSyncIpcServer * server,
                                               gboolean flushing);
-GstStructure *     gst_cuda_ipc_server_stats (GstCudaIpcServer * server);
+GstStructure *     gst_cuda_sync_ipc_server_stats (GstCudaSyncIpcServer * server);
 /* whether @caps are the current caps, for frames written in place */
-gboolean           gst_cuda_ipc_server_has_caps (GstCudaIpcServer * server,
+gboolean           gst_cuda_sync_ipc_server_has_caps (GstCudaSyncIpcServer * server,
                                               GstCaps * caps);
 
 /* The loan of frames to upstream (the pool the sink proposes): a free
@@ -71,31 +71,31 @@ gboolean           gst_cuda_ipc_server_has_caps (GstCudaIpcServer * server,
  * own work on it. While every frame is held: waits (@wait), or returns
  * GST_FLOW_EOS (not @wait, or on-full=drop). GST_FLOW_FLUSHING when the
  * sink flushes or stopped, or *@cancel is set. */
-GstFlowReturn      gst_cuda_ipc_server_lend  (GstCudaIpcServer * server,
+GstFlowReturn      gst_cuda_sync_ipc_server_lend  (GstCudaSyncIpcServer * server,
                                               CUstream stream, gboolean wait,
                                               const gint * cancel,
-                                              GstCudaIpcSlot ** slot,
+                                              GstCudaSyncIpcSlot ** slot,
                                               GError ** error);
 /* the frame is no longer upstream's (any thread) */
-void               gst_cuda_ipc_server_give_back (GstCudaIpcServer * server,
-                                              GstCudaIpcSlot * slot);
+void               gst_cuda_sync_ipc_server_give_back (GstCudaSyncIpcServer * server,
+                                              GstCudaSyncIpcSlot * slot);
 /* Whether frames are lent: while the sink is PAUSED or PLAYING. Leaving
  * those states ends every lend waiting for a frame (GST_FLOW_FLUSHING):
  * sources may hold every frame, and upstream's state change waits for its
  * streaming thread. */
-void               gst_cuda_ipc_server_set_lending (GstCudaIpcServer * server,
+void               gst_cuda_sync_ipc_server_set_lending (GstCudaSyncIpcServer * server,
                                               gboolean lending);
 /* a lend waiting for a frame looks at its @cancel again */
-void               gst_cuda_ipc_server_wake_lenders (GstCudaIpcServer * server);
+void               gst_cuda_sync_ipc_server_wake_lenders (GstCudaSyncIpcServer * server);
 
-GstCudaIpcSlot *   gst_cuda_ipc_slot_ref     (GstCudaIpcSlot * slot);
-void               gst_cuda_ipc_slot_unref   (GstCudaIpcSlot * slot);
+GstCudaSyncIpcSlot *   gst_cuda_sync_ipc_slot_ref     (GstCudaSyncIpcSlot * slot);
+void               gst_cuda_sync_ipc_slot_unref   (GstCudaSyncIpcSlot * slot);
 /* the frame's device pointer, and its layout there */
-CUdeviceptr        gst_cuda_ipc_slot_get_pointer (GstCudaIpcSlot * slot,
+CUdeviceptr        gst_cuda_sync_ipc_slot_get_pointer (GstCudaSyncIpcSlot * slot,
                                               GstVideoInfo * layout);
 /* marks @mem as the slot's memory (no reference: the caller's memory
  * holds one), so that the sink renders it in place */
-void               gst_cuda_ipc_slot_attach  (GstMemory * mem,
-                                              GstCudaIpcSlot * slot);
+void               gst_cuda_sync_ipc_slot_attach  (GstMemory * mem,
+                                              GstCudaSyncIpcSlot * slot);
 
 G_END_DECLS

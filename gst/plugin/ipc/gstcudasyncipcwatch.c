@@ -7,20 +7,20 @@
  * own, since the streaming thread may be blocked on the CPU behind them;
  * a sink that does not signal them (killed, frozen) has its semaphore
  * signalled past them here. Calls nothing of the client's other units.
- * Locks: gstcudaipcclient-private.h.
+ * Locks: gstcudasyncipcclient-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudaipcclient-private.h"
+#include "gstcudasyncipcclient-private.h"
 #include "gstcudasyncelementerror.h"
 #include <errno.h>
 #include <poll.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_watch_debug);
-#define GST_CAT_DEFAULT gst_cuda_ipc_watch_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_watch_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_watch_debug
 
 /* how often the watchdog looks at the values the stream waits for */
 #define WATCH_TICK_US (20 * 1000)
@@ -31,7 +31,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_watch_debug);
  * frames already pushed may hold what the memory held then. Once only,
  * from the streaming thread or the watchdog (lock held). */
 static void
-rescue_locked (GstCudaIpcClient * self)
+rescue_locked (GstCudaSyncIpcClient * self)
 {
   GError *err = NULL;
 
@@ -39,7 +39,7 @@ rescue_locked (GstCudaIpcClient * self)
     return;
   self->rescued = TRUE;
   if (gst_cuda_semaphore_signal_value (self->acquire, self->rescue,
-          self->acquire_last + GST_CUDA_IPC_RESCUE_STEP, &err))
+          self->acquire_last + GST_CUDA_SYNC_IPC_RESCUE_STEP, &err))
     self->counters.rescues++;
   else
     GST_WARNING ("rescue signal failed: %s", err->message);
@@ -48,7 +48,7 @@ rescue_locked (GstCudaIpcClient * self)
 }
 
 void
-gst_cuda_ipc_client_rescue (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_rescue (GstCudaSyncIpcClient * self)
 {
   g_mutex_lock (&self->lock);
   rescue_locked (self);
@@ -57,7 +57,7 @@ gst_cuda_ipc_client_rescue (GstCudaIpcClient * self)
 
 /* whether the element flushes (its stop, or a flushing seek) */
 gboolean
-gst_cuda_ipc_client_woken (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_woken (GstCudaSyncIpcClient * self)
 {
   struct pollfd pfd = { self->wake_fd, POLLIN, 0 };
 
@@ -66,12 +66,12 @@ gst_cuda_ipc_client_woken (GstCudaIpcClient * self)
 
 /* whether the element or downstream flushes; no lock held */
 static gboolean
-flushing (GstCudaIpcClient * self)
+flushing (GstCudaSyncIpcClient * self)
 {
   GstPad *peer;
   gboolean ret;
 
-  if (gst_cuda_ipc_client_woken (self))
+  if (gst_cuda_sync_ipc_client_woken (self))
     return TRUE;
   peer = self->config.pad ? gst_pad_get_peer (self->config.pad) : NULL;
   if (!peer)
@@ -91,7 +91,7 @@ flushing (GstCudaIpcClient * self)
  * stop that a CPU wait downstream would otherwise hold), or when none is
  * reached within the time limit (frozen, or hung with its end open). */
 static gint
-watch_check (GstCudaIpcClient * self, gint64 now, gboolean stopping,
+watch_check (GstCudaSyncIpcClient * self, gint64 now, gboolean stopping,
     GError ** error)
 {
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_PENDING;
@@ -119,14 +119,15 @@ watch_check (GstCudaIpcClient * self, gint64 now, gboolean stopping,
     self->hup_since = 0;
     return 0;
   }
-  if (!self->hup_since && (self->fd < 0 || gst_cuda_ipc_peer_closed (self->fd)
+  if (!self->hup_since && (self->fd < 0
+          || gst_cuda_sync_ipc_peer_closed (self->fd)
           || stopping))
     self->hup_since = now;
   over = self->config.timeout && now - self->pending_since >=
       (gint64) (self->config.timeout / GST_USECOND);
   if (self->hup_since && (over
-          || now - self->hup_since >= GST_CUDA_IPC_CLIENT_STOP_GRACE_US))
-    return GST_CUDA_IPC_CLIENT_LOST;
+          || now - self->hup_since >= GST_CUDA_SYNC_IPC_CLIENT_STOP_GRACE_US))
+    return GST_CUDA_SYNC_IPC_CLIENT_LOST;
   if (over) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, READ, ("The sink stopped "
             "signalling its frames: its process may be frozen or hung."),
@@ -134,7 +135,7 @@ watch_check (GstCudaIpcClient * self, gint64 now, gboolean stopping,
             "%" G_GUINT64_FORMAT " wait) was reached within %" GST_TIME_FORMAT,
             self->path, self->reached, self->waited,
             GST_TIME_ARGS (self->config.timeout)));
-    return GST_CUDA_IPC_CLIENT_FROZEN;
+    return GST_CUDA_SYNC_IPC_CLIENT_FROZEN;
   }
   return 0;
 }
@@ -148,7 +149,7 @@ watch_check (GstCudaIpcClient * self, gint64 now, gboolean stopping,
 static gpointer
 watchdog (gpointer data)
 {
-  GstCudaIpcClient *self = data;
+  GstCudaSyncIpcClient *self = data;
   GError *err = NULL;
   guint64 one = 1;
   gint lost = 0;
@@ -187,7 +188,7 @@ watchdog (gpointer data)
 /* The stream now waits for the sink's @value (after the wait's enqueueing,
  * context pushed): watched from now on */
 void
-gst_cuda_ipc_client_watch (GstCudaIpcClient * self, guint64 value)
+gst_cuda_sync_ipc_client_watch (GstCudaSyncIpcClient * self, guint64 value)
 {
   g_mutex_lock (&self->lock);
   if (self->waited <= self->reached)
@@ -198,7 +199,7 @@ gst_cuda_ipc_client_watch (GstCudaIpcClient * self, guint64 value)
 }
 
 void
-gst_cuda_ipc_client_stop_watchdog (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_stop_watchdog (GstCudaSyncIpcClient * self)
 {
   if (!self->watchdog)
     return;
@@ -211,9 +212,9 @@ gst_cuda_ipc_client_stop_watchdog (GstCudaIpcClient * self)
 }
 
 void
-gst_cuda_ipc_client_start_watchdog (GstCudaIpcClient * self)
+gst_cuda_sync_ipc_client_start_watchdog (GstCudaSyncIpcClient * self)
 {
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_watch_debug, "cudasyncipcwatch", 0,
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_watch_debug, "cudasyncipcwatch", 0,
       "cudasyncipcsrc's watchdog");
   self->watchdog = g_thread_new ("cudaipcsrc-watch", watchdog, self);
 }

@@ -23,31 +23,31 @@ typedef struct
   dev_t dev;
   ino_t ino;
   gint64 ctime_ns;
-} GstCudaIpcSocketId;
+} GstCudaSyncIpcSocketId;
 
 /* A socket-mode property value as a file mode: up to 0777 as it is; above,
  * a value whose decimal digits are all octal digits (600: a command line's
  * mode without its leading 0) as those octal digits. Other values are
- * returned as they are, and gst_cuda_ipc_socket_check_settings() refuses
+ * returned as they are, and gst_cuda_sync_ipc_socket_check_settings() refuses
  * them. */
-guint gst_cuda_ipc_socket_mode_from_value (guint value);
+guint gst_cuda_sync_ipc_socket_mode_from_value (guint value);
 
 /* Whether @path (set, short enough for a unix socket) and @mode (a file
  * mode, 0 to 0777) can be listened on; GST_RESOURCE_ERROR_SETTINGS
  * otherwise. Looks at nothing on disk. */
-gboolean gst_cuda_ipc_socket_check_settings (const gchar * path, guint mode,
+gboolean gst_cuda_sync_ipc_socket_check_settings (const gchar * path, guint mode,
     GError ** error);
 
 /* A listening SOCK_SEQPACKET socket bound at @path, with file mode @mode;
  * *@id: the file created. Where something is at @path it is replaced only
  * if it is a stale socket; anything else is left alone and is an error
  * (GST_RESOURCE_ERROR_OPEN_WRITE) that says what is there. -1 on error. */
-gint gst_cuda_ipc_socket_listen (const gchar * path, guint mode,
-    GstCudaIpcSocketId * id, GError ** error);
+gint gst_cuda_sync_ipc_socket_listen (const gchar * path, guint mode,
+    GstCudaSyncIpcSocketId * id, GError ** error);
 
 /* Removes @path if it is still the socket @id; leaves anything else that
  * took its place. */
-void gst_cuda_ipc_socket_remove (const gchar * path,
-    const GstCudaIpcSocketId * id);
+void gst_cuda_sync_ipc_socket_remove (const gchar * path,
+    const GstCudaSyncIpcSocketId * id);
 
 G_END_DECLS

@@ -11,7 +11,7 @@
 #include "config.h"
 #endif
 
-#include "gstcudaipcsemaphore.h"
+#include "gstcudasyncipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cudasync/gstcudasync-internal.h>
 #include <gst/cuda/cuda-gst.h>
@@ -207,7 +207,7 @@ vk_export (gint * second)
 #endif /* HAVE_VULKAN */
 
 gint
-gst_cuda_ipc_semaphore_new_fd (const guint8 uuid[16], gint * second,
+gst_cuda_sync_ipc_semaphore_new_fd (const guint8 uuid[16], gint * second,
     GError ** error)
 {
 #ifdef HAVE_VULKAN
@@ -244,8 +244,8 @@ gst_cuda_ipc_semaphore_new_fd (const guint8 uuid[16], gint * second,
 }
 
 GstCudaSemaphore *
-gst_cuda_ipc_semaphore_new (GstCudaContext * context,
-    GstCudaIpcSemaphoreFunc func, gpointer user_data, gint * send_fd,
+gst_cuda_sync_ipc_semaphore_new (GstCudaContext * context,
+    GstCudaSyncIpcSemaphoreFunc func, gpointer user_data, gint * send_fd,
     GError ** error)
 {
   GstCudaSemaphore *sem;
@@ -256,7 +256,7 @@ gst_cuda_ipc_semaphore_new (GstCudaContext * context,
   if (func)
     fd = func (user_data, error);
   else if (gst_cuda_sync_context_get_uuid (context, uuid, error))
-    fd = gst_cuda_ipc_semaphore_new_fd (uuid, send_fd, error);
+    fd = gst_cuda_sync_ipc_semaphore_new_fd (uuid, send_fd, error);
   else
     fd = -1;
   if (fd < 0) {
@@ -286,14 +286,14 @@ gst_cuda_ipc_semaphore_new (GstCudaContext * context,
 }
 
 gboolean
-gst_cuda_ipc_semaphore_check (GstCudaContext * context, GError ** error)
+gst_cuda_sync_ipc_semaphore_check (GstCudaContext * context, GError ** error)
 {
   guint8 uuid[16];
   gint fd, second = -1;
 
   if (!gst_cuda_sync_context_get_uuid (context, uuid, error))
     return FALSE;
-  fd = gst_cuda_ipc_semaphore_new_fd (uuid, &second, error);
+  fd = gst_cuda_sync_ipc_semaphore_new_fd (uuid, &second, error);
   if (fd < 0)
     return FALSE;
   close (fd);
@@ -302,7 +302,7 @@ gst_cuda_ipc_semaphore_check (GstCudaContext * context, GError ** error)
 }
 
 gboolean
-gst_cuda_ipc_streams_new (GstCudaContext * context, CUstream * stream,
+gst_cuda_sync_ipc_streams_new (GstCudaContext * context, CUstream * stream,
     CUstream * rescue, GError ** error)
 {
   CUresult r;
@@ -327,7 +327,7 @@ gst_cuda_ipc_streams_new (GstCudaContext * context, CUstream * stream,
 /* a stream belongs to its context: it is destroyed even when making the
  * context current fails */
 void
-gst_cuda_ipc_streams_free (GstCudaContext * context, CUstream stream,
+gst_cuda_sync_ipc_streams_free (GstCudaContext * context, CUstream stream,
     CUstream rescue)
 {
   gboolean pushed;

@@ -7,9 +7,7 @@
 #endif
 
 #define _GNU_SOURCE
-#include "gstcudaipcproto.h"
-#include "gstcudasyncelementerror.h"
-#include <gst/cudasync/gstcudasync-internal.h>
+#include "gstcudasyncipcproto.h"
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -24,24 +22,26 @@ static const struct
   guint n_fds;
   const gchar *name;
 } msg_rules[] = {
-  [GST_CUDA_IPC_MSG_HELLO] = {sizeof (GstCudaIpcHello), 0, "HELLO"},
-  [GST_CUDA_IPC_MSG_SEMAPHORE] = {sizeof (GstCudaIpcSemaphore), 1,
+  [GST_CUDA_SYNC_IPC_MSG_HELLO] = {sizeof (GstCudaSyncIpcHello), 0, "HELLO"},
+  [GST_CUDA_SYNC_IPC_MSG_SEMAPHORE] = {sizeof (GstCudaSyncIpcSemaphore), 1,
       "SEMAPHORE"},
-  [GST_CUDA_IPC_MSG_CAPS] = {sizeof (GstCudaIpcCaps), 0, "CAPS"},
-  [GST_CUDA_IPC_MSG_BUFFER] = {sizeof (GstCudaIpcBuffer), 1, "BUFFER"},
-  [GST_CUDA_IPC_MSG_FRAME] = {sizeof (GstCudaIpcFrame), 0, "FRAME"},
-  [GST_CUDA_IPC_MSG_RELEASE] = {sizeof (GstCudaIpcRelease), 0, "RELEASE"},
-  [GST_CUDA_IPC_MSG_EOS] = {0, 0, "EOS"},
-  [GST_CUDA_IPC_MSG_BYE] = {sizeof (GstCudaIpcBye), 0, "BYE"},
-  [GST_CUDA_IPC_MSG_DRAIN] = {0, 0, "DRAIN"},
+  [GST_CUDA_SYNC_IPC_MSG_CAPS] = {sizeof (GstCudaSyncIpcCaps), 0, "CAPS"},
+  [GST_CUDA_SYNC_IPC_MSG_BUFFER] = {sizeof (GstCudaSyncIpcBuffer), 1, "BUFFER"},
+  [GST_CUDA_SYNC_IPC_MSG_FRAME] = {sizeof (GstCudaSyncIpcFrame), 0, "FRAME"},
+  [GST_CUDA_SYNC_IPC_MSG_RELEASE] =
+      {sizeof (GstCudaSyncIpcRelease), 0, "RELEASE"},
+  [GST_CUDA_SYNC_IPC_MSG_EOS] = {0, 0, "EOS"},
+  [GST_CUDA_SYNC_IPC_MSG_BYE] = {sizeof (GstCudaSyncIpcBye), 0, "BYE"},
+  [GST_CUDA_SYNC_IPC_MSG_DRAIN] = {0, 0, "DRAIN"},
 };
 
 gboolean
-gst_cuda_ipc_send (gint sock, GstCudaIpcMsgType type, const void *body,
+gst_cuda_sync_ipc_send (gint sock, GstCudaSyncIpcMsgType type, const void *body,
     gsize body_size, const void *extra, gsize extra_size, gint fd,
     GError ** error)
 {
-  GstCudaIpcHeader hdr = { GST_CUDA_IPC_MAGIC, type, fd >= 0 ? 1 : 0, 0, 0 };
+  GstCudaSyncIpcHeader hdr =
+      { GST_CUDA_SYNC_IPC_MAGIC, type, fd >= 0 ? 1 : 0, 0, 0 };
   struct iovec iov[3];
   struct msghdr mh;
   union
@@ -53,7 +53,7 @@ gst_cuda_ipc_send (gint sock, GstCudaIpcMsgType type, const void *body,
   ssize_t n;
 
   hdr.size = sizeof (hdr) + body_size + extra_size;
-  g_assert (hdr.size <= GST_CUDA_IPC_MAX_MESSAGE);
+  g_assert (hdr.size <= GST_CUDA_SYNC_IPC_MAX_MESSAGE);
   iov[0].iov_base = &hdr;
   iov[0].iov_len = sizeof (hdr);
   iov[1].iov_base = (void *) body;
@@ -90,7 +90,7 @@ gst_cuda_ipc_send (gint sock, GstCudaIpcMsgType type, const void *body,
 }
 
 gboolean
-gst_cuda_ipc_peer_closed (gint sock)
+gst_cuda_sync_ipc_peer_closed (gint sock)
 {
   struct pollfd pfd = { sock, POLLRDHUP, 0 };
 
@@ -145,16 +145,16 @@ take_fds (struct msghdr *mh, gint * fd_out, guint * n_out)
 }
 
 static gint
-recv_fail (GstCudaIpcMsg * msg, GError ** error, const gchar * what)
+recv_fail (GstCudaSyncIpcMsg * msg, GError ** error, const gchar * what)
 {
-  gst_cuda_ipc_msg_clear (msg);
+  gst_cuda_sync_ipc_msg_clear (msg);
   GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE,
       ("The peer sent an invalid message."), ("%s", what));
   return -1;
 }
 
 gint
-gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error)
+gst_cuda_sync_ipc_recv (gint sock, GstCudaSyncIpcMsg * msg, GError ** error)
 {
   struct iovec iov[2];
   struct msghdr mh;
@@ -208,7 +208,7 @@ gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error)
         "data");
   if ((mh.msg_flags & MSG_TRUNC) || n < (ssize_t) sizeof (msg->hdr))
     return recv_fail (msg, error, "truncated or oversized message");
-  if (msg->hdr.magic != GST_CUDA_IPC_MAGIC || msg->hdr.reserved != 0 ||
+  if (msg->hdr.magic != GST_CUDA_SYNC_IPC_MAGIC || msg->hdr.reserved != 0 ||
       msg->hdr.size != (guint32) n)
     return recv_fail (msg, error, "bad magic, reserved field or size");
   if (msg->hdr.type == 0 || msg->hdr.type >= G_N_ELEMENTS (msg_rules))
@@ -216,14 +216,14 @@ gst_cuda_ipc_recv (gint sock, GstCudaIpcMsg * msg, GError ** error)
   body = n - sizeof (msg->hdr);
   if (msg->hdr.n_fds != n_fds || n_fds != msg_rules[msg->hdr.type].n_fds)
     return recv_fail (msg, error, "wrong number of fds");
-  if (msg->hdr.type == GST_CUDA_IPC_MSG_CAPS ? body <
+  if (msg->hdr.type == GST_CUDA_SYNC_IPC_MSG_CAPS ? body <
       msg_rules[msg->hdr.type].body : body != msg_rules[msg->hdr.type].body)
     return recv_fail (msg, error, "wrong body size");
   return 1;
 }
 
 void
-gst_cuda_ipc_msg_clear (GstCudaIpcMsg * msg)
+gst_cuda_sync_ipc_msg_clear (GstCudaSyncIpcMsg * msg)
 {
   if (msg->fd >= 0)
     close (msg->fd);
@@ -231,7 +231,7 @@ gst_cuda_ipc_msg_clear (GstCudaIpcMsg * msg)
 }
 
 gint
-gst_cuda_ipc_msg_take_fd (GstCudaIpcMsg * msg)
+gst_cuda_sync_ipc_msg_take_fd (GstCudaSyncIpcMsg * msg)
 {
   gint fd = msg->fd;
 
@@ -240,24 +240,24 @@ gst_cuda_ipc_msg_take_fd (GstCudaIpcMsg * msg)
 }
 
 gboolean
-gst_cuda_ipc_check_hello (const GstCudaIpcMsg * msg,
-    GstCudaIpcRole expected_role, GError ** error)
+gst_cuda_sync_ipc_check_hello (const GstCudaSyncIpcMsg * msg,
+    GstCudaSyncIpcRole expected_role, GError ** error)
 {
-  const GstCudaIpcHello *h = (const GstCudaIpcHello *) msg->body;
+  const GstCudaSyncIpcHello *h = (const GstCudaSyncIpcHello *) msg->body;
 
-  if (msg->hdr.type != GST_CUDA_IPC_MSG_HELLO) {
+  if (msg->hdr.type != GST_CUDA_SYNC_IPC_MSG_HELLO) {
     GST_CUDA_SYNC_SET_ERROR (error, STREAM, DECODE,
         ("The peer does not speak the protocol."),
         ("first message of type %u, not HELLO", msg->hdr.type));
     return FALSE;
   }
-  if (h->version_major != GST_CUDA_IPC_VERSION_MAJOR || h->role !=
-      expected_role || h->max_buffers > GST_CUDA_IPC_MAX_BUFFERS) {
+  if (h->version_major != GST_CUDA_SYNC_IPC_VERSION_MAJOR || h->role !=
+      expected_role || h->max_buffers > GST_CUDA_SYNC_IPC_MAX_BUFFERS) {
     GST_CUDA_SYNC_SET_ERROR (error, STREAM, WRONG_TYPE,
         ("The peer speaks another version of the protocol or is not the "
             "expected element."), ("version %u.%u (want %u.x), role %u "
             "(want %u), max-buffers %u", h->version_major, h->version_minor,
-            GST_CUDA_IPC_VERSION_MAJOR, h->role, expected_role,
+            GST_CUDA_SYNC_IPC_VERSION_MAJOR, h->role, expected_role,
             h->max_buffers));
     return FALSE;
   }
@@ -265,7 +265,7 @@ gst_cuda_ipc_check_hello (const GstCudaIpcMsg * msg,
 }
 
 static gboolean
-layout_fits (const GstCudaIpcCaps * c, const GstVideoInfo * info)
+layout_fits (const GstCudaSyncIpcCaps * c, const GstVideoInfo * info)
 {
   guint i;
 
@@ -361,10 +361,10 @@ caps_names_valid (const gchar * p)
 }
 
 gboolean
-gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
+gst_cuda_sync_ipc_parse_caps (const GstCudaSyncIpcMsg * msg, GstCaps ** caps,
     GstVideoInfo * layout, GError ** error)
 {
-  const GstCudaIpcCaps *c = (const GstCudaIpcCaps *) msg->body;
+  const GstCudaSyncIpcCaps *c = (const GstCudaSyncIpcCaps *) msg->body;
   const gchar *text = (const gchar *) msg->body + sizeof (*c);
   gsize avail = msg->hdr.size - sizeof (msg->hdr) - sizeof (*c);
   GstCaps *parsed = NULL;
@@ -375,7 +375,7 @@ gst_cuda_ipc_parse_caps (const GstCudaIpcMsg * msg, GstCaps ** caps,
    * that field only once its type is registered, which a process that
    * has not made such caps itself has not done */
   g_type_ensure (GST_TYPE_VIDEO_MULTIVIEW_FLAGSET);
-  if (c->caps_len == 0 || c->caps_len > GST_CUDA_IPC_MAX_CAPS ||
+  if (c->caps_len == 0 || c->caps_len > GST_CUDA_SYNC_IPC_MAX_CAPS ||
       c->caps_len != avail || text[c->caps_len - 1] != '\0' ||
       strlen (text) != c->caps_len - 1 || !caps_names_valid (text))
     goto invalid;
@@ -411,8 +411,8 @@ invalid:
 }
 
 void
-gst_cuda_ipc_caps_from_info (GstCudaIpcCaps * c, const GstVideoInfo * info,
-    guint32 epoch)
+gst_cuda_sync_ipc_caps_from_info (GstCudaSyncIpcCaps * c,
+    const GstVideoInfo * info, guint32 epoch)
 {
   guint i;
 
@@ -448,7 +448,7 @@ uid_allowed (const gchar * allowed, guint uid)
 }
 
 gboolean
-gst_cuda_ipc_check_allowed_uids (const gchar * allowed, GError ** error)
+gst_cuda_sync_ipc_check_allowed_uids (const gchar * allowed, GError ** error)
 {
   gchar **list;
   gboolean ok = TRUE;
@@ -471,8 +471,8 @@ gst_cuda_ipc_check_allowed_uids (const gchar * allowed, GError ** error)
 }
 
 gboolean
-gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids, guint * uid,
-    gint * pid, GError ** error)
+gst_cuda_sync_ipc_check_peer (gint sock, const gchar * allowed_uids,
+    guint * uid, gint * pid, GError ** error)
 {
   struct ucred cred;
   socklen_t len = sizeof (cred);
@@ -500,7 +500,7 @@ gst_cuda_ipc_check_peer (gint sock, const gchar * allowed_uids, guint * uid,
  * map, which copies size / stride[0] rows of plane 0's row width at plane
  * 0's stride */
 gboolean
-gst_cuda_ipc_layout_wrappable (const GstVideoInfo * l)
+gst_cuda_sync_ipc_layout_wrappable (const GstVideoInfo * l)
 {
   gsize pitch = GST_VIDEO_INFO_PLANE_STRIDE (l, 0);
   gsize row = GST_VIDEO_INFO_COMP_WIDTH (l, 0) * GST_VIDEO_INFO_COMP_PSTRIDE (l,

@@ -14,7 +14,7 @@
  * and upstream does not have it. Before that the frame's stream (the
  * config's, i.e. the producer's, else the pool's own) waits on the GPU for
  * the sources' release values and for the sink's own work on it
- * (gst_cuda_ipc_server_lend()). While sources hold every frame the pool
+ * (gst_cuda_sync_ipc_server_lend()). While sources hold every frame the pool
  * waits, or, with on-full=drop, hands out ordinary CUDA memory that the
  * sink drops or copies as it does any other input.
  *
@@ -25,8 +25,8 @@
 #include "config.h"
 #endif
 
-#include "gstcudaipcsinkpool.h"
-#include "gstcudaipcproto.h"
+#include "gstcudasyncipcsinkpool.h"
+#include <gst/cudasync/gstcudasyncipcproto.h>
 #include "gstcudasync-compat.h"
 #include <gst/cudasync/gstcudasync-internal.h>
 
@@ -36,26 +36,26 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudastream.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_ipc_sink_pool_debug);
-#define GST_CAT_DEFAULT gst_cuda_ipc_sink_pool_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_sink_pool_debug);
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_sink_pool_debug
 
 /* Declared by hand: G_DECLARE_FINAL_TYPE needs an autoptr cleanup for the
  * parent type, which GstCudaBufferPool does not define (1.24 to 1.28) */
-#define GST_TYPE_CUDA_IPC_SINK_POOL (gst_cuda_ipc_sink_pool_get_type ())
-#define GST_CUDA_IPC_SINK_POOL(obj) (G_TYPE_CHECK_INSTANCE_CAST ((obj), \
-    GST_TYPE_CUDA_IPC_SINK_POOL, GstCudaIpcSinkPool))
-typedef struct _GstCudaIpcSinkPool GstCudaIpcSinkPool;
+#define GST_TYPE_CUDA_SYNC_IPC_SINK_POOL (gst_cuda_sync_ipc_sink_pool_get_type ())
+#define GST_CUDA_SYNC_IPC_SINK_POOL(obj) (G_TYPE_CHECK_INSTANCE_CAST ((obj), \
+    GST_TYPE_CUDA_SYNC_IPC_SINK_POOL, GstCudaSyncIpcSinkPool))
+typedef struct _GstCudaSyncIpcSinkPool GstCudaSyncIpcSinkPool;
 typedef struct
 {
   GstCudaBufferPoolClass parent_class;
-} GstCudaIpcSinkPoolClass;
-static GType gst_cuda_ipc_sink_pool_get_type (void);
+} GstCudaSyncIpcSinkPoolClass;
+static GType gst_cuda_sync_ipc_sink_pool_get_type (void);
 
-struct _GstCudaIpcSinkPool
+struct _GstCudaSyncIpcSinkPool
 {
   GstCudaBufferPool parent;
 
-  GstCudaIpcServer *server;
+  GstCudaSyncIpcServer *server;
   GstVideoInfo info;            /* the caps' */
   GstCudaStream *own_stream;
   GstCudaStream *stream;        /* the config's, else own_stream */
@@ -65,7 +65,7 @@ struct _GstCudaIpcSinkPool
   GHashTable *back;             /* slot -> its buffer, back in the pool */
 };
 
-G_DEFINE_TYPE (GstCudaIpcSinkPool, gst_cuda_ipc_sink_pool,
+G_DEFINE_TYPE (GstCudaSyncIpcSinkPool, gst_cuda_sync_ipc_sink_pool,
     GST_TYPE_CUDA_BUFFER_POOL);
 
 /* on a buffer of the pool: its slot (no reference: its memory has one) */
@@ -74,7 +74,7 @@ static GQuark slot_quark;
 static gboolean
 pool_set_config (GstBufferPool * bpool, GstStructure * config)
 {
-  GstCudaIpcSinkPool *self = GST_CUDA_IPC_SINK_POOL (bpool);
+  GstCudaSyncIpcSinkPool *self = GST_CUDA_SYNC_IPC_SINK_POOL (bpool);
   GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
   GstCudaStream *stream;
   GstCaps *caps = NULL;
@@ -110,7 +110,7 @@ pool_start (GstBufferPool * bpool)
 static gboolean
 pool_stop (GstBufferPool * bpool)
 {
-  GstCudaIpcSinkPool *self = GST_CUDA_IPC_SINK_POOL (bpool);
+  GstCudaSyncIpcSinkPool *self = GST_CUDA_SYNC_IPC_SINK_POOL (bpool);
   GHashTable *back;
 
   g_mutex_lock (&self->lock);
@@ -125,27 +125,27 @@ pool_stop (GstBufferPool * bpool)
 static void
 slot_unref (gpointer slot)
 {
-  gst_cuda_ipc_slot_unref (slot);
+  gst_cuda_sync_ipc_slot_unref (slot);
 }
 
 /* the slot's buffer: one GstCudaMemory around its memory */
 static GstBuffer *
-wrap_slot (GstCudaIpcSinkPool * self, GstCudaIpcSlot * slot)
+wrap_slot (GstCudaSyncIpcSinkPool * self, GstCudaSyncIpcSlot * slot)
 {
   GstVideoInfo layout;
-  CUdeviceptr ptr = gst_cuda_ipc_slot_get_pointer (slot, &layout);
+  CUdeviceptr ptr = gst_cuda_sync_ipc_slot_get_pointer (slot, &layout);
   GstVideoMeta *meta;
   GstMemory *mem;
   GstBuffer *buf;
 
   mem = gst_cuda_allocator_alloc_wrapped (NULL,
       GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &layout,
-      ptr, gst_cuda_ipc_slot_ref (slot), slot_unref);
+      ptr, gst_cuda_sync_ipc_slot_ref (slot), slot_unref);
   if (!mem) {
-    gst_cuda_ipc_slot_unref (slot);
+    gst_cuda_sync_ipc_slot_unref (slot);
     return NULL;
   }
-  gst_cuda_ipc_slot_attach (mem, slot);
+  gst_cuda_sync_ipc_slot_attach (mem, slot);
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
   meta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
@@ -162,7 +162,7 @@ wrap_slot (GstCudaIpcSinkPool * self, GstCudaIpcSlot * slot)
 
 /* on-full=drop with every frame held: memory the sink copies or drops */
 static GstBuffer *
-plain_buffer (GstCudaIpcSinkPool * self)
+plain_buffer (GstCudaSyncIpcSinkPool * self)
 {
   GstMemory *mem = gst_cuda_allocator_alloc (NULL,
       GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &self->info);
@@ -183,14 +183,14 @@ static GstFlowReturn
 pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
-  GstCudaIpcSinkPool *self = GST_CUDA_IPC_SINK_POOL (bpool);
+  GstCudaSyncIpcSinkPool *self = GST_CUDA_SYNC_IPC_SINK_POOL (bpool);
   gboolean wait = !params ||
       !(params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT);
-  GstCudaIpcSlot *slot = NULL;
+  GstCudaSyncIpcSlot *slot = NULL;
   GError *err = NULL;
   GstFlowReturn ret;
 
-  ret = gst_cuda_ipc_server_lend (self->server,
+  ret = gst_cuda_sync_ipc_server_lend (self->server,
       gst_cuda_stream_get_handle (self->stream), wait, &self->flushing, &slot,
       &err);
   if (ret == GST_FLOW_EOS && wait) {
@@ -212,7 +212,7 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     *buffer = wrap_slot (self, slot);
   if (!*buffer) {
     GST_WARNING_OBJECT (self, "gst_cuda_allocator_alloc_wrapped() failed");
-    gst_cuda_ipc_server_give_back (self->server, slot);
+    gst_cuda_sync_ipc_server_give_back (self->server, slot);
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
@@ -223,8 +223,8 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
 static void
 pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
 {
-  GstCudaIpcSinkPool *self = GST_CUDA_IPC_SINK_POOL (bpool);
-  GstCudaIpcSlot *slot = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST
+  GstCudaSyncIpcSinkPool *self = GST_CUDA_SYNC_IPC_SINK_POOL (bpool);
+  GstCudaSyncIpcSlot *slot = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST
       (buffer), slot_quark);
 
   if (slot && !GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_TAG_MEMORY)) {
@@ -234,40 +234,40 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
     g_mutex_unlock (&self->lock);
   }
   if (slot)
-    gst_cuda_ipc_server_give_back (self->server, slot);
+    gst_cuda_sync_ipc_server_give_back (self->server, slot);
   gst_clear_buffer (&buffer);
 }
 
 static void
 pool_flush_start (GstBufferPool * bpool)
 {
-  GstCudaIpcSinkPool *self = GST_CUDA_IPC_SINK_POOL (bpool);
+  GstCudaSyncIpcSinkPool *self = GST_CUDA_SYNC_IPC_SINK_POOL (bpool);
 
   g_atomic_int_set (&self->flushing, 1);
-  gst_cuda_ipc_server_wake_lenders (self->server);
+  gst_cuda_sync_ipc_server_wake_lenders (self->server);
 }
 
 static void
 pool_flush_stop (GstBufferPool * bpool)
 {
-  g_atomic_int_set (&GST_CUDA_IPC_SINK_POOL (bpool)->flushing, 0);
+  g_atomic_int_set (&GST_CUDA_SYNC_IPC_SINK_POOL (bpool)->flushing, 0);
 }
 
 static void
 pool_finalize (GObject * object)
 {
-  GstCudaIpcSinkPool *self = GST_CUDA_IPC_SINK_POOL (object);
+  GstCudaSyncIpcSinkPool *self = GST_CUDA_SYNC_IPC_SINK_POOL (object);
 
   g_hash_table_unref (self->back);
   g_mutex_clear (&self->lock);
   gst_clear_cuda_stream (&self->stream);
   gst_clear_cuda_stream (&self->own_stream);
-  gst_cuda_ipc_server_unref (self->server);
-  G_OBJECT_CLASS (gst_cuda_ipc_sink_pool_parent_class)->finalize (object);
+  gst_cuda_sync_ipc_server_unref (self->server);
+  G_OBJECT_CLASS (gst_cuda_sync_ipc_sink_pool_parent_class)->finalize (object);
 }
 
 static void
-gst_cuda_ipc_sink_pool_class_init (GstCudaIpcSinkPoolClass * klass)
+gst_cuda_sync_ipc_sink_pool_class_init (GstCudaSyncIpcSinkPoolClass * klass)
 {
   GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
 
@@ -279,13 +279,13 @@ gst_cuda_ipc_sink_pool_class_init (GstCudaIpcSinkPoolClass * klass)
   pool_class->release_buffer = pool_release_buffer;
   pool_class->flush_start = pool_flush_start;
   pool_class->flush_stop = pool_flush_stop;
-  slot_quark = g_quark_from_static_string ("GstCudaIpcSinkPoolSlot");
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_sink_pool_debug, "cudasyncipcsinkpool",
-      0, "the pool cudasyncipcsink proposes upstream");
+  slot_quark = g_quark_from_static_string ("GstCudaSyncIpcSinkPoolSlot");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_sink_pool_debug,
+      "cudasyncipcsinkpool", 0, "the pool cudasyncipcsink proposes upstream");
 }
 
 static void
-gst_cuda_ipc_sink_pool_init (GstCudaIpcSinkPool * self)
+gst_cuda_sync_ipc_sink_pool_init (GstCudaSyncIpcSinkPool * self)
 {
   g_mutex_init (&self->lock);
   self->back = g_hash_table_new_full (NULL, NULL, NULL,
@@ -293,19 +293,19 @@ gst_cuda_ipc_sink_pool_init (GstCudaIpcSinkPool * self)
 }
 
 GstBufferPool *
-gst_cuda_ipc_sink_pool_new (GstCudaIpcServer * server,
+gst_cuda_sync_ipc_sink_pool_new (GstCudaSyncIpcServer * server,
     GstCudaContext * context, GstCaps * caps)
 {
-  GstCudaIpcSinkPool *self;
+  GstCudaSyncIpcSinkPool *self;
   GstVideoInfo info;
 
   if (!gst_video_info_from_caps (&info, caps) ||
-      !gst_cuda_ipc_layout_wrappable (&info))
+      !gst_cuda_sync_ipc_layout_wrappable (&info))
     return NULL;
-  self = g_object_new (GST_TYPE_CUDA_IPC_SINK_POOL, NULL);
+  self = g_object_new (GST_TYPE_CUDA_SYNC_IPC_SINK_POOL, NULL);
   gst_object_ref_sink (self);
   GST_CUDA_BUFFER_POOL_CAST (self)->context = gst_object_ref (context);
-  self->server = gst_cuda_ipc_server_ref (server);
+  self->server = gst_cuda_sync_ipc_server_ref (server);
   self->info = info;
   self->own_stream = gst_cuda_stream_new (context);
   if (!self->own_stream) {
@@ -318,7 +318,7 @@ gst_cuda_ipc_sink_pool_new (GstCudaIpcServer * server,
 #else /* GStreamer 1.22 */
 
 GstBufferPool *
-gst_cuda_ipc_sink_pool_new (GstCudaIpcServer * server,
+gst_cuda_sync_ipc_sink_pool_new (GstCudaSyncIpcServer * server,
     GstCudaContext * context, GstCaps * caps)
 {
   return NULL;

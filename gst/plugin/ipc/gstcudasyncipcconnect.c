@@ -5,13 +5,13 @@
  * cudasyncipcsrc's connection to a sink: the socket, the peer check and
  * the source's half of the handshake (HELLO and its release semaphore).
  * The top of the client's units: the connection then lives in
- * gstcudaipcclient.c. Locks: gstcudaipcclient-private.h.
+ * gstcudasyncipcclient.c. Locks: gstcudasyncipcclient-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudaipcclient-private.h"
+#include "gstcudasyncipcclient-private.h"
 #include "gstcudasyncelementerror.h"
 #include <errno.h>
 #include <string.h>
@@ -20,43 +20,43 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define GST_CAT_DEFAULT gst_cuda_ipc_client_debug
+#define GST_CAT_DEFAULT gst_cuda_sync_ipc_client_debug
 
 /* Our release semaphore, exported to the sink; and the HELLO */
 static gboolean
-client_hello (GstCudaIpcClient * self, GError ** error)
+client_hello (GstCudaSyncIpcClient * self, GError ** error)
 {
-  GstCudaIpcHello hello = { GST_CUDA_IPC_VERSION_MAJOR,
-    GST_CUDA_IPC_VERSION_MINOR, GST_CUDA_IPC_ROLE_SOURCE
+  GstCudaSyncIpcHello hello = { GST_CUDA_SYNC_IPC_VERSION_MAJOR,
+    GST_CUDA_SYNC_IPC_VERSION_MINOR, GST_CUDA_SYNC_IPC_ROLE_SOURCE
   };
-  GstCudaIpcSemaphore sm = { GST_CUDA_IPC_SEM_RELEASE, 1, 0 };
+  GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_RELEASE, 1, 0 };
   gint send_fd = -1;
   gboolean ok;
 
-  self->release = gst_cuda_ipc_semaphore_new (self->context,
+  self->release = gst_cuda_sync_ipc_semaphore_new (self->context,
       self->config.new_semaphore, self->config.user_data, &send_fd, error);
   ok = self->release && gst_cuda_sync_context_get_uuid (self->context,
-      hello.device_uuid, error) && gst_cuda_ipc_send (self->fd,
-      GST_CUDA_IPC_MSG_HELLO, &hello, sizeof (hello), NULL, 0, -1, error)
-      && gst_cuda_ipc_send (self->fd, GST_CUDA_IPC_MSG_SEMAPHORE, &sm,
+      hello.device_uuid, error) && gst_cuda_sync_ipc_send (self->fd,
+      GST_CUDA_SYNC_IPC_MSG_HELLO, &hello, sizeof (hello), NULL, 0, -1, error)
+      && gst_cuda_sync_ipc_send (self->fd, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
       sizeof (sm), NULL, 0, send_fd, error);
   if (send_fd >= 0)
     close (send_fd);
   return ok;
 }
 
-GstCudaIpcClient *
-gst_cuda_ipc_client_connect (GstCudaContext * context,
-    const GstCudaIpcClientConfig * config, GError ** error)
+GstCudaSyncIpcClient *
+gst_cuda_sync_ipc_client_connect (GstCudaContext * context,
+    const GstCudaSyncIpcClientConfig * config, GError ** error)
 {
   const gchar *path = config->path;
-  GstCudaIpcClient *self;
+  GstCudaSyncIpcClient *self;
   struct sockaddr_un addr;
   guint uid;
   gint pid;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_ipc_client_debug, "cudasyncipcclient", 0,
-      "cudasyncipcsrc's connection");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_client_debug, "cudasyncipcclient",
+      0, "cudasyncipcsrc's connection");
   memset (&addr, 0, sizeof (addr));
   addr.sun_family = AF_UNIX;
   if (!path || strlen (path) >= sizeof (addr.sun_path)) {
@@ -65,7 +65,7 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
     return NULL;
   }
   strcpy (addr.sun_path, path);
-  self = g_new0 (GstCudaIpcClient, 1);
+  self = g_new0 (GstCudaSyncIpcClient, 1);
   self->refcount = 1;
   g_mutex_init (&self->lock);
   self->context = gst_object_ref (context);
@@ -95,10 +95,11 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
     goto failed;
   }
   /* memory and semaphores only for a sink of an allowed user */
-  if (!gst_cuda_ipc_check_peer (self->fd, config->allowed_uids, &uid, &pid,
+  if (!gst_cuda_sync_ipc_check_peer (self->fd, config->allowed_uids, &uid, &pid,
           error))
     goto failed;
-  if (!gst_cuda_ipc_streams_new (context, &self->stream, &self->rescue, error))
+  if (!gst_cuda_sync_ipc_streams_new (context, &self->stream, &self->rescue,
+          error))
     goto failed;
   self->event = gst_cuda_sync_event_new (context, TRUE, error);
   self->watch_event = self->event ?
@@ -108,18 +109,19 @@ gst_cuda_ipc_client_connect (GstCudaContext * context,
   self->connected = g_get_monotonic_time ();
   if (!client_hello (self, error)) {
     /* closed before any word of the sink's: it may have refused us */
-    if (error && *error && gst_cuda_ipc_peer_closed (self->fd)) {
+    if (error && *error && gst_cuda_sync_ipc_peer_closed (self->fd)) {
       GError *cause = *error;
       *error = NULL;
-      gst_cuda_ipc_client_set_closed_before_hello (self, error, cause->message);
+      gst_cuda_sync_ipc_client_set_closed_before_hello (self, error,
+          cause->message);
       g_error_free (cause);
     }
     goto failed;
   }
-  gst_cuda_ipc_client_start_watchdog (self);
+  gst_cuda_sync_ipc_client_start_watchdog (self);
   return self;
 
 failed:
-  gst_cuda_ipc_client_unref (self);
+  gst_cuda_sync_ipc_client_unref (self);
   return NULL;
 }

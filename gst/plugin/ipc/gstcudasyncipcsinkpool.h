@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "gstcudaipcserver.h"
+#include "gstcudasyncipcserver.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  * GStreamer cannot hand them out (before 1.24: no stream in a CUDA pool's
  * config, no wrapped CUDA memory) or the layout does not survive
  * GstCudaMemory's CPU map */
-GstBufferPool * gst_cuda_ipc_sink_pool_new (GstCudaIpcServer * server,
+GstBufferPool * gst_cuda_sync_ipc_sink_pool_new (GstCudaSyncIpcServer * server,
                                             GstCudaContext * context,
                                             GstCaps * caps);
 

@@ -54,7 +54,7 @@
 #endif
 
 #include "gstcudasyncipcsrc.h"
-#include "gstcudaipcclient.h"
+#include "gstcudasyncipcclient.h"
 #include "gstcudasyncelementerror.h"
 #include "gstcudasyncstats.h"
 #include <gst/cuda/gstcudabufferpool.h>
@@ -141,9 +141,9 @@ struct _GstCudaSyncIpcSrc
   GstClockTime timeout;
   GstCudaContext *context;
   gint wake_fd;
-  GstCudaIpcClient *client;     /* the streaming thread's */
+  GstCudaSyncIpcClient *client; /* the streaming thread's */
   GstCaps *caps;                /* the sink's, NULL before the first */
-  GstCudaIpcClientCounters done;        /* of closed connections */
+  GstCudaSyncIpcClientCounters done;    /* of closed connections */
   guint64 connections, lost;
 };
 
@@ -176,10 +176,10 @@ GST_ELEMENT_REGISTER_DEFINE (cudasyncipcsrc, "cudasyncipcsrc", GST_RANK_NONE,
 static GstStructure *
 make_stats (GstCudaSyncIpcSrc * self)
 {
-  GstCudaIpcClientCounters c = self->done;
+  GstCudaSyncIpcClientCounters c = self->done;
 
   if (self->client)
-    gst_cuda_ipc_client_add_counters (self->client, &c);
+    gst_cuda_sync_ipc_client_add_counters (self->client, &c);
   return gst_structure_new ("application/x-cudasyncipcsrc-stats",
       "frames", G_TYPE_UINT64, c.frames, "waits", G_TYPE_UINT64, c.waits,
       "signals", G_TYPE_UINT64, c.signals, "copies", G_TYPE_UINT64, c.copies,
@@ -316,17 +316,17 @@ gst_cuda_sync_ipc_src_start (GstBaseSrc * src)
 static void
 close_client (GstCudaSyncIpcSrc * self)
 {
-  GstCudaIpcClient *client = self->client;
+  GstCudaSyncIpcClient *client = self->client;
 
   if (!client)
     return;
   /* its stop may rescue the sink's semaphore: counted */
-  gst_cuda_ipc_client_close (client);
+  gst_cuda_sync_ipc_client_close (client);
   g_mutex_lock (&self->lock);
-  gst_cuda_ipc_client_add_counters (client, &self->done);
+  gst_cuda_sync_ipc_client_add_counters (client, &self->done);
   self->client = NULL;
   g_mutex_unlock (&self->lock);
-  gst_cuda_ipc_client_unref (client);
+  gst_cuda_sync_ipc_client_unref (client);
 }
 
 static gboolean
@@ -451,7 +451,7 @@ gst_cuda_sync_ipc_src_new_semaphore (gpointer data, GError ** error)
 static GstFlowReturn
 connect_client (GstCudaSyncIpcSrc * self)
 {
-  GstCudaIpcClientConfig config = { 0, };
+  GstCudaSyncIpcClientConfig config = { 0, };
   GError *err = NULL;
 
   config.path = self->socket_path;
@@ -468,7 +468,8 @@ connect_client (GstCudaSyncIpcSrc * self)
   }
   for (;;) {
     struct pollfd pfd = { self->wake_fd, POLLIN, 0 };
-    self->client = gst_cuda_ipc_client_connect (self->context, &config, &err);
+    self->client =
+        gst_cuda_sync_ipc_client_connect (self->context, &config, &err);
     if (self->client) {
       g_mutex_lock (&self->lock);
       self->connections++;
@@ -530,7 +531,7 @@ gst_cuda_sync_ipc_src_create (GstPushSrc * psrc, GstBuffer ** out)
   GstFlowReturn ret = GST_FLOW_OK;
 
   while (ret == GST_FLOW_OK) {
-    GstCudaIpcClientResult r;
+    GstCudaSyncIpcClientResult r;
     GstBufferPool *pool;
     GstCaps *caps = NULL;
     GError *err = NULL;
@@ -538,12 +539,12 @@ gst_cuda_sync_ipc_src_create (GstPushSrc * psrc, GstBuffer ** out)
     if (!self->client && (ret = connect_client (self)) != GST_FLOW_OK)
       break;
     pool = gst_base_src_get_buffer_pool (src);
-    r = gst_cuda_ipc_client_next (self->client, pool, out, &caps, &err);
+    r = gst_cuda_sync_ipc_client_next (self->client, pool, out, &caps, &err);
     gst_clear_object (&pool);
     switch (r) {
-      case GST_CUDA_IPC_CLIENT_FRAME:
+      case GST_CUDA_SYNC_IPC_CLIENT_FRAME:
         return GST_FLOW_OK;
-      case GST_CUDA_IPC_CLIENT_CAPS:
+      case GST_CUDA_SYNC_IPC_CLIENT_CAPS:
         GST_OBJECT_LOCK (self);
         gst_caps_take (&self->caps, caps);
         GST_OBJECT_UNLOCK (self);
@@ -553,18 +554,18 @@ gst_cuda_sync_ipc_src_create (GstPushSrc * psrc, GstBuffer ** out)
           ret = GST_FLOW_NOT_NEGOTIATED;
         }
         break;
-      case GST_CUDA_IPC_CLIENT_EOS:
+      case GST_CUDA_SYNC_IPC_CLIENT_EOS:
         ret = GST_FLOW_EOS;
         break;
-      case GST_CUDA_IPC_CLIENT_FLUSHING:
+      case GST_CUDA_SYNC_IPC_CLIENT_FLUSHING:
         ret = GST_FLOW_FLUSHING;
         break;
-      case GST_CUDA_IPC_CLIENT_BYE:
-      case GST_CUDA_IPC_CLIENT_LOST:
-      case GST_CUDA_IPC_CLIENT_FROZEN:
-        ret = peer_gone (self, r != GST_CUDA_IPC_CLIENT_BYE, err);
+      case GST_CUDA_SYNC_IPC_CLIENT_BYE:
+      case GST_CUDA_SYNC_IPC_CLIENT_LOST:
+      case GST_CUDA_SYNC_IPC_CLIENT_FROZEN:
+        ret = peer_gone (self, r != GST_CUDA_SYNC_IPC_CLIENT_BYE, err);
         break;
-      case GST_CUDA_IPC_CLIENT_UNANSWERED:
+      case GST_CUDA_SYNC_IPC_CLIENT_UNANSWERED:
         /* a failed connection, not a lost peer: tried again as one */
         close_client (self);
         if (self->peer_lost == GST_CUDA_SYNC_IPC_PEER_LOST_RECONNECT) {
