@@ -137,18 +137,19 @@ fake_source (const gchar * path, TestSem * ts, guint32 * id)
   return sock;
 }
 
-GST_START_TEST (test_bye_unsignalled)
+/* a fake source of the sink on @path takes a frame, releases it with a
+ * value it never signals, says goodbye and closes; the sink counted the
+ * release */
+static void
+release_unsignalled_then_bye (const gchar * path, GstElement * sink,
+    TestSem * ts)
 {
-  gchar *path = sock_path ("b");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
   GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
   GstCudaSyncIpcBye bye = { 0, 0 };
-  TestSem *ts = test_sem_new (TRUE, 0);
   FzScript *s = g_new0 (FzScript, 1);
   gint sock = fake_source (path, ts, &rel.id);
   guint i;
 
-  /* a value it never signals, then goodbye */
   fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
   fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
   for (i = 0; i < s->n; i++)
@@ -156,12 +157,21 @@ GST_START_TEST (test_bye_unsignalled)
   fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
   close (sock);
   fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  g_free (s);
+}
+
+GST_START_TEST (test_bye_unsignalled)
+{
+  gchar *path = sock_path ("b");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
+  TestSem *ts = test_sem_new (TRUE, 0);
+
+  release_unsignalled_then_bye (path, sink, ts);
   real_source_gets_frames (path, 10);
   fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
   fail_unless_equals_uint64 (cs_stat (sink, "sessions-invalid"), 0);
   stop_in_time (p);
   fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
-  g_free (s);
   test_sem_free (ts);
   gst_object_unref (sink);
   gst_object_unref (p);
@@ -176,24 +186,12 @@ GST_START_TEST (test_bye_unsignalled_stop)
 {
   gchar *path = sock_path ("s");
   GstElement *sink, *p = sink_pipeline (path, "max-buffers=1", &sink);
-  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
-  GstCudaSyncIpcBye bye = { 0, 0 };
   TestSem *ts = test_sem_new (TRUE, 0);
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
-  guint i;
 
-  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
-  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
-  for (i = 0; i < s->n; i++)
-    fz_pkt_send (sock, &s->pkts[i]);
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  release_unsignalled_then_bye (path, sink, ts);
   stop_in_time (p);
   fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
   fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
-  g_free (s);
   test_sem_free (ts);
   gst_object_unref (sink);
   gst_object_unref (p);
