@@ -24,6 +24,7 @@
 #include "gstcudavkcompat.h"
 #include "gstcudasyncbasetransform.h"
 #include "gstcudavkinterop.h"
+#include "gstcudavkmemory.h"
 
 G_BEGIN_DECLS
 
@@ -119,5 +120,3 @@ void     gst_cuda_vk_bridge_add_stats    (GstCudaVkBridge * b,
                                           GstStructure * s);
 
 G_END_DECLS
-
-#include "gstcudavkmemory.h"
