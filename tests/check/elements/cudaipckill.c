@@ -68,14 +68,17 @@ kill_child (GPid pid)
   fail_unless (WIFSIGNALED (status));
 }
 
-/* the sink of this process, live NV12, semaphores of the test backend */
+/* the sink of this process, live NV12, semaphores of the test backend;
+ * no hold-timeout: the sources here delay their release signals on
+ * purpose (up to 3 s), and what is checked is how the sink meets their
+ * death, not a slow source (elements/cudaipchostile) */
 static GstElement *
 start_sink (const gchar * path, guint max_buffers, GstElement ** sink,
     GstState state)
 {
   gchar *desc = g_strdup_printf ("videotestsrc " PATTERN " is-live=true ! "
       "video/x-raw,format=" FORMAT ",width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! cudasyncipcsink name=sink max-buffers=%u "
+      "cudaupload ! cudasyncipcsink name=sink max-buffers=%u hold-timeout=0 "
       "socket-path=%s", W, H, max_buffers, path);
   GstElement *p = gst_parse_launch (desc, NULL);
 
