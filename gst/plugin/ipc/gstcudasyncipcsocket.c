@@ -251,16 +251,17 @@ gst_cuda_sync_ipc_socket_listen (const gchar * path, guint mode,
     return -1;
   }
   id_of (&st, id);
-  if (chmod (path, mode) != 0)
+  /* listening at once: a second sink that probes the path between the
+   * bind and the listen would find it refused, and take it for stale */
+  if (listen (fd, 16) != 0)
+    what = "listen";
+  else if (chmod (path, mode) != 0)
     what = "chmod";
   else if (lstat (path, &st) != 0 || st.st_dev != id->dev ||
       st.st_ino != id->ino)
     what = "lstat after chmod";
-  else {
+  else
     id_of (&st, id);
-    if (listen (fd, 16) != 0)
-      what = "listen";
-  }
   if (what) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, OPEN_READ_WRITE, ("Could not "
             "listen on the socket \"%s\".", path), ("%s: %s", what,
