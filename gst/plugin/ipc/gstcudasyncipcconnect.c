@@ -12,6 +12,7 @@
 #endif
 
 #include "gstcudasyncipcclient-private.h"
+#include "gstcudasyncipcsocket.h"
 #include "gstcudasyncelementerror.h"
 #include <errno.h>
 #include <string.h>
@@ -59,11 +60,8 @@ gst_cuda_sync_ipc_client_connect (GstCudaContext * context,
       0, "cudasyncipcsrc's connection");
   memset (&addr, 0, sizeof (addr));
   addr.sun_family = AF_UNIX;
-  if (!path || strlen (path) >= sizeof (addr.sun_path)) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("No valid socket "
-            "path was given."), ("socket-path \"%s\"", path ? path : ""));
+  if (!gst_cuda_sync_ipc_socket_check_path (path, error))
     return NULL;
-  }
   strcpy (addr.sun_path, path);
   self = g_new0 (GstCudaSyncIpcClient, 1);
   self->refcount = 1;

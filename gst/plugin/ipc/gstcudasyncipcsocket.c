@@ -51,8 +51,7 @@ gst_cuda_sync_ipc_socket_mode_from_value (guint value)
 }
 
 gboolean
-gst_cuda_sync_ipc_socket_check_settings (const gchar * path, guint mode,
-    GError ** error)
+gst_cuda_sync_ipc_socket_check_path (const gchar * path, GError ** error)
 {
   struct sockaddr_un addr;
 
@@ -68,6 +67,15 @@ gst_cuda_sync_ipc_socket_check_settings (const gchar * path, guint mode,
             strlen (path), sizeof (addr.sun_path) - 1));
     return FALSE;
   }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_sync_ipc_socket_check_settings (const gchar * path, guint mode,
+    GError ** error)
+{
+  if (!gst_cuda_sync_ipc_socket_check_path (path, error))
+    return FALSE;
   if (mode > 0777) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS, ("Invalid "
             "socket-mode %u: give the socket's file mode in octal, such as "

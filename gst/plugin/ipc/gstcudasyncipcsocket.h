@@ -32,6 +32,11 @@ typedef struct
  * them. */
 guint gst_cuda_sync_ipc_socket_mode_from_value (guint value);
 
+/* Whether @path is set and short enough for a unix socket (the sink's
+ * and the source's socket-path); GST_RESOURCE_ERROR_SETTINGS otherwise */
+gboolean gst_cuda_sync_ipc_socket_check_path (const gchar * path,
+    GError ** error);
+
 /* Whether @path (set, short enough for a unix socket) and @mode (a file
  * mode, 0 to 0777) can be listened on; GST_RESOURCE_ERROR_SETTINGS
  * otherwise. Looks at nothing on disk. */

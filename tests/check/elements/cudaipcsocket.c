@@ -20,6 +20,8 @@
  * test_socket_mode_decimal: socket-mode=600 from a command line is 0600
  * test_invalid_settings: no path, a path too long for a unix socket, an
  *     invalid socket-mode or allowed-uids entry: clear errors, first
+ * test_source_invalid_path: the source's missing or too long path, in the
+ *     sink's words
  */
 #include "../ipccommon.h"
 #include <errno.h>
@@ -364,6 +366,47 @@ GST_START_TEST (test_invalid_settings)
 
 GST_END_TEST;
 
+/* the source checks its socket-path as the sink does, with the same
+ * words */
+static void
+check_source_invalid (const gchar * path, const gchar * want)
+{
+  GstElement *p = gst_parse_launch ("cudasyncipcsrc name=src ! fakesink",
+      NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  GError *e = NULL;
+
+  g_object_set (src, "socket-path", path, NULL);
+  gst_object_unref (src);
+  cs_set_cuda_context (p, cs_ctx);
+  /* a live source: it connects once it runs */
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for socket-path \"%s\"", path);
+  gst_message_parse_error (msg, &e, NULL);
+  fail_unless (g_error_matches (e, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS) && strstr (e->message, want),
+      "error: %s", e->message);
+  g_error_free (e);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+GST_START_TEST (test_source_invalid_path)
+{
+  gchar *long_path = g_strdup_printf ("%s/%0200d.sock", g_get_tmp_dir (), 0);
+
+  check_source_invalid (NULL, "No socket path was given");
+  check_source_invalid (long_path, "too long for a unix socket");
+  g_free (long_path);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaipcsocket_suite (void)
 {
@@ -379,6 +422,7 @@ cudaipcsocket_suite (void)
   tcase_add_test (tc, test_stop_removes_own_socket_only);
   tcase_add_test (tc, test_socket_mode_decimal);
   tcase_add_test (tc, test_invalid_settings);
+  tcase_add_test (tc, test_source_invalid_path);
   suite_add_tcase (s, tc);
   return s;
 }
