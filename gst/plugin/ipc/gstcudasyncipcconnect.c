@@ -60,7 +60,8 @@ gst_cuda_sync_ipc_client_connect (GstCudaContext * context,
       0, "cudasyncipcsrc's connection");
   memset (&addr, 0, sizeof (addr));
   addr.sun_family = AF_UNIX;
-  if (!gst_cuda_sync_ipc_socket_check_path (path, error))
+  if (!gst_cuda_sync_ipc_socket_check_path (path, error) ||
+      !gst_cuda_sync_ipc_check_allowed_uids (config->allowed_uids, error))
     return NULL;
   strcpy (addr.sun_path, path);
   self = g_new0 (GstCudaSyncIpcClient, 1);

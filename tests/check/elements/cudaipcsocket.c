@@ -20,8 +20,8 @@
  * test_socket_mode_decimal: socket-mode=600 from a command line is 0600
  * test_invalid_settings: no path, a path too long for a unix socket, an
  *     invalid socket-mode or allowed-uids entry: clear errors, first
- * test_source_invalid_path: the source's missing or too long path, in the
- *     sink's words
+ * test_source_invalid_path: the source's missing or too long path and
+ *     invalid allowed-uids entry, in the sink's words
  */
 #include "../ipccommon.h"
 #include <errno.h>
@@ -366,10 +366,11 @@ GST_START_TEST (test_invalid_settings)
 
 GST_END_TEST;
 
-/* the source checks its socket-path as the sink does, with the same
- * words */
+/* the source checks its socket-path and allowed-uids as the sink does,
+ * with the same words */
 static void
-check_source_invalid (const gchar * path, const gchar * want)
+check_source_invalid (const gchar * path, const gchar * uids,
+    const gchar * want)
 {
   GstElement *p = gst_parse_launch ("cudasyncipcsrc name=src ! fakesink",
       NULL);
@@ -378,7 +379,7 @@ check_source_invalid (const gchar * path, const gchar * want)
   GstMessage *msg;
   GError *e = NULL;
 
-  g_object_set (src, "socket-path", path, NULL);
+  g_object_set (src, "socket-path", path, "allowed-uids", uids, NULL);
   gst_object_unref (src);
   cs_set_cuda_context (p, cs_ctx);
   /* a live source: it connects once it runs */
@@ -399,9 +400,12 @@ check_source_invalid (const gchar * path, const gchar * want)
 GST_START_TEST (test_source_invalid_path)
 {
   gchar *long_path = g_strdup_printf ("%s/%0200d.sock", g_get_tmp_dir (), 0);
+  gchar *path = test_path ("srcsettings");
 
-  check_source_invalid (NULL, "No socket path was given");
-  check_source_invalid (long_path, "too long for a unix socket");
+  check_source_invalid (NULL, NULL, "No socket path was given");
+  check_source_invalid (long_path, NULL, "too long for a unix socket");
+  check_source_invalid (path, "1000,bob", "\"bob\" is not a numeric user id");
+  g_free (path);
   g_free (long_path);
 }
 
