@@ -214,6 +214,21 @@ cs_buffer_bytes (GstBuffer * buf, const GstVideoInfo * info)
   return g_byte_array_free_to_bytes (arr);
 }
 
+GstElement *
+cs_make_element (const gchar * factory, const gchar * first_prop, ...)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  va_list args;
+
+  fail_unless (e != NULL, "no element %s", factory);
+  if (first_prop) {
+    va_start (args, first_prop);
+    g_object_set_valist (G_OBJECT (e), first_prop, args);
+    va_end (args);
+  }
+  return e;
+}
+
 void
 cs_set_cuda_context (GstElement * element, GstCudaContext * ctx)
 {

@@ -48,6 +48,11 @@ GstBuffer *cs_new_buffer (GstBufferPool * pool, guint8 seed);
 GBytes *cs_buffer_bytes (GstBuffer * buf, const GstVideoInfo * info);
 GBytes *cs_pattern_bytes (const GstVideoInfo * info, guint8 seed);
 
+/* An element of @factory with the properties that follow set (a
+ * NULL-terminated list, as for g_object_set ()); fails the test where the
+ * factory is missing, so that a test never runs on a NULL element */
+GstElement *cs_make_element (const gchar * factory, const gchar * first_prop,
+    ...);
 void cs_set_cuda_context (GstElement * element, GstCudaContext * ctx);
 guint64 cs_stat (GstElement * element, const gchar * field);
 /* Plays @pipeline (a sink at its end) to EOS or ERROR and sets it to
