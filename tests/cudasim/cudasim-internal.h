@@ -417,7 +417,7 @@ struct SimSemObject
   uint64_t value;               /* timeline value; binary: 0/1; NvSciSync:
                                  * the deterministic count reached */
   /* the value shared with other processes once the semaphore was exported
-   * or imported from another process (see sim-extsem.c), else NULL */
+   * or imported from another process (see sim-semobj.c), else NULL */
   uint64_t *shared;
   int shared_fd;                /* the exporter's payload memfd, else -1/0 */
   /* NvSciSync objects (CUDASIM_SEM_NVSCI) only */
@@ -484,18 +484,30 @@ typedef struct
 
 SIM_HIDDEN extern SimGlobal g_sim;
 
+/* device properties shared by several files */
+#define SIM_MAX_DEVICES 64
+#define SIM_TOTAL_MEM ((size_t) 8 << 30)
+#define SIM_UNINIT_BYTE 0xcd    /* fresh device memory is not zeroed */
+#define SIM_VMM_GRANULARITY ((size_t) 2 << 20)  /* H200: minimum = recommended */
+
 /* core helpers (sim-core.c) */
 SIM_HIDDEN int sim_enter (SimEntry entry, CUresult * ret);
 SIM_HIDDEN const char *sim_entry_name (SimEntry entry);
 SIM_HIDDEN int sim_entry_lookup (const char *name);
+/* the delay before an operation of @entry executes (with g_sim.lock) */
+SIM_HIDDEN unsigned sim_entry_delay_locked (SimEntry entry, int global_delay);
+/* set on a stream thread while it runs a host function */
+SIM_HIDDEN extern __thread int sim_tls_in_host_fn;
 SIM_HIDDEN void sim_violation (const char *fmt, ...)
     __attribute__((format (printf, 1, 2)));
 SIM_HIDDEN void sim_count_cpu_sync (void);
 SIM_HIDDEN void sim_count_spin_wait (void);
 SIM_HIDDEN int64_t sim_now_ns (void);
-SIM_HIDDEN void sim_wait_progress_locked (const char *what);
 SIM_HIDDEN void sim_broadcast_locked (void);
+SIM_HIDDEN void sim_oom (void);
+SIM_HIDDEN int sim_device_ok (int dev);
 
+/* handle registry (sim-registry.c) */
 SIM_HIDDEN uint64_t sim_register_locked (void *obj, SimKind kind);
 SIM_HIDDEN void sim_unregister_locked (uint64_t id);
 SIM_HIDDEN void *sim_handle_from_id (uint64_t id, SimKind kind);
@@ -506,12 +518,20 @@ SIM_HIDDEN int sim_lookup_locked (const void *handle, SimKind kind, void **out);
 SIM_HIDDEN CUresult sim_resolve_locked (const void *handle, SimKind kind,
     const char *what, void **out);
 
-/* contexts */
+/* the calling thread's context stack (sim-registry.c; the cuCtx* entry
+ * points in sim-ctx.c work on it) */
+#define SIM_CTX_STACK_MAX 128
+SIM_HIDDEN extern __thread uint64_t sim_tls_ctx_stack[SIM_CTX_STACK_MAX];
+SIM_HIDDEN extern __thread int sim_tls_ctx_depth;
+/* -1 when the stack is full */
+SIM_HIDDEN int sim_ctx_stack_push (uint64_t id);
 SIM_HIDDEN SimCtx *sim_current_ctx_locked (void);
 SIM_HIDDEN void sim_ctx_unref_locked (SimCtx * ctx);
+/* contexts (sim-ctx.c) */
 SIM_HIDDEN SimCtx *sim_ctx_new_locked (int device, int primary);
 
-/* streams and ops */
+/* streams and ops (sim-stream.c) */
+SIM_HIDDEN void sim_wait_progress_locked (const char *what);
 SIM_HIDDEN SimStream *sim_stream_new_locked (SimCtx * ctx, unsigned flags, int is_null);
 SIM_HIDDEN void sim_stream_ref_locked (SimStream * s);
 SIM_HIDDEN void sim_stream_unref_locked (SimStream * s);
@@ -525,11 +545,21 @@ SIM_HIDDEN uint64_t sim_enqueue_locked (SimStream * s, SimOp * op);
 SIM_HIDDEN void sim_wait_seq_locked (SimStream * s, uint64_t seq, const char *what);
 SIM_HIDDEN void sim_event_unref_locked (SimEvent * ev);
 
-/* deferred release of memory that queued operations may still touch */
+typedef enum
+{
+  SIM_SUBMIT_ASYNC,
+  SIM_SUBMIT_SYNC               /* through the null stream, then wait */
+} SimSubmit;
+
+SIM_HIDDEN CUresult sim_submit_locked (SimOp * op, CUstream stream,
+    SimSubmit mode, const char *what);
+
+/* deferred release of memory that queued operations may still touch
+ * (sim-stream.c) */
 SIM_HIDDEN void sim_defer_release_locked (void (*fn) (void *, size_t), void *ptr,
     size_t size);
 
-/* allocation table */
+/* allocation table (sim-registry.c) */
 typedef enum
 {
   ALLOC_DEVICE,
@@ -549,22 +579,77 @@ SIM_HIDDEN int sim_alloc_contains_locked (const void *p, size_t len,
     void **base, size_t * size);
 SIM_HIDDEN size_t sim_alloc_total_device_locked (void);
 
-/* semaphores (sim-extsem.c) */
+/* semaphore objects (sim-semobj.c) */
+SIM_HIDDEN SimSemObject *sim_sem_get_locked (int id);
+/* Gives @sem the next id; -1 when out of memory. */
+SIM_HIDDEN int sim_sem_register_locked (SimSemObject * sem);
+SIM_HIDDEN void sim_sem_object_unref_locked (SimSemObject * sem);
+SIM_HIDDEN uint64_t sim_sem_value (const SimSemObject * sem);
+/* Applies a signal; returns 0, or -1 after reporting a violation. */
+SIM_HIDDEN int sim_sem_signal_locked (SimSemObject * sem, uint64_t value,
+    const char *who);
+SIM_HIDDEN int sim_sem_make_payload_locked (SimSemObject * sem);
+SIM_HIDDEN int64_t sim_sem_host_wait_deadline (uint64_t timeout_ns);
+SIM_HIDDEN int sim_sem_host_wait_locked (SimSemObject * sem, uint64_t value,
+    int64_t deadline);
+SIM_HIDDEN SimSemObject *sim_sem_nvsci_obj_locked (const void *obj);
+SIM_HIDDEN CUresult sim_sem_import_fd_locked
+    (const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC * desc, CudasimSemType expected,
+    SimSemObject ** out);
+/* the stream thread's side of queued signals and waits */
 SIM_HIDDEN int sim_sem_wait_step_locked (SimOp * op);
 SIM_HIDDEN void sim_sem_wait_block_locked (SimOp * op);
 /* how often a wait on a semaphore shared with another process looks at it */
 #define SIM_SHARED_POLL_NS 200000LL
 SIM_HIDDEN void sim_sem_signal_exec_locked (SimOp * op);
 SIM_HIDDEN void sim_extsem_unref_locked (SimExtSem * es);
+
+/* NvSciSync fences (sim-nvsci.c) */
+#define SIM_NVSCI_FENCE_MAGIC 0x63736d6e76736369ULL     /* "icsvnmsc" */
+
+/* the 48 bytes of an NvSciSyncFence as the simulator fills them */
+typedef struct
+{
+  uint64_t magic;
+  uint64_t sem_id;
+  uint64_t value;               /* deterministic value: n-th signal */
+  uint64_t serial;              /* unique per fence written */
+  uint64_t reserved[2];
+} SimNvSciFence;
+
+SIM_HIDDEN int sim_nvsci_fence_is_cleared (const void *fence);
+/* index of the live (uncleared) fence @serial, or -1 */
+SIM_HIDDEN int sim_nvsci_live_fence_find_locked (uint64_t serial);
+/* Writes a new fence for the next deterministic value of @sem. */
+SIM_HIDDEN void sim_nvsci_write_fence_locked (SimSemObject * sem, void *fence,
+    const char *what);
+
+/* external memory (sim-extmem.c) */
 SIM_HIDDEN void sim_extmem_unref_locked (SimExtMem * em);
 SIM_HIDDEN void sim_munmap_release (void *ptr, size_t size);
 
-/* stream-ordered allocations (sim-mem.c): a device allocation whose owner
- * is a pool; called when it is freed (cuMemFree or cuMemFreeAsync) */
-SIM_HIDDEN void sim_pool_alloc_freed_locked (void *pool, size_t size);
+/* physical allocations of virtual memory (sim-vmm.c; mapped in
+ * sim-vmm-map.c) */
+typedef struct
+{
+  uint64_t id;
+  int refs;                     /* create/import/retain minus release */
+  int mappings;                 /* cuMemMap mappings not yet torn down */
+  int fd;                       /* the memfd */
+  size_t size;
+  CUmemAllocationProp prop;
+} SimPhys;
 
-/* error names (sim-driver.c) */
+SIM_HIDDEN CUmemGenericAllocationHandle sim_phys_handle (const SimPhys * p);
+/* frees the physical memory once no handle and no mapping refer to it */
+SIM_HIDDEN void sim_phys_maybe_free_locked (SimPhys * p);
+SIM_HIDDEN CUresult sim_phys_resolve_locked (CUmemGenericAllocationHandle h,
+    const char *what, SimPhys ** out);
+
+/* error names (sim-errnames.c) */
 SIM_HIDDEN const char *sim_result_name (CUresult r);
 SIM_HIDDEN int sim_result_from_string (const char *s, CUresult * out);
+SIM_HIDDEN int sim_result_lookup (CUresult r, const char **name,
+    const char **text);
 
 #endif /* CUDASIM_INTERNAL_H */

@@ -66,559 +66,30 @@ that reproduces it, goes to --log-dir.
 
 Exit status: 0 when every case is acceptable, 1 otherwise, 77 (skipped) when
 the tests do not run against the simulator.
+
+The cases and the tables they are judged by are in fault_cases.py, running
+and classifying one case in fault_suite.py.
 """
 
 import argparse
 import concurrent.futures
 import os
 import re
-import resource
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 
-WIDTH, HEIGHT = 320, 240
-FRAME_SIZE = WIDTH * HEIGHT * 3 // 2        # NV12, no padding at this size
-CAPS = ("video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1"
-        % (WIDTH, HEIGHT))
-TIMEOUT = 25            # seconds per run
-SUITE_BUDGET = 540      # seconds: cases not started by then are "not run"
+# the modules beside this script: no __pycache__ in the source tree
+sys.dont_write_bytecode = True
 
-# Entry points whose failure changes what waits for what: also run slowed.
-SYNC_ENTRIES = {
-    "cuEventCreate", "cuEventRecord", "cuEventQuery", "cuEventSynchronize",
-    "cuEventDestroy", "cuStreamQuery", "cuStreamWaitEvent",
-    "cuStreamSynchronize", "cuCtxSynchronize", "cuLaunchHostFunc",
-    "cuSignalExternalSemaphoresAsync", "cuWaitExternalSemaphoresAsync",
-    "cuImportExternalSemaphore", "cuDestroyExternalSemaphore",
-}
-# GPU copies take 20 ms, semaphore signals 200 ms (per operation, on the
-# stream thread; the caller never sleeps)
-SLOW_DELAY = "cuMemcpy2DAsync_v2:20000,cuSignalExternalSemaphoresAsync:200000"
-# Error codes with a meaning of their own, per entry point (besides UNKNOWN)
-SPECIAL_CODES = {
-    "cuEventQuery": ["CUDA_ERROR_NOT_READY"],
-    "cuStreamQuery": ["CUDA_ERROR_NOT_READY"],
-}
-
-# Known defects (reported, being fixed): (id, description, predicate on a
-# failing case). Matching cases are still failures.
-KNOWN = [
-    ("cuinit-abort",
-     "cudatovulkan/vulkantocuda abort (CuInit: assertion failed in "
-     "libgstcuda) when no nvcodec element loaded libgstcuda's driver first",
-     lambda c, r: r.kind == "crash" and "CuInit" in r.output),
-    ("v2c-eventquery-done",
-     "vulkantocuda takes a cuEventQuery error for \"done\" and reuses a "
-     "staging buffer whose copy is pending",
-     lambda c, r: c.entry_base == "cuEventQuery" and
-     c.pipeline in ("bridge", "vk2cuda") and r.kind == "silent corruption"),
-    ("sem-destroy-pending",
-     "the library destroys an external semaphore with GPU work pending when "
-     "the finalize wait cannot be set up",
-     lambda c, r: c.entry_base == "cuEventCreate" and
-     (("pending operation" in r.detail) or
-      (r.kind == "leak" and "extsem" in r.detail))),
-    ("eventrecord-abort",
-     "CUDASIM_FAIL=cuEventRecord:1 gst-cudasync-demo aborts now and then",
-     lambda c, r: c.entry_base == "cuEventRecord" and
-     c.pipeline == "semaphore" and r.kind == "crash"),
-    ("demo-setup-leak",
-     "the demo returns without releasing its context/semaphore when an "
-     "application set-up call fails",
-     lambda c, r: c.pipeline in ("semaphore", "bridge") and r.kind == "leak"
-     and r.outcome == "app-error"),
-    ("demo-no-idle-wait",
-     "the demo exits without gst_cuda_sync_wait_idle(): objects whose "
-     "destruction was deferred are still alive at exit (its baseline, without "
-     "a fault, leaks too)",
-     lambda c, r: c.pipeline in ("semaphore", "bridge") and r.kind == "leak"
-     and c.pipeline in BASELINE_LEAKED),
-]
+from fault_cases import (BASELINE_LEAKED, CAPS, FRAME_SIZE, HEIGHT,  # noqa: E402
+                         KNOWN, PIPELINES, SLOW_DELAY, SPECIAL_CODES,
+                         STRESS, SUITE_BUDGET, SYNC_ENTRIES, TIMEOUT,
+                         UPSTREAM, VULKAN_PIPELINES, WIDTH, Case, base_name,
+                         sample)
+from fault_suite import Suite  # noqa: E402
 
 
-# Defects of upstream GStreamer (reproduced without gst-cudasync's elements):
-# reported as XFAIL lines and in the summary, not counted as failures. Each
-# predicate needs the upstream code's own log line (GST_DEBUG=2) as evidence.
-UPSTREAM = [
-    ("gstcuda-once-deadlock",
-     "libgstcuda 1.22: a failed cuInit in gst_cuda_context_new() leaves its "
-     "g_once_init with 0 (GLib-CRITICAL g_once_init_leave), the next context "
-     "creation blocks for ever (docs/known-issues.md; 1.24+ give an "
-     "error)",
-     lambda c, r: r.kind == "hang" and "g_once_init_leave: assertion" in
-     r.output),
-    ("cudadownload-stale-fallback",
-     "cudaupload/cudadownload: when gst_cuda_buffer_copy()'s "
-     "cuStreamSynchronize fails, the CPU fallback copy delivers a stale frame "
-     "(also with cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload); "
-     "the copy that is still pending then writes the host frame after it was "
-     "freed (valgrind: the simulated stream's memmove into a block freed by "
-     "the system-memory pool's deactivation), which glibc may report as heap "
-     "corruption, or a crash that gst-launch-1.0's SIGSEGV handler turns "
-     "into a hang (it spins, waiting for a debugger)",
-     lambda c, r: (r.kind in ("silent corruption", "crash") or
-                   (r.kind == "hang" and "Caught SIGSEGV" in r.output)) and
-     c.entry_base == "cuStreamSynchronize" and
-     "gst_cuda_buffer_copy_internal" in r.output),
-    ("cudabasetransform-stop-leak",
-     "cudaupload/cudadownload 1.22 (gst_cuda_base_transform_stop) destroy "
-     "their CUDA stream only when making the context current succeeds: a "
-     "failed cuCtxPushCurrent at stop leaks the stream (the project's "
-     "elements destroy theirs anyway, and warn)",
-     lambda c, r: r.kind == "leak" and c.entry_base == "cuCtxPushCurrent" and
-     "alive at exit: stream=1" in r.detail and
-     "gst_cuda_context_push" in r.output and
-     "to release the stream" not in r.output and
-     "to destroy the stream" not in r.output),
-    ("cudabasetransform-start-no-error",
-     "cudaupload/cudadownload fail their start (no CUDA context) without "
-     "posting an ERROR message (gst_cuda_base_transform_start)",
-     lambda c, r: r.kind == "no error message" and re.search(
-         r"gst_cuda_base_transform_start:<cuda(up|down)load", r.output)),
-]
-
-# pipelines whose run without a fault left objects alive
-BASELINE_LEAKED = set()
-
-# bridge first: its demo prints the Vulkan device's UUID, which the vk2cuda
-# pipelines give the simulated device
-PIPELINES = ["bridge", "semaphore", "vk2cuda", "vk2cuda-nodl", "fallback"]
-VULKAN_PIPELINES = ("bridge", "vk2cuda", "vk2cuda-nodl")
-
-# Racy cases, repeated: (pipeline, entry, call, frames, repeats, slow); the
-# demo's stress runs use its default 1280x720 frames
-STRESS = [
-    ("semaphore", "cuEventRecord", 1, 20, 40, False),
-    ("vk2cuda", "cuEventQuery", 1, 20, 10, True),
-    # vulkantocuda's pool set-up fails once: it used to stream on after its
-    # error (the retried allocation succeeded) and the run hung in preroll
-    ("vk2cuda-nodl", "cuCtxPushCurrent", 3, 6, 10, False),
-]
-
-# A failed destroy leaves its object alive: that one object is no leak.
-DESTROY_KIND = {
-    "cuMemFree": "alloc", "cuMemFreeAsync": "alloc", "cuMemFreeHost": "hostalloc",
-    "cuStreamDestroy": "stream", "cuEventDestroy": "event",
-    "cuCtxDestroy": "context", "cuDestroyExternalSemaphore": "extsem",
-    "cuDestroyExternalMemory": "extmem", "cuMemRelease": "memhandle",
-    "cuMemAddressFree": "varange", "cuMemPoolDestroy": "mempool",
-}
-
-# Output of a library being relinked by a concurrent `ninja` in the build
-# folder: the run is repeated.
-RELINK_MARKS = ("error while loading shared libraries", "file too short",
-                "invalid ELF header")
-
-
-def base_name(entry):
-    if not entry:
-        return ""
-    return entry[:-3] if entry.endswith("_v2") else entry
-
-
-def sample(count):
-    """Call numbers to fail for an entry point called count times: all when
-    count <= 12; else 1..8, five spread evenly over 9..count-1, and count."""
-    if count <= 12:
-        return list(range(1, count + 1))
-    picks = set(range(1, 9))
-    picks.add(count)
-    for k in range(1, 6):
-        picks.add(8 + round(k * (count - 9) / 6))
-    return sorted(p for p in picks if 1 <= p <= count)
-
-
-class Case:
-    def __init__(self, pipeline, entry, nth, code=None, slow=False,
-                 frames=None, rep=0):
-        self.frames = frames
-        self.rep = rep
-        self.pipeline = pipeline
-        self.entry = entry
-        self.entry_base = base_name(entry)
-        self.nth = nth
-        self.code = code
-        self.slow = slow
-
-    def fail_spec(self):
-        if not self.entry:
-            return "(no fault)"
-        spec = "%s:%d" % (self.entry, self.nth)
-        return spec + (":" + self.code if self.code else "")
-
-    def env(self):
-        e = {}
-        if self.entry:
-            e["CUDASIM_FAIL"] = self.fail_spec()
-        if self.slow:
-            e["CUDASIM_DELAY"] = SLOW_DELAY
-        return e
-
-    def name(self):
-        if not self.entry:
-            return "%s (no fault)" % self.pipeline
-        return "%s %s%s%s" % (self.pipeline, self.fail_spec(),
-                              " slow" if self.slow else "", self.suffix())
-
-    def suffix(self):
-        if not self.rep:
-            return ""
-        return " (repeat %d, %d frames%s)" % (
-            self.rep, self.frames,
-            " of 1280x720" if self.pipeline in ("semaphore", "bridge") else "")
-
-
-class Result:
-    def __init__(self):
-        self.kind = None      # None: acceptable
-        self.outcome = ""     # error / app-error / clean / fallback ...
-        self.detail = ""
-        self.output = ""
-        self.calls = {}
-        self.injected = False
-        self.names_failure = True
-        self.notes = []
-        self.seconds = 0.0
-
-
-class Suite:
-    def __init__(self, args):
-        self.args = args
-        self.tmp = tempfile.mkdtemp(prefix="cudasync-fault-")
-        self.ref_path = os.path.join(self.tmp, "reference.raw")
-        self.uuid = None
-        self.start = time.monotonic()
-        self.lock = threading.Lock()
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("CUDASIM_")}
-        env["LD_LIBRARY_PATH"] = args.cudasim_dir + (
-            ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-        env["GST_PLUGIN_PATH"] = args.plugin_dir
-        env["GST_REGISTRY"] = args.registry
-        env["CUDASIM_STATS"] = "1"
-        env["CUDASIM_VIOLATIONS"] = "record"
-        env["CUDASIM_VERBOSE"] = "1"
-        # warnings name the code that saw the failure (attribution only)
-        env["GST_DEBUG"] = "2"
-        env["GST_DEBUG_NO_COLOR"] = "1"
-        self.env = env
-
-    # ---- pipelines ----
-
-    def command(self, pipeline, out_path, frames=None):
-        a = self.args
-        frames = frames or a.frames
-        geom = ["--frames", str(frames)]
-        if frames == a.frames:
-            geom += ["--width", str(WIDTH), "--height", str(HEIGHT)]
-        if pipeline == "semaphore":
-            return [a.demo] + geom, {}
-        if pipeline == "bridge":
-            return [a.demo, "--bridge"] + geom, {}
-        src = ("videotestsrc num-buffers=%d pattern=ball ! %s"
-               % (frames, CAPS)).split()
-        sink = ("video/x-raw,format=NV12 ! filesink location=%s"
-                % out_path).split()
-        if pipeline == "vk2cuda":
-            mid = "vulkanupload ! vulkantocuda ! queue ! cudadownload".split()
-            return ([a.gst_launch] + src + ["!"] + mid + ["!"] + sink,
-                    {"CUDASIM_DEVICE_UUID": self.uuid})
-        if pipeline == "vk2cuda-nodl":
-            mid = "vulkanupload ! vulkantocuda ! fakesink".split()
-            return ([a.gst_launch] + src + ["!"] + mid,
-                    {"CUDASIM_DEVICE_UUID": self.uuid})
-        if pipeline == "fallback":
-            mid = ("cudaupload ! cudasemsignal fallback=sync ! cudasemwait ! "
-                   "cudadownload").split()
-            return [a.gst_launch] + src + ["!"] + mid + ["!"] + sink, {}
-        raise ValueError(pipeline)
-
-    def execute(self, argv, extra_env):
-        env = dict(self.env)
-        env.update(extra_env)
-
-        def limits():
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True,
-                             preexec_fn=limits)
-        try:
-            out, _ = p.communicate(timeout=TIMEOUT)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            self.print_backtraces(p.pid, argv, extra_env)
-            os.killpg(p.pid, signal.SIGKILL)
-            out, _ = p.communicate()
-            rc = None
-        return rc, out.decode("utf-8", "replace"), time.monotonic() - t0
-
-    @staticmethod
-    def print_backtraces(pid, argv, extra_env):
-        """A hung run: every thread's stack, where gdb can attach, so that
-        a rare hang can be diagnosed from the log of the run that saw it"""
-        gdb = shutil.which("gdb")
-        print("hang: %s %s" % (" ".join("%s=%s" % kv for kv in
-                                        sorted(extra_env.items())),
-                               " ".join(argv)), file=sys.stderr)
-        if not gdb:
-            print("hang: no gdb, no backtrace", file=sys.stderr)
-            return
-        try:
-            bt = subprocess.run([gdb, "-q", "-batch", "-p", str(pid), "-ex",
-                                 "thread apply all bt 25"],
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, timeout=60)
-            print(bt.stdout.decode("utf-8", "replace"), file=sys.stderr)
-        except (subprocess.TimeoutExpired, OSError) as e:
-            print("hang: gdb failed: %s" % e, file=sys.stderr)
-
-    def run_case(self, case):
-        out_path = os.path.join(self.tmp, "out-%d.raw" % id(case))
-        argv, extra = self.command(case.pipeline, out_path, case.frames)
-        extra.update(case.env())
-        for attempt in range(5):
-            if os.path.exists(out_path):
-                os.unlink(out_path)
-            rc, out, secs = self.execute(argv, extra)
-            if any(m in out for m in RELINK_MARKS):
-                time.sleep(3)
-                continue
-            break
-        r = Result()
-        r.output = out
-        r.seconds = secs
-        self.classify(case, rc, out, out_path, r)
-        if os.path.exists(out_path):
-            os.unlink(out_path)
-        return r
-
-    # ---- classification ----
-
-    def compare_file(self, path, frames):
-        """(frames written, frames identical, first differing frame)"""
-        with open(self.ref_path, "rb") as f:
-            ref = f.read()
-        ref = ref[:FRAME_SIZE * frames]     # it has max_frames() frames
-        try:
-            with open(path, "rb") as f:
-                got = f.read()
-        except OSError:
-            got = b""
-        n = len(got) // FRAME_SIZE
-        same, first_bad = 0, None
-        for i in range(min(n, len(ref) // FRAME_SIZE)):
-            s = slice(i * FRAME_SIZE, (i + 1) * FRAME_SIZE)
-            if got[s] == ref[s]:
-                same += 1
-            elif first_bad is None:
-                first_bad = i
-        if len(got) % FRAME_SIZE and first_bad is None:
-            first_bad = n
-        return n, same, first_bad
-
-    def classify(self, case, rc, out, out_path, r):
-        frames = case.frames or self.args.frames
-        lines = out.splitlines()
-        for line in lines:
-            m = re.match(r"cudasim: calls:(.*)$", line)
-            if m:
-                for tok in m.group(1).split():
-                    k, _, v = tok.partition("=")
-                    r.calls[k] = r.calls.get(k, 0) + int(v)
-        r.injected = any(l.startswith("cudasim: injected failure:")
-                         for l in lines)
-        stats = [re.match(r"cudasim: cpu syncs=\d+ violations=(\d+) live: "
-                          r"(.*)$", l) for l in lines]
-        stats = [m for m in stats if m]
-        violations = [l.split("VIOLATION (recorded): ", 1)[1] for l in lines
-                      if "VIOLATION (recorded): " in l]
-        criticals = [l.strip() for l in lines
-                     if "-CRITICAL **" in l or "-WARNING **" in l]
-        if criticals:
-            r.notes.append("GLib: " + criticals[0][:200])
-
-        if rc is None:
-            r.kind, r.detail = "hang", "no exit within %d s (killed)" % TIMEOUT
-            return
-        if rc < 0:
-            sig = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
-            tail = [l for l in lines if not l.startswith("cudasim: ")][-3:]
-            r.kind = "crash"
-            r.detail = "killed by %s; last output: %s" % (
-                sig, " | ".join(t.strip() for t in tail))
-            return
-
-        error = None
-        completed = False
-        n_frames = n_same = 0
-        first_bad = None
-        if case.pipeline in ("semaphore", "bridge"):
-            setup = None
-            for l in lines:
-                m = re.match(r"FAIL: (?:CUDA|bridge) pipeline: (.*)$", l)
-                if m:
-                    error = m.group(1)
-                elif (l.startswith("FAIL: ") and setup is None and
-                      error is None and "frames" not in l and
-                      "signalled" not in l and "waited" not in l and
-                      "semaphore is at" not in l and "copy per frame" not in l
-                      and "neither every frame" not in l and
-                      "CPU fallback ran" not in l and
-                      "synchronised on the CPU" not in l):
-                    setup = l[6:]
-            m = None
-            for l in lines:
-                m = re.match(r"checksums: (\d+)/(\d+) frames identical", l) or m
-            mf = None
-            for l in lines:
-                mf = re.match(r"\s+frames\s+: (\d+) \(reference (\d+)\)", l) or mf
-            if error and error.startswith("could not build") and m is None:
-                pass        # the demo returned before comparing
-            elif setup is not None and error is None and m is None:
-                r.outcome = "app-error"
-                r.detail = setup
-                if "reference pipeline" in setup or "not found" in setup:
-                    r.kind = "unexpected"
-            elif m is None or mf is None:
-                r.kind = "unexpected"
-                r.detail = "exit %d without the demo's checksum line" % rc
-                return
-            else:
-                n_same = int(m.group(1))
-                n_frames = int(mf.group(1))
-                if int(mf.group(2)) != frames:
-                    r.kind = "unexpected"
-                    r.detail = "the reference pipeline gave %s frames" % mf.group(2)
-                    return
-                for l in lines:
-                    fm = re.match(r"\s+first difference at frame (\d+)", l)
-                    if fm:
-                        first_bad = int(fm.group(1))
-                completed = error is None
-                if error and error.startswith("no EOS"):
-                    r.kind, r.detail = "hang", "the demo's pipeline stalled: " + error
-                    return
-                if completed:
-                    r.outcome = "clean" if rc == 0 else "fallback"
-        else:
-            for l in lines:
-                m = re.match(r"ERROR: (?:from element )?(.*)$", l) or \
-                    re.match(r"WARNING: (erroneous pipeline: .*)$", l)
-                if m and error is None:
-                    error = m.group(1)
-            if error is None and rc == 0 and "Got EOS from element" in out:
-                completed = True
-            elif error is None and "Failed to set pipeline to" in out:
-                r.kind = "no error message"
-                r.detail = ("a state change failed, no ERROR message on the "
-                            "bus (exit %d)" % rc)
-                return
-            elif error is None:
-                r.kind = "unexpected"
-                r.detail = "exit %d with neither EOS nor an ERROR message" % rc
-                return
-            if case.pipeline == "vk2cuda-nodl":
-                # fakesink: nothing to compare
-                n_frames = n_same = frames
-            else:
-                n_frames, n_same, first_bad = self.compare_file(out_path,
-                                                                frames)
-            if completed:
-                # gst-launch's verdict only: cpu-syncs are not visible here
-                r.outcome = "clean"
-
-        if completed:
-            if n_same != frames or n_frames != frames:
-                r.kind = "silent corruption"
-                r.detail = ("completed without an error, but %d of %d frames "
-                            "identical (%d delivered%s)" % (
-                                n_same, frames, n_frames,
-                                ", first bad: %d" % first_bad
-                                if first_bad is not None else ""))
-                return
-        elif r.outcome != "app-error":
-            r.outcome = "error"
-            r.detail = error
-            if first_bad is not None:
-                r.notes.append("frame %d delivered wrong before the error"
-                               % first_bad)
-        if r.outcome in ("error", "app-error"):
-            text = r.detail or ""
-            r.names_failure = bool(case.entry_base in text or
-                                   (case.code or "CUDA_ERROR_UNKNOWN") in text
-                                   or "unknown error" in text)
-
-        if violations or any(int(m.group(1)) for m in stats):
-            r.kind = "violation"
-            r.detail = "; ".join(violations) or "violations counted"
-            return
-        if not stats:
-            r.kind = "unexpected"
-            r.detail = "exit %d without the simulator's statistics" % rc
-            return
-        live = {}
-        for m in stats:
-            for tok in m.group(2).split():
-                k, _, v = tok.partition("=")
-                live[k] = live.get(k, 0) + int(v)
-        dk = DESTROY_KIND.get(case.entry_base)
-        if dk and r.injected and live.get(dk) == 1:
-            live[dk] = 0
-            r.notes.append("the failed destroy left its %s alive" % dk)
-        leaked = ["%s=%d" % (k, v) for k, v in live.items() if v]
-        if leaked:
-            r.kind = "leak"
-            r.detail = ("alive at exit: " + " ".join(leaked) +
-                        " (run ended: %s%s)" % (
-                            r.outcome, ": " + r.detail if r.detail else ""))
-
-    # ---- driver ----
-
-    def known(self, case, r, table=KNOWN):
-        for kid, _, pred in table:
-            try:
-                if pred(case, r):
-                    return kid
-            except Exception:
-                pass
-        return None
-
-    def write_log(self, case, r):
-        """Writes the command, environment and output of a failing case."""
-        d = self.args.log_dir or self.tmp
-        os.makedirs(d, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", "%s-%s%s%s" % (
-            case.pipeline, case.fail_spec(), "-slow" if case.slow else "",
-            "-rep%d" % case.rep if case.rep else ""))
-        path = os.path.join(d, name + ".log")
-        argv, extra = self.command(case.pipeline, "OUT.raw", case.frames)
-        extra.update(case.env())
-        env = ["%s=%s" % (k, self.env[k]) for k in (
-            "LD_LIBRARY_PATH", "GST_PLUGIN_PATH", "GST_REGISTRY",
-            "GST_REGISTRY_UPDATE", "CUDASIM_STATS", "CUDASIM_VIOLATIONS",
-            "CUDASIM_VERBOSE", "GST_DEBUG") if k in self.env]
-        env += ["%s=%s" % kv for kv in extra.items()]
-        with open(path, "w") as f:
-            f.write("# %s: %s: %s\n" % (case.name(), r.kind, r.detail))
-            f.write("# reproduce:\n%s \\\n  %s\n\n" % (
-                " ".join(env), " ".join("'%s'" % a if "(" in a else a
-                                        for a in argv)))
-            f.write(r.output)
-        return path
-
-    def log(self, msg):
-        with self.lock:
-            print(msg, flush=True)
-
-
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--driver", default="sim")
     ap.add_argument("--demo", required=True)
@@ -636,27 +107,10 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--log-dir", default="",
                     help="folder for the output of failing cases")
-    args = ap.parse_args()
+    return ap.parse_args()
 
-    if args.driver != "sim":
-        print("fault-injection suite: the tests run against the %s CUDA "
-              "driver; it needs the simulator (test-driver=sim): skipped"
-              % args.driver)
-        return 77
 
-    suite = Suite(args)
-    if args.log_dir and os.path.isdir(args.log_dir):
-        for f in os.listdir(args.log_dir):
-            if f.endswith(".log"):
-                os.unlink(os.path.join(args.log_dir, f))
-    pipelines = [p for p in args.pipelines.split(",") if p]
-    if args.vulkan != "yes":
-        dropped = [p for p in pipelines if p in VULKAN_PIPELINES]
-        if dropped:
-            print("built without the CUDA<->Vulkan elements: not running %s"
-                  % ", ".join(dropped))
-        pipelines = [p for p in pipelines if p not in dropped]
-
+def announce(args, pipelines):
     print("fault-injection suite: %d frames of %dx%d NV12, pipelines: %s"
           % (args.frames, WIDTH, HEIGHT, ", ".join(pipelines)))
     print("sampling: every call when an entry point is called <= 12 times, "
@@ -668,6 +122,10 @@ def main():
         "%s %s:%d x%d (%d frames%s)" % (p, e, n, k, fr, ", slow" if sl else "")
         for p, e, n, fr, k, sl in STRESS))
 
+
+def make_reference(suite, args):
+    """videotestsrc's frames, which the runs' output is compared with;
+    False when that pipeline failed."""
     ref_frames = max([args.frames] + [s[3] for s in STRESS])
     # registry: scanned once, without faults; fault runs never rescan
     rc, out, _ = suite.execute([args.gst_launch, "videotestsrc",
@@ -677,11 +135,14 @@ def main():
     if rc != 0 or not os.path.exists(suite.ref_path) or \
             os.path.getsize(suite.ref_path) != FRAME_SIZE * ref_frames:
         print("FAIL: the reference pipeline failed (exit %s):\n%s" % (rc, out))
-        return 1
+        return False
     suite.env["GST_REGISTRY_UPDATE"] = "no"
+    return True
 
-    failures = []
-    results = []
+
+def plan_cases(suite, args, pipelines, failures):
+    """Runs each pipeline once without a fault (its baseline) and makes its
+    cases from the calls it made: (pipelines in order, cases)."""
     cases = []
     # baselines (bridge before vk2cuda: it prints the Vulkan device's UUID)
     order = sorted(pipelines, key=PIPELINES.index)
@@ -728,15 +189,12 @@ def main():
             if full:
                 for k in range(1, reps + 1):
                     cases.append(Case(p, full[0], n, None, slow, fr, k))
+    return order, cases
 
-    # twice the cores: a run spends much of its time waiting (process and
-    # Vulkan start-up, the simulated GPU's delays of the slow cases)
-    jobs = args.jobs or 2 * max(1, os.cpu_count() or 1)
-    print("%d cases on %d parallel jobs, %d s limit per run" % (
-        len(cases), jobs, TIMEOUT), flush=True)
-    # slow cases first: they are the longest, so the tail stays short
-    cases.sort(key=lambda c: not c.slow)
 
+def run_cases(suite, args, cases, jobs, results, failures):
+    """Runs the cases in parallel, a failing one a second time: (cases not
+    run, XFAILs, FLAKY cases)."""
     not_run = []
     xfails = []
     flaky = []
@@ -785,8 +243,13 @@ def main():
                 suite.log("ok    %-9s %-40s %s%s" % (
                     case.pipeline, case.fail_spec(), r.outcome,
                     ": " + (r.detail or "") if r.detail else ""))
+    return not_run, xfails, flaky
 
-    # ---- summary ----
+
+def print_summary(suite, order, cases, results, failures, not_run, xfails,
+                  flaky):
+    """Outcomes per pipeline, notes, expected and real failures; True when
+    the suite passes."""
     elapsed = time.monotonic() - suite.start
     print("\n=== summary ===")
     for p in order:
@@ -847,6 +310,51 @@ def main():
         print("      e.g. " + ", ".join(c.name() for c in cs[:4]))
     ok = not failures and not not_run
     print("RESULT: %s" % ("PASS" if ok else "FAIL"))
+    return ok
+
+
+def main():
+    args = parse_args()
+
+    if args.driver != "sim":
+        print("fault-injection suite: the tests run against the %s CUDA "
+              "driver; it needs the simulator (test-driver=sim): skipped"
+              % args.driver)
+        return 77
+
+    suite = Suite(args)
+    if args.log_dir and os.path.isdir(args.log_dir):
+        for f in os.listdir(args.log_dir):
+            if f.endswith(".log"):
+                os.unlink(os.path.join(args.log_dir, f))
+    pipelines = [p for p in args.pipelines.split(",") if p]
+    if args.vulkan != "yes":
+        dropped = [p for p in pipelines if p in VULKAN_PIPELINES]
+        if dropped:
+            print("built without the CUDA<->Vulkan elements: not running %s"
+                  % ", ".join(dropped))
+        pipelines = [p for p in pipelines if p not in dropped]
+
+    announce(args, pipelines)
+    if not make_reference(suite, args):
+        return 1
+
+    failures = []
+    results = []
+    order, cases = plan_cases(suite, args, pipelines, failures)
+
+    # twice the cores: a run spends much of its time waiting (process and
+    # Vulkan start-up, the simulated GPU's delays of the slow cases)
+    jobs = args.jobs or 2 * max(1, os.cpu_count() or 1)
+    print("%d cases on %d parallel jobs, %d s limit per run" % (
+        len(cases), jobs, TIMEOUT), flush=True)
+    # slow cases first: they are the longest, so the tail stays short
+    cases.sort(key=lambda c: not c.slow)
+
+    not_run, xfails, flaky = run_cases(suite, args, cases, jobs, results,
+                                       failures)
+    ok = print_summary(suite, order, cases, results, failures, not_run,
+                       xfails, flaky)
     return 0 if ok else 1
 
 
