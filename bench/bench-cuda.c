@@ -357,80 +357,58 @@ nvrtc_compile (Bench * b, gchar ** why)
   return image;
 }
 
-/* Loads the kernel into the context: the embedded fatbin, else NVRTC.
- * *info says which, or why there is none. */
+/* loads @image into the context (pushed); FALSE and the module unloaded */
+static CUresult
+kernel_module (Bench * b, const void *image)
+{
+  CUresult r = CuModuleLoadData (&b->kernel.module, image);
+
+  if (r == CUDA_SUCCESS)
+    r = CuModuleGetFunction (&b->kernel.func, b->kernel.module,
+        BENCH_KERNEL_NAME);
+  if (r != CUDA_SUCCESS && b->kernel.module)
+    CuModuleUnload (b->kernel.module);
+  if (r != CUDA_SUCCESS)
+    b->kernel.module = NULL;
+  return r;
+}
+
+/* Loads the kernel into the context: the embedded fatbin, else NVRTC (not
+ * on the simulator: NVRTC calls into libcuda.so.1 and crashes against the
+ * simulated one). *info says which, or why there is none. */
 static gboolean
 kernel_load (Bench * b, gchar ** info)
 {
-  gboolean want_fatbin = g_strcmp0 (b->opt.kernel_source, "nvrtc") != 0;
-  gboolean want_nvrtc = g_strcmp0 (b->opt.kernel_source, "fatbin") != 0;
-  GString *why = g_string_new (NULL);
+  GString *why = g_string_new (bench_kernel_build_info);
   CUresult r = CUDA_ERROR_NOT_FOUND;
-  gboolean ok = FALSE;
+  gchar *nwhy = NULL, *image = NULL;
 
   if (!gst_cuda_context_push (b->ctx)) {
     *info = g_strdup ("could not push the CUDA context");
     g_string_free (why, TRUE);
     return FALSE;
   }
-
-  if (want_fatbin) {
-    if (bench_kernel_fatbin_size == 0) {
-      g_string_append_printf (why, "%s", bench_kernel_build_info);
-    } else {
-      r = CuModuleLoadData (&b->kernel.module, bench_kernel_fatbin);
-      if (r == CUDA_SUCCESS)
-        r = CuModuleGetFunction (&b->kernel.func, b->kernel.module,
-            BENCH_KERNEL_NAME);
-      if (r == CUDA_SUCCESS) {
-        ok = TRUE;
-        g_string_assign (why, bench_kernel_build_info);
-      } else {
-        g_string_append_printf (why, "cuModuleLoadData/cuModuleGetFunction of "
-            "the embedded fatbin: %s", cu_name (r));
-        if (b->kernel.module)
-          CuModuleUnload (b->kernel.module);
-        b->kernel.module = NULL;
-      }
-    }
+  if (bench_kernel_fatbin_size > 0) {
+    r = kernel_module (b, bench_kernel_fatbin);
+    if (r != CUDA_SUCCESS)
+      g_string_append_printf (why, "; the fatbin: %s", cu_name (r));
   }
-
-  /* A driver that cannot load modules at all would not load NVRTC's
-   * output either. Not on the simulator: NVRTC itself calls into
-   * libcuda.so.1 and crashes against the simulated one. */
-  if (!ok && want_nvrtc && b->is_sim) {
-    g_string_append_printf (why, "%sNVRTC is not tried on the simulated "
-        "driver", why->len ? "; " : "");
-  } else if (!ok && want_nvrtc && r != CUDA_ERROR_NOT_SUPPORTED) {
-    gchar *nwhy = NULL;
-    gchar *image = nvrtc_compile (b, &nwhy);
-
-    if (image) {
-      r = CuModuleLoadData (&b->kernel.module, image);
-      if (r == CUDA_SUCCESS)
-        r = CuModuleGetFunction (&b->kernel.func, b->kernel.module,
-            BENCH_KERNEL_NAME);
-      if (r == CUDA_SUCCESS) {
-        ok = TRUE;
-        g_string_printf (why, "%s%s", nwhy, want_fatbin ? " (the fatbin "
-            "was not usable)" : "");
-      } else {
-        g_string_append_printf (why, "%s%s output: cuModuleLoadData: %s",
-            why->len ? "; " : "", nwhy, cu_name (r));
-        if (b->kernel.module)
-          CuModuleUnload (b->kernel.module);
-        b->kernel.module = NULL;
-      }
-      g_free (image);
-    } else {
-      g_string_append_printf (why, "%s%s", why->len ? "; " : "", nwhy);
-    }
+  if (r != CUDA_SUCCESS && b->is_sim) {
+    g_string_append (why, "; NVRTC is not tried on the simulated driver");
+  } else if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_SUPPORTED) {
+    image = nvrtc_compile (b, &nwhy);
+    r = image ? kernel_module (b, image) : CUDA_ERROR_NOT_FOUND;
+    if (r == CUDA_SUCCESS)
+      g_string_printf (why, "%s (no usable fatbin)", nwhy);
+    else
+      g_string_append_printf (why, "; %s%s%s", nwhy, image ? ": " : "",
+          image ? cu_name (r) : "");
+    g_free (image);
     g_free (nwhy);
   }
   gst_cuda_context_pop (NULL);
-
   *info = g_string_free (why, FALSE);
-  return ok;
+  return r == CUDA_SUCCESS;
 }
 
 gboolean

@@ -10,7 +10,7 @@
  * The layers, each calling only into those below it: main.c and
  * scenarios.c (the table); the scenarios (scenario-*.c); section.c and
  * pipelines.c (the sections that share the frame harness, and several
- * pipelines at once); run.c (one repetition) and frames.c (its threads);
+ * pipelines at once); run.c (one repetition of the frame harness);
  * results.c (the results and their JSON document), pipeline.c,
  * bench-cuda.c; harness.c. Nothing below the scenarios names one: it
  * reaches them through the descriptors in Bench. .ci/check-cycles.py
@@ -65,7 +65,6 @@ enum
    * (1.24+) */
   MODE_CV_A,
   MODE_CV_B,
-  MODE_CV_C,
   MODE_CV_AB,
   MODE_CV_AI,
   MODE_CV_AS,
@@ -170,7 +169,6 @@ typedef struct
   gchar *clips;                 /* how the clips were made */
   gchar *container;             /* what holds them */
   gint repetitions;
-  gboolean sw_decoder;          /* --sw-decoder (a debug run) */
   gchar **mode_skipped;         /* per mode: why it does not run, or NULL */
   GPtrArray *configs;
 } S7Result;
@@ -276,7 +274,7 @@ struct _Bench
   const BenchMode *const *modes;
 };
 
-/* What the frame harness (frames.c) does in a mode besides building its
+/* What the frame harness (run.c) does in a mode besides building its
  * pipeline */
 typedef enum
 {
@@ -350,6 +348,14 @@ void     json_config_head      (JsonBuilder * jb, S2Config * c);
 void     json_ratios           (JsonBuilder * jb, const gchar * key,
                                 ModeResult * m, ModeResult * ref,
                                 gboolean latency);
+
+/* results.c: the element counters the modes check (a note per
+ * mismatch); the bridge elements' (*path: which path ran) */
+gboolean expect_stat          (const GstStructure * st, const gchar * field,
+                               guint64 want, GString * note, const gchar * element);
+gboolean expect_bridge_stats  (const GstStructure * st, const gchar * element,
+                               guint total, guint waits, GString * note,
+                               const gchar ** path);
 
 /* Stops the run after a failure that leaves the GPU or its Vulkan device
  * in doubt: the raw reference (scenario 3 and 6 modes d, d_stall,

@@ -10,8 +10,8 @@
  * between the producer's pad and the sink and says which element counters
  * it expects; its flags choose what the harness does around it.
  *
- * One repetition reads top-down in run.c; the threads it starts are
- * frames.c's. The sections that share it (section.c) are described by a
+ * One repetition is run.c's. The sections that share it (section.c) are
+ * described by a
  * BenchSection: their modes, configurations and table; several pipelines
  * at once (pipelines.c) by a BenchScaling.
  */
@@ -102,46 +102,30 @@ typedef struct _RunInputs
   GstBuffer *sysframe;
 } RunInputs;
 
-/* run.c: one repetition of one mode (through its run_once when it has
+/* one repetition of one mode (through its run_once when it has
  * one). Appends to the mode's series. */
 gboolean s2_run_once          (Bench * b, S2Config * cfg, gint mode,
                                const RunInputs * in, gchar ** error);
 
-/* run.c: the fields every run has (the raw reference's too), and its
+/* the fields every run has (the raw reference's too), and its
  * measurements appended to @m (under b->lock; its window kept in
  * m->last_*) */
 void     run_init             (Run * run, Bench * b, S2Config * cfg, gint mode,
                                const RunInputs * in);
 void     run_clear            (Run * run);
 void     run_record           (Run * run, ModeResult * m);
-/* run.c: arrive at the configuration's start gate (several pipelines at
+/* arrive at the configuration's start gate (several pipelines at
  * once); @wait: until every pipeline has (30 s at most) */
 void     gate_arrive          (StartGate * g, gboolean wait);
 
-/* frames.c: the run's state, from any of its threads. The measured
+/* the run's state, from any of its threads. The measured
  * window: opened at the consumer's end of the last warm-up frame, closed
  * at its end of the last frame */
 void     run_error            (Run * run, gchar * error);
 gboolean run_failed           (Run * run);
 void     run_window           (Run * run, guint frame);
 
-/* frames.c: the threads and consumer probes that run.c starts */
-gpointer frames_producer      (gpointer run);
-gpointer frames_recycler      (gpointer run);
-GstPadProbeReturn frames_consumer_probe (GstPad * pad, GstPadProbeInfo * info,
-                               gpointer run);
-GstPadProbeReturn frames_sink_probe (GstPad * pad, GstPadProbeInfo * info,
-                               gpointer run);
-
-/* run.c: the element counters the modes check; the bridge elements';
- * *path: which path ran */
-gboolean expect_stat          (const GstStructure * st, const gchar * field,
-                               guint64 want, GString * note, const gchar * element);
-gboolean expect_bridge_stats  (const GstStructure * st, const gchar * element,
-                               guint total, guint waits, GString * note,
-                               const gchar ** path);
-
-/* frames.c: a src pad probe that waits on the CPU for the context's work
+/* a src pad probe that waits on the CPU for the context's work
  * (cuCtxSynchronize): the CPU wait of the CPU-synchronised modes */
 GstPadProbeReturn cpu_sync_probe   (GstPad * pad, GstPadProbeInfo * info,
                                     gpointer user_data);
@@ -149,7 +133,7 @@ GstPadProbeReturn cpu_sync_probe   (GstPad * pad, GstPadProbeInfo * info,
 void     add_buffer_probe     (GstElement * element, const gchar * pad_name,
                                GstPadProbeCallback func, Run * run);
 
-/* run.c: frames per repetition: of the sections with the spin kernel, and of
+/* section.c: frames per repetition: of the sections with the spin kernel, and of
  * those that push every frame through the CPU in some mode (fewer) */
 guint    s2_frames            (Bench * b, guint gpu_us);
 guint    s34_frames           (Bench * b, guint gpu_us, gint width);

@@ -71,7 +71,7 @@ parse_only (const gchar * name, const gchar * value, gpointer data,
 }
 
 static GOptionGroup *
-options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
+options_group (BenchOptions * opt, gdouble * time_limit)
 {
   GOptionEntry entries[] = {
     {"repetitions", 'r', 0, G_OPTION_ARG_INT, &opt->repetitions,
@@ -92,24 +92,14 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
         "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
           "the simulated driver), kernel, or memset (cuMemsetD32Async, GPU "
           "work 0 only: exercises the harness on the simulator)", "WRITER"},
-    {"kernel-source", 0, 0, G_OPTION_ARG_STRING, kernel_source,
-        "auto (embedded fatbin, then NVRTC), fatbin or nvrtc", "SRC"},
     {"in-flight", 0, 0, G_OPTION_ARG_INT, &opt->in_flight,
         "Scenario 2 frames in flight = buffer pool size (default 4)", "N"},
-    {"ipc-max-buffers", 0, 0, G_OPTION_ARG_INT, &opt->ipc_max_buffers,
-        "Scenario 8: max-buffers of cudasyncipcsink (the shared frames "
-          "sources can hold; default: the element's, 8)", "N"},
     {"frames", 0, 0, G_OPTION_ARG_INT, &opt->frames,
         "Scenario 2 measured frames per repetition (default: 400 for 0 ms, "
           "400 ms worth of GPU work otherwise, 60..400)", "N"},
     {"calls", 0, 0, G_OPTION_ARG_INT, &opt->calls,
           "Scenario 1 calls per repetition (default 4096; 512 with --quick)",
         "N"},
-    {"sw-decoder", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
-          &opt->sw_decoder,
-        "Debug: scenario 7 with openh264dec and an upload in place of "
-          "nvh264dec and vulkanh264dec (the pipelines' mechanics where there "
-          "is no hardware decoder; its numbers mean nothing)", NULL},
     {"child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &opt->child,
         "Internal: run as the other process of scenario ID (its arguments "
           "after the colon)", "ID:ARGS"},
@@ -131,7 +121,6 @@ options_group (BenchOptions * opt, gchar ** kernel_source, gdouble * time_limit)
 gint
 bench_options_parse (BenchOptions * opt, gint * argc, gchar *** argv)
 {
-  gchar *kernel_source = NULL;
   gdouble time_limit = 240;
   GOptionContext *octx;
   GError *err = NULL;
@@ -143,8 +132,7 @@ bench_options_parse (BenchOptions * opt, gint * argc, gchar *** argv)
 
   octx = g_option_context_new ("- measure the cost of handing CUDA frames "
       "over with external semaphores");
-  g_option_context_set_main_group (octx, options_group (opt, &kernel_source,
-          &time_limit));
+  g_option_context_set_main_group (octx, options_group (opt, &time_limit));
   g_option_context_add_group (octx, gst_init_get_option_group ());
   if (!g_option_context_parse (octx, argc, argv, &err)) {
     g_printerr ("%s\n", err->message);
@@ -157,15 +145,10 @@ bench_options_parse (BenchOptions * opt, gint * argc, gchar *** argv)
     opt->repetitions = opt->quick ? 2 : 5;
   if (!opt->json_path)
     opt->json_path = g_strdup ("bench-results.json");
-  opt->kernel_source = kernel_source ? kernel_source : g_strdup ("auto");
   opt->time_limit = time_limit;
   if (opt->calls <= 0 && opt->quick)
     opt->calls = 512;
-  if (opt->repetitions < 1 || opt->in_flight < 1 || opt->in_flight > 64 ||
-      opt->ipc_max_buffers < 0 || opt->ipc_max_buffers > 1024 ||
-      (!g_str_equal (opt->kernel_source, "auto") &&
-          !g_str_equal (opt->kernel_source, "fatbin") &&
-          !g_str_equal (opt->kernel_source, "nvrtc"))) {
+  if (opt->repetitions < 1 || opt->in_flight < 1 || opt->in_flight > 64) {
     g_printerr ("invalid option value (see --help)\n");
     return 2;
   }

@@ -31,13 +31,10 @@ typedef struct
   gchar *json_path;
   guint only;                   /* bit n: scenario n; 0: all */
   FrameWriter writer;
-  gchar *kernel_source;         /* auto, fatbin, nvrtc */
   gint in_flight;
-  gint ipc_max_buffers;          /* scenario 8: the sink's max-buffers; 0: its default */
   gint frames;                  /* 0: depends on the GPU work */
   gint calls;                   /* scenario 1 calls per repetition */
   gdouble time_limit;
-  gboolean sw_decoder;          /* scenario 7: software decoder (debug) */
   gchar *child;                 /* --child=ID:ARGS (hidden): a scenario's
                                  * other process */
   gchar *command_line;

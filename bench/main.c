@@ -9,7 +9,7 @@
  * The parts: harness.c (options, timing, series, watchdog, JSON output),
  * results.c (the results and their JSON document), bench-cuda.c (driver entry
  * points, the spin kernel), pipeline.c (pipelines, elements, the Vulkan
- * device), frames.c (the frame harness of scenarios 2 to 6), section.c (the
+ * device), run.c (the frame harness of scenarios 2 to 6), section.c (the
  * sections that share it), one file per scenario, and scenarios.c (the
  * table of scenarios and modes that this program runs through).
  *

@@ -304,7 +304,6 @@ json_document (Bench * b)
   jb_int (jb, "repetitions", b->opt.repetitions);
   jb_bool (jb, "quick", b->opt.quick);
   jb_int (jb, "frames_in_flight", b->opt.in_flight);
-  jb_int (jb, "ipc_max_buffers", b->opt.ipc_max_buffers);
   jb_int (jb, "frames", b->opt.frames);
   jb_num (jb, "time_limit_s", b->opt.time_limit);
   jb_obj_end (jb);
@@ -353,4 +352,73 @@ write_json_aborted (gpointer bench, const gchar * why, gchar ** error)
   g_free (was);
   b->r.complete = FALSE;
   return write_json_locked (b, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* the element counters the modes check                                 */
+/* ------------------------------------------------------------------ */
+
+gboolean
+expect_stat (const GstStructure * st, const gchar * field, guint64 want,
+    GString * note, const gchar * element)
+{
+  guint64 v = G_MAXUINT64;
+
+  if (st && gst_structure_get_uint64 (st, field, &v) && v == want)
+    return TRUE;
+  g_string_append_printf (note, "%s%s %s=%" G_GINT64_FORMAT " (expected %"
+      G_GUINT64_FORMAT ")", note->len ? "; " : "", element, field,
+      (gint64) v, want);
+  return FALSE;
+}
+
+gboolean
+expect_bridge_stats (const GstStructure * st, const gchar * element,
+    guint total, guint waits, GString * note, const gchar ** path)
+{
+  const gchar *type = st ? gst_structure_get_string (st, "semaphore-type") :
+      NULL;
+  guint64 sems = 0, lent = 0;
+  gboolean ok = TRUE;
+
+  if (st)
+    gst_structure_get_uint64 (st, "semaphores", &sems);
+  if (g_strcmp0 (type, "timeline") == 0)
+    *path = "GPU (timeline semaphore)";
+  else if (g_strcmp0 (type, "binary") == 0)
+    *path = "GPU (binary semaphores)";
+  else
+    *path = "CPU fallback (Vulkan cannot export semaphores)";
+  ok &= expect_stat (st, "buffers", total, note, element);
+  if (g_str_equal (element, "vulkantocuda")) {
+    guint64 copies = 0, in_place = 0;
+
+    /* its Vulkan copy into the staging buffer, then (unless the output
+     * wraps the staging buffer: GStreamer 1.24+) a CUDA copy out of it;
+     * none for a frame upstream wrote into the pool it proposed */
+    if (st) {
+      gst_structure_get_uint64 (st, "copies", &copies);
+      gst_structure_get_uint64 (st, "in-place", &in_place);
+    }
+    if (copies != 0)
+      ok &= expect_stat (st, "copies", total - in_place, note, element);
+    ok &= expect_stat (st, "gpu-copies", total - in_place + copies, note,
+        element);
+    lent = in_place;
+  } else {
+    guint64 in_place = 0;
+
+    /* cudatovulkan: a copy of every frame not written in place */
+    if (st)
+      gst_structure_get_uint64 (st, "in-place", &in_place);
+    ok &= expect_stat (st, "copies", total - in_place, note, element);
+    ok &= expect_stat (st, "gpu-copies", total - in_place, note, element);
+  }
+  /* the CPU fallback: a wait per frame, and for a frame vulkantocuda lent
+   * upstream one more, for its take-over */
+  ok &= expect_stat (st, "cpu-syncs", sems > 0 ? 0 : total + lent, note,
+      element);
+  if (waits != G_MAXUINT)
+    ok &= expect_stat (st, "waits", waits, note, element);
+  return ok;
 }

@@ -11,7 +11,7 @@
  *   (c) the producer calls cuStreamSynchronize before pushing, and
  *       cudasemsignal runs with fallback=sync and no semaphore (what
  *       upstream GStreamer elements do).
- * The harness is frames.c and run.c; the section is run by section.c.
+ * The harness is run.c; the section is run by section.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -89,6 +89,10 @@ static const gint s2_modes[] = { MODE_A, MODE_C };
 static const guint s2_work[] = { 0, 1000, 5000 };
 
 static const BenchSection s2_section = {
+  .key = "scenario2_gpu_frames",
+  .latency = "GPU time from an event recorded on the producer's stream just "
+      "before its kernel to an event recorded on the legacy default stream "
+      "after cudasemwait",
   .title = "Scenario 2: GPU-produced frames handed to cudasemsignal ! "
       "cudasemwait ! fakesink",
   .modes = s2_modes,
@@ -103,42 +107,7 @@ static const BenchSection s2_section = {
 static void
 json_s2 (Bench * b, JsonBuilder * jb)
 {
-  S2Result *s2 = &b->r.s2;
-  guint i, j;
-
-  jb_obj (jb, "scenario2_gpu_frames");
-  jb_str (jb, "status", s2->status);
-  jb_str (jb, "reason", s2->reason);
-  jb_str (jb, "frame_writer", s2->frame_writer);
-  jb_str (jb, "kernel", s2->kernel_info);
-  jb_str (jb, "pipeline", "producer thread (pad push) ! cudasemsignal ! "
-      "cudasemwait ! fakesink sync=false");
-  jb_obj (jb, "modes");
-  for (j = 0; j < G_N_ELEMENTS (s2_modes); j++)
-    jb_str (jb, bench_mode_key (b, s2_modes[j]), b->modes[s2_modes[j]]->desc);
-  jb_obj_end (jb);
-  jb_str (jb, "latency", "GPU time from an event recorded on the producer's "
-      "stream just before its kernel to an event recorded on the legacy "
-      "default stream after cudasemwait");
-  jb_arr (jb, "configs");
-  for (i = 0; s2->configs && i < s2->configs->len; i++) {
-    S2Config *c = g_ptr_array_index (s2->configs, i);
-    ModeResult *a = &c->m[MODE_A], *cm = &c->m[MODE_C];
-
-    jb_obj (jb, NULL);
-    json_config_head (jb, c);
-    jb_obj (jb, "modes");
-    for (j = 0; j < G_N_ELEMENTS (s2_modes); j++)
-      json_mode (b, jb, bench_mode_key (b, s2_modes[j]), &c->m[s2_modes[j]]);
-    jb_obj_end (jb);
-    json_ratios (jb, "ratios_a_over_c_median", a, cm, TRUE);
-    jb_num (jb, "latency_p99", ratio (series_median (a->lat_p99_us),
-            series_median (cm->lat_p99_us)));
-    jb_obj_end (jb);
-    jb_obj_end (jb);
-  }
-  jb_arr_end (jb);
-  jb_obj_end (jb);
+  json_section (b, jb, &b->r.s2);
 }
 
 static void

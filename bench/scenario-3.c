@@ -6,8 +6,8 @@
  * their numbers, each a configuration of the frame harness (frames.h):
  *   3: GPU-produced CUDA frames consumed by `queue ! vulkandownload !
  *      fakesink`, through cudatovulkan (a), upstream's cudadownload !
- *      vulkanupload (b), cudatovulkan with a CPU wait for its copy (c), a
- *      with binary semaphores (a_binary), writing in place (a_in_place),
+ *      vulkanupload (b), a with binary semaphores (a_binary), writing in
+ *      place (a_in_place),
  *      and on the memory's stream (a_stream); the raw reference, modes d,
  *      d_stall and d_split (no GStreamer), is scenario-3-raw.c;
  *   4: Vulkan -> CUDA: one system-memory frame, pushed again for every
@@ -49,8 +49,6 @@ s3_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
       error);
   if (run->el.bridge && run->mode == MODE_CV_AB)
     g_object_set (run->el.bridge, "timeline", FALSE, NULL);
-  if (run->el.bridge && run->mode == MODE_CV_C)
-    add_buffer_probe (run->el.bridge, "src", cpu_sync_probe, run);
   return TRUE;
 }
 
@@ -63,8 +61,7 @@ s3_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
   g_object_get (run->el.bridge, "stats", ss, NULL);
   /* waits: the producer's acquire points */
   ok = expect_bridge_stats (*ss, "cudatovulkan", run->total,
-      run->mode != MODE_CV_C && run->mode != MODE_CV_AS ? run->total : 0,
-      note, path);
+      run->mode != MODE_CV_AS ? run->total : 0, note, path);
   /* a_in_place: every frame but the first (from the bench's pool) written
    * in place where the element proposes its frames (1.24+, one plane) */
   if (run->mode == MODE_CV_AI)
@@ -93,20 +90,6 @@ const BenchMode bench_mode_cv_b = {
       "vulkanupload ! queue ! vulkandownload ! fakesink",
   .flags = MODE_F_PRODUCER_SYNC | MODE_F_PENDING | MODE_F_WALL,
   .build_chain = s3_build_chain,
-};
-
-const BenchMode bench_mode_cv_c = {
-  .key = "c",
-  .desc = "bridge CPU-synchronised (emulated; the element has no property for "
-      "it): producer cuStreamSynchronize, no acquire point -> cudatovulkan, "
-      "whose src pad probe calls cuCtxSynchronize (the CPU wait for the "
-      "element's copy that its fallback does before the Vulkan submission) ! "
-      "queue ! vulkandownload ! fakesink; cudatovulkan still signals its "
-      "semaphore, which the Vulkan side then finds already signalled",
-  .flags = MODE_F_PRODUCER_SYNC | MODE_F_PENDING | MODE_F_WALL,
-  .stats = {"cudatovulkan", NULL},
-  .build_chain = s3_build_chain,
-  .check_stats = s3_check_stats,
 };
 
 const BenchMode bench_mode_cv_ab = {
@@ -156,7 +139,7 @@ static const gint s3_modes[] = { MODE_CV_A, MODE_CV_AB, MODE_CV_AI,
 #if GST_CHECK_VERSION(1, 24, 0)
   MODE_CV_AS,
 #endif
-  MODE_CV_B, MODE_CV_C, MODE_CV_D, MODE_CV_D2, MODE_CV_D3
+  MODE_CV_B, MODE_CV_D, MODE_CV_D2, MODE_CV_D3
 };
 
 /* the bridge against its binary-semaphore form, in place, and the raw-API

@@ -36,9 +36,6 @@ const S7Mode s7_modes[S7_N_MODES] = {
         "upstream today, a round trip through system memory",
       FALSE, "cudadownload ! video/x-raw,format=NV12 ! vulkanupload ! "
         VK_OUT, S7_CONSUMER_VULKAN, NULL},
-  [S7_V] = {"v", "vulkanh264dec ! Vulkan consumer: the frames decoded in "
-        "Vulkan, no handoff (the limit of a and b; GStreamer 1.24+)", TRUE,
-      NULL, S7_CONSUMER_VULKAN, NULL},
   [S7_C] = {"c", "vulkanh264dec ! vulkantocuda ! CUDA consumer: Vulkan video "
         "frames handed to CUDA by this project's bridge", TRUE,
       "vulkantocuda name=bridge", S7_CONSUMER_CUDA, "vulkantocuda"},
@@ -58,9 +55,9 @@ const S7Mode s7_modes[S7_N_MODES] = {
  * frames already where the consumer works, with the same consumer), and
  * what the consumer costs over decoding alone */
 const gint s7_ratios[][2] = {
-  {S7_A, S7_B}, {S7_A, S7_V}, {S7_B, S7_V}, {S7_A, S7_N0},
+  {S7_A, S7_B}, {S7_A, S7_N0},
   {S7_C, S7_E}, {S7_C, S7_N}, {S7_E, S7_N}, {S7_C, S7_V0},
-  {S7_V, S7_V0}, {S7_N, S7_N0},
+  {S7_N, S7_N0},
 };
 
 const guint s7_n_ratios = G_N_ELEMENTS (s7_ratios);
@@ -79,54 +76,17 @@ have (const gchar * factory)
   return f != NULL;
 }
 
-/* the CUDA consumer: cudaconvertscale NV12 -> RGBA (one kernel per frame);
- * with --sw-decoder where it is not registered (the simulated driver runs
- * no kernels), identity */
-static const gchar *
-cuda_consumer (const S7Source * src)
-{
-  if (src->sw_decoder && !have ("cudaconvertscale"))
-    return "identity";
-  return "cudaconvertscale ! video/x-raw(memory:CUDAMemory),format=RGBA";
-}
-
-static gchar *
-decoder_desc (const S7Mode * mode, const S7Source * src)
-{
-  if (!src->sw_decoder)
-    return g_strdup_printf ("%s name=dec ! %s", mode->vk_decoder ?
-        "vulkanh264dec" : "nvh264dec", mode->vk_decoder ? VK_OUT : NV_OUT);
-  return g_strdup_printf ("openh264dec name=dec ! videoconvert ! "
-      "video/x-raw,format=NV12 ! %s ! %s", mode->vk_decoder ? "vulkanupload" :
-      "cudaupload", mode->vk_decoder ? VK_OUT : NV_OUT);
-}
-
 gchar *
 s7_describe (const S7Mode * mode, const S7Source * src)
 {
-  GString *s = g_string_new (NULL);
-  gchar *dec = decoder_desc (mode, src);
-
-  g_string_append (s, dec);
-  if (mode->handoff)
-    g_string_append_printf (s, " ! %s", mode->handoff);
-  if (mode->consumer == S7_CONSUMER_VULKAN)
-    g_string_append (s, " ! vulkancolorconvert ! "
-        "video/x-raw(memory:VulkanImage),format=RGBA");
-  else if (mode->consumer == S7_CONSUMER_CUDA)
-    g_string_append_printf (s, " ! %s", cuda_consumer (src));
-  /* --sw-decoder: Vulkan frames are waited for on the CPU (vulkandownload)
-   * before the sink. On Mesa lavapipe the GPU falls behind: GStreamer
-   * 1.22's vulkancolorconvert then runs out of descriptor sets (it frees
-   * one only once it has seen the frame's fence signalled), and
-   * vulkanupload's frames dropped at once crash lavapipe's queue thread */
-  if (src->sw_decoder && (mode->consumer == S7_CONSUMER_VULKAN ||
-          (mode->consumer == S7_CONSUMER_NONE && mode->vk_decoder)))
-    g_string_append (s, " ! vulkandownload");
-  g_string_append (s, " ! fakesink name=sink sync=false "
-      "enable-last-sample=false");
-  g_free (dec);
-  return g_string_free (s, FALSE);
+  return g_strdup_printf ("%s name=dec ! %s%s%s%s ! fakesink name=sink "
+      "sync=false enable-last-sample=false", mode->vk_decoder ?
+      "vulkanh264dec" : "nvh264dec", mode->vk_decoder ? VK_OUT : NV_OUT,
+      mode->handoff ? " ! " : "", mode->handoff ? mode->handoff : "",
+      mode->consumer == S7_CONSUMER_VULKAN ? " ! vulkancolorconvert ! "
+      "video/x-raw(memory:VulkanImage),format=RGBA" :
+      mode->consumer == S7_CONSUMER_CUDA ? " ! cudaconvertscale ! "
+      "video/x-raw(memory:CUDAMemory),format=RGBA" : "");
 }
 
 gchar *
@@ -203,7 +163,6 @@ s7_make_clip (Bench * b, const gchar * dir, gint width, gint height,
     {"mp4mux", "qtdemux", "mp4"},
     {"video/x-h264,stream-format=byte-stream", NULL, "h264"},
   };
-  gboolean sw = b->opt.sw_decoder;
   gchar *path, *name, *desc;
   GstElement *pipeline;
   GError *err = NULL;
@@ -216,15 +175,13 @@ s7_make_clip (Bench * b, const gchar * dir, gint width, gint height,
   name = g_strdup_printf ("clip-%dx%d.%s", width, height, containers[i].ext);
   path = g_build_filename (dir, name, NULL);
   g_free (name);
-  /* a moving test pattern at a streaming bit rate; --sw-decoder:
-   * constrained baseline, which openh264dec decodes */
+  /* a moving test pattern at a streaming bit rate */
   desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=smpte "
       "horizontal-speed=4 ! video/x-raw,format=I420,width=%d,height=%d,"
       "framerate=30/1 ! x264enc speed-preset=superfast key-int-max=30 "
-      "bframes=%d bitrate=%d ! video/x-h264,profile=%s ! h264parse ! %s ! "
-      "filesink location=\"%s\"", frames, width, height, sw ? 0 : 2,
-      width > 1920 ? 20000 : 8000, sw ? "constrained-baseline" : "high",
-      containers[i].mux, path);
+      "bframes=2 bitrate=%d ! video/x-h264,profile=high ! h264parse ! %s ! "
+      "filesink location=\"%s\"", frames, width, height,
+      width > 1920 ? 20000 : 8000, containers[i].mux, path);
   pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipeline) {

@@ -31,10 +31,9 @@
   "decoder's input of a frame (its PTS) to the consumer's output at the sink"
 
 #define S7_RATIOS "ratios of medians of the same run: a/b and c/e (bridge " \
-  "over upstream), a/v, b/v (over the frames decoded in Vulkan with the " \
-  "same consumer), c/n, e/n (over the frames decoded in CUDA with the same " \
-  "consumer), a/n0, c/v0 (over the decoder alone), v/v0, n/n0 (the " \
-  "consumer's cost)"
+  "over upstream), c/n, e/n (over the frames decoded in CUDA with the same " \
+  "consumer), a/n0, c/v0 (over the decoder alone), n/n0 (the consumer's " \
+  "cost)"
 
 static S7Config *
 s7_config_new (gint width, gint height, guint n, guint frames, guint warmup)
@@ -162,7 +161,6 @@ json_s7 (Bench * b, JsonBuilder * jb)
   jb_str (jb, "clips", S->clips);
   jb_str (jb, "container", S->container);
   jb_int (jb, "repetitions", S->repetitions);
-  jb_bool (jb, "sw_decoder", S->sw_decoder);
   jb_obj (jb, "modes");
   for (i = 0; i < S7_N_MODES; i++) {
     jb_obj (jb, s7_modes[i].key);
@@ -201,18 +199,7 @@ s7_why_not (Bench * b)
   };
   gchar *missing;
 
-  if (b->opt.sw_decoder) {
-    static const gchar *const sw_need[] = { "openh264dec", "videoconvert" };
-
-    missing = missing_elements (sw_need, G_N_ELEMENTS (sw_need));
-    if (missing) {
-      gchar *why = g_strdup_printf ("SKIPPED: --sw-decoder: element(s)%s "
-          "not found", missing);
-
-      g_free (missing);
-      return why;
-    }
-  } else if (!gst_registry_check_feature_version (gst_registry_get (),
+  if (!gst_registry_check_feature_version (gst_registry_get (),
           "nvh264dec", 1, 0, 0) && !gst_registry_check_feature_version
       (gst_registry_get (), "vulkanh264dec", 1, 0, 0)) {
     return g_strdup_printf ("SKIPPED: no H.264 decoder element is registered "
@@ -256,18 +243,6 @@ s7_modes_prepare (Bench * b, const S7Source * src)
       why = g_strdup (vk_error);
     else if (md->vk_decoder && !bench_vulkan_decodes_video (b))
       why = g_strdup ("the Vulkan device has no video decode queue");
-    /* vulkancolorconvert makes one view per memory of its input, and a
-     * frame of one multi-planar image (vulkanh264dec's) makes it crash:
-     * SIGSEGV in the vulkan plugin, seen on the H200 with 1.26.2 and with
-     * upstream main at 4cdf9d97 (1.29.2), whose GstVulkanFullScreenQuad
-     * still binds one view per memory. The crash would take the bench
-     * with it: skipped on every version until a release is known to read
-     * such frames. */
-    else if (md->vk_decoder && md->consumer == S7_CONSUMER_VULKAN &&
-        !src->sw_decoder)
-      why = g_strdup ("this GStreamer's vulkancolorconvert cannot read "
-          "vulkanh264dec's multi-planar frames (one view per memory, up to "
-          "main at 1.29 at least: it crashes)");
     set_str (b, &S->mode_skipped[k], why);
     if (why)
       g_print ("  mode %s skipped: %s\n", md->key, why);
@@ -345,7 +320,7 @@ s7_config_skip (Bench * b, const S7Config * c, guint k, const S7Source * src)
 {
   if (b->r.s7.mode_skipped[k])
     return b->r.s7.mode_skipped[k];
-  if (s7_modes[k].vk_decoder && c->n > 1 && !src->sw_decoder)
+  if (s7_modes[k].vk_decoder && c->n > 1)
     return "several vulkanh264dec at once crashed in the NVIDIA driver "
         "(H200, driver 580, GStreamer 1.26.2): one decoder only";
   return NULL;
@@ -490,12 +465,11 @@ static gboolean
 run_scenario7 (Bench * b)
 {
   S7Result *S = &b->r.s7;
-  S7Source src = { NULL, NULL, b->opt.sw_decoder, b->is_sim };
+  S7Source src = { NULL, NULL };
   gchar *why;
   gboolean ok;
 
   S->repetitions = MIN (b->opt.repetitions, 3);
-  S->sw_decoder = b->opt.sw_decoder;
   g_print ("\nScenario 7: real decodes: 1, 2, 4, 8 H.264 decoders at once "
       "into Vulkan and CUDA consumers (%d repetitions)\n", S->repetitions);
 #ifndef HAVE_CUDA_VULKAN
@@ -509,20 +483,14 @@ run_scenario7 (Bench * b)
     g_free (why);
     return TRUE;
   }
-  if (b->opt.sw_decoder)
-    g_print ("  --sw-decoder: openh264dec in place of nvh264dec and "
-        "vulkanh264dec (a debug run: its numbers mean nothing)\n");
   if (!s7_modes_prepare (b, &src)) {
     s7_end (b, "skipped", "SKIPPED: no mode can run here (each mode's "
         "reason is in its \"skipped\")");
     return TRUE;
   }
-  set_str (b, &S->clips, b->opt.sw_decoder ? "x264enc superfast, "
-      "constrained baseline, no B-frames (--sw-decoder), key frame every 30 "
-      "frames, 8 Mbit/s at 1080p, 20 Mbit/s at 4K, videotestsrc smpte "
-      "moving" : "x264enc superfast, high profile, 2 B-frames, key frame "
-      "every 30 frames, 8 Mbit/s at 1080p, 20 Mbit/s at 4K, videotestsrc "
-      "smpte moving");
+  set_str (b, &S->clips, "x264enc superfast, high profile, 2 B-frames, key "
+      "frame every 30 frames, 8 Mbit/s at 1080p, 20 Mbit/s at 4K, "
+      "videotestsrc smpte moving");
   ok = s7_run_configs (b, &src);
   if (bench_stopped (b)) {
     why = bench_abort_reason (b);

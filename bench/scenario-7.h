@@ -38,7 +38,6 @@ enum
 {
   S7_A,                         /* nvh264dec ! cudatovulkan ! vk consumer */
   S7_B,                         /* nvh264dec ! cudadownload ! vulkanupload */
-  S7_V,                         /* vulkanh264dec ! vk consumer */
   S7_C,                         /* vulkanh264dec ! vulkantocuda ! cuda */
   S7_E,                         /* vulkanh264dec ! vulkandownload !
                                  * cudaupload */
@@ -83,8 +82,6 @@ typedef struct
 {
   const gchar *clip;            /* its file */
   const gchar *demux;           /* its container's demuxer; NULL: none */
-  gboolean sw_decoder;
-  gboolean sim;                 /* the simulated CUDA driver */
 } S7Source;
 
 /* the elements a mode needs that are not registered (" a b"), or NULL */
@@ -92,7 +89,7 @@ gchar *  s7_missing           (const S7Mode * mode, const S7Source * src);
 /* "nvh264dec ! ... ! fakesink": the mode's pipeline after the source */
 gchar *  s7_describe          (const S7Mode * mode, const S7Source * src);
 /* Encodes a clip of @frames frames of @width x @height into @dir (high
- * profile with B-frames; constrained baseline with --sw-decoder), in the
+ * profile with B-frames), in the
  * first container whose muxer and demuxer exist (*demux; NULL: a raw
  * byte-stream, whose frames carry no PTS). The file, or NULL and *error. */
 gchar *  s7_make_clip         (Bench * b, const gchar * dir, gint width,

@@ -25,6 +25,38 @@
 #include "scenario-8.h"
 #include "pipeline.h"
 
+const S8Mode s8_modes[S8_N_MODES] = {
+  [S8_S] = {"s", "this project: cudasyncipcsink -> cudasyncipcsrc "
+        "wait-mode=gpu; the producer attaches its acquire point, the sink "
+        "waits for it and copies into shared VMM memory on the GPU, the "
+        "source waits for the sink's semaphore and copies out on the GPU; no "
+        "CPU wait", "cudasyncipcsink", "cudasyncipcsrc", NULL, NULL, FALSE},
+  [S8_U] = {"u", "upstream: the producer waits on the CPU "
+        "(cuStreamSynchronize), cudaipcsink ipc-mode=legacy (cuIpcGetMemHandle "
+        "of the producer's buffer, no copy) -> cudaipcsrc (copies, "
+        "cuStreamSynchronize); the server sends the newest frame only",
+      "cudaipcsink", "cudaipcsrc", "legacy", NULL, FALSE},
+  [S8_UM] = {"um", "upstream: as u with ipc-mode=mmap (the sink copies into "
+        "VMM memory and waits on the CPU, the source maps it, copies and "
+        "waits on the CPU)", "cudaipcsink", "cudaipcsrc", "mmap", NULL, FALSE},
+  [S8_P] = {"p", "one process, no IPC: the producer's frames (acquire point "
+        "attached) go to a fakesink whose probe is the consumer, which waits "
+        "for the acquire point on its stream", NULL, NULL, NULL, NULL, FALSE},
+  [S8_SI] = {"si", "as s, with cudasyncipcsrc io-mode=import: the source "
+        "pushes the shared VMM memory itself (no copy on its side) and "
+        "releases it when the consumer freed the buffer (after its read); "
+        "GStreamer 1.22 cannot wrap device memory and copies",
+      "cudasyncipcsink", "cudasyncipcsrc", NULL, "import", FALSE},
+  [S8_SP] = {"s_pool", "as s, with the producer writing into the pool "
+        "cudasyncipcsink proposes (GStreamer 1.24+), on the stream it sets "
+        "on that pool, marking the memory pending: the sink sends each "
+        "frame without a copy", "cudasyncipcsink", "cudasyncipcsrc", NULL,
+      NULL, TRUE, TRUE},
+  [S8_SIP] = {"si_pool", "as s_pool, with cudasyncipcsrc io-mode=import: "
+        "no copy on either side", "cudasyncipcsink", "cudasyncipcsrc", NULL,
+      "import", TRUE, TRUE},
+};
+
 #define S8_SLOTS 8
 #define S8_WAIT_US (8 * G_USEC_PER_SEC)
 
@@ -32,7 +64,6 @@ typedef struct
 {
   guint slot;                   /* G_MAXUINT: stop */
   GstBuffer *buf;
-  gdouble tp;                   /* mono_s () at the probe */
 } S8Item;
 
 struct _S8Consumer
@@ -56,7 +87,6 @@ struct _S8Consumer
   GCond cond;
   GArray *index;                /* guint: every frame seen, in order */
   GArray *t1;                   /* gdouble */
-  GArray *tp;                   /* gdouble: at the probe */
   GArray *cpu;                  /* gdouble: process CPU when it was seen */
   gchar *error;
 };
@@ -170,7 +200,6 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   const gchar *what = "gst_cuda_context_push";
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
-  gdouble tp = mono_s ();
   gpointer slot;
   S8Item *item;
 
@@ -195,7 +224,6 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   item = g_new0 (S8Item, 1);
   item->slot = GPOINTER_TO_UINT (slot) - 1;
   item->buf = gst_buffer_ref (buf);
-  item->tp = tp;
   g_async_queue_push (c->done_q, item);
   return GST_PAD_PROBE_OK;
 }
@@ -209,7 +237,7 @@ consumer_thread (gpointer data)
   for (;;) {
     S8Item *item = g_async_queue_pop (c->done_q);
     CUresult r = CUDA_ERROR_INVALID_CONTEXT;
-    gdouble t1, tp, cpu;
+    gdouble t1, cpu;
     guint idx;
 
     if (item->slot == G_MAXUINT) {
@@ -223,7 +251,6 @@ consumer_thread (gpointer data)
     t1 = mono_s ();
     cpu = process_cpu_s ();
     idx = S8_INDEX_OF_WORD (c->stamps[item->slot]);
-    tp = item->tp;
     gst_buffer_unref (item->buf);
     g_async_queue_push (c->free_slots, GUINT_TO_POINTER (item->slot + 1));
     g_free (item);
@@ -238,7 +265,6 @@ consumer_thread (gpointer data)
     }
     g_array_append_val (c->index, idx);
     g_array_append_val (c->t1, t1);
-    g_array_append_val (c->tp, tp);
     g_array_append_val (c->cpu, cpu);
     g_cond_broadcast (&c->cond);
     g_mutex_unlock (&c->lock);
@@ -260,7 +286,6 @@ s8_consumer_new (Bench * b, gboolean acquire_meta, FILE * proto, gchar ** error)
   g_cond_init (&c->cond);
   c->index = g_array_new (FALSE, FALSE, sizeof (guint));
   c->t1 = series_new ();
-  c->tp = series_new ();
   c->cpu = series_new ();
   c->free_slots = g_async_queue_new ();
   c->done_q = g_async_queue_new ();
@@ -360,7 +385,6 @@ s8_consumer_window (S8Consumer * c, guint first, guint last, S8Window * w,
   memset (w, 0, sizeof (*w));
   w->index = g_array_new (FALSE, FALSE, sizeof (guint));
   w->t1 = series_new ();
-  w->tp = series_new ();
   g_mutex_lock (&c->lock);
   /* the window opens at the consumer's end of the last frame before the
    * measured ones, else at the first measured frame seen (which then does
@@ -376,7 +400,6 @@ s8_consumer_window (S8Consumer * c, guint first, guint last, S8Window * w,
     g_array_append_val (w->index, idx);
     t_close = g_array_index (c->t1, gdouble, i);
     g_array_append_val (w->t1, t_close);
-    g_array_append_val (w->tp, g_array_index (c->tp, gdouble, i));
     cpu_close = g_array_index (c->cpu, gdouble, i);
   }
   w->frames = w->index->len;
@@ -401,8 +424,6 @@ s8_window_clear (S8Window * w)
     g_array_unref (w->index);
   if (w->t1)
     g_array_unref (w->t1);
-  if (w->tp)
-    g_array_unref (w->tp);
   memset (w, 0, sizeof (*w));
 }
 
@@ -443,7 +464,6 @@ s8_consumer_free (S8Consumer * c)
   g_async_queue_unref (c->done_q);
   g_array_unref (c->index);
   g_array_unref (c->t1);
-  g_array_unref (c->tp);
   g_array_unref (c->cpu);
   g_free (c->error);
   g_mutex_clear (&c->lock);
@@ -529,10 +549,6 @@ child_result (FILE * proto, const gchar * error, S8Window * w,
   jb_arr (jb, "t1");
   for (i = 0; w->t1 && i < w->t1->len; i++)
     json_builder_add_double_value (jb, g_array_index (w->t1, gdouble, i));
-  jb_arr_end (jb);
-  jb_arr (jb, "tp");
-  for (i = 0; w->tp && i < w->tp->len; i++)
-    json_builder_add_double_value (jb, g_array_index (w->tp, gdouble, i));
   jb_arr_end (jb);
   jb_str (jb, "src_stats", st);
   json_builder_end_object (jb);

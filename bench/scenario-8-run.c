@@ -269,7 +269,7 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
 {
   JsonParser *parser = json_parser_new ();
   JsonObject *o;
-  JsonArray *idx, *t1, *tp;
+  JsonArray *idx, *t1;
   const gchar *e, *st;
   guint i;
 
@@ -290,12 +290,11 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   if (!json_object_has_member (o, "seconds") ||
       !json_object_has_member (o, "cpu_s") ||
       !json_object_has_member (o, "index") ||
-      !json_object_has_member (o, "t1") || !json_object_has_member (o, "tp") ||
+      !json_object_has_member (o, "t1") ||
       !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "index")) ||
-      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "t1")) ||
-      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "tp"))) {
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "t1"))) {
     *error = g_strdup ("the consumer process's result lacks seconds, cpu_s, "
-        "index, t1 or tp");
+        "index or t1");
     g_object_unref (parser);
     return FALSE;
   }
@@ -303,10 +302,8 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   w->cpu_s = json_object_get_double_member (o, "cpu_s");
   idx = json_object_get_array_member (o, "index");
   t1 = json_object_get_array_member (o, "t1");
-  tp = json_object_get_array_member (o, "tp");
   if (json_array_get_length (idx) == 0 || !(w->seconds > 0) ||
-      json_array_get_length (idx) != json_array_get_length (t1) ||
-      json_array_get_length (idx) != json_array_get_length (tp)) {
+      json_array_get_length (idx) != json_array_get_length (t1)) {
     *error = g_strdup_printf ("the consumer process's window is empty or "
         "inconsistent (%u frames, %u times, %g s)",
         json_array_get_length (idx), json_array_get_length (t1), w->seconds);
@@ -315,15 +312,12 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   }
   w->index = g_array_new (FALSE, FALSE, sizeof (guint));
   w->t1 = series_new ();
-  w->tp = series_new ();
   for (i = 0; i < json_array_get_length (idx); i++) {
     guint n = json_array_get_int_element (idx, i);
     gdouble t = json_array_get_double_element (t1, i);
-    gdouble t_probe = json_array_get_double_element (tp, i);
 
     g_array_append_val (w->index, n);
     g_array_append_val (w->t1, t);
-    g_array_append_val (w->tp, t_probe);
   }
   w->frames = w->index->len;
   st = json_object_get_string_member_with_default (o, "src_stats", NULL);
@@ -342,19 +336,17 @@ typedef struct
   const S8Mode *md;
   FrameSpec spec;
   GstBufferPool *pool;
-  gpointer mem_stream;          /* GstCudaStream (si_stream): spec.stream's */
+  gpointer mem_stream;          /* GstCudaStream (pool modes): spec.stream's */
   GstCudaSemaphore *sem;        /* the acquire semaphore (s, si, p) */
   TestSem *ts;
   GstPad *srcpad;
   GstElement *pipeline, *sink;
   GArray *t0;                   /* gdouble, by frame index: acquired */
-  GArray *t_wait;               /* gdouble, by frame index: acquire wait */
-  GArray *t_pushed;             /* gdouble, by frame index: push returned */
   S8Consumer *cons;             /* p: in this process */
 } S8Producer;
 
 /* frame @n: written on the producer's stream, its acquire point attached
- * (s, si, p), the memory marked pending on its own stream (si_stream), or
+ * (s, si, p), the memory marked pending on its own stream (pool modes), or
  * waited for on the CPU (u, um: upstream's convention), pushed */
 static gboolean
 produce (S8Producer * p, guint n, gchar ** error)
@@ -366,7 +358,6 @@ produce (S8Producer * p, guint n, gchar ** error)
   gdouble t0;
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
   GstFlowReturn fr;
-  gdouble t_acquire = mono_s ();
 
   if (gst_buffer_pool_acquire_buffer (p->pool, &buf, NULL) != GST_FLOW_OK) {
     *error = g_strdup ("could not acquire a buffer");
@@ -374,8 +365,6 @@ produce (S8Producer * p, guint n, gchar ** error)
   }
   t0 = mono_s ();
   g_array_append_val (p->t0, t0);
-  t_acquire = t0 - t_acquire;
-  g_array_append_val (p->t_wait, t_acquire);
   if (!gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
     *error = g_strdup ("could not map the buffer (GST_MAP_CUDA)");
     gst_buffer_unref (buf);
@@ -415,8 +404,6 @@ produce (S8Producer * p, guint n, gchar ** error)
     g_free (e);
     return FALSE;
   }
-  t0 = mono_s ();
-  g_array_append_val (p->t_pushed, t0);
   bench_progress (&p->b->wd);
   return TRUE;
 }
@@ -474,8 +461,6 @@ producer_sink (S8Producer * p, const gchar * socket, gchar ** error)
     gst_util_set_object_arg (G_OBJECT (sink), "ipc-mode", md->ipc_mode);
   } else {
     g_object_set (sink, "socket-path", socket, NULL);
-    if (p->b->opt.ipc_max_buffers > 0)
-      g_object_set (sink, "max-buffers", p->b->opt.ipc_max_buffers, NULL);
     g_signal_connect (sink, "new-semaphore", G_CALLBACK (s8_test_semaphore),
         NULL);
   }
@@ -495,8 +480,6 @@ producer_start (S8Producer * p, S8Config * c, gint mode, FrameWriter writer,
 
   p->md = &s8_modes[mode];
   p->t0 = series_new ();
-  p->t_wait = series_new ();
-  p->t_pushed = series_new ();
   gst_video_info_from_caps (&p->spec.info, caps);
   p->spec.gpu_us = c->gpu_us;
   p->spec.writer = writer;
@@ -598,10 +581,6 @@ producer_stop (S8Producer * p)
     test_sem_free (p->ts);
   if (p->t0)
     g_array_unref (p->t0);
-  if (p->t_wait)
-    g_array_unref (p->t_wait);
-  if (p->t_pushed)
-    g_array_unref (p->t_pushed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -634,33 +613,7 @@ unique_frames (S8Window * w)
 
 #define AT(a, i) g_array_index ((a), gdouble, (i))
 
-/* the medians of where the frames' time went (S8Stage) */
-static void
-s8_stages (S8Producer * p, S8Window * w, S8Sample * out)
-{
-  GArray *st[S8_N_STAGES];
-  guint i, k;
-
-  for (k = 0; k < S8_N_STAGES; k++)
-    st[k] = series_new ();
-  for (i = 0; i < w->frames; i++) {
-    guint n = g_array_index (w->index, guint, i);
-
-    series_add (st[S8_STAGE_ACQUIRE_WAIT], AT (p->t_wait, n) * 1e6);
-    series_add (st[S8_STAGE_PUSH], (AT (p->t_pushed, n) - AT (p->t0, n)) * 1e6);
-    series_add (st[S8_STAGE_TO_PROBE], (AT (w->tp, i) - AT (p->t0, n)) * 1e6);
-    series_add (st[S8_STAGE_READ], (AT (w->t1, i) - AT (w->tp, i)) * 1e6);
-    if (i > 0)
-      series_add (st[S8_STAGE_PROBE_PERIOD], (AT (w->tp, i) - AT (w->tp,
-                  i - 1)) * 1e6);
-  }
-  for (k = 0; k < S8_N_STAGES; k++) {
-    out->stage_us[k] = st[k]->len ? series_median (st[k]) : NAN;
-    g_array_unref (st[k]);
-  }
-}
-
-/* latencies, fps, CPU per frame and stages from the consumer's window */
+/* latencies, fps and CPU per frame from the consumer's window */
 static gboolean
 s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
     S8Sample * out, gchar ** error)
@@ -671,7 +624,7 @@ s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
   for (i = 0; i < w->frames; i++) {
     guint n = g_array_index (w->index, guint, i);
 
-    if (n >= p->t_pushed->len) {
+    if (n >= p->t0->len) {
       *error = g_strdup_printf ("the consumer read frame %u, which was not "
           "produced", n);
       g_array_unref (lat);
@@ -679,7 +632,6 @@ s8_sample (S8Producer * p, S8Config * c, S8Window * w, gdouble prod_cpu_s,
     }
     series_add (lat, (AT (w->t1, i) - AT (p->t0, n)) * 1e6);
   }
-  s8_stages (p, w, out);
   out->fps = w->frames / w->seconds;
   out->dropped = c->frames - MIN (unique_frames (w), c->frames);
   out->prod_cpu_us = prod_cpu_s * 1e6 / c->frames;

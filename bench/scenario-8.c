@@ -42,7 +42,6 @@ static const struct
 } s8_ratios[] = {
   {S8_S, S8_U, 2.0}, {S8_S, S8_UM, 2.0}, {S8_S, S8_P, 0.9},
   {S8_SI, S8_U, 2.0}, {S8_SI, S8_UM, 2.0}, {S8_SI, S8_P, 0.9},
-  {S8_SIS, S8_U, 2.0}, {S8_SIS, S8_UM, 2.0}, {S8_SIS, S8_P, 0.9},
   {S8_SP, S8_U, 2.0}, {S8_SP, S8_UM, 2.0}, {S8_SP, S8_P, 0.9},
   {S8_SIP, S8_U, 2.0}, {S8_SIP, S8_UM, 2.0}, {S8_SIP, S8_P, 0.9},
 };
@@ -52,7 +51,7 @@ s8_config_new (gint width, gint height, guint gpu_us, guint frames,
     guint warmup)
 {
   S8Config *c = g_new0 (S8Config, 1);
-  guint k, i;
+  guint k;
 
   c->width = width;
   c->height = height;
@@ -72,8 +71,6 @@ s8_config_new (gint width, gint height, guint gpu_us, guint frames,
     m->lat_p50_us = series_new ();
     m->lat_p99_us = series_new ();
     m->dropped = series_new ();
-    for (i = 0; i < S8_N_STAGES; i++)
-      m->stage_us[i] = series_new ();
     m->stats_ok = TRUE;
   }
   return c;
@@ -125,8 +122,6 @@ s8_copies (S8ModeResult * m)
 static void
 json_mode8 (JsonBuilder * jb, gint k, S8ModeResult * m)
 {
-  guint i;
-
   jb_obj (jb, s8_modes[k].key);
   jb_str (jb, "status", m->status);
   jb_str (jb, "error", m->error);
@@ -137,10 +132,6 @@ json_mode8 (JsonBuilder * jb, gint k, S8ModeResult * m)
   jb_series (jb, "latency_p50_us", m->lat_p50_us);
   jb_series (jb, "latency_p99_us", m->lat_p99_us);
   jb_series (jb, "dropped_frames", m->dropped);
-  jb_obj (jb, "stages_us");
-  for (i = 0; i < S8_N_STAGES; i++)
-    jb_series (jb, s8_stage_names[i], m->stage_us[i]);
-  jb_obj_end (jb);
   if (S8_OURS (k)) {
     json_structure (jb, "cudasyncipcsink_stats", m->sink_stats);
     json_structure (jb, "cudasyncipcsrc_stats", m->src_stats);
@@ -270,13 +261,6 @@ s8_print_config (S8Config * c)
       g_print ("             cpu-syncs: cudasyncipcsink %.0f, cudasyncipcsrc "
           "%.0f\n", stat_value (m->sink_stats, "cpu-syncs"),
           stat_value (m->src_stats, "cpu-syncs"));
-    g_print ("             stages (us): acquire-wait %.0f push %.0f "
-        "to-probe %.0f read %.0f probe-period %.0f\n",
-        series_median (m->stage_us[S8_STAGE_ACQUIRE_WAIT]),
-        series_median (m->stage_us[S8_STAGE_PUSH]),
-        series_median (m->stage_us[S8_STAGE_TO_PROBE]),
-        series_median (m->stage_us[S8_STAGE_READ]),
-        series_median (m->stage_us[S8_STAGE_PROBE_PERIOD]));
   }
   for (i = 0; i < G_N_ELEMENTS (s8_ratios); i++) {
     S8ModeResult *m = &c->m[s8_ratios[i].m], *ref = &c->m[s8_ratios[i].ref];
@@ -298,9 +282,9 @@ s8_print_config (S8Config * c)
 
 /* ours: both elements' counters: no CPU-synchronising call, one GPU wait
  * per frame on the source, one copy per frame in the sink and in the source
- * (s; si on 1.22) or none in the source (si and si_stream: lent); the
+ * (s; si on 1.22) or none in the source (si, si_pool: lent); the
  * sink's input kept by a thread (s, si: the producer's memory has no
- * stream) or given back ordered on the GPU (si_stream) */
+ * stream) or given back ordered on the GPU (the pool modes) */
 static void
 s8_check_stats (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
 {
@@ -321,7 +305,7 @@ s8_check_stats (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
         "cudasyncipcsrc");
     ok &= expect_stat (s->sink_stats, "frames-sent", frames, note,
         "cudasyncipcsink");
-    /* the bench producer's memory: no stream but in si_stream and the
+    /* the bench producer's memory: no stream but in the
      * pool modes; those frames are the sink's own, sent without a copy */
     ok &= expect_stat (s->sink_stats, s8_modes[k].memory_stream ?
         "inputs-held" : "inputs-ordered", 0, note, "cudasyncipcsink");
@@ -361,8 +345,6 @@ s8_check_stats (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
 static void
 s8_record (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
 {
-  guint i;
-
   g_mutex_lock (&b->lock);
   series_add (m->fps, s->fps);
   series_add (m->prod_cpu_us, s->prod_cpu_us);
@@ -372,8 +354,6 @@ s8_record (Bench * b, gint k, S8ModeResult * m, S8Sample * s)
   series_add (m->lat_p50_us, s->lat_p50_us);
   series_add (m->lat_p99_us, s->lat_p99_us);
   series_add (m->dropped, s->dropped);
-  for (i = 0; i < S8_N_STAGES; i++)
-    series_add (m->stage_us[i], s->stage_us[i]);
   g_mutex_unlock (&b->lock);
   if (S8_OURS (k))
     s8_check_stats (b, k, m, s);

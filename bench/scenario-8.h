@@ -25,7 +25,6 @@ G_BEGIN_DECLS enum
   S8_UM,                        /* cudaipcsink ipc-mode=mmap -> cudaipcsrc */
   S8_P,                         /* one process, no IPC */
   S8_SI,                        /* s with cudasyncipcsrc io-mode=import */
-  S8_SIS,                       /* si, the producer on its memory's stream */
   S8_SP,                        /* s, written in place in the sink's pool */
   S8_SIP,                       /* si, written in place in the sink's pool */
   S8_N_MODES
@@ -52,23 +51,6 @@ typedef struct
 
 extern const S8Mode s8_modes[S8_N_MODES];
 
-/* where a frame's time goes (medians over the measured frames, in µs):
- * the producer's wait for a free buffer of its pool, its write and push
- * (the sink's render included), from its pool acquire to the consumer's
- * probe (p: inside the push), from the probe to the read's end, and
- * between two frames at the probe (the consumer side's period) */
-typedef enum
-{
-  S8_STAGE_ACQUIRE_WAIT,
-  S8_STAGE_PUSH,
-  S8_STAGE_TO_PROBE,
-  S8_STAGE_READ,
-  S8_STAGE_PROBE_PERIOD,
-  S8_N_STAGES
-} S8Stage;
-
-extern const gchar *const s8_stage_names[S8_N_STAGES];
-
 typedef struct
 {
   gchar *status;
@@ -79,7 +61,6 @@ typedef struct
   GArray *total_cpu_us;         /* both (p: the one process) */
   GArray *lat_p50_us, *lat_p99_us;
   GArray *dropped;              /* measured frames the consumer never saw */
-  GArray *stage_us[S8_N_STAGES];        /* S8Stage medians */
   GstStructure *sink_stats;     /* s: cudasyncipcsink, last repetition */
   GstStructure *src_stats;      /* s: cudasyncipcsrc, last repetition */
   gboolean stats_ok;
@@ -102,7 +83,6 @@ typedef struct
 {
   gdouble fps, prod_cpu_us, cons_cpu_us, total_cpu_us;
   gdouble lat_p50_us, lat_p99_us;
-  gdouble stage_us[S8_N_STAGES];
   guint dropped;
   GstStructure *sink_stats, *src_stats;
 } S8Sample;
@@ -134,7 +114,6 @@ typedef struct
   guint frames;                 /* measured frames seen */
   GArray *index;                /* guint: each measured frame seen */
   GArray *t1;                   /* gdouble: mono_s () when its read ended */
-  GArray *tp;                   /* gdouble: mono_s () when the probe saw it */
 } S8Window;
 
 S8Consumer *s8_consumer_new (Bench * b, gboolean acquire_meta,

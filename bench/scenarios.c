@@ -26,7 +26,7 @@ extern const BenchScenario bench_scenario_8;
 /* scenario-2.c */
 extern const BenchMode bench_mode_a, bench_mode_c;
 /* scenario-3.c (the CUDA <-> Vulkan scenario), scenario-3-raw.c */
-extern const BenchMode bench_mode_cv_a, bench_mode_cv_b, bench_mode_cv_c,
+extern const BenchMode bench_mode_cv_a, bench_mode_cv_b,
     bench_mode_cv_ab, bench_mode_cv_ai, bench_mode_cv_as, bench_mode_cv_d,
     bench_mode_cv_d2, bench_mode_cv_d3, bench_mode_vc_a, bench_mode_vc_b,
     bench_mode_s5_a, bench_mode_s5_c, bench_mode_s6_am;
@@ -50,7 +50,6 @@ const BenchMode *const bench_modes[N_ALL_MODES] = {
   [MODE_C] = &bench_mode_c,
   [MODE_CV_A] = &bench_mode_cv_a,
   [MODE_CV_B] = &bench_mode_cv_b,
-  [MODE_CV_C] = &bench_mode_cv_c,
   [MODE_CV_AB] = &bench_mode_cv_ab,
   [MODE_VC_A] = &bench_mode_vc_a,
   [MODE_VC_B] = &bench_mode_vc_b,

@@ -225,6 +225,32 @@ section_start (Bench * b, S2Result * S, const gchar * const *need,
   return section_writer (b, S, writer, ret);
 }
 
+guint
+s2_frames (Bench * b, guint gpu_us)
+{
+  if (b->opt.frames > 0)
+    return b->opt.frames;
+  if (b->opt.quick)
+    return gpu_us ? 10 : 20;
+  if (gpu_us == 0)
+    return 400;
+  return CLAMP (400000 / gpu_us, 60, 400);
+}
+
+/* fewer frames, for sections where every frame goes through the CPU in
+ * the upstream modes */
+guint
+s34_frames (Bench * b, guint gpu_us, gint width)
+{
+  if (b->opt.frames > 0)
+    return b->opt.frames;
+  if (b->opt.quick)
+    return 10;
+  if (gpu_us == 0)
+    return width > 1920 ? 40 : 100;
+  return CLAMP (400000 / gpu_us, 60, 400);
+}
+
 static S2Config *
 config_new (Bench * b, S2Result * S, const gint * size, const gchar * format,
     guint gpu_us)
@@ -600,6 +626,7 @@ json_section (Bench * b, JsonBuilder * jb, S2Result * S)
   jb_str (jb, "what", sec->title);
   jb_int (jb, "repetitions", S->repetitions);
   jb_str (jb, "frame_writer", S->frame_writer);
+  jb_str (jb, "kernel", S->kernel_info);
   jb_obj (jb, "modes");
   for (j = 0; j < sec->n_modes; j++)
     jb_str (jb, bench_mode_key (b, sec->modes[j]),
