@@ -87,7 +87,7 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_to_vulkan_debug);
 
-#define BRIDGE(self) gst_cuda_vk_base_transform_get_bridge \
+#define INTEROP(self) gst_cuda_vk_base_transform_get_interop \
     (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define IN_INFO(self) gst_cuda_vk_base_transform_get_in_info \
     (GST_CUDA_VK_BASE_TRANSFORM (self))
@@ -110,7 +110,7 @@ struct _GstCudaToVulkan
   gboolean written_in_place;
 };
 
-/* after the base class's (gstcudavkbridge.h) */
+/* after the base classes' (GstCudaVkBaseTransform's) */
 enum
 {
   PROP_IN_PLACE = 100,
@@ -187,14 +187,6 @@ gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
   G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
 }
 
-/* The frame pool could not allocate a frame (on the streaming thread, or
- * upstream's through the pool proposed to it) */
-static void
-frame_pool_error (GError * error, gpointer user_data)
-{
-  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
-}
-
 /* The kind of memory of the output frames: @caps' kind, or with property
  * multi-planar its variant of one multi-planar image per frame, where
  * upstream can write those in place and the device makes them */
@@ -219,7 +211,8 @@ output_kind (GstCudaToVulkan * self, GstCaps * caps)
         kind->caps_feature);
     return kind;
   }
-  if (!gst_cuda_vk_multiplanar_supported (BRIDGE (self)->device, info,
+  if (!gst_cuda_vk_multiplanar_supported (gst_cuda_vk_base_transform_get_device
+          (GST_CUDA_VK_BASE_TRANSFORM (self)), info,
           GST_CUDA_VK_IMAGE_USAGE, &err)) {
     GST_INFO_OBJECT (self, "one image per plane: %s", err->message);
     g_clear_error (&err);
@@ -240,8 +233,8 @@ gst_cuda_to_vulkan_set_info (GstCudaVkBaseTransform * base, GstCaps * incaps,
   g_return_val_if_fail (self->out_kind, FALSE);
   /* frames of the old caps in flight downstream keep the old pool alive
    * and are freed when they come back */
-  pool = gst_cuda_vk_frame_pool_new (BRIDGE (self)->interop, OUT_INFO (self),
-      self->out_kind, frame_pool_error, self);
+  pool = gst_cuda_vk_frame_pool_new (INTEROP (self), OUT_INFO (self),
+      self->out_kind, gst_cuda_vk_base_transform_pool_error, self);
   if (!gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Could not activate the Vulkan memory pool"), (NULL));
@@ -273,7 +266,7 @@ offer_pool (GstCudaToVulkan * self, GstQuery * query, GstBufferPool * pool,
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_cuda_vk_compat_pool_config_set_stream (config,
-      gst_cuda_vk_interop_get_cuda_stream (BRIDGE (self)->interop));
+      gst_cuda_vk_interop_get_cuda_stream (INTEROP (self)));
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT " refused caps %"
         GST_PTR_FORMAT, pool, caps);
@@ -308,7 +301,7 @@ in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
       (self));
   if (!frames)
     return NULL;
-  pool = gst_cuda_vk_upstream_pool_new (BRIDGE (self)->interop, frames);
+  pool = gst_cuda_vk_upstream_pool_new (INTEROP (self), frames);
   gst_object_unref (frames);
   if (!pool)
     GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
@@ -325,14 +318,13 @@ in_place_pool (GstCudaToVulkan * self, const GstVideoInfo * info)
 static void
 propose_pool (GstCudaToVulkan * self, GstQuery * query)
 {
-  GstCudaVkBridge *b = BRIDGE (self);
+  GstCudaVkInterop *interop = INTEROP (self);
   GstBufferPool *pool;
   GstVideoInfo info;
   GstCaps *caps;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !b->interop || !gst_cuda_vk_interop_get_cuda_stream
-      (b->interop) ||
+  if (!caps || !interop || !gst_cuda_vk_interop_get_cuda_stream (interop) ||
       gst_query_get_n_allocation_pools (query) > 0 ||
       !gst_video_info_from_caps (&info, caps))
     return;
@@ -343,8 +335,8 @@ propose_pool (GstCudaToVulkan * self, GstQuery * query)
     GST_DEBUG_OBJECT (self, "proposed a pool of the output's frames");
     return;
   }
-  if (!offer_pool (self, query, gst_cuda_buffer_pool_new (b->cuda), caps,
-          &info))
+  if (!offer_pool (self, query, gst_cuda_buffer_pool_new
+          (gst_cuda_vk_interop_get_context (interop)), caps, &info))
     GST_WARNING_OBJECT (self, "the CUDA pool refused its configuration");
 }
 
@@ -357,11 +349,11 @@ gst_cuda_to_vulkan_propose_allocation (GstBaseTransform * trans,
   propose_pool (self, query);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   /* an upstream cudasemsignal signals this, we wait on the GPU */
-  if (BRIDGE (self)->interop &&
-      gst_cuda_vk_interop_get_offer_semaphore (BRIDGE (self)->interop))
+  if (INTEROP (self) &&
+      gst_cuda_vk_interop_get_offer_semaphore (INTEROP (self)))
     gst_query_add_cuda_sync_meta (query,
         GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAG_OPAQUE_FD,
-        gst_cuda_vk_interop_get_offer_semaphore (BRIDGE (self)->interop));
+        gst_cuda_vk_interop_get_offer_semaphore (INTEROP (self)));
   return TRUE;
 }
 
@@ -382,10 +374,10 @@ gst_cuda_to_vulkan_decide_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* @inbuf is one CUDA memory of @b's context, at least as large as @info
- * (the negotiated input) says; otherwise an element error */
+/* @inbuf is one CUDA memory of @cuda, at least as large as @info (the
+ * negotiated input) says; otherwise an element error */
 static gboolean
-check_input (GstCudaToVulkan * self, GstCudaVkBridge * b,
+check_input (GstCudaToVulkan * self, GstCudaContext * cuda,
     const GstVideoInfo * info, GstBuffer * inbuf)
 {
   GstCudaMemory *cmem;
@@ -398,7 +390,7 @@ check_input (GstCudaToVulkan * self, GstCudaVkBridge * b,
     return FALSE;
   }
   mem = gst_buffer_peek_memory (inbuf, 0);
-  if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self), mem, b->cuda))
+  if (!gst_cuda_sync_element_check_memory (GST_ELEMENT (self), mem, cuda))
     return FALSE;
   cmem = GST_CUDA_MEMORY_CAST (mem);
   if (GST_VIDEO_INFO_FORMAT (&cmem->info) != GST_VIDEO_INFO_FORMAT (info) ||
@@ -466,15 +458,17 @@ gst_cuda_to_vulkan_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (trans);
-  GstCudaVkBridge *b = BRIDGE (self);
+  GstCudaVkInterop *interop = INTEROP (self);
   const GstVideoInfo *info = IN_INFO (self);
   GError *err = NULL;
 
-  if (!check_input (self, b, info, inbuf))
+  if (!check_input (self, gst_cuda_vk_interop_get_context (interop), info,
+          inbuf))
     return GST_FLOW_ERROR;
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
+  gst_cuda_sync_base_transform_count (GST_CUDA_SYNC_BASE_TRANSFORM (self),
+      GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
-  if (!gst_cuda_vk_interop_take_over (b->interop, inbuf, info, outbuf,
+  if (!gst_cuda_vk_interop_take_over (interop, inbuf, info, outbuf,
           gst_cuda_vk_frame_get (outbuf), self->out_kind,
           self->written_in_place, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);

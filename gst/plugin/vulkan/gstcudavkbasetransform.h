@@ -6,8 +6,10 @@
 
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
-#include "gstcudavkbridge.h"
+#include <gst/video/video.h>
+#include <gst/vulkan/vulkan.h>
 #include "gstcudasyncbasetransform.h"
+#include "gstcudavkinterop.h"
 
 G_BEGIN_DECLS
 
@@ -28,9 +30,11 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVkBaseTransform, gst_cuda_vk_base_transform,
  * The abstract base of cudatovulkan and vulkantocuda, on
  * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the CUDA context
  * and stream, which it opens in NULL->READY with the devices and closes in
- * READY->NULL): the `timeline` property, the Vulkan contexts (GstContext),
- * the devices' set-up, caps, the output pool and errors. Not registered
- * as an element.
+ * READY->NULL): the `timeline` property, the Vulkan contexts (instance,
+ * device and queue, shared through GstContext), the devices' set-up, the
+ * GstCudaVkInterop the hand-overs run on (made in NULL->READY, flushed in
+ * stop, stopped in READY->NULL), caps, the output pool and errors. Not
+ * registered as an element.
  */
 struct _GstCudaVkBaseTransformClass
 {
@@ -43,9 +47,17 @@ struct _GstCudaVkBaseTransformClass
   void (*set_flushing) (GstCudaVkBaseTransform * self, gboolean flushing);
 };
 
-/* What the subclasses use: the bridge state (the streaming thread, and
- * start/stop, own it), the negotiated video infos and the output pool */
-GstCudaVkBridge * gst_cuda_vk_base_transform_get_bridge (GstCudaVkBaseTransform * self);
+/* What the subclasses use. The interop and the device (transfer none) are
+ * set up in NULL->READY and dropped in READY->NULL by the thread that
+ * changes the state, and used by the streaming thread in between (outside,
+ * the interop is NULL, and the device NULL or the pipeline's, not set up
+ * yet). */
+GstCudaVkInterop * gst_cuda_vk_base_transform_get_interop (GstCudaVkBaseTransform * self);
+GstVulkanDevice * gst_cuda_vk_base_transform_get_device (GstCudaVkBaseTransform * self);
+/* How the last start synchronises: "timeline", "binary" or "none" (the
+ * CPU fallback) */
+const gchar * gst_cuda_vk_base_transform_get_semaphore_type (GstCudaVkBaseTransform * self);
+/* the negotiated video infos */
 GstVideoInfo * gst_cuda_vk_base_transform_get_in_info (GstCudaVkBaseTransform * self);
 GstVideoInfo * gst_cuda_vk_base_transform_get_out_info (GstCudaVkBaseTransform * self);
 /* the output pool (transfer full), or NULL before caps */
@@ -57,5 +69,17 @@ gboolean gst_cuda_vk_base_transform_has_failed (GstCudaVkBaseTransform * self);
  * deactivated */
 void     gst_cuda_vk_base_transform_set_pool (GstCudaVkBaseTransform * self,
                                               GstBufferPool * pool);
+/* A frame pool's error function (gstcudavkframepool.h) for the element
+ * @self: it could not allocate a frame (on the streaming thread, or
+ * upstream's through a pool proposed to it), the element's error */
+void     gst_cuda_vk_base_transform_pool_error (GError * error,
+                                                gpointer self);
+
+/* deactivates and drops *@pool, if any */
+void     gst_cuda_vk_clear_pool          (GstBufferPool ** pool);
+/* decide_allocation: how many output buffers the element has at most.
+ * Downstream's max-buffers (the first pool of @query) when it gives one,
+ * else @default_max; in any case more than downstream's min-buffers. */
+guint    gst_cuda_vk_allocation_bound    (GstQuery * query, guint default_max);
 
 G_END_DECLS

@@ -2,18 +2,20 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The Vulkan device shared with CUDA: UUID match, the external memory/semaphore extensions, the one queue object per device, and the fence recycler.
+ * The Vulkan device shared with CUDA: UUID match, the external
+ * memory/semaphore extensions, the debug names of the objects.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudavkbridge.h"
+#include "gstcudavkdevice.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <string.h>
 
-/* the bridge's parts' category, set up by gst_cuda_vk_bridge_init() */
+/* the bridge's parts' category, set up by GstCudaVkBaseTransform's
+ * class_init */
 GST_DEBUG_CATEGORY (gst_cuda_vk_debug);
 #define GST_CAT_DEFAULT gst_cuda_vk_debug
 
@@ -60,30 +62,30 @@ pd_has_extension (GstVulkanPhysicalDevice * pd, const gchar * name)
 /* The Vulkan device of the CUDA device: same UUID. (Tests on the simulated
  * driver give it the Vulkan device's UUID with CUDASIM_DEVICE_UUID.) */
 static gboolean
-check_uuid (GstCudaVkBridge * b, GstVulkanPhysicalDevice * pd,
+check_uuid (GstVulkanInstance * instance, GstVulkanPhysicalDevice * pd,
     const guint8 * cuda_uuid)
 {
   guint8 vk_uuid[VK_UUID_SIZE];
 
-  if (!vk_device_uuid (b->instance, pd, vk_uuid))
+  if (!vk_device_uuid (instance, pd, vk_uuid))
     return FALSE;
   return memcmp (vk_uuid, cuda_uuid, VK_UUID_SIZE) == 0;
 }
 
-/* The pipeline's device: it must be the CUDA device and have (or still be
+/* The pipeline's @device: it must be the CUDA device and have (or still be
  * able to get) the external memory extensions */
 static gboolean
-check_pipeline_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
-    const gchar * cuda_str, GError ** error)
+check_pipeline_device (GstVulkanInstance * instance, GstVulkanDevice * device,
+    const guint8 * cuda_uuid, const gchar * cuda_str, GError ** error)
 {
   gboolean opened;
-  GstVulkanPhysicalDevice *pd = b->device->physical_device;
+  GstVulkanPhysicalDevice *pd = device->physical_device;
 
-  if (!check_uuid (b, pd, cuda_uuid)) {
+  if (!check_uuid (instance, pd, cuda_uuid)) {
     guint8 u[VK_UUID_SIZE] = { 0, };
     gchar *vs;
 
-    vk_device_uuid (b->instance, pd, u);
+    vk_device_uuid (instance, pd, u);
     vs = uuid_to_string (u);
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
         ("The pipeline's Vulkan device (%s, UUID %s) is not the CUDA "
@@ -92,9 +94,9 @@ check_pipeline_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
     g_free (vs);
     return FALSE;
   }
-  opened = b->device->device != VK_NULL_HANDLE;
+  opened = device->device != VK_NULL_HANDLE;
   if (opened) {
-    if (!gst_vulkan_device_is_extension_enabled (b->device, EXT_MEM_FD)) {
+    if (!gst_vulkan_device_is_extension_enabled (device, EXT_MEM_FD)) {
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
           ("The pipeline's Vulkan device was opened without %s: memory "
               "cannot be shared with CUDA", EXT_MEM_FD),
@@ -103,7 +105,7 @@ check_pipeline_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
       return FALSE;
     }
     if (pd_has_extension (pd, EXT_SEM_FD) &&
-        !gst_vulkan_device_is_extension_enabled (b->device, EXT_SEM_FD)) {
+        !gst_vulkan_device_is_extension_enabled (device, EXT_SEM_FD)) {
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
           ("The pipeline's Vulkan device was opened without %s",
               EXT_SEM_FD), ("enable %s and %s before "
@@ -114,25 +116,24 @@ check_pipeline_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
   return TRUE;
 }
 
-/* No device in the pipeline: the physical device with the CUDA device's
- * UUID, a new GstVulkanDevice in b->device */
-static gboolean
-find_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
+/* No device in the pipeline: a new GstVulkanDevice of the physical device
+ * of @instance with the CUDA device's UUID (transfer full) */
+static GstVulkanDevice *
+find_device (GstVulkanInstance * instance, const guint8 * cuda_uuid,
     const gchar * cuda_str, GError ** error)
 {
-  GstVulkanPhysicalDevice *found = NULL;
-  guint i, n = b->instance->n_physical_devices;
+  GstVulkanDevice *found = NULL;
+  guint i, n = instance->n_physical_devices;
   GString *seen = g_string_new (NULL);
 
   for (i = 0; i < n && !found; i++) {
-    GstVulkanDevice *dev = gst_vulkan_device_new_with_index (b->instance, i);
+    GstVulkanDevice *dev = gst_vulkan_device_new_with_index (instance, i);
     guint8 u[VK_UUID_SIZE];
 
-    if (dev && check_uuid (b, dev->physical_device, cuda_uuid)) {
-      found = dev->physical_device;
-      b->device = dev;
+    if (dev && check_uuid (instance, dev->physical_device, cuda_uuid)) {
+      found = dev;
     } else {
-      if (dev && vk_device_uuid (b->instance, dev->physical_device, u)) {
+      if (dev && vk_device_uuid (instance, dev->physical_device, u)) {
         gchar *vs = uuid_to_string (u);
         g_string_append_printf (seen, "%s%s (%s)", seen->len ? ", " : "",
             vs, dev->physical_device->properties.deviceName);
@@ -141,37 +142,34 @@ find_device (GstCudaVkBridge * b, const guint8 * cuda_uuid,
       gst_clear_object (&dev);
     }
   }
-  if (!b->device) {
+  if (!found) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
         ("No Vulkan device has the UUID of the CUDA device (%s); the "
             "Vulkan devices have %s", cuda_str, seen->len ? seen->str :
             "no readable UUID"), ("%u Vulkan physical devices checked", n));
-    g_string_free (seen, TRUE);
-    return FALSE;
   }
   g_string_free (seen, TRUE);
-  return TRUE;
+  return found;
 }
 
-/* Opens b->device with the interop extensions, unless already open */
+/* Opens @device with the interop extensions, unless already open */
 static gboolean
-open_device (GstCudaVkBridge * b, GError ** error)
+open_device (GstElement * element, GstVulkanDevice * device, GError ** error)
 {
-  GstElement *self = b->element;
   GError *err = NULL;
 
-  if (b->device->device == VK_NULL_HANDLE) {
-    if (!gst_vulkan_device_enable_extension (b->device, EXT_MEM_FD)) {
+  if (device->device == VK_NULL_HANDLE) {
+    if (!gst_vulkan_device_enable_extension (device, EXT_MEM_FD)) {
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, SETTINGS,
           ("The Vulkan device %s does not support %s: memory cannot be "
               "shared with CUDA",
-              b->device->physical_device->properties.deviceName, EXT_MEM_FD),
+              device->physical_device->properties.deviceName, EXT_MEM_FD),
           (NULL));
       return FALSE;
     }
-    if (!gst_vulkan_device_enable_extension (b->device, EXT_SEM_FD))
-      GST_INFO_OBJECT (self, "%s not available: CPU fallback", EXT_SEM_FD);
-    if (!gst_vulkan_device_open (b->device, &err)) {
+    if (!gst_vulkan_device_enable_extension (device, EXT_SEM_FD))
+      GST_INFO_OBJECT (element, "%s not available: CPU fallback", EXT_SEM_FD);
+    if (!gst_vulkan_device_open (device, &err)) {
       GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
           ("Could not open the Vulkan device"), ("%s", err->message));
       g_clear_error (&err);
@@ -181,23 +179,22 @@ open_device (GstCudaVkBridge * b, GError ** error)
   return TRUE;
 }
 
-/* The debug names, and whether the device shares memory with CUDA (the
- * interop looks the functions up itself) */
+/* The debug names of @element's objects, and whether @device shares
+ * memory with CUDA (the interop looks the functions up itself) */
 static gboolean
-get_functions (GstCudaVkBridge * b, GError ** error)
+get_functions (GstElement * element, GstVulkanDevice * device,
+    GstCudaVkNamer * namer, GError ** error)
 {
-  GstElement *self = b->element;
-
-  memset (&b->namer, 0, sizeof (b->namer));
-  if (gst_vulkan_instance_is_extension_enabled (b->device->instance,
+  memset (namer, 0, sizeof (*namer));
+  if (gst_vulkan_instance_is_extension_enabled (device->instance,
           VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
-    b->namer.fn = gst_vulkan_instance_get_proc_address (b->device->instance,
+    namer->fn = gst_vulkan_instance_get_proc_address (device->instance,
         "vkSetDebugUtilsObjectNameEXT");
-    b->namer.device = b->device->device;
-    g_snprintf (b->namer.prefix, sizeof (b->namer.prefix), "gst-cudasync %s",
-        GST_OBJECT_NAME (self));
+    namer->device = device->device;
+    g_snprintf (namer->prefix, sizeof (namer->prefix), "gst-cudasync %s",
+        GST_OBJECT_NAME (element));
   }
-  if (!gst_vulkan_device_get_proc_address (b->device, "vkGetMemoryFdKHR")) {
+  if (!gst_vulkan_device_get_proc_address (device, "vkGetMemoryFdKHR")) {
     GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, FAILED,
         ("The Vulkan device lacks vkGetMemoryFdKHR"), (NULL));
     return FALSE;
@@ -205,74 +202,60 @@ get_functions (GstCudaVkBridge * b, GError ** error)
   return TRUE;
 }
 
-gboolean
-gst_cuda_vk_device_setup (GstCudaVkBridge * b, const guint8 * cuda_uuid,
-    GError ** error)
+/* Shares @device, which @element made, with the rest of the pipeline, as
+ * upstream elements share the instance: the bin answers later elements'
+ * NEED_CONTEXT with it, so every bridge element of the pipeline (and the
+ * vulkan elements that ask them) use one device, and one queue object */
+static void
+share_device (GstElement * element, GstVulkanDevice * device)
 {
-  GstElement *self = b->element;
+  GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
+      TRUE);
+
+  gst_context_set_vulkan_device (context, device);
+  gst_element_post_message (element, gst_message_new_have_context
+      (GST_OBJECT (element), context));
+}
+
+GstVulkanDevice *
+gst_cuda_vk_device_setup (GstElement * element, GstVulkanInstance * instance,
+    GstVulkanDevice * pipeline_device, const guint8 * cuda_uuid,
+    GstCudaVkNamer * namer, GError ** error)
+{
   gchar *cuda_str = uuid_to_string (cuda_uuid);
-  gboolean created = FALSE;
+  GstVulkanDevice *device = NULL;
 
-  if (!gst_vulkan_ensure_element_data (self, NULL, &b->instance)) {
-    GST_CUDA_SYNC_SET_ERROR (error, RESOURCE, NOT_FOUND,
-        ("No Vulkan instance available"), ("gst_vulkan_ensure_element_data "
-            "failed"));
-    goto fail;
-  }
-
-  if (!b->device)
-    gst_vulkan_device_run_context_query (self, &b->device);
-  if (!b->device) {
-    /* NEED_CONTEXT: the application, or the bin with the device another
-     * bridge element of the pipeline shared (below), answers through
-     * set_context() */
-    gst_vulkan_global_context_query (self, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
-  }
-
-  if (b->device) {
-    if (!check_pipeline_device (b, cuda_uuid, cuda_str, error))
-      goto fail;
-  } else if (find_device (b, cuda_uuid, cuda_str, error)) {
-    created = TRUE;
+  if (pipeline_device) {
+    if (check_pipeline_device (instance, pipeline_device, cuda_uuid,
+            cuda_str, error))
+      device = gst_object_ref (pipeline_device);
   } else {
-    goto fail;
+    device = find_device (instance, cuda_uuid, cuda_str, error);
   }
-
-  if (!open_device (b, error))
+  if (!device || !open_device (element, device, error))
     goto fail;
-
-  if (created) {
-    /* share it with the rest of the pipeline, as upstream elements share
-     * the instance: the bin answers later elements' NEED_CONTEXT with it,
-     * so every bridge element of the pipeline (and the vulkan elements that
-     * ask them) use one device, and one queue object */
-    GstContext *context = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR,
-        TRUE);
-
-    gst_context_set_vulkan_device (context, b->device);
-    gst_element_post_message (self, gst_message_new_have_context
-        (GST_OBJECT (self), context));
-  }
-
-  if (!get_functions (b, error))
+  if (!pipeline_device)
+    share_device (element, device);
+  if (!get_functions (element, device, namer, error))
     goto fail;
 
   /* which devices were matched: both UUIDs (they are equal) */
   {
     guint8 vu[VK_UUID_SIZE];
-    gchar *vs = vk_device_uuid (b->instance, b->device->physical_device, vu)
+    gchar *vs = vk_device_uuid (instance, device->physical_device, vu)
         ? uuid_to_string (vu) : g_strdup ("?");
 
-    GST_INFO_OBJECT (self, "CUDA device UUID %s, Vulkan device %s UUID %s",
-        cuda_str, b->device->physical_device->properties.deviceName, vs);
+    GST_INFO_OBJECT (element, "CUDA device UUID %s, Vulkan device %s UUID %s",
+        cuda_str, device->physical_device->properties.deviceName, vs);
     g_free (vs);
   }
   g_free (cuda_str);
-  return TRUE;
+  return device;
 
 fail:
+  gst_clear_object (&device);
   g_free (cuda_str);
-  return FALSE;
+  return NULL;
 }
 
 void

@@ -15,8 +15,6 @@
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaVkBridge GstCudaVkBridge;
-
 /* Names Vulkan objects "gst-cudasync <element> <what>" when the instance
  * has VK_EXT_debug_utils enabled (a validation run: validation messages
  * then say which objects are the project's); else does nothing. Copied by
@@ -34,12 +32,20 @@ void     gst_cuda_vk_namer_name          (const GstCudaVkNamer * namer,
                                           VkObjectType type, guint64 handle,
                                           const gchar * what);
 
-/* Finds (or takes from the pipeline) the Vulkan device whose deviceUUID is
- * @cuda_uuid and enables the external memory/semaphore extensions on it;
- * otherwise @error says why (naming both UUIDs), for the element to post
- * (GST_CUDA_SYNC_ELEMENT_ERROR_FROM()) */
-gboolean gst_cuda_vk_device_setup        (GstCudaVkBridge * b,
+/* The Vulkan device shared with CUDA, whose deviceUUID is @cuda_uuid, open
+ * with the external memory/semaphore extensions (transfer full).
+ * @pipeline_device (nullable): the pipeline's device, which must be that
+ * one and have the extensions, or still be closed. Without one, a new
+ * device of @instance's physical device with that UUID, which @element
+ * shares with the pipeline (HAVE_CONTEXT). @element also logs, and names
+ * the Vulkan objects of *@namer. NULL and @error (naming both UUIDs where
+ * they differ) for the element to post (GST_CUDA_SYNC_ELEMENT_ERROR_FROM())
+ * otherwise. */
+GstVulkanDevice * gst_cuda_vk_device_setup (GstElement * element,
+                                          GstVulkanInstance * instance,
+                                          GstVulkanDevice * pipeline_device,
                                           const guint8 * cuda_uuid,
+                                          GstCudaVkNamer * namer,
                                           GError ** error);
 
 G_END_DECLS

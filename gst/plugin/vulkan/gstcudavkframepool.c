@@ -267,6 +267,8 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
 {
   GstCudaVkImagePool *pool = GST_CUDA_VK_IMAGE_POOL (bpool);
   GstCudaVkInterop *interop = pool->interop;
+  const GstCudaVkAllocParams *alloc =
+      gst_cuda_vk_interop_get_alloc_params (interop);
   GstVideoInfo *info = &pool->info;
   GstBuffer *buf = gst_buffer_new ();
   GstCudaVkFrame *f = g_new0 (GstCudaVkFrame, 1);
@@ -278,8 +280,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
     GstMemory *mem;
 
-    if (!pool->kind->alloc_plane (interop, info, i, pool->usage, &h->plane,
-            &err)) {
+    if (!pool->kind->alloc_plane (alloc, info, i, pool->usage, &h->plane, &err)) {
       g_free (h);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "Could not allocate shareable Vulkan memory", err, buf, f);

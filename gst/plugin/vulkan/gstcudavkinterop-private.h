@@ -9,6 +9,7 @@
 #pragma once
 
 #include "gstcudavkinterop.h"
+#include "gstcudavkrelay.h"
 
 G_BEGIN_DECLS
 
@@ -30,7 +31,9 @@ struct _GstCudaVkInterop
   GstVulkanQueue *queue;
   GstVulkanCommandPool *cmd_pool;
   GstCudaVkNamer namer;
-  PFN_vkGetMemoryFdKHR get_memory_fd;
+  /* for the exportable memory of its frames and staging slots: @cuda,
+   * @device and @namer, with vkGetMemoryFdKHR */
+  GstCudaVkAllocParams alloc;
   PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
   GstCudaVkFencePool *fences;
   /* trash_lock guards trash: cudatovulkan's frame pool submits from
@@ -52,7 +55,7 @@ struct _GstCudaVkInterop
   GMutex give_back_cmd_lock;
   GstVulkanCommandPool *give_back_cmd_pool;
   /* upstream main: the submissions' part in the images' timelines
-   * (gstcudavkcompat.h); NULL on 1.22 to 1.28. Its lock is taken alone or
+   * (gstcudavkrelay.h); NULL on 1.22 to 1.28. Its lock is taken alone or
    * under (never around) the trash lock. */
   GstCudaVkRelay *relay;
 

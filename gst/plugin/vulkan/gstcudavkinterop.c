@@ -103,9 +103,12 @@ gst_cuda_vk_interop_new (GstCudaContext * cuda, GstCudaStream * cuda_stream,
   self->relay = relay;
   if (namer)
     self->namer = *namer;
+  self->alloc.cuda = self->cuda;
+  self->alloc.device = self->device;
+  self->alloc.namer = &self->namer;
   /* the device's set-up made sure it has it */
-  self->get_memory_fd = gst_vulkan_device_get_proc_address (self->device,
-      "vkGetMemoryFdKHR");
+  self->alloc.get_memory_fd = gst_vulkan_device_get_proc_address
+      (self->device, "vkGetMemoryFdKHR");
   if (gst_vulkan_device_is_extension_enabled (self->device, EXT_SEM_FD))
     self->get_semaphore_fd = gst_vulkan_device_get_proc_address
         (self->device, "vkGetSemaphoreFdKHR");
@@ -296,6 +299,12 @@ const GstCudaVkNamer *
 gst_cuda_vk_interop_get_namer (GstCudaVkInterop * self)
 {
   return &self->namer;
+}
+
+const GstCudaVkAllocParams *
+gst_cuda_vk_interop_get_alloc_params (GstCudaVkInterop * self)
+{
+  return &self->alloc;
 }
 
 GstCudaVkSemaphore *

@@ -16,11 +16,14 @@
  * Vulkan frame (cudatovulkan), the give-back of a frame to CUDA (its pool)
  * and the copy of a Vulkan frame into CUDA memory (vulkantocuda). They
  * return GErrors for the element to post (GST_CUDA_SYNC_ELEMENT_ERROR_FROM());
- * what it counts goes to its maker's functions. Its parts:
- * gstcudavksemaphore.c (semaphores), gstcudavkmemory.c (exportable
- * memory), gstcudavkstaging.c (staging slots),
+ * what it counts goes to its maker's functions. Its parts, which read its
+ * state through gstcudavkinterop-private.h: gstcudavksemaphore.c
+ * (semaphores), gstcudavkstaging.c (staging slots),
  * gstcudavkinterop-tovulkan.c (take-over, give-back),
- * gstcudavkinterop-tocuda.c (download). Not installed.
+ * gstcudavkinterop-tocuda.c (download). It is above the memory kinds
+ * (gstcudavkmemorykind.h), whose entries the hand-overs call, and the
+ * exportable memory (gstcudavkmemory.h), which it allocates with its
+ * GstCudaVkAllocParams. Not installed.
  *
  * Locking: hand-over submissions take the trash lock, then (while it is
  * held, when freeing the list's entries releases frames) a frame pool's
@@ -44,7 +47,7 @@
 G_BEGIN_DECLS
 
 /* What the interop and the bridge elements count: the stats structure's
- * counter fields, in this order (gst_cuda_vk_counter_fields) */
+ * counter fields, in this order (GstCudaVkBaseTransform's counter names) */
 typedef enum
 {
   GST_CUDA_VK_COUNTER_BUFFERS,
@@ -158,6 +161,10 @@ GstVulkanQueue *gst_cuda_vk_interop_get_queue (GstCudaVkInterop * self);
 /* names Vulkan objects as the interop does */
 const GstCudaVkNamer *gst_cuda_vk_interop_get_namer (GstCudaVkInterop *
     self);
+/* what allocates exportable memory on its device and context, for as
+ * long as the interop lives */
+const GstCudaVkAllocParams *gst_cuda_vk_interop_get_alloc_params
+    (GstCudaVkInterop * self);
 /* the timeline semaphore; NULL without one (transfer none) */
 GstCudaVkSemaphore *gst_cuda_vk_interop_get_timeline (GstCudaVkInterop *
     self);

@@ -9,7 +9,7 @@
 #endif
 
 #include "gstcudavkmemory.h"
-#include "gstcudavkinterop-private.h"
+#include "gstcudavkcompat.h"
 #include <gst/cuda/cuda-gst.h>
 #include <unistd.h>
 #include <string.h>
@@ -21,19 +21,19 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
  * lookup by type bits with one by requirements (which also checks the heap
  * size). */
 static gboolean
-find_memory_type (GstCudaVkInterop * self, const VkMemoryRequirements * req,
-    guint32 * idx)
+find_memory_type (const GstCudaVkAllocParams * alloc,
+    const VkMemoryRequirements * req, guint32 * idx)
 {
-  if (gst_cuda_vk_compat_find_memory_type (self->device, req,
+  if (gst_cuda_vk_compat_find_memory_type (alloc->device, req,
           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, idx))
     return TRUE;
-  return gst_cuda_vk_compat_find_memory_type (self->device, req, 0, idx);
+  return gst_cuda_vk_compat_find_memory_type (alloc->device, req, 0, idx);
 }
 
 /* The memory requirements of @plane's image or buffer; logs whether the
  * driver requires or prefers a dedicated allocation for it. */
 static void
-get_requirements (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+get_requirements (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
     VkMemoryRequirements * req)
 {
   PFN_vkGetImageMemoryRequirements2 get_img2 = NULL;
@@ -42,16 +42,16 @@ get_requirements (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   VkMemoryRequirements2 req2 = { 0, };
 
   if (plane->image) {
-    get_img2 = gst_vulkan_device_get_proc_address (self->device,
+    get_img2 = gst_vulkan_device_get_proc_address (alloc->device,
         "vkGetImageMemoryRequirements2");
     if (!get_img2)
-      get_img2 = gst_vulkan_device_get_proc_address (self->device,
+      get_img2 = gst_vulkan_device_get_proc_address (alloc->device,
           "vkGetImageMemoryRequirements2KHR");
   } else {
-    get_buf2 = gst_vulkan_device_get_proc_address (self->device,
+    get_buf2 = gst_vulkan_device_get_proc_address (alloc->device,
         "vkGetBufferMemoryRequirements2");
     if (!get_buf2)
-      get_buf2 = gst_vulkan_device_get_proc_address (self->device,
+      get_buf2 = gst_vulkan_device_get_proc_address (alloc->device,
           "vkGetBufferMemoryRequirements2KHR");
   }
 
@@ -62,20 +62,20 @@ get_requirements (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     VkImageMemoryRequirementsInfo2 info = { 0, };
     info.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
     info.image = plane->image;
-    get_img2 (self->device->device, &info, &req2);
+    get_img2 (alloc->device->device, &info, &req2);
     *req = req2.memoryRequirements;
   } else if (get_buf2) {
     VkBufferMemoryRequirementsInfo2 info = { 0, };
     info.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
     info.buffer = plane->buffer;
-    get_buf2 (self->device->device, &info, &req2);
+    get_buf2 (alloc->device->device, &info, &req2);
     *req = req2.memoryRequirements;
   } else if (plane->image) {
-    vkGetImageMemoryRequirements (self->device->device, plane->image, req);
+    vkGetImageMemoryRequirements (alloc->device->device, plane->image, req);
   } else {
-    vkGetBufferMemoryRequirements (self->device->device, plane->buffer, req);
+    vkGetBufferMemoryRequirements (alloc->device->device, plane->buffer, req);
   }
-  GST_DEBUG_OBJECT (self, "%s: size %" G_GUINT64_FORMAT ", alignment %"
+  GST_DEBUG_OBJECT (alloc->device, "%s: size %" G_GUINT64_FORMAT ", alignment %"
       G_GUINT64_FORMAT ", memory types 0x%x, dedicated allocation: requires %d"
       ", prefers %d", plane->image ? "image" : "buffer", (guint64) req->size,
       (guint64) req->alignment, req->memoryTypeBits,
@@ -97,7 +97,7 @@ get_requirements (GstCudaVkInterop * self, GstCudaVkPlane * plane,
  * memory anyway, so this costs nothing. The size given to CUDA is the
  * allocation's (VkMemoryRequirements.size), not the plane's. */
 static gboolean
-alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+alloc_and_import (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
     GError ** error)
 {
   VkMemoryRequirements req_storage, *req = &req_storage;
@@ -109,8 +109,8 @@ alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   VkResult res;
   int fd = -1;
 
-  get_requirements (self, plane, req);
-  if (!find_memory_type (self, req, &type_idx)) {
+  get_requirements (alloc, plane, req);
+  if (!find_memory_type (alloc, req, &type_idx)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "No Vulkan memory type for exportable memory (bits 0x%x)",
         req->memoryTypeBits);
@@ -126,7 +126,7 @@ alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   ai.pNext = &export_info;
   ai.allocationSize = req->size;
   ai.memoryTypeIndex = type_idx;
-  res = vkAllocateMemory (self->device->device, &ai, NULL, &plane->memory);
+  res = vkAllocateMemory (alloc->device->device, &ai, NULL, &plane->memory);
   if (res != VK_SUCCESS) {
     plane->memory = VK_NULL_HANDLE;
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -135,17 +135,17 @@ alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     return FALSE;
   }
   plane->alloc_size = req->size;
-  GST_DEBUG_OBJECT (self, "allocated %" G_GUINT64_FORMAT " bytes of "
+  GST_DEBUG_OBJECT (alloc->device, "allocated %" G_GUINT64_FORMAT " bytes of "
       "memory type %u (flags 0x%x), dedicated", (guint64) req->size, type_idx,
-      self->device->physical_device->memory_properties.memoryTypes[type_idx].
+      alloc->device->physical_device->memory_properties.memoryTypes[type_idx].
       propertyFlags);
   if (plane->image)
     res =
-        vkBindImageMemory (self->device->device, plane->image, plane->memory,
+        vkBindImageMemory (alloc->device->device, plane->image, plane->memory,
         0);
   else
     res =
-        vkBindBufferMemory (self->device->device, plane->buffer, plane->memory,
+        vkBindBufferMemory (alloc->device->device, plane->buffer, plane->memory,
         0);
   if (res != VK_SUCCESS) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -156,7 +156,7 @@ alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
   fd_info.memory = plane->memory;
   fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  res = self->get_memory_fd (self->device->device, &fd_info, &fd);
+  res = alloc->get_memory_fd (alloc->device->device, &fd_info, &fd);
   if (res != VK_SUCCESS || fd < 0) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
@@ -165,7 +165,7 @@ alloc_and_import (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   }
 
   /* dedicated on every driver: see docs/design.md */
-  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (self->cuda, fd,
+  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (alloc->cuda, fd,
       req->size, TRUE, error);
   if (!plane->ext_mem) {
     /* on failure the fd stays ours */
@@ -314,7 +314,7 @@ gst_cuda_vk_image_exportable (GstVulkanDevice * device,
 /* Creates @plane's linear, exportable image of @format (@width x
  * @height) after checking that the device makes it */
 static gboolean
-create_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+create_image (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
     VkFormat format, guint width, guint height, VkImageUsageFlags usage,
     GError ** error)
 {
@@ -334,7 +334,7 @@ create_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   {
     gchar *what = g_strdup_printf ("A %ux%u image is", width, height);
     gboolean ok =
-        check_image_extent (self->device, format, width, height, usage,
+        check_image_extent (alloc->device, format, width, height, usage,
         what, error);
 
     g_free (what);
@@ -342,7 +342,7 @@ create_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
       return FALSE;
   }
 
-  res = export_format_props (self->device, format, usage, &limits, &features);
+  res = export_format_props (alloc->device, format, usage, &limits, &features);
   if (res != VK_ERROR_EXTENSION_NOT_PRESENT &&
       !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
@@ -370,7 +370,7 @@ create_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   /* external memory: must start UNDEFINED (VUID-VkImageCreateInfo-pNext-01443);
    * the user moves it to GENERAL before CUDA writes into it */
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  res = vkCreateImage (self->device->device, &ci, NULL, &plane->image);
+  res = vkCreateImage (alloc->device->device, &ci, NULL, &plane->image);
   if (res != VK_SUCCESS) {
     plane->image = VK_NULL_HANDLE;
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
@@ -378,44 +378,46 @@ create_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
         width, height, format, res);
     return FALSE;
   }
-  gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_IMAGE,
+  gst_cuda_vk_namer_name (alloc->namer, VK_OBJECT_TYPE_IMAGE,
       (guint64) plane->image, "image");
-  GST_DEBUG_OBJECT (self, "linear %ux%u image of format %d, external memory "
-      "features 0x%x", width, height, format, features);
+  GST_DEBUG_OBJECT (alloc->device,
+      "linear %ux%u image of format %d, external memory features 0x%x",
+      width, height, format, features);
   return TRUE;
 }
 
 /* The layout of @aspect of @plane's linear image */
 static void
-image_layout (GstCudaVkInterop * self, GstCudaVkPlane * plane,
+image_layout (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
     VkImageAspectFlags aspect, VkSubresourceLayout * layout)
 {
   VkImageSubresource sub = { aspect, 0, 0 };
 
-  vkGetImageSubresourceLayout (self->device->device, plane->image, &sub,
+  vkGetImageSubresourceLayout (alloc->device->device, plane->image, &sub,
       layout);
-  GST_DEBUG_OBJECT (self, "image aspect 0x%x: offset %" G_GUINT64_FORMAT
-      ", row pitch %" G_GUINT64_FORMAT ", size %" G_GUINT64_FORMAT, aspect,
+  GST_DEBUG_OBJECT (alloc->device,
+      "image aspect 0x%x: offset %" G_GUINT64_FORMAT ", row pitch %"
+      G_GUINT64_FORMAT ", size %" G_GUINT64_FORMAT, aspect,
       (guint64) layout->offset, (guint64) layout->rowPitch,
       (guint64) layout->size);
 }
 
 gboolean
-gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
-    VkFormat format, guint width, guint height, VkImageUsageFlags usage,
-    GError ** error)
+gst_cuda_vk_plane_alloc_image (const GstCudaVkAllocParams * alloc,
+    GstCudaVkPlane * plane, VkFormat format, guint width, guint height,
+    VkImageUsageFlags usage, GError ** error)
 {
   VkSubresourceLayout layout;
 
-  if (!create_image (self, plane, format, width, height, usage, error))
+  if (!create_image (alloc, plane, format, width, height, usage, error))
     return FALSE;
   /* linear image: CUDA writes the rows where this layout says they are */
-  image_layout (self, plane, VK_IMAGE_ASPECT_COLOR_BIT, &layout);
+  image_layout (alloc, plane, VK_IMAGE_ASPECT_COLOR_BIT, &layout);
   plane->offset = layout.offset;
   plane->pitch = layout.rowPitch;
   plane->size = layout.size;
-  if (!alloc_and_import (self, plane, error)) {
-    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
+  if (!alloc_and_import (alloc, plane, error)) {
+    gst_cuda_vk_plane_free (alloc->cuda, alloc->device, plane);
     return FALSE;
   }
   plane->cuda_ptr += plane->offset;
@@ -423,7 +425,7 @@ gst_cuda_vk_plane_alloc_image (GstCudaVkInterop * self, GstCudaVkPlane * plane,
 }
 
 gboolean
-gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * self,
+gst_cuda_vk_plane_alloc_multiplanar (const GstCudaVkAllocParams * alloc,
     GstCudaVkPlane * plane, const GstVideoInfo * info,
     VkImageUsageFlags usage, GError ** error)
 {
@@ -438,12 +440,12 @@ gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * self,
    * (VUID-VkImageCreateInfo-format-04712, -04713): an odd frame is the
    * top left of the next even size, whose chroma planes have the frame's
    * rows and columns (GStreamer rounds a 4:2:0 plane's size up) */
-  if (!create_image (self, plane, format,
+  if (!create_image (alloc, plane, format,
           GST_ROUND_UP_2 (GST_VIDEO_INFO_WIDTH (info)),
           GST_ROUND_UP_2 (GST_VIDEO_INFO_HEIGHT (info)), usage, error))
     return FALSE;
-  if (!alloc_and_import (self, plane, error)) {
-    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
+  if (!alloc_and_import (alloc, plane, error)) {
+    gst_cuda_vk_plane_free (alloc->cuda, alloc->device, plane);
     return FALSE;
   }
   /* every plane where the driver put it in the one allocation; asked once
@@ -452,7 +454,7 @@ gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * self,
   for (i = 0; i < n; i++) {
     VkSubresourceLayout layout;
 
-    image_layout (self, plane, aspects[i], &layout);
+    image_layout (alloc, plane, aspects[i], &layout);
     plane->sub_offset[i] = layout.offset;
     plane->sub_pitch[i] = layout.rowPitch;
     plane->size = MAX (plane->size, layout.offset + layout.size);
@@ -463,15 +465,16 @@ gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * self,
         "The planes of a multi-planar image end at byte %" G_GSIZE_FORMAT
         ", past its memory (%" G_GUINT64_FORMAT " bytes)", plane->size,
         (guint64) plane->alloc_size);
-    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
+    gst_cuda_vk_plane_free (alloc->cuda, alloc->device, plane);
     return FALSE;
   }
   return TRUE;
 }
 
 gboolean
-gst_cuda_vk_plane_alloc_buffer (GstCudaVkInterop * self, GstCudaVkPlane * plane,
-    gsize size, VkBufferUsageFlags usage, GError ** error)
+gst_cuda_vk_plane_alloc_buffer (const GstCudaVkAllocParams * alloc,
+    GstCudaVkPlane * plane, gsize size, VkBufferUsageFlags usage,
+    GError ** error)
 {
   VkExternalMemoryBufferCreateInfo ext_ci = { 0, };
   VkBufferCreateInfo ci = { 0, };
@@ -485,9 +488,9 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkInterop * self, GstCudaVkPlane * plane,
   ci.size = size;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  res = vkCreateBuffer (self->device->device, &ci, NULL, &plane->buffer);
+  res = vkCreateBuffer (alloc->device->device, &ci, NULL, &plane->buffer);
   if (res == VK_SUCCESS)
-    gst_cuda_vk_namer_name (&self->namer, VK_OBJECT_TYPE_BUFFER,
+    gst_cuda_vk_namer_name (alloc->namer, VK_OBJECT_TYPE_BUFFER,
         (guint64) plane->buffer, "buffer");
   if (res != VK_SUCCESS) {
     plane->buffer = VK_NULL_HANDLE;
@@ -497,8 +500,8 @@ gst_cuda_vk_plane_alloc_buffer (GstCudaVkInterop * self, GstCudaVkPlane * plane,
     return FALSE;
   }
   plane->size = size;
-  if (!alloc_and_import (self, plane, error)) {
-    gst_cuda_vk_plane_free (self->cuda, self->device, plane);
+  if (!alloc_and_import (alloc, plane, error)) {
+    gst_cuda_vk_plane_free (alloc->cuda, alloc->device, plane);
     return FALSE;
   }
   return TRUE;

@@ -2,9 +2,10 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Exportable Vulkan memory imported into CUDA, allocated by the interop
- * (gstcudavkinterop.h) on its device and CUDA context: a part of it. Part
- * of the bridge elements (cudatovulkan, vulkantocuda); not installed.
+ * Exportable Vulkan memory imported into CUDA, allocated with what
+ * GstCudaVkAllocParams holds (the interop keeps one for its device and
+ * CUDA context). Part of the bridge elements (cudatovulkan,
+ * vulkantocuda); not installed.
  */
 #pragma once
 
@@ -13,10 +14,20 @@
 #include <gst/vulkan/vulkan.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cudasync/gstcudasync-internal.h>
+#include "gstcudavkdevice.h"
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaVkInterop GstCudaVkInterop;
+/* What allocating exportable memory imported into CUDA needs: the CUDA
+ * context and the Vulkan device (references their owner keeps),
+ * vkGetMemoryFdKHR, and the namer of the objects made */
+typedef struct
+{
+  GstCudaContext *cuda;
+  GstVulkanDevice *device;
+  PFN_vkGetMemoryFdKHR get_memory_fd;
+  const GstCudaVkNamer *namer;
+} GstCudaVkAllocParams;
 
 /* One plane of exportable Vulkan memory mapped into CUDA. */
 typedef struct
@@ -57,18 +68,18 @@ gboolean gst_cuda_vk_image_exportable    (GstVulkanDevice * device,
                                           const GstVideoInfo * info,
                                           VkImageUsageFlags usage,
                                           GError ** error);
-gboolean gst_cuda_vk_plane_alloc_image   (GstCudaVkInterop * interop,
+gboolean gst_cuda_vk_plane_alloc_image   (const GstCudaVkAllocParams * alloc,
                                           GstCudaVkPlane * plane,
                                           VkFormat format, guint width, guint height,
                                           VkImageUsageFlags usage, GError ** error);
 /* One linear multi-planar image for a whole frame of @info (NV12, I420:
  * gst_cuda_vk_multiplanar_format()), its planes laid out in @plane's
  * sub_offset/sub_pitch; @plane->cuda_ptr is the start of the memory */
-gboolean gst_cuda_vk_plane_alloc_multiplanar (GstCudaVkInterop * interop,
+gboolean gst_cuda_vk_plane_alloc_multiplanar (const GstCudaVkAllocParams * alloc,
                                           GstCudaVkPlane * plane,
                                           const GstVideoInfo * info,
                                           VkImageUsageFlags usage, GError ** error);
-gboolean gst_cuda_vk_plane_alloc_buffer  (GstCudaVkInterop * interop,
+gboolean gst_cuda_vk_plane_alloc_buffer  (const GstCudaVkAllocParams * alloc,
                                           GstCudaVkPlane * plane,
                                           gsize size, VkBufferUsageFlags usage,
                                           GError ** error);
@@ -102,4 +113,5 @@ gboolean gst_cuda_vk_multiplanar_supported (GstVulkanDevice * device,
                                           GError ** error);
 
 #define GST_CUDA_VK_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+
 G_END_DECLS

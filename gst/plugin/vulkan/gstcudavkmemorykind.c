@@ -31,10 +31,11 @@ gst_cuda_vk_barriers_record (const GstCudaVkBarriers * barriers,
 /* ---- memory:VulkanImage: one linear image per plane ---- */
 
 static gboolean
-image_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
+image_alloc_plane (const GstCudaVkAllocParams * alloc,
+    const GstVideoInfo * info,
     guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, GError ** error)
 {
-  return gst_cuda_vk_plane_alloc_image (interop, plane,
+  return gst_cuda_vk_plane_alloc_image (alloc, plane,
       gst_cuda_vk_plane_format (info, i),
       GST_VIDEO_INFO_COMP_WIDTH (info, i), GST_VIDEO_INFO_COMP_HEIGHT (info,
           i), usage, error);
@@ -209,12 +210,12 @@ static const GstCudaVkMemoryKind image_kind = {
 /* ---- memory:VulkanImage, multi-planar: one linear image per frame ---- */
 
 static gboolean
-multiplanar_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
+multiplanar_alloc_plane (const GstCudaVkAllocParams * alloc,
+    const GstVideoInfo * info,
     guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, GError ** error)
 {
   g_return_val_if_fail (i == 0, FALSE);
-  return gst_cuda_vk_plane_alloc_multiplanar (interop, plane, info, usage,
-      error);
+  return gst_cuda_vk_plane_alloc_multiplanar (alloc, plane, info, usage, error);
 }
 
 /* Everything but the allocation as for one image per plane: the image is
@@ -241,14 +242,15 @@ static const GstCudaVkMemoryKind multiplanar_kind = {
 /* ---- memory:VulkanBuffer: one buffer per plane, GstVideoInfo's layout */
 
 static gboolean
-buffer_alloc_plane (GstCudaVkInterop * interop, const GstVideoInfo * info,
+buffer_alloc_plane (const GstCudaVkAllocParams * alloc,
+    const GstVideoInfo * info,
     guint i, VkImageUsageFlags usage, GstCudaVkPlane * plane, GError ** error)
 {
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
 
   gst_video_format_info_component (info->finfo, i, comp);
-  if (!gst_cuda_vk_plane_alloc_buffer (interop, plane, stride *
+  if (!gst_cuda_vk_plane_alloc_buffer (alloc, plane, stride *
           GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]), BUFFER_USAGE, error))
     return FALSE;
   plane->pitch = stride;

@@ -48,7 +48,7 @@ void     gst_cuda_vk_barriers_record     (const GstCudaVkBarriers * barriers,
  *   of the kind of its caps feature (gst_cuda_vk_memory_kind_variant()),
  *   not a caps entry of its own.
  * @alloc_plane: allocates memory @i of a frame of @info, exportable, with
- *   @interop; images with @usage (buffers have their own)
+ *   @alloc; images with @usage (buffers have their own)
  * @wrap_plane: wraps @plane (memory @i of a frame of @info, allocated with
  *   @usage) into a GstMemory of the kind; @notify (@holder) frees the plane
  *   with the memory
@@ -78,7 +78,7 @@ typedef struct
   gboolean video_meta;
   gboolean multiplanar;
 
-  gboolean (*alloc_plane) (GstCudaVkInterop * interop,
+  gboolean (*alloc_plane) (const GstCudaVkAllocParams * alloc,
       const GstVideoInfo * info, guint i, VkImageUsageFlags usage,
       GstCudaVkPlane * plane, GError ** error);
   GstMemory * (*wrap_plane) (GstVulkanDevice * device,

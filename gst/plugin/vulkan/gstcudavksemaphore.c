@@ -160,7 +160,7 @@ gst_cuda_vk_interop_setup_sync (GstCudaVkInterop * self,
   VkSemaphore probe_vk;
   GstCudaSemaphore *probe;
 
-  /* Upstream main: the relay's operations (gstcudavkcompat.h) are joined
+  /* Upstream main: the relay's operations (gstcudavkrelay.h) are joined
    * to the submissions by binary semaphores, and a binary semaphore's
    * signal must not depend on a wait whose signal Vulkan cannot see
    * (VUID-vkQueueSubmit2-semaphore-03873): a take-over waiting for CUDA's

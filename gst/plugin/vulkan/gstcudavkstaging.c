@@ -165,7 +165,7 @@ gst_cuda_vk_staging_new (GstCudaVkInterop * self, const GstVideoInfo * info,
   s->refcount = 1;
   s->wrap = wrap;
   total = layout (s, info);
-  if (!gst_cuda_vk_plane_alloc_buffer (self, &s->staging, total,
+  if (!gst_cuda_vk_plane_alloc_buffer (&self->alloc, &s->staging, total,
           VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
           error)) {
     g_free (s);

@@ -33,7 +33,7 @@ typedef struct
   guint64 signal_values[GST_CUDA_VK_MAX_SYNC];
   guint n_barriers;
   GstVulkanBarrierMemoryInfo *barriers[GST_VIDEO_MAX_PLANES];
-  /* a relay's binary semaphores (gstcudavkcompat.h) among the waits and
+  /* a relay's binary semaphores (gstcudavkrelay.h) among the waits and
    * signals: references, dropped once the submission completed */
   guint n_handles;
   GstVulkanHandle *handles[2];

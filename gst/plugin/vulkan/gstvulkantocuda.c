@@ -81,7 +81,9 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
 
-#define BRIDGE(self) gst_cuda_vk_base_transform_get_bridge \
+#define INTEROP(self) gst_cuda_vk_base_transform_get_interop \
+    (GST_CUDA_VK_BASE_TRANSFORM (self))
+#define DEVICE(self) gst_cuda_vk_base_transform_get_device \
     (GST_CUDA_VK_BASE_TRANSFORM (self))
 #define IN_INFO(self) gst_cuda_vk_base_transform_get_in_info \
     (GST_CUDA_VK_BASE_TRANSFORM (self))
@@ -225,8 +227,7 @@ gc_retired (GstVulkanToCuda * self)
     Slot *s = g_ptr_array_index (self->retired, i);
     GError *err = NULL;
     GstCudaVkStagingState st =
-        gst_cuda_vk_staging_state (BRIDGE (self)->interop, s,
-        &err);
+        gst_cuda_vk_staging_state (INTEROP (self), s, &err);
 
     if (st == GST_CUDA_VK_STAGING_ERROR) {
       /* cannot tell: keep it, stop() waits for the stream */
@@ -257,13 +258,6 @@ clear_lend (GstVulkanToCuda * self)
   gst_clear_buffer (&self->cur_lent);
 }
 
-/* The frame pool could not allocate a frame for upstream */
-static void
-lend_pool_error (GError * error, gpointer user_data)
-{
-  GST_CUDA_SYNC_ELEMENT_ERROR_FROM (user_data, error);
-}
-
 /* 1.24+, property in-place, one-plane image frames, and the GPU path with
  * a timeline semaphore (or the CPU fallback): a pool of frames that CUDA
  * reads where they are, for upstream to write (gstcudavkvulkanpool.c).
@@ -271,7 +265,9 @@ lend_pool_error (GError * error, gpointer user_data)
 static void
 setup_lend (GstVulkanToCuda * self)
 {
-  GstCudaVkBridge *b = BRIDGE (self);
+  GstCudaVkInterop *interop = INTEROP (self);
+  const gchar *sem_type = gst_cuda_vk_base_transform_get_semaphore_type
+      (GST_CUDA_VK_BASE_TRANSFORM (self));
   GstBufferPool *frames, *pool;
   gboolean enabled;
   GError *err = NULL;
@@ -279,30 +275,30 @@ setup_lend (GstVulkanToCuda * self)
   GST_OBJECT_LOCK (self);
   enabled = self->in_place;
   GST_OBJECT_UNLOCK (self);
-  if (!enabled || !b->interop || g_strcmp0 (b->sem_type, "binary") == 0 ||
+  if (!enabled || !interop || g_strcmp0 (sem_type, "binary") == 0 ||
       !g_str_equal (self->in_kind->caps_feature,
           GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE)) {
     GST_DEBUG_OBJECT (self, "no pool for upstream (in-place %d, %s "
-        "semaphores, %s)", enabled, b->sem_type, self->in_kind->caps_feature);
+        "semaphores, %s)", enabled, sem_type, self->in_kind->caps_feature);
     return;
   }
-  if (!gst_cuda_vk_vulkan_pool_supported (b->device, IN_INFO (self), &err)) {
+  if (!gst_cuda_vk_vulkan_pool_supported (DEVICE (self), IN_INFO (self), &err)) {
     GST_INFO_OBJECT (self, "no pool for upstream: %s", err->message);
     g_clear_error (&err);
     return;
   }
   /* no element error while probing: a failure here means copying */
-  frames = gst_cuda_vk_frame_pool_new (b->interop, IN_INFO (self),
+  frames = gst_cuda_vk_frame_pool_new (interop, IN_INFO (self),
       self->in_kind, NULL, NULL);
   gst_cuda_vk_frame_pool_set_image_usage (frames, GST_CUDA_VK_LEND_IMAGE_USAGE);
   if (!gst_buffer_pool_set_active (frames, TRUE) ||
-      !(pool = gst_cuda_vk_vulkan_pool_new (b->interop, frames,
-              self->in_kind))) {
+      !(pool = gst_cuda_vk_vulkan_pool_new (interop, frames, self->in_kind))) {
     GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
     gst_cuda_vk_clear_pool (&frames);
     return;
   }
-  gst_cuda_vk_frame_pool_set_error_func (frames, lend_pool_error, self);
+  gst_cuda_vk_frame_pool_set_error_func (frames,
+      gst_cuda_vk_base_transform_pool_error, self);
   GST_OBJECT_LOCK (self);
   self->lend_frames = frames;
   GST_OBJECT_UNLOCK (self);
@@ -335,7 +331,7 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
   clear_lend (self);
   /* the base class then lets the stream's work finish */
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  if (BRIDGE (self)->device)
+  if (DEVICE (self))
     free_slots (self);
   g_clear_pointer (&self->slots, g_ptr_array_unref);
   g_clear_pointer (&self->retired, g_ptr_array_unref);
@@ -429,14 +425,15 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
     self->max_outputs = max;
     return TRUE;
   }
-  pool = gst_cuda_buffer_pool_new (BRIDGE (self)->cuda);
+  pool = gst_cuda_buffer_pool_new (gst_cuda_vk_interop_get_context (INTEROP
+          (self)));
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps,
       GST_VIDEO_INFO_SIZE (OUT_INFO (self)), 0, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   /* the output memory carries the stream the copy into it runs on */
   gst_cuda_vk_compat_pool_config_set_stream (config,
-      gst_cuda_vk_interop_get_cuda_stream (BRIDGE (self)->interop));
+      gst_cuda_vk_interop_get_cuda_stream (INTEROP (self)));
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -535,7 +532,7 @@ wait_returned_slot (GstVulkanToCuda * self, GError ** error)
     if (g_atomic_int_get (&s->in_use) || s->broken)
       continue;
     GST_LOG_OBJECT (self, "%u staging buffers in flight: waiting", n);
-    if (!gst_cuda_vk_staging_wait (BRIDGE (self)->interop, s, error))
+    if (!gst_cuda_vk_staging_wait (INTEROP (self), s, error))
       return NULL;
     self->next_slot = (k + 1) % n;
     return s;
@@ -561,7 +558,7 @@ all_broken (GPtrArray * slots)
 static GstFlowReturn
 get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
 {
-  GstCudaVkBridge *b = BRIDGE (self);
+  GstCudaVkInterop *interop = INTEROP (self);
   guint limit = self->wrap ? self->max_outputs : MAX_SLOTS;
   Slot *s;
 
@@ -573,7 +570,7 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       GstCudaVkStagingState st;
 
       s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-      st = gst_cuda_vk_staging_state (b->interop, s, error);
+      st = gst_cuda_vk_staging_state (interop, s, error);
       if (st == GST_CUDA_VK_STAGING_ERROR)
         return GST_FLOW_ERROR;
       if (st == GST_CUDA_VK_STAGING_READY) {
@@ -599,7 +596,7 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
       return GST_FLOW_FLUSHING;
   }
 
-  s = gst_cuda_vk_staging_new (b->interop, IN_INFO (self), self->wrap,
+  s = gst_cuda_vk_staging_new (interop, IN_INFO (self), self->wrap,
       self->waiter, error);
   if (!s)
     return GST_FLOW_ERROR;
@@ -647,7 +644,7 @@ gst_vulkan_to_cuda_prepare_output_buffer (GstBaseTransform * trans,
         (trans, inbuf, outbuf);
   if ((ret = acquire_slot (self, &s)) != GST_FLOW_OK)
     return ret;
-  if (!(mem = gst_cuda_vk_staging_wrap (BRIDGE (self)->interop, s))) {
+  if (!(mem = gst_cuda_vk_staging_wrap (INTEROP (self), s))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not wrap a staging buffer into CUDA memory"),
         ("gst_cuda_allocator_alloc_wrapped() failed"));
@@ -665,7 +662,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
-  GstCudaVkBridge *b = BRIDGE (self);
+  GstCudaSyncBaseTransform *base = GST_CUDA_SYNC_BASE_TRANSFORM (self);
+  GstCudaVkInterop *interop = INTEROP (self);
   GstCudaVkInputFrame in;
   GstMemory *omem;
   GError *err = NULL;
@@ -677,8 +675,8 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer *frame = g_steal_pointer (&self->cur_lent);
     gboolean ok;
 
-    gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
-    ok = gst_cuda_vk_interop_download_lent (b->interop, self->in_kind, frame,
+    gst_cuda_sync_base_transform_count (base, GST_CUDA_VK_COUNTER_BUFFERS, 1);
+    ok = gst_cuda_vk_interop_download_lent (interop, self->in_kind, frame,
         gst_cuda_vk_frame_get (frame), gst_buffer_peek_memory (outbuf, 0),
         &err);
     gst_buffer_unref (frame);
@@ -688,11 +686,12 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     }
     return GST_FLOW_OK;
   }
-  if (!self->in_kind->parse_input (&in, b->device, IN_INFO (self), inbuf, &err)) {
+  if (!self->in_kind->parse_input (&in, DEVICE (self), IN_INFO (self), inbuf,
+          &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;
   }
-  gst_cuda_vk_bridge_count (b, GST_CUDA_VK_COUNTER_BUFFERS, 1);
+  gst_cuda_sync_base_transform_count (base, GST_CUDA_VK_COUNTER_BUFFERS, 1);
 
   omem = gst_buffer_peek_memory (outbuf, 0);
   if (gst_buffer_n_memory (outbuf) != 1 || !gst_is_cuda_memory (omem)) {
@@ -709,7 +708,7 @@ gst_vulkan_to_cuda_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!s)
     return GST_FLOW_ERROR;
 
-  if (!gst_cuda_vk_interop_download (b->interop, self->in_kind, &in, s,
+  if (!gst_cuda_vk_interop_download (interop, self->in_kind, &in, s,
           omem, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR_FROM (self, err);
     return GST_FLOW_ERROR;

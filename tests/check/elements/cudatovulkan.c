@@ -24,7 +24,7 @@
  * timeline path) each image carries one in its barrier state; on upstream
  * main each image memory has one of its own, on every device with
  * timeline semaphores (lavapipe too), which the bridge reaches through a
- * GstVulkanOperation (gstcudavkcompat.h). From one use of an image to the
+ * GstVulkanOperation (gstcudavkrelay.h). From one use of an image to the
  * next, the value it carries out of cudatovulkan grows by 1 for the
  * take-over (which waits for CUDA's signal), 1 for the release, and 1 for
  * every downstream element that waited for the value and signalled the
