@@ -43,7 +43,7 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseTransform,
  *   stream without waiting: its pending work completes first)
  *
  * The abstract base of every element of the plugin (cudasemsignal and
- * cudasemwait through #GstCudaSyncBaseFilter, cudatovulkan and
+ * cudasemwait through #GstCudaSemBase, cudatovulkan and
  * vulkantocuda through #GstCudaVkBaseTransform): the `cuda-device-id`
  * property (gst_cuda_sync_base_transform_class_install_properties()), the
  * `stats` property each element installs with the fields it reports

@@ -77,7 +77,7 @@ enum
 
 struct _GstCudaSemSignal
 {
-  GstCudaSyncBaseFilter parent;
+  GstCudaSemBase parent;
 
   GstCudaSemSignalFallback fallback;
 
@@ -116,8 +116,7 @@ static const GstCudaSyncStatsField stats_fields[] = {
 };
 
 #define gst_cuda_sem_signal_parent_class parent_class
-G_DEFINE_TYPE (GstCudaSemSignal, gst_cuda_sem_signal,
-    GST_TYPE_CUDA_SYNC_BASE_FILTER);
+G_DEFINE_TYPE (GstCudaSemSignal, gst_cuda_sem_signal, GST_TYPE_CUDA_SEM_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudasemsignal, "cudasemsignal", GST_RANK_NONE,
     GST_TYPE_CUDA_SEM_SIGNAL);
 
@@ -313,7 +312,7 @@ handle_types_to_string (GstCudaSemaphoreHandleTypeFlags types)
 static gboolean
 negotiate_semaphore (GstCudaSemSignal * self)
 {
-  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSemBase *base = GST_CUDA_SEM_BASE (self);
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   GstCaps *caps = gst_pad_get_current_caps (srcpad);
   GstCudaSemaphoreHandleTypeFlags types =
@@ -337,7 +336,7 @@ negotiate_semaphore (GstCudaSemSignal * self)
     sem = offered;
     self->from_downstream = TRUE;
   } else {
-    sem = gst_cuda_sync_base_filter_dup_semaphore (base);
+    sem = gst_cuda_sem_base_dup_semaphore (base);
   }
 
   if (sem) {
@@ -354,7 +353,7 @@ negotiate_semaphore (GstCudaSemSignal * self)
       gst_object_unref (sem);
       return FALSE;
     }
-    if (!gst_cuda_sync_base_filter_check_semaphore (base, sem,
+    if (!gst_cuda_sem_base_check_semaphore (base, sem,
             self->from_downstream ? "Semaphore offered by downstream" :
             "Semaphore property")) {
       gst_object_unref (sem);
@@ -374,7 +373,7 @@ negotiate_semaphore (GstCudaSemSignal * self)
 static GstFlowReturn
 apply_fallback (GstCudaSemSignal * self, CUstream stream, const gchar * why)
 {
-  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSemBase *base = GST_CUDA_SEM_BASE (self);
   GstCudaSemSignalFallback fallback;
 
   GST_OBJECT_LOCK (self);
@@ -388,7 +387,7 @@ apply_fallback (GstCudaSemSignal * self, CUstream stream, const gchar * why)
   }
 
   GST_LOG_OBJECT (self, "%s: synchronising on the CPU", why);
-  return gst_cuda_sync_base_filter_cpu_sync (base, stream) ? GST_FLOW_OK :
+  return gst_cuda_sem_base_cpu_sync (base, stream) ? GST_FLOW_OK :
       GST_FLOW_ERROR;
 }
 
@@ -397,13 +396,13 @@ static GstFlowReturn
 signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
     CUstream stream)
 {
-  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSemBase *base = GST_CUDA_SEM_BASE (self);
   guint8 fence[GST_CUDA_NVSCI_FENCE_SIZE] = { 0, };
   GError *err = NULL;
   guint64 count;
 
   if (!gst_cuda_semaphore_signal_nvsci_full (self->active, stream, fence,
-          gst_cuda_sync_base_filter_get_flags (base), &err)) {
+          gst_cuda_sem_base_get_flags (base), &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
         "Could not enqueue the NvSciSync signal");
     return GST_FLOW_ERROR;
@@ -417,7 +416,7 @@ signal_nvsci (GstCudaSemSignal * self, GstBuffer * buf, GstCudaSyncMeta * meta,
   gst_cuda_sync_meta_add_acquire_nvsci_fence (meta, self->active, fence);
 
   count = gst_cuda_semaphore_get_last_value (self->active);
-  gst_cuda_sync_base_filter_count_signal (base, count);
+  gst_cuda_sem_base_count_signal (base, count);
   GST_LOG_OBJECT (self, "NvSciSync signal %" G_GUINT64_FORMAT " enqueued for %"
       GST_PTR_FORMAT, count, buf);
   return GST_FLOW_OK;
@@ -427,7 +426,7 @@ static GstFlowReturn
 gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstCudaSemSignal *self = GST_CUDA_SEM_SIGNAL (trans);
-  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSemBase *base = GST_CUDA_SEM_BASE (self);
   CUstream stream;
   GstCudaSyncMeta *meta;
   GError *err = NULL;
@@ -439,13 +438,13 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  if (!gst_cuda_sync_base_filter_check_input (base, buf))
+  if (!gst_cuda_sem_base_check_input (base, buf))
     return GST_FLOW_ERROR;
 
-  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_BUFFERS, 1);
+  gst_cuda_sem_base_count (base, GST_CUDA_SEM_COUNTER_BUFFERS, 1);
 
   /* 1.24+: the memory's own stream, where the producer's work is */
-  if (!gst_cuda_sync_base_filter_input_stream (base, buf, &stream, &err)) {
+  if (!gst_cuda_sem_base_input_stream (base, buf, &stream, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
         "Could not order the signal after the producer's CUDA stream");
     return GST_FLOW_ERROR;
@@ -455,7 +454,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * order our signal after them, on the GPU. */
   meta = gst_buffer_get_cuda_sync_meta (buf);
   if (meta && gst_cuda_sync_meta_get_n_acquire (meta) > 0 &&
-      !gst_cuda_sync_base_filter_wait_acquire (base, meta, stream))
+      !gst_cuda_sem_base_wait_acquire (base, meta, stream))
     return GST_FLOW_ERROR;
 
   if (!self->active)
@@ -488,7 +487,7 @@ gst_cuda_sem_signal_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gst_cuda_sync_meta_clear_acquire (meta);
   gst_cuda_sync_meta_add_acquire (meta, self->active, value);
 
-  gst_cuda_sync_base_filter_count_signal (base, value);
+  gst_cuda_sem_base_count_signal (base, value);
   GST_LOG_OBJECT (self, "signal %" G_GUINT64_FORMAT " enqueued for %"
       GST_PTR_FORMAT, value, buf);
   return GST_FLOW_OK;

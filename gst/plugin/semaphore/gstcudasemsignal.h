@@ -4,13 +4,13 @@
  */
 #pragma once
 
-#include "gstcudasyncbasefilter.h"
+#include "gstcudasembase.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_SEM_SIGNAL (gst_cuda_sem_signal_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaSemSignal, gst_cuda_sem_signal, GST,
-    CUDA_SEM_SIGNAL, GstCudaSyncBaseFilter)
+    CUDA_SEM_SIGNAL, GstCudaSemBase)
 
 /**
  * GstCudaSemSignalFallback:

@@ -66,7 +66,7 @@ enum
 
 struct _GstCudaSemWait
 {
-  GstCudaSyncBaseFilter parent;
+  GstCudaSemBase parent;
 
   GstCudaSemWaitMode wait_mode;
 };
@@ -83,9 +83,9 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 /* the stats structure's fields, by GstCudaSyncCounter (no signals) */
 static const gchar *const counter_names[GST_CUDA_SYNC_N_COUNTERS] = {
-  [GST_CUDA_SYNC_COUNTER_BUFFERS] = "buffers",
-  [GST_CUDA_SYNC_COUNTER_WAITS] = "waits",
-  [GST_CUDA_SYNC_COUNTER_CPU_SYNCS] = "cpu-syncs",
+  [GST_CUDA_SEM_COUNTER_BUFFERS] = "buffers",
+  [GST_CUDA_SEM_COUNTER_WAITS] = "waits",
+  [GST_CUDA_SEM_COUNTER_CPU_SYNCS] = "cpu-syncs",
 };
 
 /* what they count, for the property's description */
@@ -97,8 +97,7 @@ static const GstCudaSyncStatsField stats_fields[] = {
 };
 
 #define gst_cuda_sem_wait_parent_class parent_class
-G_DEFINE_TYPE (GstCudaSemWait, gst_cuda_sem_wait,
-    GST_TYPE_CUDA_SYNC_BASE_FILTER);
+G_DEFINE_TYPE (GstCudaSemWait, gst_cuda_sem_wait, GST_TYPE_CUDA_SEM_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudasemwait, "cudasemwait", GST_RANK_NONE,
     GST_TYPE_CUDA_SEM_WAIT);
 
@@ -220,7 +219,7 @@ static gboolean
 gst_cuda_sem_wait_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
-  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (trans);
+  GstCudaSemBase *base = GST_CUDA_SEM_BASE (trans);
   GstCudaSemaphore *sem;
   guint idx;
 
@@ -234,7 +233,7 @@ gst_cuda_sem_wait_propose_allocation (GstBaseTransform * trans,
           &idx))
     gst_query_remove_nth_allocation_meta (query, idx);
 
-  sem = gst_cuda_sync_base_filter_dup_semaphore (base);
+  sem = gst_cuda_sem_base_dup_semaphore (base);
   gst_query_add_cuda_sync_meta (query, GST_CUDA_SEMAPHORE_HANDLE_TYPE_FLAGS_ALL,
       sem);
   gst_clear_object (&sem);
@@ -266,23 +265,23 @@ static GstFlowReturn
 gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstCudaSemWait *self = GST_CUDA_SEM_WAIT (trans);
-  GstCudaSyncBaseFilter *base = GST_CUDA_SYNC_BASE_FILTER (self);
+  GstCudaSemBase *base = GST_CUDA_SEM_BASE (self);
   GstCudaSyncMeta *meta;
   GstCudaSemWaitMode mode;
   CUstream stream;
   GError *err = NULL;
   guint i, n;
 
-  if (!gst_cuda_sync_base_filter_check_input (base, buf))
+  if (!gst_cuda_sem_base_check_input (base, buf))
     return GST_FLOW_ERROR;
-  gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_BUFFERS, 1);
+  gst_cuda_sem_base_count (base, GST_CUDA_SEM_COUNTER_BUFFERS, 1);
 
   meta = gst_buffer_get_cuda_sync_meta (buf);
   if (!meta || (n = gst_cuda_sync_meta_get_n_acquire (meta)) == 0)
     return GST_FLOW_OK;
 
   stream = wait_stream (buf);
-  if (!gst_cuda_sync_base_filter_wait_acquire (base, meta, stream))
+  if (!gst_cuda_sem_base_wait_acquire (base, meta, stream))
     return GST_FLOW_ERROR;
   for (i = 0; stream && i < gst_buffer_n_memory (buf); i++)
     gst_cuda_sync_memory_mark_pending (gst_buffer_peek_memory (buf, i));
@@ -294,7 +293,7 @@ gst_cuda_sem_wait_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (mode == GST_CUDA_SEM_WAIT_MODE_CPU) {
     gboolean ok = gst_cuda_sync_meta_wait_cpu (meta, GST_CLOCK_TIME_NONE, &err);
 
-    gst_cuda_sync_base_filter_count (base, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
+    gst_cuda_sem_base_count (base, GST_CUDA_SEM_COUNTER_CPU_SYNCS, 1);
     if (!ok) {
       GST_CUDA_SYNC_ELEMENT_ERROR (base, err,
           "Waiting for the acquire points failed");

@@ -4,13 +4,13 @@
  */
 #pragma once
 
-#include "gstcudasyncbasefilter.h"
+#include "gstcudasembase.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_SEM_WAIT (gst_cuda_sem_wait_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaSemWait, gst_cuda_sem_wait, GST,
-    CUDA_SEM_WAIT, GstCudaSyncBaseFilter)
+    CUDA_SEM_WAIT, GstCudaSemBase)
 
 /**
  * GstCudaSemWaitMode:

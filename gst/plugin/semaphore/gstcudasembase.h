@@ -12,12 +12,12 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CUDA_SYNC_BASE_FILTER (gst_cuda_sync_base_filter_get_type ())
-G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseFilter, gst_cuda_sync_base_filter,
-    GST, CUDA_SYNC_BASE_FILTER, GstCudaSyncBaseTransform)
+#define GST_TYPE_CUDA_SEM_BASE (gst_cuda_sem_base_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaSemBase, gst_cuda_sem_base,
+    GST, CUDA_SEM_BASE, GstCudaSyncBaseTransform)
 
 /**
- * GstCudaSyncBaseFilter:
+ * GstCudaSemBase:
  *
  * Shared base of cudasemsignal and cudasemwait, on
  * #GstCudaSyncBaseTransform (`cuda-device-id`, `stats`, the context, the
@@ -26,7 +26,7 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaSyncBaseFilter, gst_cuda_sync_base_filter,
  * the element starts with), and input checks. Not registered as an
  * element.
  */
-struct _GstCudaSyncBaseFilterClass
+struct _GstCudaSemBaseClass
 {
   GstCudaSyncBaseTransformClass parent_class;
 };
@@ -36,37 +36,37 @@ struct _GstCudaSyncBaseFilterClass
  * "waits", "cpu-syncs" and "last-value" */
 typedef enum
 {
-  GST_CUDA_SYNC_COUNTER_BUFFERS,
-  GST_CUDA_SYNC_COUNTER_SIGNALS,
-  GST_CUDA_SYNC_COUNTER_WAITS,
-  GST_CUDA_SYNC_COUNTER_CPU_SYNCS,
-  GST_CUDA_SYNC_COUNTER_LAST_VALUE,
+  GST_CUDA_SEM_COUNTER_BUFFERS,
+  GST_CUDA_SEM_COUNTER_SIGNALS,
+  GST_CUDA_SEM_COUNTER_WAITS,
+  GST_CUDA_SEM_COUNTER_CPU_SYNCS,
+  GST_CUDA_SEM_COUNTER_LAST_VALUE,
   GST_CUDA_SYNC_N_COUNTERS,
 } GstCudaSyncCounter;
 
-GstCudaContext *   gst_cuda_sync_base_filter_get_context   (GstCudaSyncBaseFilter * self);
-GstCudaSemaphore * gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self);
-gboolean           gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter * self);
-GstCudaSyncFlags   gst_cuda_sync_base_filter_get_flags     (GstCudaSyncBaseFilter * self);
-void               gst_cuda_sync_base_filter_count         (GstCudaSyncBaseFilter * self,
+GstCudaContext *   gst_cuda_sem_base_get_context   (GstCudaSemBase * self);
+GstCudaSemaphore * gst_cuda_sem_base_dup_semaphore (GstCudaSemBase * self);
+gboolean           gst_cuda_sem_base_get_skip_nvscibuf_memsync (GstCudaSemBase * self);
+GstCudaSyncFlags   gst_cuda_sem_base_get_flags     (GstCudaSemBase * self);
+void               gst_cuda_sem_base_count         (GstCudaSemBase * self,
                                                             GstCudaSyncCounter counter,
                                                             guint64 add);
 /* counts one signal and sets last-value, under one lock (per buffer) */
-void               gst_cuda_sync_base_filter_count_signal  (GstCudaSyncBaseFilter * self,
+void               gst_cuda_sem_base_count_signal  (GstCudaSemBase * self,
                                                             guint64 value);
-gboolean           gst_cuda_sync_base_filter_check_input   (GstCudaSyncBaseFilter * self,
+gboolean           gst_cuda_sem_base_check_input   (GstCudaSemBase * self,
                                                             GstBuffer * buffer);
-gboolean           gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
+gboolean           gst_cuda_sem_base_check_semaphore (GstCudaSemBase * self,
                                                             GstCudaSemaphore * sem,
                                                             const gchar * what);
-gboolean           gst_cuda_sync_base_filter_input_stream  (GstCudaSyncBaseFilter * self,
+gboolean           gst_cuda_sem_base_input_stream  (GstCudaSemBase * self,
                                                             GstBuffer * buffer,
                                                             CUstream * stream,
                                                             GError ** error);
-gboolean           gst_cuda_sync_base_filter_wait_acquire  (GstCudaSyncBaseFilter * self,
+gboolean           gst_cuda_sem_base_wait_acquire  (GstCudaSemBase * self,
                                                             GstCudaSyncMeta * meta,
                                                             CUstream stream);
-gboolean           gst_cuda_sync_base_filter_cpu_sync      (GstCudaSyncBaseFilter * self,
+gboolean           gst_cuda_sem_base_cpu_sync      (GstCudaSemBase * self,
                                                             CUstream stream);
 
 G_END_DECLS

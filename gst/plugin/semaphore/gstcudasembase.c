@@ -6,14 +6,14 @@
 #include "config.h"
 #endif
 
-#include "gstcudasyncbasefilter.h"
+#include "gstcudasembase.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_base_filter_debug);
-#define GST_CAT_DEFAULT gst_cuda_sync_base_filter_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sem_base_debug);
+#define GST_CAT_DEFAULT gst_cuda_sem_base_debug
 
 enum
 {
@@ -37,45 +37,45 @@ typedef struct
   gboolean skip_nvscibuf_memsync;
   /* start(): the semaphore it read, for open_context() */
   GstCudaSemaphore *start_sem;
-} GstCudaSyncBaseFilterPrivate;
+} GstCudaSemBasePrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSyncBaseFilter,
-    gst_cuda_sync_base_filter, GST_TYPE_CUDA_SYNC_BASE_TRANSFORM);
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaSemBase,
+    gst_cuda_sem_base, GST_TYPE_CUDA_SYNC_BASE_TRANSFORM);
 
-#define PRIV(self) ((GstCudaSyncBaseFilterPrivate *) \
-    gst_cuda_sync_base_filter_get_instance_private (GST_CUDA_SYNC_BASE_FILTER (self)))
+#define PRIV(self) ((GstCudaSemBasePrivate *) \
+    gst_cuda_sem_base_get_instance_private (GST_CUDA_SEM_BASE (self)))
 
 #define BASE(self) GST_CUDA_SYNC_BASE_TRANSFORM (self)
 #define CONTEXT(self) gst_cuda_sync_base_transform_get_context (BASE (self))
-#define parent_class gst_cuda_sync_base_filter_parent_class
+#define parent_class gst_cuda_sem_base_parent_class
 
-static void gst_cuda_sync_base_filter_finalize (GObject * object);
-static void gst_cuda_sync_base_filter_set_property (GObject * object,
+static void gst_cuda_sem_base_finalize (GObject * object);
+static void gst_cuda_sem_base_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_cuda_sync_base_filter_get_property (GObject * object,
+static void gst_cuda_sem_base_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_sync_base_filter_start (GstBaseTransform * trans);
-static gboolean gst_cuda_sync_base_filter_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_sync_base_filter_open_context (GstCudaSyncBaseTransform
+static gboolean gst_cuda_sem_base_start (GstBaseTransform * trans);
+static gboolean gst_cuda_sem_base_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_sem_base_open_context (GstCudaSyncBaseTransform
     * base);
 
 static void
-gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
+gst_cuda_sem_base_class_init (GstCudaSemBaseClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaSyncBaseTransformClass *base_class =
       GST_CUDA_SYNC_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->finalize = gst_cuda_sync_base_filter_finalize;
-  gobject_class->set_property = gst_cuda_sync_base_filter_set_property;
-  gobject_class->get_property = gst_cuda_sync_base_filter_get_property;
+  gobject_class->finalize = gst_cuda_sem_base_finalize;
+  gobject_class->set_property = gst_cuda_sem_base_set_property;
+  gobject_class->get_property = gst_cuda_sem_base_get_property;
 
   gst_cuda_sync_base_transform_class_install_properties (gobject_class,
       "CUDA device to use when no context is shared by the pipeline or "
       "given by the semaphore (-1: any)");
   /**
-   * GstCudaSyncBaseFilter:semaphore:
+   * GstCudaSemBase:semaphore:
    *
    * An external semaphore (#GstCudaSemaphore) the application imported:
    * cudasemsignal signals it, cudasemwait offers it upstream. Its CUDA
@@ -92,7 +92,7 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   /**
-   * GstCudaSyncBaseFilter:skip-nvscibuf-memsync:
+   * GstCudaSemBase:skip-nvscibuf-memsync:
    *
    * For NvSciSync semaphores only: signal and wait with
    * `CUDA_EXTERNAL_SEMAPHORE_{SIGNAL,WAIT}_SKIP_NVSCIBUF_MEMSYNC`, without
@@ -110,29 +110,28 @@ gst_cuda_sync_base_filter_class_init (GstCudaSyncBaseFilterClass * klass)
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_stop);
-  base_class->open_context =
-      GST_DEBUG_FUNCPTR (gst_cuda_sync_base_filter_open_context);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sem_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sem_base_stop);
+  base_class->open_context = GST_DEBUG_FUNCPTR (gst_cuda_sem_base_open_context);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_base_filter_debug,
-      "cudasyncbasefilter", 0, "cudasync base filter");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sem_base_debug,
+      "cudasembase", 0, "semaphore elements' base");
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SYNC_BASE_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SEM_BASE, 0);
 }
 
 static void
-gst_cuda_sync_base_filter_init (GstCudaSyncBaseFilter * self)
+gst_cuda_sem_base_init (GstCudaSemBase * self)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemBasePrivate *priv = PRIV (self);
 
   g_mutex_init (&priv->lock);
 }
 
 static void
-gst_cuda_sync_base_filter_finalize (GObject * object)
+gst_cuda_sem_base_finalize (GObject * object)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
+  GstCudaSemBasePrivate *priv = PRIV (object);
 
   gst_clear_object (&priv->semaphore);
   g_mutex_clear (&priv->lock);
@@ -143,9 +142,9 @@ gst_cuda_sync_base_filter_finalize (GObject * object)
 /* The property: refused while the element runs, whose CUDA context and
  * negotiation with its neighbours come from the semaphore of its start */
 static void
-set_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
+set_semaphore (GstCudaSemBase * self, GstCudaSemaphore * sem)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemBasePrivate *priv = PRIV (self);
   GstCudaSemaphore *old;
 
   g_mutex_lock (&priv->lock);
@@ -164,10 +163,10 @@ set_semaphore (GstCudaSyncBaseFilter * self, GstCudaSemaphore * sem)
 }
 
 static void
-gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
+gst_cuda_sem_base_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
+  GstCudaSemBasePrivate *priv = PRIV (object);
 
   switch (prop_id) {
     case PROP_SKIP_NVSCIBUF_MEMSYNC:
@@ -176,8 +175,7 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
       g_mutex_unlock (&priv->lock);
       break;
     case PROP_SEMAPHORE:
-      set_semaphore (GST_CUDA_SYNC_BASE_FILTER (object),
-          g_value_get_object (value));
+      set_semaphore (GST_CUDA_SEM_BASE (object), g_value_get_object (value));
       break;
     default:
       G_OBJECT_CLASS (parent_class)->set_property
@@ -187,10 +185,10 @@ gst_cuda_sync_base_filter_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
+gst_cuda_sem_base_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (object);
+  GstCudaSemBasePrivate *priv = PRIV (object);
 
   switch (prop_id) {
     case PROP_SEMAPHORE:
@@ -200,8 +198,8 @@ gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SKIP_NVSCIBUF_MEMSYNC:
       g_value_set_boolean (value,
-          gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync
-          (GST_CUDA_SYNC_BASE_FILTER (object)));
+          gst_cuda_sem_base_get_skip_nvscibuf_memsync
+          (GST_CUDA_SEM_BASE (object)));
       break;
     default:
       G_OBJECT_CLASS (parent_class)->get_property
@@ -213,10 +211,10 @@ gst_cuda_sync_base_filter_get_property (GObject * object, guint prop_id,
 /* The context the element starts with: the semaphore property's (the
  * value start() read), else the base class's choice */
 static gboolean
-gst_cuda_sync_base_filter_open_context (GstCudaSyncBaseTransform * base)
+gst_cuda_sem_base_open_context (GstCudaSyncBaseTransform * base)
 {
-  GstCudaSyncBaseFilter *self = GST_CUDA_SYNC_BASE_FILTER (base);
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemBase *self = GST_CUDA_SEM_BASE (base);
+  GstCudaSemBasePrivate *priv = PRIV (self);
   GstCudaSemaphore *sem = g_steal_pointer (&priv->start_sem);
   GstCudaContext *sem_ctx;
   GError *err = NULL;
@@ -260,9 +258,9 @@ gst_cuda_sync_base_filter_open_context (GstCudaSyncBaseTransform * base)
 
 /* The base class opens the CUDA side (driver, context, stream) */
 static gboolean
-gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
+gst_cuda_sem_base_start (GstBaseTransform * trans)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
+  GstCudaSemBasePrivate *priv = PRIV (trans);
   gboolean ok;
 
   /* the semaphore read here is the element's until stop() */
@@ -284,9 +282,9 @@ gst_cuda_sync_base_filter_start (GstBaseTransform * trans)
 }
 
 static gboolean
-gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
+gst_cuda_sem_base_stop (GstBaseTransform * trans)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (trans);
+  GstCudaSemBasePrivate *priv = PRIV (trans);
   gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 
   g_mutex_lock (&priv->lock);
@@ -296,15 +294,15 @@ gst_cuda_sync_base_filter_stop (GstBaseTransform * trans)
 }
 
 GstCudaContext *
-gst_cuda_sync_base_filter_get_context (GstCudaSyncBaseFilter * self)
+gst_cuda_sem_base_get_context (GstCudaSemBase * self)
 {
   return CONTEXT (self);
 }
 
 GstCudaSemaphore *
-gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self)
+gst_cuda_sem_base_dup_semaphore (GstCudaSemBase * self)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemBasePrivate *priv = PRIV (self);
   GstCudaSemaphore *sem;
 
   g_mutex_lock (&priv->lock);
@@ -314,10 +312,9 @@ gst_cuda_sync_base_filter_dup_semaphore (GstCudaSyncBaseFilter * self)
 }
 
 gboolean
-gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter *
-    self)
+gst_cuda_sem_base_get_skip_nvscibuf_memsync (GstCudaSemBase * self)
 {
-  GstCudaSyncBaseFilterPrivate *priv = PRIV (self);
+  GstCudaSemBasePrivate *priv = PRIV (self);
   gboolean skip;
 
   g_mutex_lock (&priv->lock);
@@ -328,31 +325,28 @@ gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (GstCudaSyncBaseFilter *
 
 /* the flags of the element's NvSciSync signals and waits */
 GstCudaSyncFlags
-gst_cuda_sync_base_filter_get_flags (GstCudaSyncBaseFilter * self)
+gst_cuda_sem_base_get_flags (GstCudaSemBase * self)
 {
-  return gst_cuda_sync_base_filter_get_skip_nvscibuf_memsync (self) ?
+  return gst_cuda_sem_base_get_skip_nvscibuf_memsync (self) ?
       GST_CUDA_SYNC_FLAG_SKIP_NVSCIBUF_MEMSYNC : GST_CUDA_SYNC_FLAG_NONE;
 }
 
 void
-gst_cuda_sync_base_filter_count (GstCudaSyncBaseFilter * self,
+gst_cuda_sem_base_count (GstCudaSemBase * self,
     GstCudaSyncCounter counter, guint64 add)
 {
   gst_cuda_sync_base_transform_count (BASE (self), counter, add);
 }
 
 void
-gst_cuda_sync_base_filter_count_signal (GstCudaSyncBaseFilter * self,
-    guint64 value)
+gst_cuda_sem_base_count_signal (GstCudaSemBase * self, guint64 value)
 {
   gst_cuda_sync_base_transform_count_and_set (BASE (self),
-      GST_CUDA_SYNC_COUNTER_SIGNALS, 1, GST_CUDA_SYNC_COUNTER_LAST_VALUE,
-      value);
+      GST_CUDA_SEM_COUNTER_SIGNALS, 1, GST_CUDA_SEM_COUNTER_LAST_VALUE, value);
 }
 
 gboolean
-gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
-    GstBuffer * buffer)
+gst_cuda_sem_base_check_input (GstCudaSemBase * self, GstBuffer * buffer)
 {
   guint i, n = gst_buffer_n_memory (buffer);
 
@@ -370,7 +364,7 @@ gst_cuda_sync_base_filter_check_input (GstCudaSyncBaseFilter * self,
 }
 
 gboolean
-gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
+gst_cuda_sem_base_check_semaphore (GstCudaSemBase * self,
     GstCudaSemaphore * sem, const gchar * what)
 {
   GError *err = NULL;
@@ -388,7 +382,7 @@ gst_cuda_sync_base_filter_check_semaphore (GstCudaSyncBaseFilter * self,
  * The work still pending on the streams of the other memories is ordered
  * before it on the GPU. FALSE with @error set when a driver call failed. */
 gboolean
-gst_cuda_sync_base_filter_input_stream (GstCudaSyncBaseFilter * self,
+gst_cuda_sem_base_input_stream (GstCudaSemBase * self,
     GstBuffer * buffer, CUstream * stream, GError ** error)
 {
   CUstream s = gst_cuda_sync_memory_get_stream (gst_buffer_peek_memory
@@ -410,26 +404,25 @@ gst_cuda_sync_base_filter_input_stream (GstCudaSyncBaseFilter * self,
  * semaphore of the element's context) and counts them; element error
  * otherwise */
 gboolean
-gst_cuda_sync_base_filter_wait_acquire (GstCudaSyncBaseFilter * self,
+gst_cuda_sem_base_wait_acquire (GstCudaSemBase * self,
     GstCudaSyncMeta * meta, CUstream stream)
 {
   GError *err = NULL;
   guint n = 0;
 
   if (!gst_cuda_sync_meta_wait_gpu_checked (meta, CONTEXT (self),
-          stream, gst_cuda_sync_base_filter_get_flags (self), &n, &err)) {
+          stream, gst_cuda_sem_base_get_flags (self), &n, &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
         "Could not wait for the incoming buffer's acquire points");
     return FALSE;
   }
-  gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_WAITS, n);
+  gst_cuda_sem_base_count (self, GST_CUDA_SEM_COUNTER_WAITS, n);
   return TRUE;
 }
 
 /* Blocks on @stream (where the buffer's work is): counted in cpu-syncs. */
 gboolean
-gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,
-    CUstream stream)
+gst_cuda_sem_base_cpu_sync (GstCudaSemBase * self, CUstream stream)
 {
   GError *err = NULL;
   CUresult r;
@@ -441,7 +434,7 @@ gst_cuda_sync_base_filter_cpu_sync (GstCudaSyncBaseFilter * self,
   }
   r = CuStreamSynchronize (stream);
   gst_cuda_context_pop (NULL);
-  gst_cuda_sync_base_filter_count (self, GST_CUDA_SYNC_COUNTER_CPU_SYNCS, 1);
+  gst_cuda_sem_base_count (self, GST_CUDA_SEM_COUNTER_CPU_SYNCS, 1);
   if (!gst_cuda_sync_check_result (r, "cuStreamSynchronize", &err)) {
     GST_CUDA_SYNC_ELEMENT_ERROR (self, err,
         "CUDA stream synchronisation failed");
