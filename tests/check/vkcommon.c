@@ -127,6 +127,19 @@ cs_vk_parse_launch (const gchar * desc, GError ** error)
   return pipeline;
 }
 
+guint
+cs_vk_other_errors (void)
+{
+  guint n;
+
+  if (!vk_instance)
+    return 0;
+  g_mutex_lock (&msg_lock);
+  n = others->len;
+  g_mutex_unlock (&msg_lock);
+  return n;
+}
+
 void
 cs_vk_setup (void)
 {

@@ -35,4 +35,9 @@ void     cs_vk_teardown         (void);
  * when validating */
 GstElement * cs_vk_parse_launch (const gchar * desc, GError ** error);
 
+/* When validating: the validation errors so far on other objects than the
+ * project's (upstream elements'), which cs_vk_teardown() only prints, for
+ * a test that expects none; else 0 */
+guint    cs_vk_other_errors     (void);
+
 G_END_DECLS

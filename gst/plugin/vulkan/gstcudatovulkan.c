@@ -187,9 +187,38 @@ gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
   G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
 }
 
+/* NV12 and I420 images, with property in-place, where upstream can write
+ * such frames (1.24+): the variant of @kind whose planes' images share one
+ * allocation, where the device binds them so; otherwise @kind (one
+ * dedicated allocation per plane, every frame copied) */
+static const GstCudaVkMemoryKind *
+one_allocation_kind (GstCudaToVulkan * self, const GstCudaVkMemoryKind * kind)
+{
+  const GstCudaVkMemoryKind *one;
+  const GstVideoInfo *info = OUT_INFO (self);
+  GError *err = NULL;
+  gboolean in_place;
+
+  GST_OBJECT_LOCK (self);
+  in_place = self->in_place;
+  GST_OBJECT_UNLOCK (self);
+  one = gst_cuda_vk_memory_kind_one_allocation (kind, info);
+  if (!in_place || !one || !gst_cuda_vk_upstream_pool_supported (info, one))
+    return kind;
+  if (!gst_cuda_vk_one_memory_supported (gst_cuda_vk_interop_get_alloc_params
+          (INTEROP (self)), info, GST_CUDA_VK_IMAGE_USAGE, &err)) {
+    GST_INFO_OBJECT (self, "one allocation per plane: %s", err->message);
+    g_clear_error (&err);
+    return kind;
+  }
+  GST_DEBUG_OBJECT (self, "one image per plane, one allocation per frame");
+  return one;
+}
+
 /* The kind of memory of the output frames: @caps' kind, or with property
  * multi-planar its variant of one multi-planar image per frame, where
- * upstream can write those in place and the device makes them */
+ * upstream can write those in place and the device makes them; otherwise
+ * one_allocation_kind()'s */
 static const GstCudaVkMemoryKind *
 output_kind (GstCudaToVulkan * self, GstCaps * caps)
 {
@@ -202,21 +231,23 @@ output_kind (GstCudaToVulkan * self, GstCaps * caps)
   GST_OBJECT_LOCK (self);
   want = self->multi_planar;
   GST_OBJECT_UNLOCK (self);
-  if (!want || !kind)
-    return kind;
+  if (!kind)
+    return NULL;
+  if (!want)
+    return one_allocation_kind (self, kind);
   mp = gst_cuda_vk_memory_kind_variant (kind, info, TRUE);
   if (!mp || !gst_cuda_vk_upstream_pool_supported (info, mp)) {
     GST_INFO_OBJECT (self, "%s frames in %s: one memory per plane",
         gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
         kind->caps_feature);
-    return kind;
+    return one_allocation_kind (self, kind);
   }
   if (!gst_cuda_vk_multiplanar_supported (gst_cuda_vk_base_transform_get_device
           (GST_CUDA_VK_BASE_TRANSFORM (self)), info,
           GST_CUDA_VK_IMAGE_USAGE, &err)) {
     GST_INFO_OBJECT (self, "one image per plane: %s", err->message);
     g_clear_error (&err);
-    return kind;
+    return one_allocation_kind (self, kind);
   }
   GST_DEBUG_OBJECT (self, "one multi-planar image per frame");
   return mp;
@@ -493,20 +524,20 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
   /**
    * GstCudaToVulkan:in-place:
    *
-   * On GStreamer 1.24 and newer, for frames that are one memory (one-plane
-   * formats: RGBA, BGRA, RGBx, BGRx; NV12 and I420 with
-   * #GstCudaToVulkan:multi-planar), propose upstream a CUDA pool whose
+   * On GStreamer 1.24 and newer, propose upstream a CUDA pool whose
    * memory is the output frames' own Vulkan memory: upstream CUDA elements
    * that use it (cudaupload, cudaconvertscale, nvh264dec and the other
    * NVDEC decoders) write the frames in place, and the element copies
-   * nothing (the `in-place` counter of `stats`). Frames from elsewhere are
-   * copied as always.
+   * nothing (the `in-place` counter of `stats`). NV12 and I420 images then
+   * have their planes' images bound to one allocation, which CUDA imports
+   * once (where the Vulkan device binds them so); with the property off,
+   * an allocation each. Frames from elsewhere are copied as always.
    */
   g_object_class_install_property (gobject_class, PROP_IN_PLACE,
       g_param_spec_boolean ("in-place", "In place",
           "Propose upstream a pool of the output's frames, so that upstream "
-          "writes them in place (GStreamer 1.24+, frames of one memory); "
-          "otherwise every frame is copied", DEFAULT_IN_PLACE,
+          "writes them in place (GStreamer 1.24+); otherwise every frame is "
+          "copied", DEFAULT_IN_PLACE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   /**
@@ -517,18 +548,20 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * (`VK_FORMAT_G8_B8R8_2PLANE_420_UNORM`,
    * `VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM`) in one allocation, as
    * vulkanh264dec outputs its frames, instead of one image per plane.
-   * Upstream CUDA elements can then write those frames in place
-   * (#GstCudaToVulkan:in-place). Downstream must read multi-planar images:
-   * vulkandownload and vulkantocuda do, and so can applications; from 1.24
-   * to upstream main (1.29), vulkancolorconvert and the other elements that
-   * sample their input (one view per memory) do not. Where the Vulkan
-   * device makes no such images, or on 1.22, frames have one image per
-   * plane as without the property.
+   * Upstream CUDA elements write those frames in place
+   * (#GstCudaToVulkan:in-place) where their planes have one row pitch.
+   * Downstream must read multi-planar images: vulkandownload and
+   * vulkantocuda do, and so can applications; from 1.24 to upstream main
+   * (1.29), vulkancolorconvert and the other elements that sample their
+   * input (one view per memory) do not. Without the property, or where the
+   * Vulkan device makes no such images, or on 1.22, frames have one image
+   * per plane, which on 1.24+ are bound to one allocation and written in
+   * place too.
    */
   g_object_class_install_property (gobject_class, PROP_MULTI_PLANAR,
       g_param_spec_boolean ("multi-planar", "Multi-planar",
-          "Output NV12 and I420 frames as one multi-planar image each, which "
-          "upstream can write in place (GStreamer 1.24+); downstream must "
+          "Output NV12 and I420 frames as one multi-planar image each "
+          "(GStreamer 1.24+) instead of one image per plane; downstream must "
           "read multi-planar images", DEFAULT_MULTI_PLANAR,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));

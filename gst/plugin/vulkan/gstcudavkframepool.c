@@ -261,6 +261,35 @@ frame_set_layout (GstCudaVkImagePool * pool, GstCudaVkFrame * f,
   GST_META_FLAG_SET (vmeta, GST_META_FLAG_LOCKED);
 }
 
+/* Allocates the @n memories of a frame into @planes: at once where the
+ * kind does (its planes' images bound to one allocation), else, or where
+ * the device refuses that allocation, one by one (a frame upstream cannot
+ * write in place: it is copied into, gstcudavkupstreampool.c) */
+static gboolean
+alloc_planes (GstCudaVkImagePool * pool, const GstCudaVkAllocParams * alloc,
+    GstCudaVkPlane * planes, guint n, GError ** error)
+{
+  GError *err = NULL;
+  guint i;
+
+  if (pool->kind->alloc_frame) {
+    if (pool->kind->alloc_frame (alloc, &pool->info, pool->usage, planes, &err))
+      return TRUE;
+    GST_INFO_OBJECT (pool, "%s: one allocation per plane for this frame",
+        err->message);
+    g_clear_error (&err);
+  }
+  for (i = 0; i < n; i++) {
+    if (!pool->kind->alloc_plane (alloc, &pool->info, i, pool->usage,
+            &planes[i], error)) {
+      while (i-- > 0)
+        gst_cuda_vk_plane_free (alloc->cuda, alloc->device, &planes[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static GstFlowReturn
 pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -269,6 +298,7 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   GstCudaVkInterop *interop = pool->interop;
   const GstCudaVkAllocParams *alloc =
       gst_cuda_vk_interop_get_alloc_params (interop);
+  GstCudaVkPlane planes[GST_VIDEO_MAX_PLANES];
   GstVideoInfo *info = &pool->info;
   GstBuffer *buf = gst_buffer_new ();
   GstCudaVkFrame *f = g_new0 (GstCudaVkFrame, 1);
@@ -276,29 +306,35 @@ pool_alloc_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   guint i;
 
   f->n_mems = gst_cuda_vk_memory_kind_n_mems (pool->kind, info);
+  if (!alloc_planes (pool, alloc, planes, f->n_mems, &err))
+    return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "Could not allocate shareable Vulkan memory", err, buf, f);
   for (i = 0; i < f->n_mems; i++) {
     GstCudaVkFramePlane *h = g_new0 (GstCudaVkFramePlane, 1);
     GstMemory *mem;
 
-    if (!pool->kind->alloc_plane (alloc, info, i, pool->usage, &h->plane, &err)) {
-      g_free (h);
-      return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-          "Could not allocate shareable Vulkan memory", err, buf, f);
-    }
+    h->plane = planes[i];
     h->cuda = gst_object_ref (gst_cuda_vk_interop_get_context (interop));
     h->device = gst_object_ref (pool->device);
+    /* each memory frees its own plane: an allocation the planes share
+     * goes with the last of them */
     mem = pool->kind->wrap_plane (pool->device, info, i, pool->usage,
         &h->plane, h, plane_holder_free);
     if (!mem) {
       plane_holder_free (h);
+      while (++i < f->n_mems)
+        gst_cuda_vk_plane_free (alloc->cuda, alloc->device, &planes[i]);
       return alloc_failed (pool, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
           "Could not wrap Vulkan memory", err, buf, f);
     }
     f->planes[i] = h;
     gst_buffer_append_memory (buf, mem);
+  }
+  for (i = 0; i < f->n_mems; i++) {
     if (pool->kind->barrier_timeline &&
         gst_cuda_vk_interop_get_timeline (interop) &&
-        !image_add_timeline (pool, (GstVulkanImageMemory *) mem, &err)) {
+        !image_add_timeline (pool, (GstVulkanImageMemory *)
+            gst_buffer_peek_memory (buf, i), &err)) {
       return alloc_failed (pool, GST_RESOURCE_ERROR_FAILED,
           "Could not create a timeline semaphore for a Vulkan image", err,
           buf, f);

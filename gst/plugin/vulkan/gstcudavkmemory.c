@@ -2,7 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Exportable Vulkan memory (images and buffers, dedicated allocations) imported into CUDA, and the copies into and out of it.
+ * Exportable Vulkan memory (images and buffers, dedicated allocations, and
+ * the planes' images of a frame bound to one allocation) imported into CUDA.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -10,7 +11,6 @@
 
 #include "gstcudavkmemory.h"
 #include "gstcudavkcompat.h"
-#include <gst/cuda/cuda-gst.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -30,11 +30,42 @@ find_memory_type (const GstCudaVkAllocParams * alloc,
   return gst_cuda_vk_compat_find_memory_type (alloc->device, req, 0, idx);
 }
 
+struct _GstCudaVkSharedMemory
+{
+  gint refcount;
+  GstVulkanDevice *device;
+  VkDeviceMemory memory;
+  GstCudaSyncExternalMemory *ext_mem;
+};
+
+static GstCudaVkSharedMemory *
+shared_memory_ref (GstCudaVkSharedMemory * shared)
+{
+  g_atomic_int_inc (&shared->refcount);
+  return shared;
+}
+
+/* The last image bound to it is gone (its GPU work completed): CUDA's
+ * mapping first, then the Vulkan memory, as for a plane's own */
+static void
+shared_memory_unref (GstCudaVkSharedMemory * shared)
+{
+  if (!g_atomic_int_dec_and_test (&shared->refcount))
+    return;
+  if (shared->ext_mem)
+    gst_cuda_sync_external_memory_free (shared->ext_mem);
+  if (shared->memory)
+    vkFreeMemory (shared->device->device, shared->memory, NULL);
+  gst_object_unref (shared->device);
+  g_free (shared);
+}
+
 /* The memory requirements of @plane's image or buffer; logs whether the
- * driver requires or prefers a dedicated allocation for it. */
+ * driver requires or prefers a dedicated allocation for it, and says in
+ * @requires_dedicated (nullable) whether it requires one. */
 static void
 get_requirements (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
-    VkMemoryRequirements * req)
+    VkMemoryRequirements * req, gboolean * requires_dedicated)
 {
   PFN_vkGetImageMemoryRequirements2 get_img2 = NULL;
   PFN_vkGetBufferMemoryRequirements2 get_buf2 = NULL;
@@ -80,6 +111,83 @@ get_requirements (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
       ", prefers %d", plane->image ? "image" : "buffer", (guint64) req->size,
       (guint64) req->alignment, req->memoryTypeBits,
       ded.requiresDedicatedAllocation, ded.prefersDedicatedAllocation);
+  if (requires_dedicated)
+    *requires_dedicated = ded.requiresDedicatedAllocation;
+}
+
+/* Allocates @req->size exportable bytes of a memory type of @req into
+ * *@memory, dedicated to @image or @buffer when one is given */
+static gboolean
+allocate_exportable (const GstCudaVkAllocParams * alloc,
+    const VkMemoryRequirements * req, VkImage image, VkBuffer buffer,
+    VkDeviceMemory * memory, GError ** error)
+{
+  VkExportMemoryAllocateInfo export_info = { 0, };
+  VkMemoryDedicatedAllocateInfo dedicated_info = { 0, };
+  VkMemoryAllocateInfo ai = { 0, };
+  guint32 type_idx;
+  VkResult res;
+
+  if (!find_memory_type (alloc, req, &type_idx)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "No Vulkan memory type for exportable memory (bits 0x%x)",
+        req->memoryTypeBits);
+    return FALSE;
+  }
+  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  if (image || buffer) {
+    dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+    dedicated_info.image = image;
+    dedicated_info.buffer = buffer;
+    export_info.pNext = &dedicated_info;
+  }
+  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  ai.pNext = &export_info;
+  ai.allocationSize = req->size;
+  ai.memoryTypeIndex = type_idx;
+  res = vkAllocateMemory (alloc->device->device, &ai, NULL, memory);
+  if (res != VK_SUCCESS) {
+    *memory = VK_NULL_HANDLE;
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "vkAllocateMemory of %" G_GUINT64_FORMAT " exportable bytes failed: "
+        "%d", (guint64) req->size, res);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (alloc->device, "allocated %" G_GUINT64_FORMAT " bytes of "
+      "memory type %u (flags 0x%x), %s", (guint64) req->size, type_idx,
+      alloc->device->physical_device->memory_properties.memoryTypes[type_idx].
+      propertyFlags, export_info.pNext ? "dedicated" : "shared by images");
+  return TRUE;
+}
+
+/* Exports @memory (@size bytes) as an opaque fd and imports it into CUDA
+ * (@dedicated: CUDA_EXTERNAL_MEMORY_DEDICATED, as it was allocated) */
+static GstCudaSyncExternalMemory *
+export_to_cuda (const GstCudaVkAllocParams * alloc, VkDeviceMemory memory,
+    VkDeviceSize size, gboolean dedicated, GError ** error)
+{
+  VkMemoryGetFdInfoKHR fd_info = { 0, };
+  GstCudaSyncExternalMemory *ext_mem;
+  VkResult res;
+  int fd = -1;
+
+  fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
+  fd_info.memory = memory;
+  fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  res = alloc->get_memory_fd (alloc->device->device, &fd_info, &fd);
+  if (res != VK_SUCCESS || fd < 0) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
+        res);
+    return NULL;
+  }
+  ext_mem = gst_cuda_sync_external_memory_import_fd (alloc->cuda, fd, size,
+      dedicated, error);
+  /* on failure the fd stays ours */
+  if (!ext_mem)
+    close (fd);
+  return ext_mem;
 }
 
 /* Allocates exportable memory for the image or buffer of @plane, exports it
@@ -95,50 +203,21 @@ get_requirements (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
  * image's texels as Vulkan read them (every frame wrong from byte 0); with
  * dedicated allocations they are. Each plane and staging buffer owns its
  * memory anyway, so this costs nothing. The size given to CUDA is the
- * allocation's (VkMemoryRequirements.size), not the plane's. */
+ * allocation's (VkMemoryRequirements.size), not the plane's. The planes of
+ * gst_cuda_vk_planes_alloc_one_memory() are the exception: one allocation
+ * for several images cannot be dedicated. */
 static gboolean
 alloc_and_import (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
     GError ** error)
 {
-  VkMemoryRequirements req_storage, *req = &req_storage;
-  VkExportMemoryAllocateInfo export_info = { 0, };
-  VkMemoryDedicatedAllocateInfo dedicated_info = { 0, };
-  VkMemoryAllocateInfo ai = { 0, };
-  VkMemoryGetFdInfoKHR fd_info = { 0, };
-  guint32 type_idx;
+  VkMemoryRequirements req;
   VkResult res;
-  int fd = -1;
 
-  get_requirements (alloc, plane, req);
-  if (!find_memory_type (alloc, req, &type_idx)) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-        "No Vulkan memory type for exportable memory (bits 0x%x)",
-        req->memoryTypeBits);
+  get_requirements (alloc, plane, &req, NULL);
+  if (!allocate_exportable (alloc, &req, plane->image, plane->buffer,
+          &plane->memory, error))
     return FALSE;
-  }
-  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
-  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
-  dedicated_info.image = plane->image;
-  dedicated_info.buffer = plane->buffer;
-  export_info.pNext = &dedicated_info;
-  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  ai.pNext = &export_info;
-  ai.allocationSize = req->size;
-  ai.memoryTypeIndex = type_idx;
-  res = vkAllocateMemory (alloc->device->device, &ai, NULL, &plane->memory);
-  if (res != VK_SUCCESS) {
-    plane->memory = VK_NULL_HANDLE;
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-        "vkAllocateMemory of %" G_GUINT64_FORMAT " exportable bytes failed: "
-        "%d", (guint64) req->size, res);
-    return FALSE;
-  }
-  plane->alloc_size = req->size;
-  GST_DEBUG_OBJECT (alloc->device, "allocated %" G_GUINT64_FORMAT " bytes of "
-      "memory type %u (flags 0x%x), dedicated", (guint64) req->size, type_idx,
-      alloc->device->physical_device->memory_properties.memoryTypes[type_idx].
-      propertyFlags);
+  plane->alloc_size = req.size;
   if (plane->image)
     res =
         vkBindImageMemory (alloc->device->device, plane->image, plane->memory,
@@ -152,26 +231,10 @@ alloc_and_import (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
         "vkBind*Memory failed: %d", res);
     return FALSE;
   }
-
-  fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
-  fd_info.memory = plane->memory;
-  fd_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  res = alloc->get_memory_fd (alloc->device->device, &fd_info, &fd);
-  if (res != VK_SUCCESS || fd < 0) {
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-        "vkGetMemoryFdKHR failed: %d: the memory cannot be shared with CUDA",
-        res);
-    return FALSE;
-  }
-
   /* dedicated on every driver: see docs/design.md */
-  plane->ext_mem = gst_cuda_sync_external_memory_import_fd (alloc->cuda, fd,
-      req->size, TRUE, error);
-  if (!plane->ext_mem) {
-    /* on failure the fd stays ours */
-    close (fd);
+  plane->ext_mem = export_to_cuda (alloc, plane->memory, req.size, TRUE, error);
+  if (!plane->ext_mem)
     return FALSE;
-  }
   plane->cuda_ptr = gst_cuda_sync_external_memory_get_pointer (plane->ext_mem);
   return TRUE;
 }
@@ -471,6 +534,167 @@ gst_cuda_vk_plane_alloc_multiplanar (const GstCudaVkAllocParams * alloc,
   return TRUE;
 }
 
+/* Creates the linear image of every plane of @info in @planes and lays
+ * them out in one allocation: image i at @bind[i] (its alignment
+ * respected), the whole in @all (size, the largest alignment, the memory
+ * types every image can use). NOT_SUPPORTED where that cannot be one
+ * exportable allocation; @planes then hold what was created. */
+static gboolean
+plan_one_memory (const GstCudaVkAllocParams * alloc, const GstVideoInfo * info,
+    VkImageUsageFlags usage, GstCudaVkPlane * planes, VkDeviceSize * bind,
+    VkMemoryRequirements * all, GError ** error)
+{
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+
+  memset (planes, 0, n * sizeof (GstCudaVkPlane));
+  memset (all, 0, sizeof (*all));
+  all->memoryTypeBits = G_MAXUINT32;
+  for (i = 0; i < n; i++) {
+    VkFormat format = gst_cuda_vk_plane_format (info, i);
+    VkExternalMemoryFeatureFlags features;
+    VkImageFormatProperties limits;
+    VkMemoryRequirements req;
+    gboolean dedicated;
+
+    if (!create_image (alloc, &planes[i], format,
+            GST_VIDEO_INFO_COMP_WIDTH (info, i),
+            GST_VIDEO_INFO_COMP_HEIGHT (info, i), usage, error))
+      return FALSE;
+    get_requirements (alloc, &planes[i], &req, &dedicated);
+    export_format_props (alloc->device, format, usage, &limits, &features);
+    if (dedicated || (features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_NOT_SUPPORTED, "exportable linear images of "
+          "format %d need a dedicated allocation", format);
+      return FALSE;
+    }
+    /* alignment: a power of two (VkMemoryRequirements) */
+    bind[i] = (all->size + req.alignment - 1) & ~(req.alignment - 1);
+    all->size = bind[i] + req.size;
+    all->alignment = MAX (all->alignment, req.alignment);
+    all->memoryTypeBits &= req.memoryTypeBits;
+  }
+  if (!all->memoryTypeBits) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "the images of the %u planes have no memory type in common", n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+free_planes (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * planes,
+    guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    gst_cuda_vk_plane_free (alloc->cuda, alloc->device, &planes[i]);
+}
+
+gboolean
+gst_cuda_vk_one_memory_supported (const GstCudaVkAllocParams * alloc,
+    const GstVideoInfo * info, VkImageUsageFlags usage, GError ** error)
+{
+  GstCudaVkPlane planes[GST_VIDEO_MAX_PLANES];
+  VkDeviceSize bind[GST_VIDEO_MAX_PLANES];
+  VkMemoryRequirements all;
+  guint32 type_idx;
+  gboolean ok;
+
+  ok = plan_one_memory (alloc, info, usage, planes, bind, &all, error);
+  if (ok && !find_memory_type (alloc, &all, &type_idx)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "no memory type of %" G_GUINT64_FORMAT " bytes for every plane's "
+        "image (bits 0x%x)", (guint64) all.size, all.memoryTypeBits);
+    ok = FALSE;
+  }
+  free_planes (alloc, planes, GST_VIDEO_INFO_N_PLANES (info));
+  return ok;
+}
+
+/* Binds @planes' images at @bind in @shared's memory, imported into CUDA
+ * as @all->size bytes, and sets where each plane lies there */
+static gboolean
+bind_one_memory (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * planes,
+    guint n, const VkDeviceSize * bind, const VkMemoryRequirements * all,
+    GstCudaVkSharedMemory * shared, GError ** error)
+{
+  CUdeviceptr base;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    VkResult res = vkBindImageMemory (alloc->device->device, planes[i].image,
+        shared->memory, bind[i]);
+
+    if (res != VK_SUCCESS) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+          "vkBindImageMemory of plane %u at %" G_GUINT64_FORMAT " failed: %d",
+          i, (guint64) bind[i], res);
+      return FALSE;
+    }
+  }
+  /* not dedicated: several images (see alloc_and_import()) */
+  shared->ext_mem = export_to_cuda (alloc, shared->memory, all->size, FALSE,
+      error);
+  if (!shared->ext_mem)
+    return FALSE;
+  base = gst_cuda_sync_external_memory_get_pointer (shared->ext_mem);
+  for (i = 0; i < n; i++) {
+    VkSubresourceLayout layout;
+
+    /* asked once bound, as for a multi-planar image (Mesa lavapipe sets
+     * some offsets at binding); relative to the image's binding */
+    image_layout (alloc, &planes[i], VK_IMAGE_ASPECT_COLOR_BIT, &layout);
+    planes[i].offset = bind[i] + layout.offset;
+    planes[i].pitch = layout.rowPitch;
+    planes[i].size = layout.size;
+    planes[i].alloc_size = all->size;
+    if (planes[i].offset + planes[i].size > all->size) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+          "plane %u ends at byte %" G_GSIZE_FORMAT ", past its memory (%"
+          G_GUINT64_FORMAT " bytes)", i, planes[i].offset + planes[i].size,
+          (guint64) all->size);
+      return FALSE;
+    }
+    planes[i].cuda_ptr = base + planes[i].offset;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_planes_alloc_one_memory (const GstCudaVkAllocParams * alloc,
+    const GstVideoInfo * info, VkImageUsageFlags usage, GstCudaVkPlane * planes,
+    GError ** error)
+{
+  guint i, n = GST_VIDEO_INFO_N_PLANES (info);
+  VkDeviceSize bind[GST_VIDEO_MAX_PLANES];
+  GstCudaVkSharedMemory *shared;
+  VkMemoryRequirements all;
+
+  if (!plan_one_memory (alloc, info, usage, planes, bind, &all, error)) {
+    free_planes (alloc, planes, n);
+    return FALSE;
+  }
+  shared = g_new0 (GstCudaVkSharedMemory, 1);
+  shared->refcount = 1;
+  shared->device = gst_object_ref (alloc->device);
+  if (!allocate_exportable (alloc, &all, VK_NULL_HANDLE, VK_NULL_HANDLE,
+          &shared->memory, error) ||
+      !bind_one_memory (alloc, planes, n, bind, &all, shared, error)) {
+    /* the images first: nothing may be bound to freed memory */
+    free_planes (alloc, planes, n);
+    shared_memory_unref (shared);
+    return FALSE;
+  }
+  for (i = 0; i < n; i++) {
+    planes[i].memory = shared->memory;
+    planes[i].shared = shared_memory_ref (shared);
+  }
+  shared_memory_unref (shared);
+  return TRUE;
+}
+
 gboolean
 gst_cuda_vk_plane_alloc_buffer (const GstCudaVkAllocParams * alloc,
     GstCudaVkPlane * plane, gsize size, VkBufferUsageFlags usage,
@@ -521,66 +745,13 @@ gst_cuda_vk_plane_free (GstCudaContext * cuda, GstVulkanDevice * device,
       vkDestroyImage (device->device, plane->image, NULL);
     if (plane->buffer)
       vkDestroyBuffer (device->device, plane->buffer, NULL);
-    if (plane->memory)
+    if (plane->memory && !plane->shared)
       vkFreeMemory (device->device, plane->memory, NULL);
   }
+  /* a shared allocation goes with the last image bound to it */
+  if (plane->shared)
+    shared_memory_unref (plane->shared);
   memset (plane, 0, sizeof (*plane));
-}
-
-gboolean
-gst_cuda_vk_copy_2d (CUstream stream, CUdeviceptr dst, gsize dst_pitch,
-    CUdeviceptr src, gsize src_pitch, gsize width_bytes, gsize height,
-    GError ** error)
-{
-  CUDA_MEMCPY2D p;
-  CUresult r;
-
-  memset (&p, 0, sizeof (p));
-  p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  p.srcDevice = src;
-  p.srcPitch = src_pitch;
-  p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  p.dstDevice = dst;
-  p.dstPitch = dst_pitch;
-  p.WidthInBytes = width_bytes;
-  p.Height = height;
-  r = CuMemcpy2DAsync (&p, stream);
-  return gst_cuda_sync_check_result (r, "cuMemcpy2DAsync", error);
-}
-
-VkFormat
-gst_cuda_vk_plane_format (const GstVideoInfo * info, guint plane)
-{
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_RGBx:
-      return gst_cuda_vk_compat_rgb_image_format (VK_FORMAT_R8G8B8A8_UNORM,
-          info);
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_BGRx:
-      return gst_cuda_vk_compat_rgb_image_format (VK_FORMAT_B8G8R8A8_UNORM,
-          info);
-    case GST_VIDEO_FORMAT_NV12:
-      return plane == 0 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8_UNORM;
-    case GST_VIDEO_FORMAT_I420:
-      return VK_FORMAT_R8_UNORM;
-    default:
-      return VK_FORMAT_UNDEFINED;
-  }
-}
-
-VkFormat
-gst_cuda_vk_multiplanar_format (const GstVideoInfo * info)
-{
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-    case GST_VIDEO_FORMAT_NV12:
-      return VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
-    case GST_VIDEO_FORMAT_I420:
-      /* planes 1 and 2 are B (Cb, U) and R (Cr, V): I420's order */
-      return VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM;
-    default:
-      return VK_FORMAT_UNDEFINED;
-  }
 }
 
 gboolean
@@ -603,20 +774,4 @@ gst_cuda_vk_multiplanar_supported (GstVulkanDevice * device,
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)), format, res,
       features);
   return FALSE;
-}
-
-gboolean
-gst_cuda_vk_format_supported (GstVideoFormat format)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_I420:
-      return TRUE;
-    default:
-      return FALSE;
-  }
 }

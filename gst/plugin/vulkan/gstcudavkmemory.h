@@ -15,6 +15,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cudasync/gstcudasync-internal.h>
 #include "gstcudavkdevice.h"
+#include "gstcudavkplanes.h"
 
 G_BEGIN_DECLS
 
@@ -29,13 +30,21 @@ typedef struct
   const GstCudaVkNamer *namer;
 } GstCudaVkAllocParams;
 
+/* One exportable allocation that the images of a frame's planes are all
+ * bound to, imported into CUDA once (gst_cuda_vk_planes_alloc_one_memory());
+ * reference-counted by those planes, freed with the last of them */
+typedef struct _GstCudaVkSharedMemory GstCudaVkSharedMemory;
+
 /* One plane of exportable Vulkan memory mapped into CUDA. */
 typedef struct
 {
   VkImage image;                /* VK_NULL_HANDLE for buffers */
   VkBuffer buffer;              /* VK_NULL_HANDLE for images */
-  VkDeviceMemory memory;
+  VkDeviceMemory memory;        /* the plane's own, or @shared's */
   VkDeviceSize alloc_size;
+  /* the allocation the image shares with the frame's other planes (a
+   * reference); NULL: memory is the plane's own */
+  GstCudaVkSharedMemory *shared;
   GstCudaSyncExternalMemory *ext_mem;
   CUdeviceptr cuda_ptr;         /* start of the plane (offset applied) */
   gsize offset;                 /* in the memory */
@@ -79,6 +88,27 @@ gboolean gst_cuda_vk_plane_alloc_multiplanar (const GstCudaVkAllocParams * alloc
                                           GstCudaVkPlane * plane,
                                           const GstVideoInfo * info,
                                           VkImageUsageFlags usage, GError ** error);
+/* The linear images of a frame of @info (NV12, I420: one per plane, as
+ * gst_cuda_vk_plane_alloc_image() makes them) in @planes (@info's number of
+ * planes), all bound to one exportable allocation that CUDA imports once:
+ * each @planes[i].cuda_ptr is the allocation's CUDA base pointer plus
+ * @planes[i].offset, the image's binding (its alignment respected) plus
+ * its vkGetImageSubresourceLayout() offset; @planes[i].pitch its row
+ * pitch. On failure @planes hold nothing. */
+gboolean gst_cuda_vk_planes_alloc_one_memory (const GstCudaVkAllocParams * alloc,
+                                          const GstVideoInfo * info,
+                                          VkImageUsageFlags usage,
+                                          GstCudaVkPlane * planes,
+                                          GError ** error);
+/* Whether the device binds those images to one exportable allocation: no
+ * format exportable only as a dedicated allocation, no image that
+ * requires one, a memory type every image can use; else @error
+ * (NOT_SUPPORTED) says why. Asks the device (images made and destroyed),
+ * allocates nothing. */
+gboolean gst_cuda_vk_one_memory_supported (const GstCudaVkAllocParams * alloc,
+                                          const GstVideoInfo * info,
+                                          VkImageUsageFlags usage,
+                                          GError ** error);
 gboolean gst_cuda_vk_plane_alloc_buffer  (const GstCudaVkAllocParams * alloc,
                                           GstCudaVkPlane * plane,
                                           gsize size, VkBufferUsageFlags usage,
@@ -86,25 +116,6 @@ gboolean gst_cuda_vk_plane_alloc_buffer  (const GstCudaVkAllocParams * alloc,
 void     gst_cuda_vk_plane_free          (GstCudaContext * cuda, GstVulkanDevice * device,
                                           GstCudaVkPlane * plane);
 
-/* Enqueues a 2D copy (one plane, the given pitches) on @stream (context
- * pushed) */
-gboolean gst_cuda_vk_copy_2d             (CUstream stream, CUdeviceptr dst,
-                                          gsize dst_pitch, CUdeviceptr src,
-                                          gsize src_pitch, gsize width_bytes,
-                                          gsize height, GError ** error);
-
-/* The VkFormat of plane @plane of frames of @info as the bridge lays them
- * out (one image per plane); 1.24+'s table has none for I420's chroma
- * planes */
-VkFormat gst_cuda_vk_plane_format        (const GstVideoInfo * info,
-                                          guint plane);
-
-gboolean gst_cuda_vk_format_supported    (GstVideoFormat format);
-
-/* The multi-planar VkFormat that holds a whole frame of @info in one image
- * (NV12: G8_B8R8_2PLANE_420, I420: G8_B8_R8_3PLANE_420), else
- * VK_FORMAT_UNDEFINED */
-VkFormat gst_cuda_vk_multiplanar_format  (const GstVideoInfo * info);
 /* Whether @device makes linear, exportable multi-planar images of @usage
  * for frames of @info; else @error says why (NOT_SUPPORTED) */
 gboolean gst_cuda_vk_multiplanar_supported (GstVulkanDevice * device,

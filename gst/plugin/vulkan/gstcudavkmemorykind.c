@@ -239,6 +239,42 @@ static const GstCudaVkMemoryKind multiplanar_kind = {
   .record_copy = image_record_copy,
 };
 
+/* ---- memory:VulkanImage, one allocation: one linear image per plane,
+ * all bound to one exportable allocation ---- */
+
+static gboolean
+one_allocation_alloc_frame (const GstCudaVkAllocParams * alloc,
+    const GstVideoInfo * info, VkImageUsageFlags usage,
+    GstCudaVkPlane * planes, GError ** error)
+{
+  return gst_cuda_vk_planes_alloc_one_memory (alloc, info, usage, planes,
+      error);
+}
+
+/* Downstream sees what one image per plane gives it (one memory a plane,
+ * each with its own barrier by the colour aspect): only the allocation
+ * differs, which CUDA imports once, so that a GstCudaMemory (one base
+ * pointer, plane offsets) can describe the frame and upstream write it in
+ * place (gstcudavkupstreampool.c). alloc_plane: a frame whose planes could
+ * not share one allocation (gstcudavkframepool.c) */
+static const GstCudaVkMemoryKind one_allocation_kind = {
+  .caps_feature = GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE,
+  .size_limited = TRUE,
+  .needs_layout = TRUE,
+  .barrier_timeline = TRUE,
+  .video_meta = TRUE,
+  .one_allocation = TRUE,
+  .alloc_plane = image_alloc_plane,
+  .alloc_frame = one_allocation_alloc_frame,
+  .wrap_plane = image_wrap_plane,
+  .take_over = image_take_over,
+  .give_back = image_give_back,
+  .parse_input = image_parse_input,
+  .record_read = image_record_read,
+  .read_done = image_read_done,
+  .record_copy = image_record_copy,
+};
+
 /* ---- memory:VulkanBuffer: one buffer per plane, GstVideoInfo's layout */
 
 static gboolean
@@ -396,8 +432,11 @@ static const GstCudaVkMemoryKind buffer_kind = {
 
 const GstCudaVkMemoryKind *const
     gst_cuda_vk_memory_kinds[GST_CUDA_VK_N_MEMORY_KINDS] = {
-  &image_kind, &buffer_kind, &multiplanar_kind,
+  &image_kind, &buffer_kind, &multiplanar_kind, &one_allocation_kind,
 };
+
+/* a variant of its caps feature's kind, not a caps entry of its own */
+#define IS_VARIANT(kind) ((kind)->multiplanar || (kind)->one_allocation)
 
 guint
 gst_cuda_vk_memory_kind_n_mems (const GstCudaVkMemoryKind * kind,
@@ -419,7 +458,25 @@ gst_cuda_vk_memory_kind_variant (const GstCudaVkMemoryKind * kind,
     const GstCudaVkMemoryKind *k = gst_cuda_vk_memory_kinds[i];
 
     if (!strcmp (k->caps_feature, kind->caps_feature) &&
-        k->multiplanar == multiplanar)
+        k->multiplanar == multiplanar && !k->one_allocation)
+      return k;
+  }
+  return NULL;
+}
+
+const GstCudaVkMemoryKind *
+gst_cuda_vk_memory_kind_one_allocation (const GstCudaVkMemoryKind * kind,
+    const GstVideoInfo * info)
+{
+  guint i;
+
+  /* the formats whose planes are images of their own */
+  if (gst_cuda_vk_multiplanar_format (info) == VK_FORMAT_UNDEFINED)
+    return NULL;
+  for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
+    const GstCudaVkMemoryKind *k = gst_cuda_vk_memory_kinds[i];
+
+    if (!strcmp (k->caps_feature, kind->caps_feature) && k->one_allocation)
       return k;
   }
   return NULL;
@@ -432,7 +489,7 @@ gst_cuda_vk_memory_kind_from_caps (GstCaps * caps)
   guint i;
 
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
-    if (!gst_cuda_vk_memory_kinds[i]->multiplanar &&
+    if (!IS_VARIANT (gst_cuda_vk_memory_kinds[i]) &&
         gst_caps_features_contains (features,
             gst_cuda_vk_memory_kinds[i]->caps_feature))
       return gst_cuda_vk_memory_kinds[i];
@@ -461,7 +518,7 @@ gst_cuda_vk_memory_kinds_template_caps (void)
   guint i;
 
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
-    if (!gst_cuda_vk_memory_kinds[i]->multiplanar)
+    if (!IS_VARIANT (gst_cuda_vk_memory_kinds[i]))
       ret = gst_caps_merge (ret, gst_cuda_vk_caps_set_features (raw,
               gst_cuda_vk_memory_kinds[i]->caps_feature));
   }
@@ -519,7 +576,7 @@ gst_cuda_vk_memory_kinds_caps (GstCaps * caps, guint max_image)
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
     const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kinds[i];
 
-    if (kind->multiplanar)
+    if (IS_VARIANT (kind))
       continue;
     ret =
         gst_caps_merge (ret,
@@ -529,7 +586,7 @@ gst_cuda_vk_memory_kinds_caps (GstCaps * caps, guint max_image)
   for (i = 0; i < GST_CUDA_VK_N_MEMORY_KINDS; i++) {
     const GstCudaVkMemoryKind *kind = gst_cuda_vk_memory_kinds[i];
 
-    if (kind->size_limited && !kind->multiplanar)
+    if (kind->size_limited && !IS_VARIANT (kind))
       ret =
           gst_caps_merge (ret, gst_cuda_vk_caps_set_features (over,
               kind->caps_feature));

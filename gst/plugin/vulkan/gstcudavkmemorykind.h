@@ -47,8 +47,14 @@ void     gst_cuda_vk_barriers_record     (const GstCudaVkBarriers * barriers,
  *   every plane; otherwise one memory per plane. Such a kind is a variant
  *   of the kind of its caps feature (gst_cuda_vk_memory_kind_variant()),
  *   not a caps entry of its own.
+ * @one_allocation: one memory per plane, their images all bound to one
+ *   exportable allocation that CUDA imports once (@alloc_frame); a variant
+ *   of its caps feature's kind too (gst_cuda_vk_memory_kind_one_allocation())
  * @alloc_plane: allocates memory @i of a frame of @info, exportable, with
  *   @alloc; images with @usage (buffers have their own)
+ * @alloc_frame: (nullable) allocates every plane of a frame at once into
+ *   @planes; where it fails, the frame pool allocates them one by one
+ *   with @alloc_plane
  * @wrap_plane: wraps @plane (memory @i of a frame of @info, allocated with
  *   @usage) into a GstMemory of the kind; @notify (@holder) frees the plane
  *   with the memory
@@ -77,10 +83,14 @@ typedef struct
   gboolean barrier_timeline;
   gboolean video_meta;
   gboolean multiplanar;
+  gboolean one_allocation;
 
   gboolean (*alloc_plane) (const GstCudaVkAllocParams * alloc,
       const GstVideoInfo * info, guint i, VkImageUsageFlags usage,
       GstCudaVkPlane * plane, GError ** error);
+  gboolean (*alloc_frame) (const GstCudaVkAllocParams * alloc,
+      const GstVideoInfo * info, VkImageUsageFlags usage,
+      GstCudaVkPlane * planes, GError ** error);
   GstMemory * (*wrap_plane) (GstVulkanDevice * device,
       const GstVideoInfo * info, guint i, VkImageUsageFlags usage,
       GstCudaVkPlane * plane, gpointer holder, GDestroyNotify notify);
@@ -101,9 +111,9 @@ typedef struct
       GstVulkanCommandBuffer * cmd);
 } GstCudaVkMemoryKind;
 
-#define GST_CUDA_VK_N_MEMORY_KINDS 3
-/* images first: what the caps prefer; variants (multiplanar) after the
- * kinds of their caps feature */
+#define GST_CUDA_VK_N_MEMORY_KINDS 4
+/* images first: what the caps prefer; variants (multiplanar,
+ * one_allocation) after the kinds of their caps feature */
 extern const GstCudaVkMemoryKind *const
     gst_cuda_vk_memory_kinds[GST_CUDA_VK_N_MEMORY_KINDS];
 
@@ -116,6 +126,12 @@ guint gst_cuda_vk_memory_kind_n_mems (const GstCudaVkMemoryKind * kind,
 const GstCudaVkMemoryKind * gst_cuda_vk_memory_kind_variant
     (const GstCudaVkMemoryKind * kind, const GstVideoInfo * info,
     gboolean multiplanar);
+
+/* The variant of @kind (same caps feature) whose planes' images share one
+ * allocation, for frames of @info; NULL when there is none for @info's
+ * format (NV12 and I420 images only) */
+const GstCudaVkMemoryKind * gst_cuda_vk_memory_kind_one_allocation
+    (const GstCudaVkMemoryKind * kind, const GstVideoInfo * info);
 
 /* The kind of @caps' first structure; NULL when it is none of them */
 const GstCudaVkMemoryKind * gst_cuda_vk_memory_kind_from_caps (GstCaps * caps);

@@ -46,6 +46,13 @@ gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
   return FALSE;
 }
 
+/* no pool: upstream's order of the caps stays */
+GstCaps *
+gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device, GstCaps * caps)
+{
+  return caps;
+}
+
 GstBufferPool *
 gst_cuda_vk_vulkan_pool_new (GstCudaVkInterop * interop,
     GstBufferPool * frames, const GstCudaVkMemoryKind * kind)

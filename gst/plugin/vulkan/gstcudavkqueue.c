@@ -160,3 +160,15 @@ gst_cuda_vk_shared_queue (GstVulkanDevice * device, GstVulkanQueue * candidate)
         "ours are not serialised");
   return queue;
 }
+
+void
+gst_cuda_vk_queue_wait_idle (GstVulkanQueue * queue)
+{
+  VkResult res;
+
+  gst_vulkan_queue_submit_lock (queue);
+  res = vkQueueWaitIdle (queue->queue);
+  gst_vulkan_queue_submit_unlock (queue);
+  if (res != VK_SUCCESS)
+    GST_WARNING_OBJECT (queue, "vkQueueWaitIdle: %d", res);
+}

@@ -32,4 +32,9 @@ void gst_cuda_vk_fence_pool_discard (GstCudaVkFencePool * pool,
 GstVulkanQueue *gst_cuda_vk_shared_queue (GstVulkanDevice * device,
     GstVulkanQueue * candidate);
 
+/* Waits on the CPU until every submission to @queue so far has completed
+ * (vkQueueWaitIdle under its submit lock, which the queue's users share
+ * through gst_cuda_vk_shared_queue()) */
+void gst_cuda_vk_queue_wait_idle (GstVulkanQueue * queue);
+
 G_END_DECLS

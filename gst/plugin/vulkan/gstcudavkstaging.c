@@ -345,3 +345,72 @@ gst_cuda_vk_staging_wrap (GstCudaVkInterop * self, GstCudaVkStaging * s)
   }
   return mem;
 }
+
+void
+gst_cuda_vk_staging_clear (GPtrArray * slots)
+{
+  guint i;
+
+  if (!slots)
+    return;
+  for (i = 0; i < slots->len; i++)
+    gst_cuda_vk_staging_unref (g_ptr_array_index (slots, i));
+  g_ptr_array_set_size (slots, 0);
+}
+
+void
+gst_cuda_vk_staging_gc (GstCudaVkInterop * self, GPtrArray * slots)
+{
+  guint i = 0;
+
+  while (i < slots->len) {
+    GstCudaVkStaging *s = g_ptr_array_index (slots, i);
+    GError *err = NULL;
+    GstCudaVkStagingState st = gst_cuda_vk_staging_state (self, s, &err);
+
+    if (st == GST_CUDA_VK_STAGING_ERROR) {
+      /* cannot tell: keep it, the element's stop waits for the stream */
+      GST_WARNING_OBJECT (self, "retired staging buffer: %s", err->message);
+      g_clear_error (&err);
+      i++;
+    } else if (st == GST_CUDA_VK_STAGING_READY) {
+      g_ptr_array_remove_index_fast (slots, i);
+      gst_cuda_vk_staging_unref (s);
+    } else {
+      i++;
+    }
+  }
+}
+
+/* the oldest first: its GPU work (the copy into it, downstream's reads)
+ * is the likeliest to be done */
+GstCudaVkStaging *
+gst_cuda_vk_staging_wait_oldest (GstCudaVkInterop * self, GPtrArray * slots,
+    guint * next, GError ** error)
+{
+  guint i, n = slots->len;
+
+  for (i = 0; i < n; i++) {
+    guint k = (*next + i) % n;
+    GstCudaVkStaging *s = g_ptr_array_index (slots, k);
+
+    if (g_atomic_int_get (&s->in_use) || s->broken)
+      continue;
+    if (!gst_cuda_vk_staging_wait (self, s, error))
+      return NULL;
+    *next = (k + 1) % n;
+    return s;
+  }
+  return NULL;
+}
+
+gboolean
+gst_cuda_vk_staging_all_broken (GPtrArray * slots)
+{
+  guint i;
+
+  for (i = 0; i < slots->len; i++)
+    if (!((GstCudaVkStaging *) g_ptr_array_index (slots, i))->broken)
+      return FALSE;
+  return TRUE;
+}

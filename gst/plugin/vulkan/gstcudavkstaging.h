@@ -121,6 +121,23 @@ GstCudaVkStagingState gst_cuda_vk_staging_state (GstCudaVkInterop * interop,
  * alive. */
 gboolean gst_cuda_vk_staging_wait        (GstCudaVkInterop * interop,
                                           GstCudaVkStaging * s, GError ** error);
+/* A set of slots (vulkantocuda's, a GPtrArray of them) */
+/* Unrefs every slot of @slots (nullable) and empties it; at shutdown, the
+ * stream synchronised: waiting in the last unref is fine */
+void     gst_cuda_vk_staging_clear       (GPtrArray * slots);
+/* Frees the slots of @slots whose GPU work is done, without blocking (the
+ * retired slots of earlier caps) */
+void     gst_cuda_vk_staging_gc          (GstCudaVkInterop * interop,
+                                          GPtrArray * slots);
+/* At the limit of slots in flight: the first slot of @slots from *@next
+ * on that no wrapped memory holds, waited for on the CPU
+ * (gst_cuda_vk_staging_wait()); *@next then follows it. NULL when
+ * downstream holds every one, or with @error set when the wait failed. */
+GstCudaVkStaging * gst_cuda_vk_staging_wait_oldest (GstCudaVkInterop * interop,
+                                          GPtrArray * slots, guint * next,
+                                          GError ** error);
+/* Whether every slot of @slots is broken: none can be used again */
+gboolean gst_cuda_vk_staging_all_broken  (GPtrArray * slots);
 /* Before @s is used again: drops the old fence, replaces an unwaited
  * binary semaphore */
 void     gst_cuda_vk_staging_reuse       (GstCudaVkStaging * s);

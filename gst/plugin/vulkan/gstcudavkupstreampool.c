@@ -19,12 +19,21 @@
  * Vulkan work on it has completed (the frame pool's fences): upstream
  * never writes into a frame that Vulkan may still read.
  *
- * Only frames that are one memory: one-plane formats, and frames of one
- * multi-planar image (NV12, I420) whose planes have one pitch. A
- * GstCudaMemory is one base pointer with plane offsets and one pitch
- * (upstream's CPU map of wrapped memory uses plane 0's for every plane),
- * while one image per plane is one dedicated Vulkan allocation per plane
- * (see gstcudavkmemory.c), imported into CUDA at an address of its own.
+ * Only frames that are one allocation imported into CUDA once: one-plane
+ * formats, frames of one multi-planar image (NV12, I420) whose planes have
+ * one pitch, and frames of one image per plane all bound to one
+ * allocation (the one_allocation memory kind, NV12 and I420), at any
+ * pitches. A GstCudaMemory is one base pointer with plane offsets, while
+ * one image per plane is otherwise one dedicated Vulkan allocation per
+ * plane (see gstcudavkmemory.c), imported into CUDA at an address of its
+ * own. Plane pitches: upstream's writers (cudaupload, cudaconvertscale,
+ * the NVDEC decoders) write each plane at the video meta's stride of its
+ * own, but upstream's CPU map of wrapped memory (a writer's fallback)
+ * copies rows of plane 0's width at plane 0's pitch only. The
+ * multi-planar form keeps to one pitch, as it always did; the default
+ * form takes any, because the images' pitches are the driver's (Mesa
+ * lavapipe gives I420's chroma planes a narrower one) and I420 would
+ * otherwise be copied.
  *
  * When the frame pool is no longer active (cudatovulkan renegotiated or
  * stopped while upstream still uses this pool) the pool hands out ordinary
@@ -49,7 +58,8 @@ gboolean
 gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info,
     const GstCudaVkMemoryKind * kind)
 {
-  return gst_cuda_vk_memory_kind_n_mems (kind, info) == 1;
+  return gst_cuda_vk_memory_kind_n_mems (kind, info) == 1 ||
+      kind->one_allocation;
 }
 
 #include <gst/cuda/gstcudabufferpool.h>
@@ -135,6 +145,39 @@ pool_start (GstBufferPool * bpool)
   return TRUE;
 }
 
+/* Whether @f's planes lie in one allocation that CUDA imported once: one
+ * memory, or images bound to one shared allocation (a frame whose planes
+ * could not share one has an allocation per plane) */
+static gboolean
+frame_one_allocation (const GstCudaVkFrame * f)
+{
+  guint i;
+
+  for (i = 1; i < f->n_mems; i++) {
+    if (!f->planes[0]->plane.shared ||
+        f->planes[i]->plane.shared != f->planes[0]->plane.shared)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether @f is laid out as the pool's memory says (frame_layout()) */
+static gboolean
+frame_matches (GstCudaVkUpstreamPool * self, const GstCudaVkFrame * f)
+{
+  guint i;
+
+  if (!frame_one_allocation (f))
+    return FALSE;
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (&self->winfo); i++) {
+    if (f->plane_ptr[i] - f->plane_ptr[0] !=
+        GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) ||
+        f->plane_pitch[i] != GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, i))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* @frame (transfer full) wrapped in a GstCudaMemory at its layout */
 static GstMemory *
 wrap_frame (GstCudaVkUpstreamPool * self, GstBuffer * frame)
@@ -170,7 +213,16 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
     return ret;
   /* waits while all the frames are out (the frame pool's bound) */
   ret = gst_buffer_pool_acquire_buffer (self->frames, &frame, params);
-  if (ret == GST_FLOW_OK) {
+  if (ret == GST_FLOW_OK && !frame_matches (self, gst_cuda_vk_frame_get
+          (frame))) {
+    /* its planes could not share one allocation: copied into, as any
+     * input from elsewhere */
+    GST_DEBUG_OBJECT (self, "frame of one allocation per plane: plain CUDA "
+        "memory");
+    gst_buffer_unref (frame);
+    mem = gst_cuda_allocator_alloc (NULL,
+        GST_CUDA_BUFFER_POOL_CAST (self)->context, self->stream, &self->info);
+  } else if (ret == GST_FLOW_OK) {
     mem = wrap_frame (self, frame);
   } else if (ret == GST_FLOW_FLUSHING
       && gst_cuda_vk_pool_bound_flushing (&self->bound)) {
@@ -284,14 +336,15 @@ frame_layout (GstCudaVkUpstreamPool * self)
   f = gst_cuda_vk_frame_get (frame);
   self->winfo = self->info;
   GST_VIDEO_INFO_SIZE (&self->winfo) = 0;
-  if (f->n_mems != 1) {
-    GST_INFO_OBJECT (self, "frames of %u memories: not one GstCudaMemory",
+  if (!frame_one_allocation (f)) {
+    GST_INFO_OBJECT (self, "frames of %u allocations: not one GstCudaMemory",
         f->n_mems);
     ok = FALSE;
   }
   for (i = 0; ok && i < n; i++) {
-    if (f->plane_ptr[i] < f->plane_ptr[0] ||
-        f->plane_pitch[i] != f->plane_pitch[0]) {
+    /* one multi-planar image: one pitch (see the top of the file) */
+    if (f->plane_ptr[i] < f->plane_ptr[0] || (f->n_mems == 1 &&
+            f->plane_pitch[i] != f->plane_pitch[0])) {
       GST_INFO_OBJECT (self, "plane %u at +%" G_GINT64_FORMAT ", pitch %"
           G_GSIZE_FORMAT " (plane 0: %" G_GSIZE_FORMAT "): not one "
           "GstCudaMemory", i, (gint64) (f->plane_ptr[i] - f->plane_ptr[0]),

@@ -14,18 +14,20 @@
 G_BEGIN_DECLS
 
 /* Whether frames of @info, of memory of @kind, can be written in place by
- * upstream: frames that are one memory (one plane, or a multi-planar
- * image), since a GstCudaMemory is one base pointer with plane offsets,
- * while one image per plane is one Vulkan allocation per plane; never on
- * 1.22 */
+ * upstream: frames that are one allocation (one plane, a multi-planar
+ * image, or one image per plane all bound to one allocation: the
+ * one_allocation kind), since a GstCudaMemory is one base pointer with
+ * plane offsets, while one image per plane is otherwise one Vulkan
+ * allocation per plane; never on 1.22 */
 gboolean        gst_cuda_vk_upstream_pool_supported (const GstVideoInfo * info,
                                                      const GstCudaVkMemoryKind * kind);
 
 /* A GstCudaBufferPool whose every buffer is a frame of @frames (a pool of
  * gst_cuda_vk_frame_pool_new(), active) wrapped in one GstCudaMemory of
  * @interop's context, with its stream. NULL when @frames cannot hand out a
- * frame, when a frame's planes do not fit one GstCudaMemory (two memories,
- * or planes of different pitches), and always on 1.22 (no
+ * frame, when a frame's planes do not fit one GstCudaMemory (memories of
+ * allocations of their own, or a multi-planar image's planes of different
+ * pitches), and always on 1.22 (no
  * GST_CUDA_SYNC_HAVE_MEMORY_STREAM). */
 GstBufferPool * gst_cuda_vk_upstream_pool_new   (GstCudaVkInterop * interop,
                                                  GstBufferPool * frames);

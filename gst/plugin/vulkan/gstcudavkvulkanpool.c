@@ -29,7 +29,8 @@
  *
  * When the frame pool is no longer active (vulkantocuda renegotiated or
  * stopped while upstream still uses this pool) the pool hands out
- * upstream's own kind of image, which vulkantocuda copies as any other.
+ * upstream's own kind of image, which vulkantocuda copies as any other;
+ * it is freed once the queue is idle (pool_release_buffer()).
  *
  * Locks: the bound's lock (gstcudavkpoolbound.h) guards the count of
  * buffers out and the flushing flag; it is never held while acquiring
@@ -65,6 +66,55 @@ gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
   }
   return gst_cuda_vk_image_exportable (device, info,
       GST_CUDA_VK_LEND_IMAGE_USAGE, error);
+}
+
+/* memory:VulkanImage of the formats the pool takes on @device (a small
+ * frame of each asked for; the size is limited apart), at most
+ * maxImageDimension2D wide and high; NULL when none */
+static GstCaps *
+lendable_caps (GstVulkanDevice * device)
+{
+  GstCaps *ret =
+      gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE
+      "), format = (string) " GST_CUDA_VK_FORMATS);
+  GstStructure *s = gst_caps_get_structure (ret, 0);
+  const GValue *all = gst_structure_get_value (s, "format");
+  gint max = device->physical_device->properties.limits.maxImageDimension2D;
+  GValue formats = G_VALUE_INIT;
+  guint i;
+
+  g_value_init (&formats, GST_TYPE_LIST);
+  for (i = 0; i < gst_value_list_get_size (all); i++) {
+    const GValue *f = gst_value_list_get_value (all, i);
+    GstVideoInfo info;
+
+    gst_video_info_set_format (&info,
+        gst_video_format_from_string (g_value_get_string (f)), 16, 16);
+    if (gst_cuda_vk_vulkan_pool_supported (device, &info, NULL))
+      gst_value_list_append_value (&formats, f);
+  }
+  if (gst_value_list_get_size (&formats) == 0) {
+    g_value_unset (&formats);
+    gst_caps_unref (ret);
+    return NULL;
+  }
+  gst_structure_take_value (s, "format", &formats);
+  gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, MAX (max, 1),
+      "height", GST_TYPE_INT_RANGE, 1, MAX (max, 1), NULL);
+  return ret;
+}
+
+GstCaps *
+gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device, GstCaps * caps)
+{
+  GstCaps *lendable = device ? lendable_caps (device) : NULL;
+  GstCaps *first;
+
+  if (!lendable)
+    return caps;
+  first = gst_caps_intersect_full (caps, lendable, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (lendable);
+  return gst_caps_merge (first, caps);
 }
 
 #define GST_TYPE_CUDA_VK_VULKAN_POOL (gst_cuda_vk_vulkan_pool_get_type ())
@@ -208,12 +258,22 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
 }
 
 /* Buffers are not kept: freeing one lets its frame go back to the frame
- * pool (unless vulkantocuda's output still holds it) */
+ * pool (unless vulkantocuda's output still holds it), whose give-back
+ * comes after upstream's work on it. An image of upstream's kind
+ * (plain_buffer()) is freed at once instead, and upstream may have written
+ * it on the GPU without waiting (vulkanupload's copy) and then dropped it
+ * (vulkantocuda flushing, at a seek or its stop): the queue upstream shares
+ * with the bridge is waited for first, or the copy ran into freed memory
+ * (a crash in Mesa lavapipe's queue thread now and then). */
 static void
 pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
 {
+  GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
+
+  if (!gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buffer), lent_quark))
+    gst_cuda_vk_queue_wait_idle (self->interop->queue);
   gst_buffer_unref (buffer);
-  gst_cuda_vk_pool_bound_give (&GST_CUDA_VK_VULKAN_POOL (bpool)->bound);
+  gst_cuda_vk_pool_bound_give (&self->bound);
 }
 
 static void

@@ -28,6 +28,17 @@ gboolean        gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
                                                    const GstVideoInfo * info,
                                                    GError ** error);
 
+/* @caps (transfer full), an answer to a CAPS query on vulkantocuda's sink
+ * pad, with what upstream can write in place put first: its structures of
+ * memory:VulkanImage narrowed to the formats the pool takes on @device
+ * (gst_cuda_vk_vulkan_pool_supported()) and the device's image size limit,
+ * then @caps as they were (transfer full). GstBaseTransform keeps the
+ * order of upstream's filter, and vulkanupload's puts memory:VulkanBuffer
+ * first, while upstream fixates to the first structure of the answer.
+ * @caps as they are when @device is NULL, and on 1.22. */
+GstCaps *       gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device,
+                                                    GstCaps * caps);
+
 /* A GstVulkanImageBufferPool whose every buffer is a frame of @frames (a
  * pool of gst_cuda_vk_frame_pool_new() of one-plane frames of @kind, with
  * GST_CUDA_VK_LEND_IMAGE_USAGE, active), taken over from CUDA by

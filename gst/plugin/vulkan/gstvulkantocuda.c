@@ -47,7 +47,10 @@
  * with it: an event recorded on the legacy default stream when the output
  * memory is freed, which covers readers on blocking streams (upstream's
  * CUDA elements), checked without blocking unless every frame is out. Frames
- * from elsewhere are copied as above.
+ * from elsewhere are copied as above. The element asks upstream for such
+ * images first (its answer to the CAPS query), so that vulkanupload, which
+ * would output `memory:VulkanBuffer`, writes them in place without a caps
+ * filter.
  *
  * The Vulkan device must be the CUDA device (same UUID).
  *
@@ -198,51 +201,6 @@ gst_vulkan_to_cuda_get_property (GObject * object, guint prop_id,
   G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
 }
 
-/* shutdown: the stream was synchronised, waiting here is fine */
-static void
-free_slots (GstVulkanToCuda * self)
-{
-  guint i;
-
-  if (self->slots) {
-    for (i = 0; i < self->slots->len; i++)
-      gst_cuda_vk_staging_unref (g_ptr_array_index (self->slots, i));
-    g_ptr_array_set_size (self->slots, 0);
-  }
-  if (self->retired) {
-    for (i = 0; i < self->retired->len; i++)
-      gst_cuda_vk_staging_unref (g_ptr_array_index (self->retired, i));
-    g_ptr_array_set_size (self->retired, 0);
-  }
-  self->next_slot = 0;
-}
-
-/* frees the retired slots whose GPU work is done, without blocking */
-static void
-gc_retired (GstVulkanToCuda * self)
-{
-  guint i = 0;
-
-  while (self->retired && i < self->retired->len) {
-    Slot *s = g_ptr_array_index (self->retired, i);
-    GError *err = NULL;
-    GstCudaVkStagingState st =
-        gst_cuda_vk_staging_state (INTEROP (self), s, &err);
-
-    if (st == GST_CUDA_VK_STAGING_ERROR) {
-      /* cannot tell: keep it, stop() waits for the stream */
-      GST_WARNING_OBJECT (self, "retired staging buffer: %s", err->message);
-      g_clear_error (&err);
-      i++;
-    } else if (st == GST_CUDA_VK_STAGING_READY) {
-      g_ptr_array_remove_index_fast (self->retired, i);
-      gst_cuda_vk_staging_unref (s);
-    } else {
-      i++;
-    }
-  }
-}
-
 /* Lets go of the pool proposed upstream: buffers of it still out keep it,
  * and their frames are freed when they come back */
 static void
@@ -331,8 +289,19 @@ gst_vulkan_to_cuda_stop (GstBaseTransform * trans)
   clear_lend (self);
   /* the base class then lets the stream's work finish */
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  if (DEVICE (self))
-    free_slots (self);
+  /* Upstream's Vulkan work on the inputs is over before upstream can free
+   * them: vulkanupload frees its images and staging buffers when it is
+   * finalized before it waits for its copies into them, and an input
+   * refused unread (after the element's error) was never waited for. The
+   * queue is upstream's too (the bridge answers its context query). */
+  if (INTEROP (self))
+    gst_cuda_vk_queue_wait_idle (gst_cuda_vk_interop_get_queue (INTEROP
+            (self)));
+  if (DEVICE (self)) {
+    gst_cuda_vk_staging_clear (self->slots);
+    gst_cuda_vk_staging_clear (self->retired);
+    self->next_slot = 0;
+  }
   g_clear_pointer (&self->slots, g_ptr_array_unref);
   g_clear_pointer (&self->retired, g_ptr_array_unref);
   GST_OBJECT_LOCK (self);
@@ -445,6 +414,44 @@ gst_vulkan_to_cuda_decide_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* The sink's CAPS query: upstream fixates its output to the first caps of
+ * the answer, and GstBaseTransform orders the answer like upstream's filter
+ * (vulkanupload's puts memory:VulkanBuffer first). Where setup_lend() will
+ * propose a pool, what upstream can write into it comes first, so that
+ * upstream writes the frames in place by default. */
+static gboolean
+gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
+  GstVulkanDevice *device = NULL;
+  GstCaps *caps;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
+    return FALSE;
+  if (direction != GST_PAD_SINK || GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return TRUE;
+  /* the device: from READY on, dropped under the object lock */
+  GST_OBJECT_LOCK (self);
+  if (self->in_place && DEVICE (self))
+    device = gst_object_ref (DEVICE (self));
+  GST_OBJECT_UNLOCK (self);
+  if (!device || g_strcmp0 (gst_cuda_vk_base_transform_get_semaphore_type
+          (GST_CUDA_VK_BASE_TRANSFORM (self)), "binary") == 0) {
+    gst_clear_object (&device);
+    return TRUE;
+  }
+  gst_query_parse_caps_result (query, &caps);
+  if (caps) {
+    caps = gst_cuda_vk_vulkan_pool_caps_first (device, gst_caps_ref (caps));
+    GST_DEBUG_OBJECT (self, "caps answered: %" GST_PTR_FORMAT, caps);
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (device);
+  return TRUE;
+}
+
 /* The pool of frames CUDA reads in place, for upstream to write
  * (setup_lend()), when there is one and upstream has none yet */
 static gboolean
@@ -517,40 +524,6 @@ lent_output (GstVulkanToCuda * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   return TRUE;
 }
 
-/* At the limit of slots: one whose wrapped memory is gone, waited for on
- * the CPU (its GPU work: the copy into it, downstream's reads), starting
- * with the oldest; NULL when downstream holds every one */
-static Slot *
-wait_returned_slot (GstVulkanToCuda * self, GError ** error)
-{
-  guint i, n = self->slots->len;
-
-  for (i = 0; i < n; i++) {
-    guint k = (self->next_slot + i) % n;
-    Slot *s = g_ptr_array_index (self->slots, k);
-
-    if (g_atomic_int_get (&s->in_use) || s->broken)
-      continue;
-    GST_LOG_OBJECT (self, "%u staging buffers in flight: waiting", n);
-    if (!gst_cuda_vk_staging_wait (INTEROP (self), s, error))
-      return NULL;
-    self->next_slot = (k + 1) % n;
-    return s;
-  }
-  return NULL;
-}
-
-static gboolean
-all_broken (GPtrArray * slots)
-{
-  guint i;
-
-  for (i = 0; i < slots->len; i++)
-    if (!((Slot *) g_ptr_array_index (slots, i))->broken)
-      return FALSE;
-  return TRUE;
-}
-
 /* A staging slot both sides are done with (never blocking, except at the
  * limit of slots), or a new one. At the limit in wrap mode, with every
  * slot held downstream, waits for downstream to free one (back-pressure),
@@ -580,11 +553,13 @@ get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
     }
     if (n < limit)
       break;
-    if ((s = wait_returned_slot (self, error)))
+    GST_LOG_OBJECT (self, "%u staging buffers in flight: at the limit", n);
+    if ((s = gst_cuda_vk_staging_wait_oldest (interop, self->slots,
+                &self->next_slot, error)))
       goto found;
     if (*error)
       return GST_FLOW_ERROR;
-    if (all_broken (self->slots)) {
+    if (gst_cuda_vk_staging_all_broken (self->slots)) {
       g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
           "none of the %u staging buffers can be used again: their readers "
           "could not be tracked", n);
@@ -615,7 +590,8 @@ acquire_slot (GstVulkanToCuda * self, Slot ** s)
   GError *err = NULL;
   GstFlowReturn ret;
 
-  gc_retired (self);
+  if (self->retired)
+    gst_cuda_vk_staging_gc (INTEROP (self), self->retired);
   ret = get_slot (self, s, &err);
   if (ret == GST_FLOW_ERROR) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -742,6 +718,9 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
    * with binary semaphores (#GstCudaVkBaseTransform:timeline off), and not
    * where the Vulkan device makes no such images (linear, exportable, with
    * colour attachment usage). Frames from elsewhere are copied as always.
+   * Where on, the element answers upstream's CAPS query with the images
+   * the pool takes first, so that upstream that also outputs buffers
+   * (vulkanupload) writes into the pool by default.
    */
   g_object_class_install_property (gobject_class, PROP_IN_PLACE,
       g_param_spec_boolean ("in-place", "In place",
@@ -777,6 +756,7 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_decide_allocation);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_propose_allocation);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_query);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_vulkan_to_cuda_transform);

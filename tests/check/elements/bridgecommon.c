@@ -334,7 +334,8 @@ bc_expect_wrapped_output (GstElement * v2c)
 
 /* Whether cudatovulkan's frames of @info are written in place by an
  * upstream that uses the pool it proposes (gstcudavkupstreampool.c):
- * GStreamer 1.24+, one-plane formats, the "in-place" property */
+ * GStreamer 1.24+, the "in-place" property, one-plane formats, NV12 and
+ * I420 as multi-planar images or as images of one allocation */
 gboolean
 bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
 {
@@ -343,7 +344,26 @@ bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
   g_object_get (c2v, "in-place", &in_place, NULL);
   return in_place && GST_CHECK_VERSION (1, 24, 0) &&
       (GST_VIDEO_INFO_N_PLANES (info) == 1 ||
-      bc_expect_multiplanar (c2v, info));
+      bc_expect_multiplanar (c2v, info) ||
+      bc_expect_one_allocation (c2v, info));
+}
+
+gboolean
+bc_expect_one_allocation (GstElement * c2v, const GstVideoInfo * info)
+{
+  GstPad *pad = gst_element_get_static_pad (c2v, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean in_place, images;
+
+  gst_object_unref (pad);
+  images = caps && gst_caps_features_contains (gst_caps_get_features (caps, 0),
+      GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
+  gst_clear_caps (&caps);
+  g_object_get (c2v, "in-place", &in_place, NULL);
+  return in_place && images && GST_CHECK_VERSION (1, 24, 0) &&
+      (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12 ||
+      GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_I420) &&
+      !bc_expect_multiplanar (c2v, info);
 }
 
 /* Whether @e's Vulkan device makes linear, exportable images of @format
@@ -428,10 +448,9 @@ bc_expect_lent (GstElement * v2c, const GstVideoInfo * info)
 }
 
 /* How many of @n frames cudatovulkan @c2v received written in place: @n
- * behind cudaupload or cudaconvertscale (through queues and capsfilters,
- * which pass the ALLOCATION query on) when the current caps allow it, 0
- * behind anything that does not ask for a pool (appsrc, a decoder of
- * two-plane frames);
+ * behind cudaupload, cudaconvertscale or an NVDEC decoder (through queues
+ * and capsfilters, which pass the ALLOCATION query on) when the current
+ * caps allow it, 0 behind anything that does not ask for a pool (appsrc);
  * -1 where the test cannot tell (a tee decides by its branches) */
 static gint64
 expect_in_place (GstElement * c2v, guint64 n)
@@ -452,7 +471,8 @@ expect_in_place (GstElement * c2v, guint64 n)
     if (!strcmp (factory, "queue") || !strcmp (factory, "capsfilter"))
       pad = gst_element_get_static_pad (up, "sink");
     else if (!strcmp (factory, "cudaupload") ||
-        !strcmp (factory, "cudaconvertscale"))
+        !strcmp (factory, "cudaconvertscale") ||
+        (g_str_has_prefix (factory, "nv") && g_str_has_suffix (factory, "dec")))
       ret = bc_info_in_place (c2v, &info) ? (gint64) n : 0;
     else if (!strcmp (factory, "tee") || !strcmp (factory, "cudasemsignal"))
       ret = bc_info_in_place (c2v, &info) ? -1 : 0;

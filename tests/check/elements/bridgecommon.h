@@ -75,6 +75,12 @@ gboolean     bc_info_in_place       (GstElement * c2v,
  * that makes such images (exportable, linear) */
 gboolean     bc_expect_multiplanar  (GstElement * c2v,
                                      const GstVideoInfo * info);
+/* Whether cudatovulkan @c2v outputs frames of @info as one image per
+ * plane, all bound to one allocation (the default form of NV12 and I420
+ * images on 1.24+, property in-place): what lavapipe and the NVIDIA
+ * driver bind so */
+gboolean     bc_expect_one_allocation (GstElement * c2v,
+                                     const GstVideoInfo * info);
 /* Whether vulkantocuda @v2c proposes upstream a pool of frames of @info
  * that CUDA reads in place: property in-place, 1.24+, one-plane formats,
  * no binary semaphores, and a device that makes the images (linear,
@@ -103,8 +109,8 @@ void         bc_assert_held         (guint n, const gchar * what);
 /* (bridgereneg.c) A moving source of BC_RENEG_WIDTH x BC_RENEG_HEIGHT
  * frames whose format goes through @formats, @per_format frames each,
  * then @middle, then videoconvert to RGBA into an appsink: every frame
- * byte-exact (@what) against the same source converted without @middle.
- * Returns the pipeline with @middle, after EOS (transfer full; stop it
+ * byte-exact (@what) against the same source converted without @middle;
+ * bc_pipeline_hook (if set) is called on the pipeline with @middle. Returns the pipeline with @middle, after EOS (transfer full; stop it
  * with bc_stop_pipeline()). */
 #define BC_RENEG_WIDTH 64
 #define BC_RENEG_HEIGHT 48
@@ -113,7 +119,28 @@ GstElement * bc_run_renegotiating   (const gchar * middle,
                                      guint n_formats, guint per_format,
                                      const gchar * what);
 
+/* (bridgeconvert.c) @n frames of videotestsrc's @in, @w x @h, through
+ * cudaupload ! cudatovulkan "c2v" ! vulkancolorconvert to @out (images),
+ * read by vulkandownload: byte-exact against the same frames given to
+ * vulkancolorconvert through @via instead (a description ending in
+ * vulkanupload named "up"); vulkandownload's inputs freed only once its
+ * queue is idle (bc_hold_inputs()); cudatovulkan's stats
+ * (bc_assert_stats()), then @check (nullable) on it, before the stop */
+#define BC_VIA_VULKANUPLOAD "vulkanupload name=up"
+#define BC_VIA_CUDADOWNLOAD "cudaupload ! cudadownload ! vulkanupload name=up"
+void         bc_check_colorconvert  (const gchar * in, const gchar * out,
+                                     gint w, gint h, guint n,
+                                     const gchar * via,
+                                     void (*check) (GstElement * c2v,
+                                         guint n));
+
 gboolean     bc_vulkandownload_packs_rows (void);
+/* (bridgeupload.c) Where vulkanupload reads frames of @info with their rows
+ * packed (1.22 to 1.26, rows not a multiple of 4 bytes wide), gives the
+ * vulkanupload named "up" of @pipeline each frame so: its images then hold
+ * the frame's own rows */
+void         bc_upload_packed_rows  (GstElement * pipeline,
+                                     const GstVideoInfo * info);
 gboolean     bc_vulkan_has_i420     (void);
 GstBuffer *  bc_system_frame        (const GstVideoInfo * info, guint8 seed,
                                      GstClockTime pts);

@@ -62,6 +62,9 @@ bc_run_renegotiating (const gchar * middle, const gchar * const *formats,
     pad = gst_element_get_static_pad (bc_by_name (pipelines[p], "f"), "src");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, reneg_probe, r, g_free);
     gst_object_unref (pad);
+    /* the pipeline with @middle */
+    if (p == 0 && bc_pipeline_hook)
+      bc_pipeline_hook (pipelines[p]);
     fail_if (gst_element_set_state (pipelines[p], GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE);
     frames[p] = bc_pull_all (pipelines[p], bc_by_name (pipelines[p], "sink"));

@@ -274,93 +274,7 @@ GST_START_TEST (test_roundtrip_late_copies)
 
 GST_END_TEST;
 
-/* ---- vulkancolorconvert after cudatovulkan == after vulkanupload ----
- *
- * vulkancolorconvert samples its input images in a shader; whether they are
- * linear images in exported memory (cudatovulkan) or optimal-tiling images
- * of vulkanupload must not change a bit of the output.
- *
- * GStreamer 1.22 to 1.26's vulkanupload has the mirror image of
- * vulkandownload's row bug (see tight_bytes() in bridgecommon.c): it copies
- * each plane from the plane's offset with bufferRowLength = the plane's width,
- * i.e. it reads rows packed, while system-memory frames have GstVideoInfo
- * strides (rounded up to 4). For NV12 widths that are not multiples of 4 the
- * reference would be wrong, so there the reference pipeline's vulkanupload is
- * given each frame with its rows packed at the plane offsets
- * (pack_rows_probe()): the frame as it reads it. */
-
-static GstVideoInfo pack_info;
-
-static GstPadProbeReturn
-pack_rows_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  GstBuffer *buf;
-  GstVideoFrame frame;
-  guint p, y;
-
-  /* in place: each plane's rows moved to the start of the plane, packed */
-  buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
-  GST_PAD_PROBE_INFO_DATA (info) = buf;
-  fail_unless (gst_video_frame_map (&frame, &pack_info, buf,
-          GST_MAP_READWRITE));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    gsize rb, stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-
-    gst_video_format_info_component (pack_info.finfo, p, comp);
-    rb = GST_VIDEO_INFO_COMP_WIDTH (&pack_info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (&pack_info, comp[0]);
-    fail_unless (rb <= stride);
-    for (y = 1; y < (guint) GST_VIDEO_INFO_COMP_HEIGHT (&pack_info, comp[0]);
-        y++)
-      memmove (data + y * rb, data + y * stride, rb);
-  }
-  gst_video_frame_unmap (&frame);
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-pack_rows_hook (GstElement * pipeline)
-{
-  GstPad *pad =
-      gst_element_get_static_pad (bc_by_name (pipeline, "up"), "sink");
-
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, pack_rows_probe, NULL,
-      NULL);
-  gst_object_unref (pad);
-}
-
-/* whether this vulkanupload (1.22 to 1.26) reads a frame of @info wrongly */
-static gboolean
-upload_needs_packing (const GstVideoInfo * info)
-{
-  guint p;
-
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    if ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, p) !=
-        (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]))
-      return bc_vulkandownload_packs_rows ();
-  }
-  return FALSE;
-}
-
-/* vulkancolorconvert's NV12 outputs are freed, not recycled, when
- * vulkandownload drops them, right after its fence wait: kept until the
- * queue is idle instead (bc_hold_inputs()) */
-static gboolean pack_rows;
-
-static void
-colorconvert_hook (GstElement * pipeline)
-{
-  if (pack_rows)
-    pack_rows_hook (pipeline);
-  bc_hold_inputs (bc_by_name (pipeline, "down"));
-}
+/* ---- vulkancolorconvert after cudatovulkan == after vulkanupload ---- */
 
 static const struct
 {
@@ -369,49 +283,6 @@ static const struct
   {"NV12", "RGBA"}, {"RGBA", "BGRA"}, {"RGBA", "NV12"}, {"NV12", "BGRx"},
 };
 
-static void
-check_colorconvert (const gchar * in, const gchar * out, gint w, gint h,
-    guint n)
-{
-  gchar *src = g_strdup_printf ("videotestsrc num-buffers=%u pattern=smpte "
-      "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", n, in, w,
-      h);
-  gchar *tail = g_strdup_printf ("vulkancolorconvert ! "
-      "video/x-raw(memory:VulkanImage),format=%s ! vulkandownload name=down ! "
-      "video/x-raw,format=%s ! appsink name=sink sync=false", out, out);
-  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
-      "%s", src, tail);
-  gchar *ref = g_strdup_printf ("%s ! vulkanupload name=up ! %s", src, tail);
-  gchar *what = g_strdup_printf ("%s->%s %dx%d", in, out, w, h);
-  GstElement *pipeline;
-  GPtrArray *got, *want;
-
-  GST_INFO ("vulkancolorconvert %s", what);
-  gst_video_info_set_format (&pack_info, gst_video_format_from_string (in),
-      w, h);
-  bc_tight_rows = (w % 4) != 0 && (!strcmp (out, "NV12")) &&
-      bc_vulkandownload_packs_rows ();
-  bc_pipeline_hook = colorconvert_hook;
-  got = bc_run_frames (&pipeline, desc);
-  bc_assert_held (n, what);
-  bc_assert_stats (bc_by_name (pipeline, "c2v"), n);
-  bc_stop_pipeline (pipeline);
-  pack_rows = upload_needs_packing (&pack_info);
-  want = bc_run_frames (NULL, ref);
-  bc_assert_held (n, what);
-  pack_rows = FALSE;
-  bc_pipeline_hook = NULL;
-  bc_tight_rows = FALSE;
-  bc_assert_same_frames (got, want, what);
-  g_ptr_array_unref (got);
-  g_ptr_array_unref (want);
-  g_free (what);
-  g_free (ref);
-  g_free (desc);
-  g_free (tail);
-  g_free (src);
-}
-
 GST_START_TEST (test_colorconvert_like_vulkanupload)
 {
   static const gint csizes[][2] = { {64, 48}, {320, 240}, {34, 18} };
@@ -419,14 +290,15 @@ GST_START_TEST (test_colorconvert_like_vulkanupload)
 
   for (c = 0; c < G_N_ELEMENTS (conversions); c++)
     for (s = 0; s < G_N_ELEMENTS (csizes); s++)
-      check_colorconvert (conversions[c].in, conversions[c].out,
-          csizes[s][0], csizes[s][1], BC_N_BUFFERS);
+      bc_check_colorconvert (conversions[c].in, conversions[c].out,
+          csizes[s][0], csizes[s][1], BC_N_BUFFERS, BC_VIA_VULKANUPLOAD, NULL);
 
   /* a real GPU: 4K frames keep the Vulkan queue busier than CUDA, which
    * then runs ahead (the case per-frame semaphores are for) */
   if (!cs_is_sim) {
     bc_store_checksums = TRUE;
-    check_colorconvert ("NV12", "RGBA", 3840, 2160, 60);
+    bc_check_colorconvert ("NV12", "RGBA", 3840, 2160, 60,
+        BC_VIA_VULKANUPLOAD, NULL);
     bc_store_checksums = FALSE;
   }
 }

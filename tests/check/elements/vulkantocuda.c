@@ -10,11 +10,15 @@
  * test_pending_producer_stream: (1.24+) a producer's pending write is copied
  *     after it; the output carries its stream
  * test_event_query_failure: a failed cuEventQuery waits on the CPU
- *     (byte-exact); a failed wait too: element error
+ *     (byte-exact); a failed wait too: element error. Images and buffers.
+ * test_default_negotiation: vulkanupload ! vulkantocuda, no caps filter:
+ *     (1.24+) one-plane frames go as images, read in place (no GPU copy);
+ *     NV12, and 1.22, as buffers; byte-exact
  * test_without_nvcodec: vulkanupload ! vulkantocuda without nvcodec loaded:
  *     loads the driver entry points itself
  * test_pool_failure_ends_stream: a failed CUDA pool set-up: vulkantocuda's
- *     error, then the stream ends (no frame after the error)
+ *     error, then the stream ends (no frame after the error); vulkanupload
+ *     frees no image in use (validating). Images and buffers.
  * test_tee_with_vulkandownload: (after 1.28) cudatovulkan's frames read by
  *     vulkantocuda and, beside it, by vulkandownload: byte-exact, in order
  * test_upstream_writes_in_place: (1.24+) vulkanupload, and
@@ -105,7 +109,9 @@ check_held_outputs (const gchar * src, const gchar * chain,
 
 GST_START_TEST (test_held_outputs)
 {
-  check_held_outputs (BC_HELD_SRC, "vulkanupload", "", "", FALSE);
+  /* buffers: copied (images would be read in place on 1.24+) */
+  check_held_outputs (BC_HELD_SRC, "vulkanupload ! video/x-raw(memory:"
+      "VulkanBuffer)", "", "", FALSE);
 }
 
 GST_END_TEST;
@@ -506,6 +512,75 @@ GST_START_TEST (test_without_nvcodec)
 
 GST_END_TEST;
 
+/* The Vulkan memory kinds, by caps filter: the failure tests' loop index */
+static const gchar *const input_kinds[] = {
+  "video/x-raw(memory:VulkanImage)", "video/x-raw(memory:VulkanBuffer)",
+};
+
+/* vulkanupload's images of NV12 33x17 hold its rows (bridgeupload.c) */
+static void
+packed_rows_hook (GstElement * pipeline)
+{
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 33, 17);
+  bc_upload_packed_rows (pipeline, &info);
+}
+
+/* @format @w x @h through vulkanupload ! vulkantocuda, no caps between
+ * them: byte-exact. Where vulkantocuda proposes a pool of such frames
+ * (1.24+, one-plane formats) they go as memory:VulkanImage, every one
+ * read in place, no GPU copy in vulkantocuda; otherwise (NV12, 1.22)
+ * upstream's order stays: memory:VulkanBuffer, copied. */
+static void
+check_default_negotiation (const gchar * format, gint w, gint h)
+{
+  gchar *src = bc_src_desc (format, w, h);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "! cudadownload ! video/x-raw ! appsink name=sink sync=false", src);
+  GPtrArray *want = bc_reference_frames (format, w, h), *got;
+  GstElement *pipeline = NULL, *v2c;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gchar *feature;
+  gboolean lent;
+
+  got = bc_run_frames (&pipeline, desc);
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (v2c));
+  feature = gst_caps_features_to_string (gst_caps_get_features (caps, 0));
+  lent = bc_expect_lent (v2c, &info);
+  g_print ("%s %dx%d, no caps filter: %s, %" G_GUINT64_FORMAT " of %u in "
+      "place, gpu-copies %" G_GUINT64_FORMAT "\n", format, w, h, feature,
+      cs_stat (v2c, "in-place"), got->len, cs_stat (v2c, "gpu-copies"));
+  fail_unless_equals_string (feature, lent ?
+      GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE :
+      GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  bc_assert_same_frames (got, want, desc);
+  bc_assert_stats (v2c, BC_N_BUFFERS);
+  fail_unless_equals_uint64 (cs_stat (v2c, "in-place"), lent ?
+      BC_N_BUFFERS : 0);
+  if (lent)
+    fail_unless_equals_uint64 (cs_stat (v2c, "gpu-copies"), 0);
+  bc_stop_pipeline (pipeline);
+  gst_caps_unref (caps);
+  g_free (feature);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
+}
+
+GST_START_TEST (test_default_negotiation)
+{
+  check_default_negotiation ("RGBA", 64, 48);
+  check_default_negotiation ("BGRx", 33, 17);
+  check_default_negotiation ("NV12", 33, 17);
+}
+
+GST_END_TEST;
+
 /* vulkantocuda reuses a staging buffer only once the CUDA copy out of it is
  * known complete: a failed cuEventQuery is not "complete" (it used to be:
  * a frame came out as the next frame's bytes, with no error). It waits on
@@ -518,9 +593,9 @@ GST_START_TEST (test_event_query_failure)
    * version (its output cannot wrap the staging buffer), and that copy is
    * what the event after it waits for */
   gchar *src = bc_src_desc ("NV12", 33, 17);
-  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
-      "! queue ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
-      src);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload name=up ! %s ! "
+      "vulkantocuda name=v2c ! queue ! cudadownload ! video/x-raw ! appsink "
+      "name=sink sync=false", src, input_kinds[__i__]);
   gchar *error;
 
   g_free (src);
@@ -534,7 +609,10 @@ GST_START_TEST (test_event_query_failure)
    * second frame looks for a free one */
   cs_sim.set_delay_us ("cuMemcpy2DAsync_v2", 20000);
   cs_sim.inject_failure ("cuEventQuery", 1, CUDA_ERROR_UNKNOWN);
+  if (strstr (input_kinds[__i__], GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE))
+    bc_pipeline_hook = packed_rows_hook;
   got = bc_run_frames (&pipeline, desc);
+  bc_pipeline_hook = NULL;
   fail_unless (cs_stat (bc_by_name (pipeline, "v2c"), "cpu-syncs") >
       BC_N_BUFFERS, "no CPU wait after the failed query");
   bc_stop_pipeline (pipeline);
@@ -576,8 +654,8 @@ GST_START_TEST (test_pool_failure_ends_stream)
   GError *err = NULL;
   gchar *src = bc_src_desc ("NV12", 33, 17);
   /* NV12 of an odd width: the output is a CUDA pool's on every version */
-  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
-      "! fakesink name=sink", src);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! %s ! vulkantocuda "
+      "name=v2c ! fakesink name=sink", src, input_kinds[__i__]);
 
   g_free (src);
   if (!cs_is_sim) {
@@ -623,6 +701,11 @@ GST_START_TEST (test_pool_failure_ends_stream)
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
+  /* vulkanupload's images and staging buffers, freed when it is finalized
+   * before it waits for its copies, were not in use any more: vulkantocuda
+   * waited for the queue in its stop (it crashed lavapipe's queue thread
+   * now and then; the validation layer said so every time) */
+  fail_unless_equals_int (cs_vk_other_errors (), 0);
   cs_sim.clear_failures ();
   g_free (desc);
 }
@@ -687,6 +770,7 @@ vulkantocuda_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, cs_vk_setup, cs_vk_teardown);
   tcase_add_test (tc, test_held_outputs);
+  tcase_add_test (tc, test_default_negotiation);
 #if GST_CHECK_VERSION(1, 24, 0)
   tcase_add_test (tc, test_pending_producer_stream);
   tcase_add_test (tc, test_upstream_writes_in_place);
@@ -694,8 +778,10 @@ vulkantocuda_suite (void)
   tcase_add_test (tc, test_bounded_in_place);
   tcase_add_test (tc, test_renegotiate_in_place);
 #endif
-  tcase_add_test (tc, test_event_query_failure);
-  tcase_add_test (tc, test_pool_failure_ends_stream);
+  tcase_add_loop_test (tc, test_event_query_failure, 0,
+      G_N_ELEMENTS (input_kinds));
+  tcase_add_loop_test (tc, test_pool_failure_ends_stream, 0,
+      G_N_ELEMENTS (input_kinds));
 #if defined (HAVE_VK_OPERATION_SEMAPHORES)
   tcase_add_test (tc, test_tee_with_vulkandownload);
 #endif

@@ -1,0 +1,294 @@
+/* gst-cudasync: cudatovulkan's NV12 and I420 frames of one allocation: one
+ * linear image per plane, all bound to one exportable allocation that CUDA
+ * imports once, which upstream writes in place (GStreamer 1.24+, the
+ * default form of those frames as memory:VulkanImage)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Helpers and what the simulator runs in place of a GPU: bridgecommon.h.
+ * On 1.22 the frames keep one allocation per plane and are copied; the
+ * tests assert whichever applies (bc_expect_one_allocation()).
+ *
+ * Tests:
+ * test_one_alloc_colorconvert: NV12 (64x48, 66x34, 1280x720) from
+ *     cudaupload through cudatovulkan ! vulkancolorconvert to RGBA, read by
+ *     vulkandownload: in place (copies 0) on 1.24+, the bytes of
+ *     cudadownload ! vulkanupload ! vulkancolorconvert
+ * test_one_alloc_bytes: NV12 read by vulkandownload, NV12 and I420 (odd
+ *     sizes too) read by vulkantocuda (vulkancolorconvert takes no I420):
+ *     one memory per plane, in place on 1.24+, byte-exact against the input
+ * test_one_alloc_copied: the same frames when upstream does not take the
+ *     pool (copied into the planes at their offsets and pitches),
+ *     byte-exact
+ * test_one_alloc_multiplanar_toggle: NV12 -> I420 -> NV12 in one stream,
+ *     property multi-planar toggled at each caps: one image per plane, one
+ *     multi-planar image (where the device makes them), one image per
+ *     plane again; byte-exact
+ */
+#include "config.h"
+#include "bridgecommon.h"
+#include <string.h>
+
+/* Every frame of the current caps written in place on 1.24+ (none copied),
+ * each plane one memory */
+static void
+assert_in_place (GstElement * c2v, guint n)
+{
+  GstVideoInfo info;
+  gboolean one;
+
+  fail_unless (bc_pad_info (c2v, "sink", &info));
+  one = bc_expect_one_allocation (c2v, &info);
+  fail_unless_equals_int (one, GST_CHECK_VERSION (1, 24, 0));
+  fail_unless_equals_uint64 (cs_stat (c2v, "in-place"), one ? n : 0);
+  fail_unless_equals_uint64 (cs_stat (c2v, "copies"), one ? 0 : n);
+}
+
+GST_START_TEST (test_one_alloc_colorconvert)
+{
+  static const gint sizes[][2] = { {64, 48}, {66, 34}, {1280, 720} };
+  guint s;
+
+  /* under 25 frames a pipeline: 1.26.2's vulkancolorconvert fails after
+   * 31 descriptor sets */
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    bc_check_colorconvert ("NV12", "RGBA", sizes[s][0], sizes[s][1],
+        BC_N_BUFFERS, BC_VIA_CUDADOWNLOAD, assert_in_place);
+}
+
+GST_END_TEST;
+
+/* the memories of each frame out of cudatovulkan */
+typedef struct
+{
+  GMutex lock;
+  GArray *n_mems;
+} MemLog;
+
+static MemLog mem_log;
+
+static GstPadProbeReturn
+log_mems (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  guint n = gst_buffer_n_memory (GST_PAD_PROBE_INFO_BUFFER (info));
+
+  g_mutex_lock (&mem_log.lock);
+  g_array_append_val (mem_log.n_mems, n);
+  g_mutex_unlock (&mem_log.lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+log_mems_hook (GstElement * pipeline)
+{
+  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "c2v"),
+      "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, log_mems, NULL, NULL);
+  gst_object_unref (pad);
+}
+
+static void
+mem_log_reset (void)
+{
+  if (mem_log.n_mems)
+    g_array_unref (mem_log.n_mems);
+  mem_log.n_mems = g_array_new (FALSE, FALSE, sizeof (guint));
+}
+
+/* every logged frame from @first on had @n memories */
+static void
+assert_mems (guint first, guint last, guint n, const gchar * what)
+{
+  guint i;
+
+  fail_unless (mem_log.n_mems->len > last, "%s: %u frames logged", what,
+      mem_log.n_mems->len);
+  for (i = first; i <= last; i++)
+    fail_unless (g_array_index (mem_log.n_mems, guint, i) == n,
+        "%s: frame %u has %u memories, want %u", what, i,
+        g_array_index (mem_log.n_mems, guint, i), n);
+}
+
+static const struct
+{
+  const gchar *format;
+  gint w, h;
+  gboolean download;
+} byte_cases[] = {
+  {"NV12", 64, 48, TRUE}, {"NV12", 320, 240, TRUE}, {"NV12", 1280, 720, TRUE},
+  {"NV12", 66, 34, FALSE}, {"NV12", 33, 17, FALSE}, {"I420", 64, 48, FALSE},
+  {"I420", 66, 34, FALSE}, {"I420", 1280, 720, FALSE},
+};
+
+/* Runs byte case @i, upstream taking cudatovulkan's pool unless @refuse:
+ * the memories, the counters, the bytes */
+static void
+check_bytes (guint i, gboolean refuse)
+{
+  gchar *src = bc_src_desc (byte_cases[i].format, byte_cases[i].w,
+      byte_cases[i].h);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload name=up ! cudatovulkan "
+      "name=c2v ! %s ! video/x-raw ! appsink name=sink sync=false", src,
+      byte_cases[i].download ? "vulkandownload" :
+      "vulkantocuda ! cudadownload");
+  gchar *what = g_strdup_printf ("%s %dx%d read by %s%s",
+      byte_cases[i].format, byte_cases[i].w, byte_cases[i].h,
+      byte_cases[i].download ? "vulkandownload" : "vulkantocuda",
+      refuse ? ", pool refused" : "");
+  GstElement *pipeline, *c2v;
+  GPtrArray *got, *want;
+  GstVideoInfo info;
+
+  GST_INFO ("%s", what);
+  mem_log_reset ();
+  if (refuse) {
+    got = bc_run_frames_refusing_pools (&pipeline, desc, "up", "src",
+        log_mems_hook);
+  } else {
+    bc_pipeline_hook = log_mems_hook;
+    got = bc_run_frames (&pipeline, desc);
+    bc_pipeline_hook = NULL;
+  }
+  c2v = bc_by_name (pipeline, "c2v");
+  fail_unless (bc_pad_info (c2v, "src", &info));
+  assert_mems (0, BC_N_BUFFERS - 1, GST_VIDEO_INFO_N_PLANES (&info), what);
+  if (refuse) {
+    bc_assert_stats_full (c2v, BC_N_BUFFERS, BC_N_BUFFERS);
+  } else {
+    assert_in_place (c2v, BC_N_BUFFERS);
+    bc_assert_stats (c2v, BC_N_BUFFERS);
+  }
+  g_print ("%s: copies %" G_GUINT64_FORMAT " of %d\n", what,
+      cs_stat (c2v, "copies"), BC_N_BUFFERS);
+  bc_stop_pipeline (pipeline);
+  want = bc_reference_frames (byte_cases[i].format, byte_cases[i].w,
+      byte_cases[i].h);
+  bc_assert_same_frames (got, want, what);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (what);
+  g_free (desc);
+  g_free (src);
+}
+
+/* vulkandownload for widths of multiples of 4 only: 1.22 to 1.26's is
+ * wrong for others (bridgecommon.c) */
+GST_START_TEST (test_one_alloc_bytes)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (byte_cases); i++)
+    check_bytes (i, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_one_alloc_copied)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (byte_cases); i++)
+    check_bytes (i, TRUE);
+}
+
+GST_END_TEST;
+
+/* multi-planar at the Nth caps event cudatovulkan receives: off, on, off */
+static GstPadProbeReturn
+toggle_on_caps (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  guint *n_caps = data;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    (*n_caps)++;
+    g_object_set (GST_PAD_PARENT (pad), "multi-planar", *n_caps % 2 == 0, NULL);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static guint n_caps;
+
+static void
+toggle_hook (GstElement * pipeline)
+{
+  GstPad *pad = gst_element_get_static_pad (bc_by_name (pipeline, "c2v"),
+      "sink");
+
+  n_caps = 0;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      toggle_on_caps, &n_caps, NULL);
+  gst_object_unref (pad);
+  log_mems_hook (pipeline);
+}
+
+static const gchar *const toggle_formats[] = { "NV12", "I420", "NV12" };
+
+#define TOGGLE_PER_FORMAT 4
+
+/* Renegotiation between the two forms: the frames of each caps have the
+ * memories of their form (the first after a change may still be of the
+ * old pool's caps: skipped), all of them byte-exact. Read by vulkantocuda,
+ * which takes both (1.22's vulkandownload corrupts frames when caps
+ * change midstream). */
+GST_START_TEST (test_one_alloc_multiplanar_toggle)
+{
+  GstElement *pipeline, *c2v;
+  GstVideoInfo i420;
+  guint mp;
+
+  mem_log_reset ();
+  bc_pipeline_hook = toggle_hook;
+  pipeline = bc_run_renegotiating ("cudaupload ! cudatovulkan name=c2v ! "
+      "vulkantocuda ! cudadownload", toggle_formats,
+      G_N_ELEMENTS (toggle_formats), TOGGLE_PER_FORMAT,
+      "NV12 -> I420 multi-planar -> NV12");
+  bc_pipeline_hook = NULL;
+  c2v = bc_by_name (pipeline, "c2v");
+  fail_unless_equals_int (n_caps, G_N_ELEMENTS (toggle_formats));
+  /* multi-planar is on for the I420 caps: one image where the device
+   * makes multi-planar images (1.24+) */
+  gst_video_info_set_format (&i420, GST_VIDEO_FORMAT_I420, BC_RENEG_WIDTH,
+      BC_RENEG_HEIGHT);
+  g_object_set (c2v, "multi-planar", TRUE, NULL);
+  mp = bc_expect_multiplanar (c2v, &i420) ? 1 : 3;
+  assert_mems (1, TOGGLE_PER_FORMAT - 1, 2, "NV12, one image per plane");
+  assert_mems (TOGGLE_PER_FORMAT + 1, 2 * TOGGLE_PER_FORMAT - 1, mp,
+      "I420, multi-planar");
+  assert_mems (2 * TOGGLE_PER_FORMAT + 1, 3 * TOGGLE_PER_FORMAT - 1, 2,
+      "NV12 again, one image per plane");
+  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"),
+      G_N_ELEMENTS (toggle_formats) * TOGGLE_PER_FORMAT);
+  /* both NV12 stretches written in place on 1.24+ (but for the first frame
+   * after a change, which may come from the old pool) */
+  if (GST_CHECK_VERSION (1, 24, 0))
+    fail_unless (cs_stat (c2v, "in-place") >= 2 * (TOGGLE_PER_FORMAT - 1),
+        "%" G_GUINT64_FORMAT " frames in place", cs_stat (c2v, "in-place"));
+  bc_stop_pipeline (pipeline);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudavkonealloc_suite (void)
+{
+  Suite *s = suite_create ("cudavkonealloc");
+  TCase *tc;
+
+  tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, cs_vk_setup, cs_vk_teardown);
+  tcase_add_test (tc, test_one_alloc_colorconvert);
+  tcase_add_test (tc, test_one_alloc_bytes);
+  tcase_add_test (tc, test_one_alloc_copied);
+  tcase_add_test (tc, test_one_alloc_multiplanar_toggle);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  g_mutex_init (&mem_log.lock);
+  return cs_vk_run_suite (cudavkonealloc_suite (), "cudavkonealloc", __FILE__);
+}
