@@ -104,6 +104,7 @@ struct _GstCudaToVulkan
   const GstCudaVkMemoryKind *out_kind;  /* negotiated */
   gboolean in_place;            /* properties (object lock) */
   gboolean multi_planar;
+  gboolean one_allocation;
   /* streaming thread: an upstream pool was proposed; the buffer being
    * transformed was written in place (prepare_output_buffer()) */
   gboolean proposed;
@@ -115,9 +116,27 @@ enum
 {
   PROP_IN_PLACE = 100,
   PROP_MULTI_PLANAR,
+  PROP_ONE_ALLOCATION,
 };
 #define DEFAULT_IN_PLACE TRUE
 #define DEFAULT_MULTI_PLANAR FALSE
+#define DEFAULT_ONE_ALLOCATION FALSE
+
+/* the boolean property @prop_id (object lock) */
+static gboolean *
+bool_property (GstCudaToVulkan * self, guint prop_id)
+{
+  switch (prop_id) {
+    case PROP_IN_PLACE:
+      return &self->in_place;
+    case PROP_MULTI_PLANAR:
+      return &self->multi_planar;
+    case PROP_ONE_ALLOCATION:
+      return &self->one_allocation;
+    default:
+      return NULL;
+  }
+}
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -158,13 +177,11 @@ gst_cuda_to_vulkan_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+  gboolean *b = bool_property (self, prop_id);
 
-  if (prop_id == PROP_IN_PLACE || prop_id == PROP_MULTI_PLANAR) {
+  if (b) {
     GST_OBJECT_LOCK (self);
-    if (prop_id == PROP_IN_PLACE)
-      self->in_place = g_value_get_boolean (value);
-    else
-      self->multi_planar = g_value_get_boolean (value);
+    *b = g_value_get_boolean (value);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -176,21 +193,22 @@ gst_cuda_to_vulkan_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstCudaToVulkan *self = GST_CUDA_TO_VULKAN (object);
+  gboolean *b = bool_property (self, prop_id);
 
-  if (prop_id == PROP_IN_PLACE || prop_id == PROP_MULTI_PLANAR) {
+  if (b) {
     GST_OBJECT_LOCK (self);
-    g_value_set_boolean (value, prop_id == PROP_IN_PLACE ? self->in_place :
-        self->multi_planar);
+    g_value_set_boolean (value, *b);
     GST_OBJECT_UNLOCK (self);
     return;
   }
   G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value, pspec);
 }
 
-/* NV12 and I420 images, with property in-place, where upstream can write
- * such frames (1.24+): the variant of @kind whose planes' images share one
- * allocation, where the device binds them so; otherwise @kind (one
- * dedicated allocation per plane, every frame copied) */
+/* NV12 and I420 images, with properties in-place and one-allocation, where
+ * upstream can write such frames (1.24+): the variant of @kind whose
+ * planes' images share one allocation, where the device binds them so;
+ * otherwise @kind (one dedicated allocation per plane, every frame
+ * copied) */
 static const GstCudaVkMemoryKind *
 one_allocation_kind (GstCudaToVulkan * self, const GstCudaVkMemoryKind * kind)
 {
@@ -200,7 +218,7 @@ one_allocation_kind (GstCudaToVulkan * self, const GstCudaVkMemoryKind * kind)
   gboolean in_place;
 
   GST_OBJECT_LOCK (self);
-  in_place = self->in_place;
+  in_place = self->in_place && self->one_allocation;
   GST_OBJECT_UNLOCK (self);
   one = gst_cuda_vk_memory_kind_one_allocation (kind, info);
   if (!in_place || !one || !gst_cuda_vk_upstream_pool_supported (info, one))
@@ -528,10 +546,10 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * memory is the output frames' own Vulkan memory: upstream CUDA elements
    * that use it (cudaupload, cudaconvertscale, nvh264dec and the other
    * NVDEC decoders) write the frames in place, and the element copies
-   * nothing (the `in-place` counter of `stats`). NV12 and I420 images then
-   * have their planes' images bound to one allocation, which CUDA imports
-   * once (where the Vulkan device binds them so); with the property off,
-   * an allocation each. Frames from elsewhere are copied as always.
+   * nothing (the `in-place` counter of `stats`): one-plane formats, and
+   * NV12 and I420 images with #GstCudaToVulkan:one-allocation or
+   * #GstCudaToVulkan:multi-planar. Frames from elsewhere are copied as
+   * always.
    */
   g_object_class_install_property (gobject_class, PROP_IN_PLACE,
       g_param_spec_boolean ("in-place", "In place",
@@ -555,14 +573,33 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * (1.29), vulkancolorconvert and the other elements that sample their
    * input (one view per memory) do not. Without the property, or where the
    * Vulkan device makes no such images, or on 1.22, frames have one image
-   * per plane, which on 1.24+ are bound to one allocation and written in
-   * place too.
+   * per plane (see #GstCudaToVulkan:one-allocation).
    */
   g_object_class_install_property (gobject_class, PROP_MULTI_PLANAR,
       g_param_spec_boolean ("multi-planar", "Multi-planar",
           "Output NV12 and I420 frames as one multi-planar image each "
           "(GStreamer 1.24+) instead of one image per plane; downstream must "
           "read multi-planar images", DEFAULT_MULTI_PLANAR,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaToVulkan:one-allocation:
+   *
+   * On GStreamer 1.24 and newer, with #GstCudaToVulkan:in-place, bind the
+   * images of an NV12 or I420 frame's planes (one image per plane, which
+   * vulkancolorconvert and the other elements that sample their input
+   * read) to one exportable allocation that CUDA imports once, so that
+   * upstream CUDA elements write those frames in place too. Where the
+   * Vulkan device does not bind them so, each plane has an allocation of
+   * its own and frames are copied. Off by default: the project has not
+   * yet checked this form against the NVIDIA driver, which read plain
+   * (not dedicated) allocations of one image wrong from CUDA.
+   */
+  g_object_class_install_property (gobject_class, PROP_ONE_ALLOCATION,
+      g_param_spec_boolean ("one-allocation", "One allocation",
+          "Bind the planes' images of an NV12 or I420 frame to one "
+          "allocation, so that upstream writes them in place (GStreamer "
+          "1.24+, with in-place)", DEFAULT_ONE_ALLOCATION,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   /**
@@ -606,4 +643,5 @@ gst_cuda_to_vulkan_init (GstCudaToVulkan * self)
 {
   self->in_place = DEFAULT_IN_PLACE;
   self->multi_planar = DEFAULT_MULTI_PLANAR;
+  self->one_allocation = DEFAULT_ONE_ALLOCATION;
 }

@@ -353,14 +353,14 @@ bc_expect_one_allocation (GstElement * c2v, const GstVideoInfo * info)
 {
   GstPad *pad = gst_element_get_static_pad (c2v, "src");
   GstCaps *caps = gst_pad_get_current_caps (pad);
-  gboolean in_place, images;
+  gboolean in_place, one, images;
 
   gst_object_unref (pad);
   images = caps && gst_caps_features_contains (gst_caps_get_features (caps, 0),
       GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE);
   gst_clear_caps (&caps);
-  g_object_get (c2v, "in-place", &in_place, NULL);
-  return in_place && images && GST_CHECK_VERSION (1, 24, 0) &&
+  g_object_get (c2v, "in-place", &in_place, "one-allocation", &one, NULL);
+  return in_place && one && images && GST_CHECK_VERSION (1, 24, 0) &&
       (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12 ||
       GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_I420) &&
       !bc_expect_multiplanar (c2v, info);

@@ -128,6 +128,9 @@ GstElement * bc_run_renegotiating   (const gchar * middle,
  * (bc_assert_stats()), then @check (nullable) on it, before the stop */
 #define BC_VIA_VULKANUPLOAD "vulkanupload name=up"
 #define BC_VIA_CUDADOWNLOAD "cudaupload ! cudadownload ! vulkanupload name=up"
+/* cudatovulkan's properties in bc_check_colorconvert()'s pipeline
+ * (default: none) */
+extern const gchar *bc_c2v_options;
 void         bc_check_colorconvert  (const gchar * in, const gchar * out,
                                      gint w, gint h, guint n,
                                      const gchar * via,

@@ -27,6 +27,8 @@ static GstVideoInfo pack_info;
  * pipeline, whose vulkanupload gets the frames as it reads them */
 static gboolean pack_rows;
 
+const gchar *bc_c2v_options = "";
+
 static void
 colorconvert_hook (GstElement * pipeline)
 {
@@ -45,8 +47,8 @@ bc_check_colorconvert (const gchar * in, const gchar * out, gint w, gint h,
   gchar *tail = g_strdup_printf ("vulkancolorconvert ! "
       "video/x-raw(memory:VulkanImage),format=%s ! vulkandownload name=down ! "
       "video/x-raw,format=%s ! appsink name=sink sync=false", out, out);
-  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v ! "
-      "%s", src, tail);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v %s "
+      "! %s", src, bc_c2v_options, tail);
   gchar *ref = g_strdup_printf ("%s ! %s ! %s", src, via, tail);
   gchar *what = g_strdup_printf ("%s->%s %dx%d", in, out, w, h);
   GstElement *pipeline;

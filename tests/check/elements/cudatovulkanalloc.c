@@ -254,7 +254,7 @@ assert_proposed_pool (GstElement * c2v, gboolean in_place)
 
 /* cudaupload ! cudatovulkan: on 1.24+ cudaupload writes the frames
  * straight into cudatovulkan's Vulkan memory (the pool it proposes; NV12's
- * two images bound to one allocation): copies 0, in-place = buffers; with
+ * two images bound to one allocation, one-allocation=true): copies 0, in-place = buffers; with
  * in-place=false one copy a frame. Byte-exact either way. */
 GST_START_TEST (test_in_place)
 {
@@ -272,7 +272,8 @@ GST_START_TEST (test_in_place)
       gboolean enabled = k == 0;
       gchar *src = bc_src_desc (cases[i].format, cases[i].w, cases[i].h);
       gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan "
-          "name=c2v in-place=%s ! vulkandownload ! video/x-raw ! "
+          "name=c2v in-place=%s one-allocation=true ! vulkandownload ! "
+          "video/x-raw ! "
           "appsink name=sink sync=false", src, enabled ? "true" : "false");
       gchar *what = g_strdup_printf ("in place %s %dx%d, in-place=%d",
           cases[i].format, cases[i].w, cases[i].h, enabled);

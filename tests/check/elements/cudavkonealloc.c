@@ -1,7 +1,7 @@
 /* gst-cudasync: cudatovulkan's NV12 and I420 frames of one allocation: one
  * linear image per plane, all bound to one exportable allocation that CUDA
- * imports once, which upstream writes in place (GStreamer 1.24+, the
- * default form of those frames as memory:VulkanImage)
+ * imports once, which upstream writes in place (GStreamer 1.24+,
+ * property one-allocation; off by default)
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Helpers and what the simulator runs in place of a GPU: bridgecommon.h.
@@ -50,9 +50,11 @@ GST_START_TEST (test_one_alloc_colorconvert)
 
   /* under 25 frames a pipeline: 1.26.2's vulkancolorconvert fails after
    * 31 descriptor sets */
+  bc_c2v_options = "one-allocation=true";
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
     bc_check_colorconvert ("NV12", "RGBA", sizes[s][0], sizes[s][1],
         BC_N_BUFFERS, BC_VIA_CUDADOWNLOAD, assert_in_place);
+  bc_c2v_options = "";
 }
 
 GST_END_TEST;
@@ -128,7 +130,8 @@ check_bytes (guint i, gboolean refuse)
   gchar *src = bc_src_desc (byte_cases[i].format, byte_cases[i].w,
       byte_cases[i].h);
   gchar *desc = g_strdup_printf ("%s ! cudaupload name=up ! cudatovulkan "
-      "name=c2v ! %s ! video/x-raw ! appsink name=sink sync=false", src,
+      "name=c2v one-allocation=true ! %s ! video/x-raw ! appsink name=sink sync=false",
+      src,
       byte_cases[i].download ? "vulkandownload" :
       "vulkantocuda ! cudadownload");
   gchar *what = g_strdup_printf ("%s %dx%d read by %s%s",
@@ -239,8 +242,8 @@ GST_START_TEST (test_one_alloc_multiplanar_toggle)
 
   mem_log_reset ();
   bc_pipeline_hook = toggle_hook;
-  pipeline = bc_run_renegotiating ("cudaupload ! cudatovulkan name=c2v ! "
-      "vulkantocuda ! cudadownload", toggle_formats,
+  pipeline = bc_run_renegotiating ("cudaupload ! cudatovulkan name=c2v "
+      "one-allocation=true ! vulkantocuda ! cudadownload", toggle_formats,
       G_N_ELEMENTS (toggle_formats), TOGGLE_PER_FORMAT,
       "NV12 -> I420 multi-planar -> NV12");
   bc_pipeline_hook = NULL;
