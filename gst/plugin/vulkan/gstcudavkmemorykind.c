@@ -242,15 +242,6 @@ static const GstCudaVkMemoryKind multiplanar_kind = {
 /* ---- memory:VulkanImage, one allocation: one linear image per plane,
  * all bound to one exportable allocation ---- */
 
-static gboolean
-one_allocation_alloc_frame (const GstCudaVkAllocParams * alloc,
-    const GstVideoInfo * info, VkImageUsageFlags usage,
-    GstCudaVkPlane * planes, GError ** error)
-{
-  return gst_cuda_vk_planes_alloc_one_memory (alloc, info, usage, planes,
-      error);
-}
-
 /* Downstream sees what one image per plane gives it (one memory a plane,
  * each with its own barrier by the colour aspect): only the allocation
  * differs, which CUDA imports once, so that a GstCudaMemory (one base
@@ -265,7 +256,7 @@ static const GstCudaVkMemoryKind one_allocation_kind = {
   .video_meta = TRUE,
   .one_allocation = TRUE,
   .alloc_plane = image_alloc_plane,
-  .alloc_frame = one_allocation_alloc_frame,
+  .alloc_frame = gst_cuda_vk_planes_alloc_one_memory,
   .wrap_plane = image_wrap_plane,
   .take_over = image_take_over,
   .give_back = image_give_back,
