@@ -5,8 +5,7 @@
  *
  * Tests:
  * test_nvh264dec: nvh264dec's frames through the bridge, semaphores, a tee,
- *     in place (RGBA, NV12 as images of one allocation and as multi-planar
- *     images), and copied when
+ *     in place (RGBA, and NV12 as multi-planar images), and copied when
  *     the decoder does not get the proposed pool: cudadownload's bytes
  * test_sw_h264dec: the same checks with openh264dec ! cudaupload (runs on
  *     the simulator)
@@ -235,9 +234,11 @@ check_decode (const gchar * path, const gchar * decoder)
   g_free (src);
 }
 
-/* nvh264dec's frames converted to RGBA by cudaconvertscale, which writes
- * into the pool cudatovulkan proposes, are written in place on 1.24+: no
- * copy behind the decoder's own (its NV12 frames too: check_decode()) */
+/* nvh264dec's NV12 frames are copied by cudatovulkan (an allocation per
+ * plane unless one-allocation, see gstcudavkupstreampool.c); converted to
+ * RGBA by cudaconvertscale, which writes into the pool cudatovulkan
+ * proposes, they are written in place on 1.24+: no copy behind the
+ * decoder's own */
 static void
 check_decode_in_place (const gchar * path)
 {

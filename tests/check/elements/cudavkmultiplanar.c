@@ -16,7 +16,7 @@
  *     ones included); in place and copied; memories per frame, counters,
  *     byte-exact
  * test_multiplanar_off: without the property NV12 frames keep one image
- *     per plane (1.24+: bound to one allocation, written in place)
+ *     per plane and are copied
  * test_multiplanar_held: 20 NV12 frames written in place, all held
  *     downstream at once while upstream goes on writing, stay byte-exact
  * test_multiplanar_renegotiate: NV12 in place, then RGBA in place, then
@@ -153,13 +153,12 @@ GST_START_TEST (test_multiplanar_bytes)
       fail_unless (bc_pad_info (c2v, "sink", &info));
       /* one memory a frame, in place where asked and the planes have one
        * stride (the H200's NV12; lavapipe's NV12, not its I420); where the
-       * device makes no multi-planar images, the default's images of one
-       * allocation, in place at any strides */
-      written = bc_info_in_place (c2v, &info) && (c.one_stride ||
-          !bc_expect_multiplanar (c2v, &info)) ? BC_N_BUFFERS : 0;
+       * device makes no multi-planar images, one image per plane, copied
+       * (one-allocation is off) */
+      written = bc_info_in_place (c2v, &info) && c.one_stride ?
+          BC_N_BUFFERS : 0;
       fail_unless_equals_int (written != 0, in_place &&
-          GST_CHECK_VERSION (1, 24, 0) && (!bc_expect_multiplanar (c2v,
-                  &info) || c.one_stride));
+          bc_expect_multiplanar (c2v, &info) && c.one_stride);
       /* in the log of every run: which path each size took here */
       g_print ("%s: %s (copies %" G_GUINT64_FORMAT " of %d)\n", what,
           written ? "written in place" : "copied",
@@ -194,9 +193,9 @@ stop_and_compare_64x48 (GstElement * pipeline, GPtrArray * got,
   g_ptr_array_unref (want);
 }
 
-/* The default: one image per plane whatever the device (1.24 to 1.28's
- * vulkancolorconvert reads no other); on 1.24+ bound to one allocation
- * and written in place, elsewhere copied */
+/* The default: one image per plane whatever the device, every frame
+ * copied (1.24 to 1.28's vulkancolorconvert reads no other; in place with
+ * one-allocation: elements/cudavkonealloc) */
 GST_START_TEST (test_multiplanar_off)
 {
   gchar *src = bc_src_desc ("NV12", 64, 48);
@@ -213,7 +212,7 @@ GST_START_TEST (test_multiplanar_off)
   fail_if (multi_planar, "multi-planar is on by default");
   fail_unless_equals_int (c.min_mems, 2);
   fail_unless_equals_int (c.max_mems, 2);
-  bc_assert_stats (c2v, BC_N_BUFFERS);
+  bc_assert_stats_full (c2v, BC_N_BUFFERS, BC_N_BUFFERS);
   stop_and_compare_64x48 (pipeline, got, "NV12 without multi-planar");
   g_free (desc);
   g_free (src);
