@@ -81,8 +81,10 @@ enum
   MODE_S5_A,
   MODE_S5_C,
   /* part 6 (besides part 3's a and raw modes): a with the producer's
-   * memory carrying its stream (1.24+) */
+   * memory carrying its stream (1.24+); a with one Vulkan device per
+   * pipeline */
   MODE_S6_AM,
+  MODE_S6_AO,
   N_ALL_MODES
 };
 
@@ -298,6 +300,11 @@ typedef enum
    * writes on a GstCudaStream its pool's memory carries, and still attaches
    * its acquire point */
   MODE_F_POOL_STREAM = 1 << 7,
+  /* (several pipelines at once: pipelines.c) each pipeline has a Vulkan
+   * device of its own on the bench's physical device, as separate
+   * pipelines have by default (a device is shared only between linked
+   * elements) */
+  MODE_F_OWN_DEVICE = 1 << 8,
 } BenchModeFlags;
 
 struct _Run;

@@ -100,6 +100,9 @@ typedef struct _RunInputs
   GstCudaSemaphore *sem_c;
   GstCudaSemaphore *sem_p;
   GstBuffer *sysframe;
+  /* MODE_F_OWN_DEVICE: the pipeline's Vulkan instance and device contexts
+   * instead of the bench's */
+  GstContext *vk_ctx[2];
 } RunInputs;
 
 /* one repetition of one mode (through its run_once when it has

@@ -27,6 +27,68 @@ static const gchar *const vk_ctx_type[2] = { "gst.vulkan.instance",
   "gst.vulkan.device"
 };
 
+#define OWN_CONTEXTS "bench-vulkan-contexts"
+
+/* the Vulkan contexts of @obj's top-level bin, when it has its own
+ * (pipeline_set_vulkan_contexts ()) */
+static GstContext **
+own_contexts (GstObject * obj)
+{
+  GstObject *top = gst_object_ref (obj), *parent;
+  GstContext **ret;
+
+  while ((parent = gst_object_get_parent (top))) {
+    gst_object_unref (top);
+    top = parent;
+  }
+  ret = g_object_get_data (G_OBJECT (top), OWN_CONTEXTS);
+  gst_object_unref (top);
+  return ret;
+}
+
+/* context @i (instance, device) for @obj: its pipeline's own, else the
+ * bench's; a new reference or NULL */
+static GstContext *
+context_for (Bench * b, GstObject * obj, guint i)
+{
+  GstContext **own = own_contexts (obj);
+  GstContext *c = NULL;
+
+  if (own)
+    return own[i] ? gst_context_ref (own[i]) : NULL;
+  g_mutex_lock (&b->vk_lock);
+  if (b->vk_ctx[i])
+    c = gst_context_ref (b->vk_ctx[i]);
+  g_mutex_unlock (&b->vk_lock);
+  return c;
+}
+
+static void
+contexts_free (gpointer data)
+{
+  GstContext **ctx = data;
+
+  guint i;
+
+  for (i = 0; i < 2; i++)
+    if (ctx[i])
+      gst_context_unref (ctx[i]);
+  g_free (ctx);
+}
+
+void
+pipeline_set_vulkan_contexts (GstElement * pipeline,
+    GstContext * const *contexts)
+{
+  GstContext **ctx = g_new0 (GstContext *, 2);
+  guint i;
+
+  for (i = 0; i < 2; i++)
+    ctx[i] = contexts[i] ? gst_context_ref (contexts[i]) : NULL;
+  g_object_set_data_full (G_OBJECT (pipeline), OWN_CONTEXTS, ctx,
+      contexts_free);
+}
+
 static GstBusSyncReply
 bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
 {
@@ -45,12 +107,8 @@ bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
       gst_message_parse_context_type (msg, &type)) {
     for (i = 0; i < 2; i++) {
       if (g_strcmp0 (type, vk_ctx_type[i]) == 0) {
-        GstContext *c = NULL;
+        GstContext *c = context_for (b, GST_MESSAGE_SRC (msg), i);
 
-        g_mutex_lock (&b->vk_lock);
-        if (b->vk_ctx[i])
-          c = gst_context_ref (b->vk_ctx[i]);
-        g_mutex_unlock (&b->vk_lock);
         if (c) {
           gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), c);
           gst_context_unref (c);
@@ -62,6 +120,9 @@ bus_sync_handler (GstBus * bus, GstMessage * msg, gpointer user_data)
 
     gst_message_parse_have_context (msg, &c);
     type = c ? gst_context_get_context_type (c) : NULL;
+    /* a pipeline with contexts of its own keeps them to itself */
+    if (own_contexts (GST_MESSAGE_SRC (msg)))
+      type = NULL;
     for (i = 0; type && i < 2; i++) {
       if (g_strcmp0 (type, vk_ctx_type[i]) == 0) {
         g_mutex_lock (&b->vk_lock);
@@ -118,16 +179,18 @@ pipeline_new (Bench * b)
 void
 give_vulkan_contexts (Bench * b, GstElement ** elements, guint n)
 {
-  guint i;
+  guint i, k;
 
-  g_mutex_lock (&b->vk_lock);
   for (i = 0; i < n; i++) {
-    if (b->vk_ctx[0])
-      gst_element_set_context (elements[i], b->vk_ctx[0]);
-    if (b->vk_ctx[1])
-      gst_element_set_context (elements[i], b->vk_ctx[1]);
+    for (k = 0; k < 2; k++) {
+      GstContext *c = context_for (b, GST_OBJECT (elements[i]), k);
+
+      if (c) {
+        gst_element_set_context (elements[i], c);
+        gst_context_unref (c);
+      }
+    }
   }
-  g_mutex_unlock (&b->vk_lock);
 }
 
 static GstStaticPadTemplate any_src = GST_STATIC_PAD_TEMPLATE ("src",
@@ -298,18 +361,14 @@ on_create_device (GstVulkanInstance * instance, gpointer device)
 #endif
 
 /* Opens physical device @index of @instance with the bridge's extensions
- * and keeps it and the instance in b->vk_ctx. Returns the description, or
- * NULL with *why. */
-static gchar *
-open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
-    const gchar * name, const gchar * uuid, gchar ** why)
+ * (*sem: with VK_KHR_external_semaphore_fd). NULL, and *why, when it
+ * cannot. */
+static GstVulkanDevice *
+open_device (GstVulkanInstance * instance, guint index, const gchar * name,
+    gboolean * sem, gchar ** why)
 {
   GstVulkanDevice *dev = gst_vulkan_device_new_with_index (instance, index);
-  gboolean sem = FALSE;
   GError *err = NULL;
-  GstContext *c;
-  gchar *ret;
-  guint k;
 
   if (!dev || !gst_vulkan_device_enable_extension (dev,
           "VK_KHR_external_memory_fd")) {
@@ -318,7 +377,7 @@ open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
     gst_clear_object (&dev);
     return NULL;
   }
-  sem = gst_vulkan_device_enable_extension (dev,
+  *sem = gst_vulkan_device_enable_extension (dev,
       "VK_KHR_external_semaphore_fd");
   if (!gst_vulkan_device_open (dev, &err)) {
     *why = g_strdup_printf ("could not open the Vulkan device %s: %s", name,
@@ -327,15 +386,37 @@ open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
     gst_object_unref (dev);
     return NULL;
   }
+  return dev;
+}
+
+static void
+contexts_new (GstVulkanInstance * instance, GstVulkanDevice * dev,
+    GstContext ** ctx)
+{
+  ctx[0] = gst_context_new (GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
+  gst_context_set_vulkan_instance (ctx[0], instance);
+  ctx[1] = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
+  gst_context_set_vulkan_device (ctx[1], dev);
+}
+
+/* Opens physical device @index of @instance and keeps it and the instance
+ * in b->vk_ctx. Returns the description, or NULL with *why. */
+static gchar *
+open_shared_device (Bench * b, GstVulkanInstance * instance, guint index,
+    const gchar * name, const gchar * uuid, gchar ** why)
+{
+  gboolean sem = FALSE;
+  GstVulkanDevice *dev = open_device (instance, index, name, &sem, why);
+  gchar *ret;
+  guint k;
+
+  if (!dev)
+    return NULL;
   g_mutex_lock (&b->vk_lock);
   for (k = 0; k < 2; k++)
     if (b->vk_ctx[k])
       gst_context_unref (b->vk_ctx[k]);
-  c = b->vk_ctx[0] = gst_context_new (GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR,
-      TRUE);
-  gst_context_set_vulkan_instance (c, instance);
-  c = b->vk_ctx[1] = gst_context_new (GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
-  gst_context_set_vulkan_device (c, dev);
+  contexts_new (instance, dev, b->vk_ctx);
   g_mutex_unlock (&b->vk_lock);
   /* the context keeps the device alive, hence the instance */
   g_signal_connect_data (instance, "create-device",
@@ -447,6 +528,30 @@ bench_vulkan_device (Bench * b)
   return device;
 #else
   return NULL;
+#endif
+}
+
+gboolean
+bench_vulkan_contexts_new (Bench * b, GstContext ** ctx, gchar ** why)
+{
+#ifdef HAVE_CUDA_VULKAN
+  GstVulkanDevice *shared = bench_vulkan_device (b), *dev = NULL;
+  gboolean sem = FALSE;
+
+  if (shared)
+    dev = open_device (shared->instance,
+        shared->physical_device->device_index,
+        shared->physical_device->properties.deviceName, &sem, why);
+  else
+    *why = g_strdup ("no Vulkan device");
+  if (dev)
+    contexts_new (shared->instance, dev, ctx);
+  gst_clear_object (&shared);
+  gst_clear_object (&dev);
+  return ctx[1] != NULL;
+#else
+  *why = g_strdup ("built without Vulkan");
+  return FALSE;
 #endif
 }
 

@@ -27,6 +27,10 @@ G_BEGIN_DECLS
  * bench's CUDA context and Vulkan instance/device (and keeps the first
  * Vulkan contexts an element posts) */
 GstElement *    pipeline_new           (Bench * b);
+/* gives @pipeline's elements these Vulkan contexts (instance, device)
+ * instead of the bench's */
+void            pipeline_set_vulkan_contexts (GstElement * pipeline,
+                                        GstContext * const * contexts);
 /* the first error message on the pipeline's bus, if any */
 gchar *         bus_error              (GstElement * pipeline);
 /* sets the bench's Vulkan contexts on @n elements */
@@ -72,6 +76,12 @@ gboolean        bench_vulkan_decodes_video (Bench * b);
  * object, with a lock of its own, on every call). New reference, or NULL
  * (no device). */
 struct _GstVulkanQueue * bench_vulkan_queue (Bench * b);
+/* A Vulkan device of its own on the bench's physical device, opened as the
+ * bench's, and its contexts (instance, device) in @ctx: what separate
+ * pipelines have by default, a device being shared only between linked
+ * elements. FALSE (and *why) when it cannot be opened. */
+gboolean        bench_vulkan_contexts_new (Bench * b, GstContext ** ctx,
+                                        gchar ** why);
 /* The bench's Vulkan device (ensure_vulkan_device ()): a new reference, or
  * NULL (none opened yet, or no Vulkan in the build) */
 struct _GstVulkanDevice * bench_vulkan_device (Bench * b);

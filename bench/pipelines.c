@@ -38,6 +38,10 @@ typedef struct
   GstCudaStream *stream;
   RunInputs in_mem;
 #endif
+  /* MODE_F_OWN_DEVICE: the pipeline's own Vulkan contexts, and the inputs
+   * that carry them */
+  GstContext *own[2];
+  RunInputs in_own;
   gint mode;                    /* of the configuration running */
   gboolean ok;
   gchar *error;
@@ -117,6 +121,18 @@ pipes_worker (gpointer data)
   if (j->b->modes[j->mode]->flags & MODE_F_POOL_STREAM)
     in = &j->in_mem;
 #endif
+  /* opened once, outside the measured frames, kept until the end */
+  if ((j->b->modes[j->mode]->flags & MODE_F_OWN_DEVICE) && !j->own[1] &&
+      !bench_vulkan_contexts_new (j->b, j->own, &j->error)) {
+    j->ok = FALSE;
+    return NULL;
+  }
+  if (j->b->modes[j->mode]->flags & MODE_F_OWN_DEVICE) {
+    j->in_own = *in;
+    j->in_own.vk_ctx[0] = j->own[0];
+    j->in_own.vk_ctx[1] = j->own[1];
+    in = &j->in_own;
+  }
   j->ok = s2_run_once (j->b, j->cfg, j->mode, in, &j->error);
   return NULL;
 }
@@ -190,6 +206,13 @@ pipes_jobs_clear (Bench * b, PipesJob * jobs)
     g_free (j->error);
   }
   gst_cuda_sync_wait_idle ();
+  for (i = 0; i < PIPES_MAX; i++) {
+    guint k;
+
+    for (k = 0; k < 2; k++)
+      if (jobs[i].own[k])
+        gst_context_unref (jobs[i].own[k]);
+  }
   for (i = 0; i < PIPES_MAX; i++)
     test_sem_free (jobs[i].ts_p);
 }
@@ -326,7 +349,7 @@ pipes_config_run (Bench * b, S2Result * S, const BenchScaling * sc,
   if (bench_time_is_up (&b->wd)) {
     set_str (b, &c->status, "skipped");
     set_str (b, &c->reason, "time limit reached (--time-limit)");
-    g_print ("  %4s %9u %4.0f skipped, time limit reached\n",
+    g_print ("  %14s %9u %4.0f skipped, time limit reached\n",
         bench_mode_key (b, c->mode), c->n, c->gpu_us / 1000.0);
     return TRUE;
   }
@@ -340,7 +363,7 @@ pipes_config_run (Bench * b, S2Result * S, const BenchScaling * sc,
   g_cond_clear (&gate.cond);
   set_str (b, &c->status, cfg_ok ? "ok" : "failed");
   if (cfg_ok) {
-    g_print ("  %4s %9u %4.0f %9.0f %9.0f %9.0f %11.1f %9.2f%s%s\n",
+    g_print ("  %14s %9u %4.0f %9.0f %9.0f %9.0f %11.1f %9.2f%s%s\n",
         bench_mode_key (b, c->mode), c->n,
         c->gpu_us / 1000.0, series_median (c->agg_fps),
         series_median (c->min_fps), series_median (c->max_fps),
@@ -380,9 +403,9 @@ pipes_run_configs (Bench * b, S2Result * S, const BenchScaling * sc,
   g_mutex_unlock (&b->lock);
   set_str (b, &S->status, "running");
 
-  g_print ("  %4s %9s %4s %9s %9s %9s %11s %9s\n", "mode", "pipelines", "gpu",
+  g_print ("  %14s %9s %4s %9s %9s %9s %11s %9s\n", "mode", "pipelines", "gpu",
       "agg-fps", "min-pipe", "max-pipe", "proc-cpu", "agg-fps/");
-  g_print ("  %4s %9s %4s %9s %9s %9s %11s %9s\n", "", "", "ms", "median",
+  g_print ("  %14s %9s %4s %9s %9s %9s %11s %9s\n", "", "", "ms", "median",
       "fps", "fps", "us/frame", "1 pipe");
   for (ci = 0; ci < S->configs->len; ci++) {
     S6Config *c = g_ptr_array_index (S->configs, ci);
@@ -394,7 +417,7 @@ pipes_run_configs (Bench * b, S2Result * S, const BenchScaling * sc,
 
       set_str (b, &c->status, "skipped");
       set_str (b, &c->reason, why);
-      g_print ("  %4s %9u %4.0f skipped, the run was aborted\n",
+      g_print ("  %14s %9u %4.0f skipped, the run was aborted\n",
           bench_mode_key (b, c->mode), c->n, c->gpu_us / 1000.0);
       g_free (why);
       all_ok = FALSE;

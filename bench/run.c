@@ -483,6 +483,8 @@ s2_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
   caps = run_caps (cfg, in->sysframe != NULL);
   gst_video_info_from_caps (&run.spec.info, caps);
   run.pipeline = pipeline_new (b);
+  if (in->vk_ctx[1])
+    pipeline_set_vulkan_contexts (run.pipeline, in->vk_ctx);
 
   n = build_pipeline (&run, chain, error);
   if (n > 0) {

@@ -470,11 +470,22 @@ const BenchMode bench_mode_s6_am = {
   .check_stats = s3_check_stats,
 };
 
+const BenchMode bench_mode_s6_ao = {
+  .key = "a_own_device",
+  .desc = "as a, but each pipeline has a Vulkan device of its own (on the "
+      "same GPU), as separate pipelines do unless the application shares "
+      "one: its own VkQueue",
+  .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_OWN_DEVICE,
+  .stats = {"cudatovulkan", NULL},
+  .build_chain = s3_build_chain,
+  .check_stats = s3_check_stats,
+};
+
 static const gint s6_modes[] = { MODE_CV_A,
 #if GST_CHECK_VERSION(1, 24, 0)
   MODE_S6_AM,
 #endif
-  MODE_CV_D
+  MODE_S6_AO, MODE_CV_D
 };
 
 /* after the others, full runs only: 8 instances of d_stall with 5 ms of
@@ -490,15 +501,17 @@ static const BenchScaling s6_scaling = {
   .key = "scenario6_scaling",
   .name = "Scenario 6",
   .title = "Scenario 6: scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a "
-      "at once (1920x1080 RGBA, one producer thread each, shared Vulkan "
-      "device)",
+      "at once (1920x1080 RGBA, one producer thread each, one Vulkan "
+      "device shared by all but in a_own_device)",
   .what = "mode a: N pipelines of scenario 3 mode a (producer "
       "acquire point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
       "1920x1080 RGBA), each with its own producer thread, buffer pool, "
       "stream and recycler, all on the bench's Vulkan device, producers "
       "started together; mode a_memory_stream (GStreamer 1.24+): a with "
       "the producer writing on a GstCudaStream that its pool's memory "
-      "carries, which cudatovulkan then works on; mode d: N instances of "
+      "carries, which cudatovulkan then works on; mode a_own_device: a "
+      "with one Vulkan device per pipeline on the same GPU (what separate "
+      "pipelines get unless the application shares one); mode d: N instances of "
       "scenario 3's raw-API mode d at once (the N-stream raw limit), each "
       "with its own CUDA stream, producer and consumer thread, all "
       "submitting to the bench device's queue; modes d_stall and d_split: "

@@ -29,7 +29,7 @@ extern const BenchMode bench_mode_a, bench_mode_c;
 extern const BenchMode bench_mode_cv_a, bench_mode_cv_b,
     bench_mode_cv_ab, bench_mode_cv_ai, bench_mode_cv_as, bench_mode_cv_d,
     bench_mode_cv_d2, bench_mode_cv_d3, bench_mode_vc_a, bench_mode_vc_b,
-    bench_mode_s5_a, bench_mode_s5_c, bench_mode_s6_am;
+    bench_mode_s5_a, bench_mode_s5_c, bench_mode_s6_am, bench_mode_s6_ao;
 
 /* in the order they run and appear in the JSON document */
 const BenchScenario *const bench_scenarios[] = {
@@ -59,6 +59,7 @@ const BenchMode *const bench_modes[N_ALL_MODES] = {
   [MODE_S5_A] = &bench_mode_s5_a,
   [MODE_S5_C] = &bench_mode_s5_c,
   [MODE_S6_AM] = &bench_mode_s6_am,
+  [MODE_S6_AO] = &bench_mode_s6_ao,
   [MODE_CV_AI] = &bench_mode_cv_ai,
   [MODE_CV_AS] = &bench_mode_cv_as,
 };

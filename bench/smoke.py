@@ -143,8 +143,9 @@ def s3_modes(doc):
 
 
 def check_s6(doc, n_configs, name):
-    """Scenario 6: n_configs configurations (1, 2, ... pipelines) of a, d
-    (and a_memory_stream on 1.24+), or skipped with a reason."""
+    """Scenario 6: n_configs configurations (1, 2, ... pipelines) of a,
+    a_own_device, d (and a_memory_stream on 1.24+), or skipped with a
+    reason."""
     s = doc.get('scenario6_scaling') or {}
     check(s.get('status') in ('ok', 'skipped'), '%s: scenario 6 status %s (%s)'
           % (name, s.get('status'), s.get('reason')))
@@ -152,14 +153,15 @@ def check_s6(doc, n_configs, name):
         skipped_ok(s, name + ': scenario 6')
         return
     ran = [c for c in s['configs'] if c['status'] != 'skipped']
-    for mode in ['a', 'd'] + (['a_memory_stream'] if new_gst(doc) else []):
+    for mode in ['a', 'a_own_device', 'd'] + \
+            (['a_memory_stream'] if new_gst(doc) else []):
         of = [c['pipelines'] for c in ran if c.get('mode') == mode]
         check(len(of) == n_configs and sorted(of)[:2] == [1, 2],
               '%s: scenario 6 mode %s: pipelines %s' % (name, mode, of))
     for c in ran:
         where = '%s: scenario 6 mode %s, %d pipelines' % (name, c.get('mode'), c['pipelines'])
         check(c['status'] == 'ok', where + ': status %s (%s)' % (c['status'], c.get('reason')))
-        if c.get('mode') in ('a', 'a_memory_stream'):
+        if c.get('mode') in ('a', 'a_own_device', 'a_memory_stream'):
             check(number(c.get('aggregate_fps_over_raw_median')), where + ': over raw')
         for field in ('aggregate_fps', 'process_cpu_us_per_frame',
                       'min_pipeline_fps', 'max_pipeline_fps'):
