@@ -39,7 +39,7 @@ gst_cuda_vk_upstream_pool_get_frame (GstMemory * mem, GstBufferPool * frames)
 /* gstcudavkvulkanpool.c is not built: vulkantocuda proposes no pool */
 gboolean
 gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
-    const GstVideoInfo * info, GError ** error)
+    const GstVideoInfo * info, gboolean one_allocation, GError ** error)
 {
   g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
       "GStreamer 1.22 cannot wrap memory as CUDA memory");
@@ -48,7 +48,8 @@ gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
 
 /* no pool: upstream's order of the caps stays */
 GstCaps *
-gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device, GstCaps * caps)
+gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device,
+    gboolean one_allocation, GstCaps * caps)
 {
   return caps;
 }

@@ -414,3 +414,55 @@ gst_cuda_vk_staging_all_broken (GPtrArray * slots)
       return FALSE;
   return TRUE;
 }
+
+GstFlowReturn
+gst_cuda_vk_staging_get (GstCudaVkInterop * interop, GPtrArray * slots,
+    guint * next, guint limit, const GstVideoInfo * info, gboolean wrap,
+    GstCudaVkStagingWaiter * waiter, GstCudaVkStaging ** out, GError ** error)
+{
+  GstCudaVkStaging *s;
+
+  for (;;) {
+    guint i, n = slots->len;
+
+    /* round robin: the oldest first */
+    for (i = 0; i < n; i++) {
+      GstCudaVkStagingState st;
+
+      s = g_ptr_array_index (slots, (*next + i) % n);
+      st = gst_cuda_vk_staging_state (interop, s, error);
+      if (st == GST_CUDA_VK_STAGING_ERROR)
+        return GST_FLOW_ERROR;
+      if (st == GST_CUDA_VK_STAGING_READY) {
+        *next = (*next + i + 1) % n;
+        goto found;
+      }
+    }
+    if (n < limit)
+      break;
+    GST_LOG ("%u staging buffers in flight: at the limit", n);
+    if ((s = gst_cuda_vk_staging_wait_oldest (interop, slots, next, error)))
+      goto found;
+    if (*error)
+      return GST_FLOW_ERROR;
+    if (gst_cuda_vk_staging_all_broken (slots)) {
+      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+          "none of the %u staging buffers can be used again: their readers "
+          "could not be tracked", n);
+      return GST_FLOW_ERROR;
+    }
+    GST_DEBUG ("downstream holds all %u output buffers: waiting for one", n);
+    if (!gst_cuda_vk_staging_wait_returned (waiter, slots))
+      return GST_FLOW_FLUSHING;
+  }
+
+  s = gst_cuda_vk_staging_new (interop, info, wrap, waiter, error);
+  if (!s)
+    return GST_FLOW_ERROR;
+  g_ptr_array_add (slots, s);
+
+found:
+  gst_cuda_vk_staging_reuse (s);
+  *out = s;
+  return GST_FLOW_OK;
+}

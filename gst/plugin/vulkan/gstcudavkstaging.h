@@ -141,6 +141,20 @@ gboolean gst_cuda_vk_staging_all_broken  (GPtrArray * slots);
 /* Before @s is used again: drops the old fence, replaces an unwaited
  * binary semaphore */
 void     gst_cuda_vk_staging_reuse       (GstCudaVkStaging * s);
+/* A slot of @slots both sides are done with (never blocking, except at
+ * @limit slots: gst_cuda_vk_staging_wait_oldest()), from *@next on, round
+ * robin; or a new one of @info, added. At the limit, with every slot held
+ * by a wrapped memory downstream, waits for one to come back
+ * (back-pressure), until a flush: GST_FLOW_FLUSHING. The slot is ready
+ * for reuse (gst_cuda_vk_staging_reuse()). */
+GstFlowReturn gst_cuda_vk_staging_get    (GstCudaVkInterop * interop,
+                                          GPtrArray * slots, guint * next,
+                                          guint limit,
+                                          const GstVideoInfo * info,
+                                          gboolean wrap,
+                                          GstCudaVkStagingWaiter * waiter,
+                                          GstCudaVkStaging ** out,
+                                          GError ** error);
 /* Wrap mode: a GstCudaMemory (transfer full) of @s's layout that carries
  * the interop's stream; @s is in use until it is freed */
 GstMemory * gst_cuda_vk_staging_wrap     (GstCudaVkInterop * interop,

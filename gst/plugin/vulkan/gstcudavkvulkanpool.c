@@ -22,10 +22,12 @@
  * reach vulkantocuda goes back to CUDA through the frame pool's own
  * give-back.
  *
- * Only one-plane formats: a GstCudaMemory is one allocation, while one
- * image per plane is one Vulkan allocation per plane, and upstream's
- * filters read and write one image per plane (they cannot use one
- * multi-planar image).
+ * A GstCudaMemory is one allocation, and upstream's filters read and
+ * write one image per plane (they cannot use one multi-planar image): NV12
+ * and I420 frames are lent only as one image per plane, all bound to one
+ * allocation that CUDA imported once (the one_allocation memory kind,
+ * with vulkantocuda's property one-allocation); otherwise one-plane
+ * formats only.
  *
  * When the frame pool is no longer active (vulkantocuda renegotiated or
  * stopped while upstream still uses this pool) the pool hands out
@@ -51,14 +53,16 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_vk_vulkan_pool_debug);
 
 gboolean
 gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
-    const GstVideoInfo * info, GError ** error)
+    const GstVideoInfo * info, gboolean one_allocation, GError ** error)
 {
   if (!gst_cuda_vk_compat_can_wrap ()) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
         "GStreamer 1.22 cannot wrap memory as CUDA memory");
     return FALSE;
   }
-  if (GST_VIDEO_INFO_N_PLANES (info) != 1) {
+  if (GST_VIDEO_INFO_N_PLANES (info) != 1 && (!one_allocation ||
+          !gst_cuda_vk_memory_kind_one_allocation (gst_cuda_vk_memory_kinds[0],
+              info))) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
         "%s frames are one image per plane, one allocation each",
         gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
@@ -72,7 +76,7 @@ gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
  * frame of each asked for; the size is limited apart), at most
  * maxImageDimension2D wide and high; NULL when none */
 static GstCaps *
-lendable_caps (GstVulkanDevice * device)
+lendable_caps (GstVulkanDevice * device, gboolean one_allocation)
 {
   GstCaps *ret =
       gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE
@@ -90,7 +94,7 @@ lendable_caps (GstVulkanDevice * device)
 
     gst_video_info_set_format (&info,
         gst_video_format_from_string (g_value_get_string (f)), 16, 16);
-    if (gst_cuda_vk_vulkan_pool_supported (device, &info, NULL))
+    if (gst_cuda_vk_vulkan_pool_supported (device, &info, one_allocation, NULL))
       gst_value_list_append_value (&formats, f);
   }
   if (gst_value_list_get_size (&formats) == 0) {
@@ -105,9 +109,10 @@ lendable_caps (GstVulkanDevice * device)
 }
 
 GstCaps *
-gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device, GstCaps * caps)
+gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device,
+    gboolean one_allocation, GstCaps * caps)
 {
-  GstCaps *lendable = device ? lendable_caps (device) : NULL;
+  GstCaps *lendable = device ? lendable_caps (device, one_allocation) : NULL;
   GstCaps *first;
 
   if (!lendable)
@@ -183,24 +188,34 @@ pool_stop (GstBufferPool * bpool)
   return TRUE;
 }
 
-/* upstream's own kind of image, for when the frame pool is gone */
+/* upstream's own kind of frame, one image per plane, for when the frame
+ * pool is gone */
 static GstFlowReturn
 plain_buffer (GstCudaVkVulkanPool * self, GstBuffer ** buffer)
 {
   GstVulkanDevice *device = GST_VULKAN_IMAGE_BUFFER_POOL (self)->device;
-  VkFormat format = gst_cuda_vk_plane_format (&self->info, 0);
-  GstMemory *mem;
+  guint i;
 
-  mem = gst_vulkan_image_memory_alloc (device, format,
-      GST_VIDEO_INFO_WIDTH (&self->info), GST_VIDEO_INFO_HEIGHT (&self->info),
-      VK_IMAGE_TILING_OPTIMAL, GST_CUDA_VK_LEND_IMAGE_USAGE,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (!mem) {
-    GST_ERROR_OBJECT (self, "could not allocate a Vulkan image for upstream");
-    return GST_FLOW_ERROR;
-  }
   *buffer = gst_buffer_new ();
-  gst_buffer_append_memory (*buffer, mem);
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (&self->info); i++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    GstMemory *mem;
+
+    gst_video_format_info_component (self->info.finfo, i, comp);
+    mem = gst_vulkan_image_memory_alloc (device,
+        gst_cuda_vk_plane_format (&self->info, i),
+        GST_VIDEO_INFO_COMP_WIDTH (&self->info, comp[0]),
+        GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]),
+        VK_IMAGE_TILING_OPTIMAL, GST_CUDA_VK_LEND_IMAGE_USAGE,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (!mem) {
+      GST_ERROR_OBJECT (self, "could not allocate a Vulkan image for "
+          "upstream");
+      gst_clear_buffer (buffer);
+      return GST_FLOW_ERROR;
+    }
+    gst_buffer_append_memory (*buffer, mem);
+  }
   return GST_FLOW_OK;
 }
 
@@ -328,24 +343,48 @@ gst_cuda_vk_vulkan_pool_init (GstCudaVkVulkanPool * self)
   gst_cuda_vk_pool_bound_init (&self->bound);
 }
 
-/* The frame's layout as one GstCudaMemory: its one image at its pitch */
+/* Whether every plane of @f lies in one allocation that CUDA imported
+ * once: one memory, or images bound to one shared allocation, in order */
+static gboolean
+frame_one_allocation (const GstCudaVkFrame * f)
+{
+  guint i;
+
+  for (i = 1; i < f->n_mems; i++) {
+    if (!f->planes[0]->plane.shared ||
+        f->planes[i]->plane.shared != f->planes[0]->plane.shared ||
+        f->plane_ptr[i] < f->plane_ptr[i - 1])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The frame's layout as one GstCudaMemory: each plane at its offset from
+ * plane 0 and its pitch. Every frame of the pool has the same (one
+ * allocation of the same images). */
 static gboolean
 frame_layout (GstCudaVkVulkanPool * self)
 {
+  GstVideoInfo *w = &self->winfo;
   GstBuffer *frame = NULL;
   GstCudaVkFrame *f;
   gboolean ok;
+  guint i, last;
 
   if (gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL) !=
       GST_FLOW_OK)
     return FALSE;
   f = gst_cuda_vk_frame_get (frame);
-  ok = f->n_mems == 1 && GST_VIDEO_INFO_N_PLANES (&self->info) == 1;
-  self->winfo = self->info;
-  GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, 0) = 0;
-  GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, 0) = f->plane_pitch[0];
-  GST_VIDEO_INFO_SIZE (&self->winfo) = f->plane_pitch[0] *
-      GST_VIDEO_INFO_HEIGHT (&self->info);
+  ok = f->n_mems == GST_VIDEO_INFO_N_PLANES (&self->info) &&
+      frame_one_allocation (f);
+  *w = self->info;
+  for (i = 0; ok && i < f->n_mems; i++) {
+    GST_VIDEO_INFO_PLANE_OFFSET (w, i) = f->plane_ptr[i] - f->plane_ptr[0];
+    GST_VIDEO_INFO_PLANE_STRIDE (w, i) = f->plane_pitch[i];
+  }
+  last = f->n_mems - 1;
+  GST_VIDEO_INFO_SIZE (w) = GST_VIDEO_INFO_PLANE_OFFSET (w, last) +
+      f->plane_pitch[last] * GST_VIDEO_INFO_COMP_HEIGHT (w, last);
   gst_buffer_unref (frame);
   return ok;
 }

@@ -20,27 +20,31 @@ G_BEGIN_DECLS
     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
 
 /* Whether upstream can write frames of @info in place for vulkantocuda
- * on @device: one-plane formats (a GstCudaMemory is one allocation, and
- * one image per plane is one allocation per plane), of linear, exportable
- * images of GST_CUDA_VK_LEND_IMAGE_USAGE; never on 1.22. FALSE with
- * @error (NOT_SUPPORTED) saying why. */
+ * on @device: one-plane formats, and with @one_allocation NV12 and I420
+ * (a GstCudaMemory is one allocation: their planes' images then share
+ * one), of linear, exportable images of GST_CUDA_VK_LEND_IMAGE_USAGE;
+ * never on 1.22. FALSE with @error (NOT_SUPPORTED) saying why. */
 gboolean        gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
                                                    const GstVideoInfo * info,
+                                                   gboolean one_allocation,
                                                    GError ** error);
 
 /* @caps (transfer full), an answer to a CAPS query on vulkantocuda's sink
  * pad, with what upstream can write in place put first: its structures of
  * memory:VulkanImage narrowed to the formats the pool takes on @device
- * (gst_cuda_vk_vulkan_pool_supported()) and the device's image size limit,
+ * (gst_cuda_vk_vulkan_pool_supported() with @one_allocation) and the
+ * device's image size limit,
  * then @caps as they were (transfer full). GstBaseTransform keeps the
  * order of upstream's filter, and vulkanupload's puts memory:VulkanBuffer
  * first, while upstream fixates to the first structure of the answer.
  * @caps as they are when @device is NULL, and on 1.22. */
 GstCaps *       gst_cuda_vk_vulkan_pool_caps_first (GstVulkanDevice * device,
+                                                    gboolean one_allocation,
                                                     GstCaps * caps);
 
 /* A GstVulkanImageBufferPool whose every buffer is a frame of @frames (a
- * pool of gst_cuda_vk_frame_pool_new() of one-plane frames of @kind, with
+ * pool of gst_cuda_vk_frame_pool_new() of frames of @kind in one
+ * allocation each (one-plane, or the one_allocation kind), with
  * GST_CUDA_VK_LEND_IMAGE_USAGE, active), taken over from CUDA by
  * @interop when it is handed out (gst_cuda_vk_interop_lend()). NULL on
  * 1.22. */

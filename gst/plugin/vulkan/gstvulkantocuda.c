@@ -36,9 +36,10 @@
  * `cpu-syncs` statistic.
  *
  * Frames written in place (GStreamer 1.24+, #GstVulkanToCuda:in-place): for
- * one-plane formats of `memory:VulkanImage` the element proposes upstream
- * a Vulkan image pool whose linear images were allocated exportable and
- * imported into CUDA once. Upstream elements that take it (vulkanupload,
+ * one-plane formats of `memory:VulkanImage` (and NV12 and I420 with
+ * #GstVulkanToCuda:one-allocation: one image per plane, all bound to one
+ * allocation) the element proposes upstream a Vulkan image pool whose
+ * linear images were allocated exportable and imported into CUDA once. Upstream elements that take it (vulkanupload,
  * vulkancolorconvert) write their frames there; the element then gives the
  * frame back to CUDA after upstream's writes (a queue family release that
  * signals the timeline semaphore CUDA waits for), and outputs a
@@ -101,11 +102,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_vulkan_to_cuda_debug);
  * ALLOCATION query: wrapped staging buffers (wrap mode) or CUDA copies */
 #define DEFAULT_MAX_OUTPUTS 64
 #define DEFAULT_IN_PLACE TRUE
+#define DEFAULT_ONE_ALLOCATION FALSE
 
 enum
 {
   PROP_0,
-  PROP_IN_PLACE,
+  PROP_IN_PLACE = 100,
+  PROP_ONE_ALLOCATION,
 };
 
 /* the stats fields (GstCudaVkBaseTransform's), described */
@@ -150,8 +153,9 @@ struct _GstVulkanToCuda
   /* slots of earlier caps, freed once both sides are done with them */
   GPtrArray *retired;
 
-  gboolean in_place;            /* property, object lock */
-  /* 1.24+, one-plane frames: the frames of the pool proposed upstream
+  gboolean in_place;            /* properties, object lock */
+  gboolean one_allocation;
+  /* 1.24+, frames of one allocation: the frames of the pool proposed upstream
    * (streaming thread; replaced at renegotiation, while upstream may
    * still hold buffers of the old ones) */
   GstBufferPool *lend_frames;
@@ -171,15 +175,27 @@ G_DEFINE_TYPE (GstVulkanToCuda, gst_vulkan_to_cuda,
 GST_ELEMENT_REGISTER_DEFINE (vulkantocuda, "vulkantocuda", GST_RANK_NONE,
     GST_TYPE_VULKAN_TO_CUDA);
 
+/* the field of boolean property @prop_id; NULL for the base's */
+static gboolean *
+bool_prop (GstVulkanToCuda * self, guint prop_id)
+{
+  if (prop_id == PROP_IN_PLACE)
+    return &self->in_place;
+  if (prop_id == PROP_ONE_ALLOCATION)
+    return &self->one_allocation;
+  return NULL;
+}
+
 static void
 gst_vulkan_to_cuda_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+  gboolean *b = bool_prop (self, prop_id);
 
-  if (prop_id == PROP_IN_PLACE) {
+  if (b) {
     GST_OBJECT_LOCK (self);
-    self->in_place = g_value_get_boolean (value);
+    *b = g_value_get_boolean (value);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -191,10 +207,11 @@ gst_vulkan_to_cuda_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (object);
+  gboolean *b = bool_prop (self, prop_id);
 
-  if (prop_id == PROP_IN_PLACE) {
+  if (b) {
     GST_OBJECT_LOCK (self);
-    g_value_set_boolean (value, self->in_place);
+    g_value_set_boolean (value, *b);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -216,22 +233,26 @@ clear_lend (GstVulkanToCuda * self)
   gst_clear_buffer (&self->cur_lent);
 }
 
-/* 1.24+, property in-place, one-plane image frames, and the GPU path with
- * a timeline semaphore (or the CPU fallback): a pool of frames that CUDA
- * reads where they are, for upstream to write (gstcudavkvulkanpool.c).
- * Otherwise none, and every frame is copied. */
+/* 1.24+, property in-place, image frames of one plane (or, with property
+ * one-allocation, NV12 and I420 frames whose planes' images share one
+ * allocation), and the GPU path with a timeline semaphore (or the CPU
+ * fallback): a pool of frames that CUDA reads where they are, for upstream
+ * to write (gstcudavkvulkanpool.c). Otherwise none, and every frame is
+ * copied. */
 static void
 setup_lend (GstVulkanToCuda * self)
 {
   GstCudaVkInterop *interop = INTEROP (self);
   const gchar *sem_type = gst_cuda_vk_base_transform_get_semaphore_type
       (GST_CUDA_VK_BASE_TRANSFORM (self));
+  const GstCudaVkMemoryKind *kind = self->in_kind;
   GstBufferPool *frames, *pool;
-  gboolean enabled;
+  gboolean enabled, one;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
   enabled = self->in_place;
+  one = self->one_allocation;
   GST_OBJECT_UNLOCK (self);
   if (!enabled || !interop || g_strcmp0 (sem_type, "binary") == 0 ||
       !g_str_equal (self->in_kind->caps_feature,
@@ -240,17 +261,20 @@ setup_lend (GstVulkanToCuda * self)
         "semaphores, %s)", enabled, sem_type, self->in_kind->caps_feature);
     return;
   }
-  if (!gst_cuda_vk_vulkan_pool_supported (DEVICE (self), IN_INFO (self), &err)) {
+  if (!gst_cuda_vk_vulkan_pool_supported (DEVICE (self), IN_INFO (self), one,
+          &err)) {
     GST_INFO_OBJECT (self, "no pool for upstream: %s", err->message);
     g_clear_error (&err);
     return;
   }
+  if (GST_VIDEO_INFO_N_PLANES (IN_INFO (self)) > 1)
+    kind = gst_cuda_vk_memory_kind_one_allocation (kind, IN_INFO (self));
   /* no element error while probing: a failure here means copying */
-  frames = gst_cuda_vk_frame_pool_new (interop, IN_INFO (self),
-      self->in_kind, NULL, NULL);
+  frames = gst_cuda_vk_frame_pool_new (interop, IN_INFO (self), kind, NULL,
+      NULL);
   gst_cuda_vk_frame_pool_set_image_usage (frames, GST_CUDA_VK_LEND_IMAGE_USAGE);
   if (!gst_buffer_pool_set_active (frames, TRUE) ||
-      !(pool = gst_cuda_vk_vulkan_pool_new (interop, frames, self->in_kind))) {
+      !(pool = gst_cuda_vk_vulkan_pool_new (interop, frames, kind))) {
     GST_INFO_OBJECT (self, "no frame for an upstream pool: copying");
     gst_cuda_vk_clear_pool (&frames);
     return;
@@ -425,6 +449,7 @@ gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstVulkanToCuda *self = GST_VULKAN_TO_CUDA (trans);
   GstVulkanDevice *device = NULL;
+  gboolean one;
   GstCaps *caps;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
@@ -435,6 +460,7 @@ gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
   GST_OBJECT_LOCK (self);
   if (self->in_place && DEVICE (self))
     device = gst_object_ref (DEVICE (self));
+  one = self->one_allocation;
   GST_OBJECT_UNLOCK (self);
   if (!device || g_strcmp0 (gst_cuda_vk_base_transform_get_semaphore_type
           (GST_CUDA_VK_BASE_TRANSFORM (self)), "binary") == 0) {
@@ -443,7 +469,8 @@ gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
   }
   gst_query_parse_caps_result (query, &caps);
   if (caps) {
-    caps = gst_cuda_vk_vulkan_pool_caps_first (device, gst_caps_ref (caps));
+    caps = gst_cuda_vk_vulkan_pool_caps_first (device, one,
+        gst_caps_ref (caps));
     GST_DEBUG_OBJECT (self, "caps answered: %" GST_PTR_FORMAT, caps);
     gst_query_set_caps_result (query, caps);
     gst_caps_unref (caps);
@@ -524,66 +551,8 @@ lent_output (GstVulkanToCuda * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   return TRUE;
 }
 
-/* A staging slot both sides are done with (never blocking, except at the
- * limit of slots), or a new one. At the limit in wrap mode, with every
- * slot held downstream, waits for downstream to free one (back-pressure),
- * until a flush: GST_FLOW_FLUSHING. */
-static GstFlowReturn
-get_slot (GstVulkanToCuda * self, Slot ** out, GError ** error)
-{
-  GstCudaVkInterop *interop = INTEROP (self);
-  guint limit = self->wrap ? self->max_outputs : MAX_SLOTS;
-  Slot *s;
-
-  for (;;) {
-    guint i, n = self->slots->len;
-
-    /* round robin: the oldest first */
-    for (i = 0; i < n; i++) {
-      GstCudaVkStagingState st;
-
-      s = g_ptr_array_index (self->slots, (self->next_slot + i) % n);
-      st = gst_cuda_vk_staging_state (interop, s, error);
-      if (st == GST_CUDA_VK_STAGING_ERROR)
-        return GST_FLOW_ERROR;
-      if (st == GST_CUDA_VK_STAGING_READY) {
-        self->next_slot = (self->next_slot + i + 1) % n;
-        goto found;
-      }
-    }
-    if (n < limit)
-      break;
-    GST_LOG_OBJECT (self, "%u staging buffers in flight: at the limit", n);
-    if ((s = gst_cuda_vk_staging_wait_oldest (interop, self->slots,
-                &self->next_slot, error)))
-      goto found;
-    if (*error)
-      return GST_FLOW_ERROR;
-    if (gst_cuda_vk_staging_all_broken (self->slots)) {
-      g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
-          "none of the %u staging buffers can be used again: their readers "
-          "could not be tracked", n);
-      return GST_FLOW_ERROR;
-    }
-    GST_DEBUG_OBJECT (self, "downstream holds all %u output buffers: "
-        "waiting for one", n);
-    if (!gst_cuda_vk_staging_wait_returned (self->waiter, self->slots))
-      return GST_FLOW_FLUSHING;
-  }
-
-  s = gst_cuda_vk_staging_new (interop, IN_INFO (self), self->wrap,
-      self->waiter, error);
-  if (!s)
-    return GST_FLOW_ERROR;
-  g_ptr_array_add (self->slots, s);
-
-found:
-  gst_cuda_vk_staging_reuse (s);
-  *out = s;
-  return GST_FLOW_OK;
-}
-
-/* get_slot() for a frame, with the element error when there is none */
+/* A staging slot for a frame (gst_cuda_vk_staging_get()), with the element
+ * error when there is none */
 static GstFlowReturn
 acquire_slot (GstVulkanToCuda * self, Slot ** s)
 {
@@ -592,7 +561,9 @@ acquire_slot (GstVulkanToCuda * self, Slot ** s)
 
   if (self->retired)
     gst_cuda_vk_staging_gc (INTEROP (self), self->retired);
-  ret = get_slot (self, s, &err);
+  ret = gst_cuda_vk_staging_get (INTEROP (self), self->slots,
+      &self->next_slot, self->wrap ? self->max_outputs : MAX_SLOTS,
+      IN_INFO (self), self->wrap, self->waiter, s, &err);
   if (ret == GST_FLOW_ERROR) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not get a shareable staging buffer whose previous copies "
@@ -726,9 +697,24 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
       g_param_spec_boolean ("in-place", "In place",
           "Propose upstream a pool of images CUDA reads where they are, so "
           "that upstream writes the frames in place (GStreamer 1.24+, "
-          "one-plane formats); otherwise every frame is copied",
-          DEFAULT_IN_PLACE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          "one-plane formats, NV12 and I420 with one-allocation); otherwise "
+          "every frame is copied", DEFAULT_IN_PLACE, G_PARAM_READWRITE |
+          GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstVulkanToCuda:one-allocation:
+   *
+   * With #GstVulkanToCuda:in-place, NV12 and I420 frames are lent to
+   * upstream too, as one image per plane (what vulkanupload and
+   * vulkancolorconvert write) all bound to one exportable allocation that
+   * CUDA imports once. Off by default, as cudatovulkan's: the project has
+   * not yet checked this form against the NVIDIA driver.
+   */
+  g_object_class_install_property (gobject_class, PROP_ONE_ALLOCATION,
+      g_param_spec_boolean ("one-allocation", "One allocation",
+          "With in-place, lend NV12 and I420 frames too, their planes' "
+          "images bound to one allocation (GStreamer 1.24+)",
+          DEFAULT_ONE_ALLOCATION, G_PARAM_READWRITE |
+          GST_PARAM_MUTABLE_READY | G_PARAM_STATIC_STRINGS));
   /**
    * GstVulkanToCuda:stats:
    *
@@ -774,4 +760,5 @@ static void
 gst_vulkan_to_cuda_init (GstVulkanToCuda * self)
 {
   self->in_place = DEFAULT_IN_PLACE;
+  self->one_allocation = DEFAULT_ONE_ALLOCATION;
 }

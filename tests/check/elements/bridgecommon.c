@@ -432,19 +432,28 @@ bc_expect_multiplanar (GstElement * c2v, const GstVideoInfo * info)
 gboolean
 bc_expect_lent (GstElement * v2c, const GstVideoInfo * info)
 {
-  gboolean in_place;
+  /* the usage of the frames of vulkantocuda's pool for upstream */
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
+      VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  GstVideoFormat f = GST_VIDEO_INFO_FORMAT (info);
+  gboolean in_place, one;
   gchar *type = cs_stat_string (v2c, "semaphore-type");
   gboolean binary = g_strcmp0 (type, "binary") == 0;
 
   g_free (type);
-  g_object_get (v2c, "in-place", &in_place, NULL);
-  /* the usage of the frames of vulkantocuda's pool for upstream */
-  return in_place && GST_CHECK_VERSION (1, 24, 0) && !binary &&
-      GST_VIDEO_INFO_N_PLANES (info) == 1 &&
-      device_exports_linear (v2c,
-      gst_vulkan_format_from_video_info ((GstVideoInfo *) info, 0),
-      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-      VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+  g_object_get (v2c, "in-place", &in_place, "one-allocation", &one, NULL);
+  if (!in_place || !GST_CHECK_VERSION (1, 24, 0) || binary)
+    return FALSE;
+  if (GST_VIDEO_INFO_N_PLANES (info) == 1)
+    return device_exports_linear (v2c,
+        gst_vulkan_format_from_video_info ((GstVideoInfo *) info, 0), usage);
+  /* NV12 and I420 with one-allocation: an R8 image per plane, or R8G8 for
+   * NV12's chroma */
+  return one && (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420) &&
+      device_exports_linear (v2c, VK_FORMAT_R8_UNORM, usage) &&
+      (f != GST_VIDEO_FORMAT_NV12 ||
+      device_exports_linear (v2c, VK_FORMAT_R8G8_UNORM, usage));
 }
 
 /* How many of @n frames cudatovulkan @c2v received written in place: @n

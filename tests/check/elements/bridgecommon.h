@@ -82,9 +82,10 @@ gboolean     bc_expect_multiplanar  (GstElement * c2v,
 gboolean     bc_expect_one_allocation (GstElement * c2v,
                                      const GstVideoInfo * info);
 /* Whether vulkantocuda @v2c proposes upstream a pool of frames of @info
- * that CUDA reads in place: property in-place, 1.24+, one-plane formats,
- * no binary semaphores, and a device that makes the images (linear,
- * exportable, with colour attachment usage) */
+ * that CUDA reads in place: property in-place, 1.24+, one-plane formats
+ * (NV12 and I420 too with property one-allocation), no binary semaphores,
+ * and a device that makes the images (linear, exportable, with colour
+ * attachment usage) */
 gboolean     bc_expect_lent         (GstElement * v2c,
                                      const GstVideoInfo * info);
 void         bc_assert_stats        (GstElement * e, guint64 n);
