@@ -277,12 +277,16 @@ run_sink (const gchar * path)
 }
 
 /* a source that reads frames until it is killed, with nothing after it
- * that needs nvcodec: its start costs no NVDEC probing on a GPU */
+ * that needs nvcodec: its start costs no NVDEC probing on a GPU. No
+ * timeout: the tests delay its own release signals by seconds on its
+ * stream, behind which its watchdog sees the sink's values, so that the
+ * sink would count as frozen (what the tests look at is the sink). */
 static int
 run_reader (const gchar * path)
 {
   return run_until_killed (g_strdup_printf ("cudasyncipcsrc name=src "
-          "socket-path=%s wait-mode=gpu ! fakesink sync=false", path), "src");
+          "socket-path=%s wait-mode=gpu timeout=0 ! fakesink sync=false",
+          path), "src");
 }
 
 GPid
