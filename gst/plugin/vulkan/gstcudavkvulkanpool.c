@@ -29,6 +29,12 @@
  * with vulkantocuda's property one-allocation); otherwise one-plane
  * formats only.
  *
+ * A config for video coding (decode or encode caps, or such usage: a
+ * Vulkan video decoder upstream, which takes any downstream image pool)
+ * makes the pool upstream's ordinary image pool: its images must be
+ * made for the decoder's video profile, which the frames are not.
+ * vulkantocuda copies those frames as any other.
+ *
  * When the frame pool is no longer active (vulkantocuda renegotiated or
  * stopped while upstream still uses this pool) the pool hands out
  * upstream's own kind of image, which vulkantocuda copies as any other;
@@ -137,6 +143,9 @@ struct _GstCudaVkVulkanPool
   GstVideoInfo winfo;           /* and their layout in the memory */
 
   GstCudaVkPoolBound bound;
+  /* set_config() got a video coding config: GstVulkanImageBufferPool's
+   * own behaviour throughout */
+  gboolean plain;
 };
 
 G_DEFINE_TYPE (GstCudaVkVulkanPool, gst_cuda_vk_vulkan_pool,
@@ -146,9 +155,33 @@ G_DEFINE_TYPE (GstCudaVkVulkanPool, gst_cuda_vk_vulkan_pool,
  * shares) */
 static GQuark lent_quark;
 
+#define PARENT_CLASS GST_BUFFER_POOL_CLASS (gst_cuda_vk_vulkan_pool_parent_class)
+
+/* VK_IMAGE_USAGE_VIDEO_{DECODE,ENCODE}_{DST,SRC,DPB}_BIT_KHR, which older
+ * Vulkan headers lack */
+#define VIDEO_CODING_USAGE 0xfc00
+
+/* Whether @config is for video decoding or encoding (a Vulkan video
+ * decoder's: gst_vulkan_image_buffer_pool_config_set_decode_caps()) */
+static gboolean
+config_for_video (GstStructure * config)
+{
+  VkImageUsageFlags usage = 0;
+  VkMemoryPropertyFlags props;
+  VkImageLayout layout;
+  guint64 access;
+
+  gst_vulkan_image_buffer_pool_config_get_allocation_params (config, &usage,
+      &props, &layout, &access);
+  return (usage & VIDEO_CODING_USAGE) != 0 ||
+      gst_structure_has_field (config, "decode-caps") ||
+      gst_structure_has_field (config, "encode-caps");
+}
+
 /* GstVulkanImageBufferPool's own set_config() would plan images of its
  * own for the caps: this pool hands out the frames instead, so it checks
- * the caps against them and chains up to GstBufferPool's */
+ * the caps against them and chains up to GstBufferPool's; but a video
+ * coding config gets upstream's images (plain) */
 static gboolean
 pool_set_config (GstBufferPool * bpool, GstStructure * config)
 {
@@ -158,6 +191,11 @@ pool_set_config (GstBufferPool * bpool, GstStructure * config)
   guint size, min, max;
   GstVideoInfo info;
 
+  self->plain = config_for_video (config);
+  if (self->plain) {
+    GST_INFO_OBJECT (self, "a video coding config: upstream's own images");
+    return PARENT_CLASS->set_config (bpool, config);
+  }
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
       || !caps || !gst_video_info_from_caps (&info, caps)) {
     GST_WARNING_OBJECT (self, "invalid config %" GST_PTR_FORMAT, config);
@@ -179,12 +217,16 @@ pool_set_config (GstBufferPool * bpool, GstStructure * config)
 static gboolean
 pool_start (GstBufferPool * bpool)
 {
+  if (GST_CUDA_VK_VULKAN_POOL (bpool)->plain)
+    return PARENT_CLASS->start (bpool);
   return TRUE;
 }
 
 static gboolean
 pool_stop (GstBufferPool * bpool)
 {
+  if (GST_CUDA_VK_VULKAN_POOL (bpool)->plain)
+    return PARENT_CLASS->stop (bpool);
   return TRUE;
 }
 
@@ -251,6 +293,8 @@ pool_acquire_buffer (GstBufferPool * bpool, GstBuffer ** buffer,
   GstBuffer *frame = NULL;
   GstFlowReturn ret;
 
+  if (self->plain)
+    return PARENT_CLASS->acquire_buffer (bpool, buffer, params);
   ret = gst_cuda_vk_pool_bound_take (&self->bound, params);
   if (ret != GST_FLOW_OK)
     return ret;
@@ -285,6 +329,10 @@ pool_release_buffer (GstBufferPool * bpool, GstBuffer * buffer)
 {
   GstCudaVkVulkanPool *self = GST_CUDA_VK_VULKAN_POOL (bpool);
 
+  if (self->plain) {
+    PARENT_CLASS->release_buffer (bpool, buffer);
+    return;
+  }
   if (!gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buffer), lent_quark))
     gst_cuda_vk_queue_wait_idle (self->interop->queue);
   gst_buffer_unref (buffer);

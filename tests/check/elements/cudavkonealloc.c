@@ -28,6 +28,9 @@
  *     (in-place = frames, gpu-copies 0 on 1.24+), byte-exact
  * test_one_alloc_lent_colorconvert: NV12 rendered by vulkancolorconvert
  *     into vulkantocuda's frames: the bytes of the copying pipeline
+ * test_one_alloc_video_config: vulkantocuda's proposed pool configured
+ *     for video decoding (as a Vulkan decoder does) hands out ordinary
+ *     images, not its frames
  */
 #include "config.h"
 #include "bridgecommon.h"
@@ -364,6 +367,104 @@ GST_START_TEST (test_one_alloc_lent_colorconvert)
 
 GST_END_TEST;
 
+/* the first pool proposed to vulkantocuda's sink pad (a probe after the
+ * ALLOCATION query) */
+static GstBufferPool *proposed_pool;
+
+static GstPadProbeReturn
+grab_pool (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+
+  if (GST_QUERY_TYPE (q) == GST_QUERY_ALLOCATION && !proposed_pool &&
+      gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &proposed_pool, NULL, NULL,
+        NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+grab_pool_hook (GstElement * pipeline)
+{
+  GstElement *v2c = bc_by_name (pipeline, "v2c");
+  GstPad *pad = gst_element_get_static_pad (v2c, "sink");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, grab_pool, NULL, NULL);
+  gst_object_unref (pad);
+}
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* @pool (inactive, of 64x48 NV12 frames) configured for video decoding
+ * as vulkanh264dec does, at the coded size (64x64, which the frames are
+ * not): its buffers are GstVulkanImageBufferPool's ordinary images, one
+ * per NV12 plane, of optimal tiling (vulkantocuda's frames are linear) */
+static void
+assert_plain_for_video (GstBufferPool * pool)
+{
+  GstCaps *decode = gst_caps_from_string ("video/x-h264");
+  GstCaps *coded = gst_caps_from_string ("video/x-raw(memory:VulkanImage),"
+      "format=NV12,width=64,height=64");
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBuffer *buf = NULL;
+  guint i;
+
+  gst_buffer_pool_config_set_params (config, coded, 64 * 64 * 3 / 2, 0, 0);
+  gst_vulkan_image_buffer_pool_config_set_decode_caps (config, decode);
+  gst_caps_unref (decode);
+  gst_caps_unref (coded);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_n_memory (buf), 2);
+  for (i = 0; i < 2; i++) {
+    GstMemory *m = gst_buffer_peek_memory (buf, i);
+
+    fail_unless (gst_is_vulkan_image_memory (m));
+    fail_unless_equals_int (((GstVulkanImageMemory *) m)->create_info.tiling,
+        VK_IMAGE_TILING_OPTIMAL);
+    fail_unless_equals_int (((GstVulkanImageMemory *) m)->create_info.
+        extent.height, i == 0 ? 64 : 32);
+  }
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+}
+#endif
+
+/* A Vulkan video decoder takes any downstream image pool and configures it
+ * for its video profile (decode caps): vulkantocuda's pool then hands out
+ * upstream's ordinary images, never its linear frames, which no decoder
+ * can write. Shown with the decode caps alone, which lavapipe (no video
+ * decoding) configures as plain images. */
+GST_START_TEST (test_one_alloc_video_config)
+{
+  gchar *src = bc_src_desc ("NV12", 64, 48);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "one-allocation=true ! cudadownload ! video/x-raw ! appsink name=sink "
+      "sync=false", src);
+  GstElement *pipeline = NULL;
+  GPtrArray *got;
+
+  bc_pipeline_hook = grab_pool_hook;
+  got = bc_run_frames (&pipeline, desc);
+  bc_pipeline_hook = NULL;
+  bc_stop_pipeline (pipeline);
+  g_ptr_array_unref (got);
+#if GST_CHECK_VERSION(1, 24, 0)
+  fail_unless (proposed_pool != NULL, "vulkantocuda proposed no pool");
+  assert_plain_for_video (proposed_pool);
+#else
+  /* 1.22: nothing is lent, nothing proposed */
+  fail_unless (proposed_pool == NULL);
+#endif
+  gst_clear_object (&proposed_pool);
+  g_free (desc);
+  g_free (src);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudavkonealloc_suite (void)
 {
@@ -379,6 +480,7 @@ cudavkonealloc_suite (void)
   tcase_add_test (tc, test_one_alloc_multiplanar_toggle);
   tcase_add_test (tc, test_one_alloc_lent_upload);
   tcase_add_test (tc, test_one_alloc_lent_colorconvert);
+  tcase_add_test (tc, test_one_alloc_video_config);
   return s;
 }
 
