@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include "gstcudasyncipcproto.h"
+#include "gstcudasemaphore-fd.h"
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -520,4 +521,17 @@ gst_cuda_sync_ipc_layout_wrappable (const GstVideoInfo * l)
       return FALSE;
   }
   return TRUE;
+}
+
+gboolean
+gst_cuda_sync_ipc_same_file (gint kept, gint fd)
+{
+  GstCudaFdId a, b;
+
+  if (!_gst_cuda_fd_id_init (&a, kept) || !_gst_cuda_fd_id_init (&b, fd))
+    return FALSE;
+  /* @kept is the duplicate _gst_cuda_fd_id_same() compares (not ours to
+   * close) */
+  a.dup_fd = a.regular ? -1 : kept;
+  return _gst_cuda_fd_id_same (&a, &b, fd);
 }

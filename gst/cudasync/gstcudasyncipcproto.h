@@ -149,6 +149,12 @@ gboolean gst_cuda_sync_ipc_send (gint sock, GstCudaSyncIpcMsgType type,
  * be there to read) */
 GST_CUDA_SYNC_API
 gboolean gst_cuda_sync_ipc_peer_closed (gint sock);
+/* Whether @fd is the file @kept duplicates: the same regular file (the
+ * simulated driver's memfds) or, for other files, the same open file
+ * (kcmp(KCMP_FILE)): the NVIDIA driver exports every opaque fd as a file
+ * of one device node, one inode for all. FALSE when it cannot be told. */
+GST_CUDA_SYNC_API
+gboolean gst_cuda_sync_ipc_same_file (gint kept, gint fd);
 /* 1: a message, 0: the peer closed the connection, -1: error (malformed
  * message, fd count, size) with @error set */
 GST_CUDA_SYNC_API

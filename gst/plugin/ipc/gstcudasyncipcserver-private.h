@@ -76,7 +76,8 @@ typedef struct
   GHashTable *sent;             /* slot ids whose fd this source has */
   GHashTable *held;             /* slot id -> slot held by this source */
   gint64 handshake_end;         /* monotonic; 0: ready, or no limit */
-  guint64 acquire_dev, acquire_ino;     /* the exported acquire file */
+  gint acquire_file;            /* a duplicate of the exported acquire fd,
+                                 * or -1 */
   /* with a hold limit, and once gone after BYE: its own stream waits for
    * its release values, and the event after the waits says when they ran */
   CUstream watch;

@@ -15,9 +15,9 @@
 #include "gstcudasyncipcserver-private.h"
 #include "gstcudasyncipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* the server's category (initialised by gst_cuda_sync_ipc_server_new()) */
@@ -39,6 +39,7 @@ gst_cuda_sync_ipc_session_new (gint fd)
   Session *s = g_new0 (Session, 1);
 
   s->fd = fd;
+  s->acquire_file = -1;
   s->sent = g_hash_table_new (NULL, NULL);
   s->held = g_hash_table_new (NULL, NULL);
   return s;
@@ -51,6 +52,8 @@ gst_cuda_sync_ipc_session_free (Session * s)
   g_assert (s->watch == NULL);
   if (s->fd >= 0)
     close (s->fd);
+  if (s->acquire_file >= 0)
+    close (s->acquire_file);
   gst_clear_object (&s->acquire);
   gst_clear_object (&s->release);
   g_hash_table_unref (s->sent);
@@ -422,7 +425,6 @@ gst_cuda_sync_ipc_session_start (GstCudaSyncIpcServer * self, Session * s,
     GST_CUDA_SYNC_IPC_VERSION_MINOR, GST_CUDA_SYNC_IPC_ROLE_SINK
   };
   GstCudaSyncIpcSemaphore sm = { GST_CUDA_SYNC_IPC_SEM_ACQUIRE, 1, 0 };
-  struct stat st;
   gint send_fd;
   gboolean ok;
 
@@ -435,11 +437,9 @@ gst_cuda_sync_ipc_session_start (GstCudaSyncIpcServer * self, Session * s,
       self->config.new_semaphore, self->config.user_data, &send_fd, error);
   if (!s->acquire)
     return FALSE;
-  /* known again if the source sends it back as its own */
-  if (fstat (send_fd, &st) == 0) {
-    s->acquire_dev = st.st_dev;
-    s->acquire_ino = st.st_ino;
-  }
+  /* known again if the source sends it back as its own: the same open
+   * file comes back (the NVIDIA driver's opaque fds all share one inode) */
+  s->acquire_file = fcntl (send_fd, F_DUPFD_CLOEXEC, 0);
   ok = gst_cuda_sync_ipc_send (s->fd, GST_CUDA_SYNC_IPC_MSG_SEMAPHORE, &sm,
       sizeof (sm), NULL, 0, send_fd, error);
   close (send_fd);
@@ -450,10 +450,8 @@ gst_cuda_sync_ipc_session_start (GstCudaSyncIpcServer * self, Session * s,
 static gboolean
 is_own_acquire (Session * s, gint fd)
 {
-  struct stat st;
-
-  return s->acquire_ino != 0 && fstat (fd, &st) == 0 &&
-      st.st_dev == s->acquire_dev && st.st_ino == s->acquire_ino;
+  return s->acquire_file >= 0 &&
+      gst_cuda_sync_ipc_same_file (s->acquire_file, fd);
 }
 
 /* one message of a source (lock held); FALSE drops the session */

@@ -15,6 +15,8 @@
  *   connected: dropped and rescued after hold-timeout.
  * test_echoed_acquire: the sink's own acquire semaphore sent back as the
  *   release semaphore is refused.
+ * test_echoed_acquire_identity: the identity check behind it tells
+ *   distinct files of one inode apart (the NVIDIA driver's opaque fds).
  * test_empty_packets: empty packets that carry fds leave no fd behind.
  * test_connection_flood: connections beyond max-connections are closed at
  *   once, idle ones after handshake-timeout.
@@ -26,6 +28,9 @@
 #define _GNU_SOURCE
 #include "../ipcfuzz.h"
 #include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -254,6 +259,40 @@ GST_START_TEST (test_echoed_acquire)
 
 GST_END_TEST;
 
+/* How the sink knows its own acquire semaphore when it comes back: the
+ * same open file, whatever the inode. The NVIDIA driver exports every
+ * opaque fd as a file of one device node, so distinct semaphores share an
+ * inode; eventfds (one anonymous inode for all) stand for them here, and
+ * memfds for the simulator's (regular files). A source's own semaphore is
+ * never taken for the sink's. */
+GST_START_TEST (test_echoed_acquire_identity)
+{
+  gint a = eventfd (0, EFD_CLOEXEC), b = eventfd (0, EFD_CLOEXEC);
+  gint m = memfd_create ("one", MFD_CLOEXEC), n =
+      memfd_create ("two", MFD_CLOEXEC);
+  gint a2 = dup (a), m2 = dup (m);
+  struct stat sa, sb;
+
+  fail_unless (a >= 0 && b >= 0 && m >= 0 && n >= 0 && a2 >= 0 && m2 >= 0);
+  /* what an inode comparison would get wrong */
+  fail_unless (fstat (a, &sa) == 0 && fstat (b, &sb) == 0);
+  fail_unless (sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev);
+  fail_if (gst_cuda_sync_ipc_same_file (a, b));
+  fail_unless (gst_cuda_sync_ipc_same_file (a, a2));
+  fail_if (gst_cuda_sync_ipc_same_file (m, n));
+  fail_unless (gst_cuda_sync_ipc_same_file (m, m2));
+  fail_if (gst_cuda_sync_ipc_same_file (a, m));
+  fail_if (gst_cuda_sync_ipc_same_file (a, -1));
+  close (a);
+  close (a2);
+  close (b);
+  close (m);
+  close (m2);
+  close (n);
+}
+
+GST_END_TEST;
+
 /* The fds but sockets once the GPU work ran: what the sink received, its
  * semaphores and memory. Its connections' sockets are checked by the
  * peer, which sees its end closed only once the sink closed its own.
@@ -438,6 +477,7 @@ cudaipchostile_suite (void)
   tcase_add_test (tc, test_bye_unsignalled_stop);
   tcase_add_test (tc, test_release_unsignalled);
   tcase_add_test (tc, test_echoed_acquire);
+  tcase_add_test (tc, test_echoed_acquire_identity);
   tcase_add_test (tc, test_empty_packets);
   tcase_add_test (tc, test_connection_flood);
   tcase_add_test (tc, test_hold_wait);
