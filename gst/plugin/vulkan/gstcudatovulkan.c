@@ -591,9 +591,8 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * read) to one exportable allocation that CUDA imports once, so that
    * upstream CUDA elements write those frames in place too. Where the
    * Vulkan device does not bind them so, each plane has an allocation of
-   * its own and frames are copied. Off by default: the project has not
-   * yet checked this form against the NVIDIA driver, which read plain
-   * (not dedicated) allocations of one image wrong from CUDA.
+   * its own and frames are copied. Off by default until the element's
+   * tests have passed with it on the NVIDIA driver (docs/known-issues.md).
    */
   g_object_class_install_property (gobject_class, PROP_ONE_ALLOCATION,
       g_param_spec_boolean ("one-allocation", "One allocation",

@@ -706,8 +706,8 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
    * With #GstVulkanToCuda:in-place, NV12 and I420 frames are lent to
    * upstream too, as one image per plane (what vulkanupload and
    * vulkancolorconvert write) all bound to one exportable allocation that
-   * CUDA imports once. Off by default, as cudatovulkan's: the project has
-   * not yet checked this form against the NVIDIA driver.
+   * CUDA imports once. Off by default, as cudatovulkan's, until the
+   * element's tests have passed with it on the NVIDIA driver.
    */
   g_object_class_install_property (gobject_class, PROP_ONE_ALLOCATION,
       g_param_spec_boolean ("one-allocation", "One allocation",
