@@ -145,6 +145,14 @@ gboolean     bc_vulkandownload_packs_rows (void);
  * the frame's own rows */
 void         bc_upload_packed_rows  (GstElement * pipeline,
                                      const GstVideoInfo * info);
+/* (bridgeupload.c) @format @w x @h through vulkanupload ! vulkantocuda
+ * @options, no caps between them: byte-exact. Where vulkantocuda lends
+ * such frames (bc_expect_lent()) they go as memory:VulkanImage, every one
+ * read in place with no GPU copy in vulkantocuda; otherwise upstream's
+ * order stays: memory:VulkanBuffer, copied. Returns whether they were
+ * lent. */
+gboolean     bc_check_upload_negotiation (const gchar * format, gint w,
+                                     gint h, const gchar * options);
 gboolean     bc_vulkan_has_i420     (void);
 GstBuffer *  bc_system_frame        (const GstVideoInfo * info, guint8 seed,
                                      GstClockTime pts);

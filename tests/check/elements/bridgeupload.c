@@ -1,5 +1,6 @@
-/* gst-cudasync: frames for vulkanupload's images that it reads as they
- * are, for the bridge tests (bc_upload_packed_rows(), bridgecommon.h)
+/* gst-cudasync: vulkanupload in front of vulkantocuda, for the bridge
+ * tests (bc_upload_packed_rows(), bc_check_upload_negotiation(),
+ * bridgecommon.h)
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * GStreamer 1.22 to 1.26's vulkanupload copies each plane into its image
@@ -70,4 +71,48 @@ bc_upload_packed_rows (GstElement * pipeline, const GstVideoInfo * info)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, pack_rows_probe,
       g_memdup2 (info, sizeof (*info)), g_free);
   gst_object_unref (pad);
+}
+
+gboolean
+bc_check_upload_negotiation (const gchar * format, gint w, gint h,
+    const gchar * options)
+{
+  gchar *src = bc_src_desc (format, w, h);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
+      "%s ! cudadownload ! video/x-raw ! appsink name=sink sync=false", src,
+      options);
+  GPtrArray *want = bc_reference_frames (format, w, h), *got;
+  GstElement *pipeline = NULL, *v2c;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gchar *feature;
+  gboolean lent;
+
+  got = bc_run_frames (&pipeline, desc);
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (v2c));
+  feature = gst_caps_features_to_string (gst_caps_get_features (caps, 0));
+  lent = bc_expect_lent (v2c, &info);
+  g_print ("%s %dx%d%s%s, no caps filter: %s, %" G_GUINT64_FORMAT " of %u "
+      "in place, gpu-copies %" G_GUINT64_FORMAT "\n", format, w, h,
+      *options ? " " : "", options, feature, cs_stat (v2c, "in-place"),
+      got->len, cs_stat (v2c, "gpu-copies"));
+  fail_unless_equals_string (feature, lent ?
+      GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE :
+      GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
+  bc_assert_same_frames (got, want, desc);
+  bc_assert_stats (v2c, BC_N_BUFFERS);
+  fail_unless_equals_uint64 (cs_stat (v2c, "in-place"), lent ?
+      BC_N_BUFFERS : 0);
+  if (lent)
+    fail_unless_equals_uint64 (cs_stat (v2c, "gpu-copies"), 0);
+  bc_stop_pipeline (pipeline);
+  gst_caps_unref (caps);
+  g_free (feature);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
+  return lent;
 }

@@ -527,56 +527,11 @@ packed_rows_hook (GstElement * pipeline)
   bc_upload_packed_rows (pipeline, &info);
 }
 
-/* @format @w x @h through vulkanupload ! vulkantocuda, no caps between
- * them: byte-exact. Where vulkantocuda proposes a pool of such frames
- * (1.24+, one-plane formats) they go as memory:VulkanImage, every one
- * read in place, no GPU copy in vulkantocuda; otherwise (NV12, 1.22)
- * upstream's order stays: memory:VulkanBuffer, copied. */
-static void
-check_default_negotiation (const gchar * format, gint w, gint h)
-{
-  gchar *src = bc_src_desc (format, w, h);
-  gchar *desc = g_strdup_printf ("%s ! vulkanupload ! vulkantocuda name=v2c "
-      "! cudadownload ! video/x-raw ! appsink name=sink sync=false", src);
-  GPtrArray *want = bc_reference_frames (format, w, h), *got;
-  GstElement *pipeline = NULL, *v2c;
-  GstVideoInfo info;
-  GstCaps *caps;
-  gchar *feature;
-  gboolean lent;
-
-  got = bc_run_frames (&pipeline, desc);
-  v2c = bc_by_name (pipeline, "v2c");
-  fail_unless (bc_pad_info (v2c, "sink", &info));
-  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (v2c));
-  feature = gst_caps_features_to_string (gst_caps_get_features (caps, 0));
-  lent = bc_expect_lent (v2c, &info);
-  g_print ("%s %dx%d, no caps filter: %s, %" G_GUINT64_FORMAT " of %u in "
-      "place, gpu-copies %" G_GUINT64_FORMAT "\n", format, w, h, feature,
-      cs_stat (v2c, "in-place"), got->len, cs_stat (v2c, "gpu-copies"));
-  fail_unless_equals_string (feature, lent ?
-      GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE :
-      GST_CAPS_FEATURE_MEMORY_VULKAN_BUFFER);
-  bc_assert_same_frames (got, want, desc);
-  bc_assert_stats (v2c, BC_N_BUFFERS);
-  fail_unless_equals_uint64 (cs_stat (v2c, "in-place"), lent ?
-      BC_N_BUFFERS : 0);
-  if (lent)
-    fail_unless_equals_uint64 (cs_stat (v2c, "gpu-copies"), 0);
-  bc_stop_pipeline (pipeline);
-  gst_caps_unref (caps);
-  g_free (feature);
-  g_ptr_array_unref (got);
-  g_ptr_array_unref (want);
-  g_free (desc);
-  g_free (src);
-}
-
 GST_START_TEST (test_default_negotiation)
 {
-  check_default_negotiation ("RGBA", 64, 48);
-  check_default_negotiation ("BGRx", 33, 17);
-  check_default_negotiation ("NV12", 33, 17);
+  bc_check_upload_negotiation ("RGBA", 64, 48, "");
+  bc_check_upload_negotiation ("BGRx", 33, 17, "");
+  bc_check_upload_negotiation ("NV12", 33, 17, "");
 }
 
 GST_END_TEST;
