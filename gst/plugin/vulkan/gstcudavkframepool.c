@@ -78,6 +78,44 @@ gst_cuda_vk_frame_get (GstBuffer * buf)
   return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (buf), frame_quark);
 }
 
+gboolean
+gst_cuda_vk_frame_one_allocation (const GstCudaVkFrame * f)
+{
+  guint i;
+
+  for (i = 1; i < f->n_mems; i++) {
+    if (!f->planes[0]->plane.shared ||
+        f->planes[i]->plane.shared != f->planes[0]->plane.shared)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_vk_frame_cuda_layout (const GstCudaVkFrame * f,
+    const GstVideoInfo * info, GstVideoInfo * layout)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint i;
+
+  if (!gst_cuda_vk_frame_one_allocation (f))
+    return FALSE;
+  *layout = *info;
+  GST_VIDEO_INFO_SIZE (layout) = 0;
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    if (f->plane_ptr[i] < f->plane_ptr[0])
+      return FALSE;
+    GST_VIDEO_INFO_PLANE_OFFSET (layout, i) = f->plane_ptr[i] - f->plane_ptr[0];
+    GST_VIDEO_INFO_PLANE_STRIDE (layout, i) = f->plane_pitch[i];
+    gst_video_format_info_component (info->finfo, i, comp);
+    /* the end of the plane that ends last, whichever it is */
+    GST_VIDEO_INFO_SIZE (layout) = MAX (GST_VIDEO_INFO_SIZE (layout),
+        GST_VIDEO_INFO_PLANE_OFFSET (layout, i) + f->plane_pitch[i] *
+        GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]));
+  }
+  return TRUE;
+}
+
 GstBuffer *
 gst_cuda_vk_frame_share (GstBuffer * frame)
 {

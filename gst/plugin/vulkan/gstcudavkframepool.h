@@ -20,6 +20,18 @@ GstCudaVkFrame * gst_cuda_vk_frame_get     (GstBuffer * buf);
  * the upstream pool's memory holds too (gstcudavkupstreampool.c) */
 GstBuffer *      gst_cuda_vk_frame_share    (GstBuffer * frame);
 
+/* Whether every plane of @f lies in one allocation that CUDA imported
+ * once: one memory, or images bound to one shared allocation */
+gboolean         gst_cuda_vk_frame_one_allocation (const GstCudaVkFrame * f);
+
+/* @f as one GstCudaMemory of @info's frames: in @layout, @info with each
+ * plane at its offset from plane 0 and its own pitch, and the size to the
+ * end of the plane that ends last. FALSE when no GstCudaMemory describes
+ * it (several allocations, a plane before plane 0). */
+gboolean         gst_cuda_vk_frame_cuda_layout (const GstCudaVkFrame * f,
+                                                const GstVideoInfo * info,
+                                                GstVideoInfo * layout);
+
 /* How many frames a pool has at most, unless downstream asks otherwise */
 #define GST_CUDA_VK_DEFAULT_MAX_FRAMES 32
 

@@ -145,29 +145,15 @@ pool_start (GstBufferPool * bpool)
   return TRUE;
 }
 
-/* Whether @f's planes lie in one allocation that CUDA imported once: one
- * memory, or images bound to one shared allocation (a frame whose planes
- * could not share one has an allocation per plane) */
-static gboolean
-frame_one_allocation (const GstCudaVkFrame * f)
-{
-  guint i;
-
-  for (i = 1; i < f->n_mems; i++) {
-    if (!f->planes[0]->plane.shared ||
-        f->planes[i]->plane.shared != f->planes[0]->plane.shared)
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* Whether @f is laid out as the pool's memory says (frame_layout()) */
 static gboolean
 frame_matches (GstCudaVkUpstreamPool * self, const GstCudaVkFrame * f)
 {
   guint i;
 
-  if (!frame_one_allocation (f))
+  /* (a frame whose planes could not share one allocation has one per
+   * plane) */
+  if (!gst_cuda_vk_frame_one_allocation (f))
     return FALSE;
   for (i = 0; i < GST_VIDEO_INFO_N_PLANES (&self->winfo); i++) {
     if (f->plane_ptr[i] - f->plane_ptr[0] !=
@@ -327,39 +313,24 @@ frame_layout (GstCudaVkUpstreamPool * self)
   GstCudaVkFrame *f;
   GstBuffer *frame = NULL;
   guint i, n = GST_VIDEO_INFO_N_PLANES (&self->info);
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-  gboolean ok = TRUE;
+  gboolean ok;
 
   if (gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL) !=
       GST_FLOW_OK)
     return FALSE;
   f = gst_cuda_vk_frame_get (frame);
-  self->winfo = self->info;
-  GST_VIDEO_INFO_SIZE (&self->winfo) = 0;
-  if (!frame_one_allocation (f)) {
-    GST_INFO_OBJECT (self, "frames of %u allocations: not one GstCudaMemory",
-        f->n_mems);
-    ok = FALSE;
-  }
+  ok = gst_cuda_vk_frame_cuda_layout (f, &self->info, &self->winfo);
+  if (!ok)
+    GST_INFO_OBJECT (self, "frames of %u allocations, or a plane before "
+        "plane 0: not one GstCudaMemory", f->n_mems);
   for (i = 0; ok && i < n; i++) {
     /* one multi-planar image: one pitch (see the top of the file) */
-    if (f->plane_ptr[i] < f->plane_ptr[0] || (f->n_mems == 1 &&
-            f->plane_pitch[i] != f->plane_pitch[0])) {
-      GST_INFO_OBJECT (self, "plane %u at +%" G_GINT64_FORMAT ", pitch %"
-          G_GSIZE_FORMAT " (plane 0: %" G_GSIZE_FORMAT "): not one "
-          "GstCudaMemory", i, (gint64) (f->plane_ptr[i] - f->plane_ptr[0]),
-          f->plane_pitch[i], f->plane_pitch[0]);
+    if (f->n_mems == 1 && f->plane_pitch[i] != f->plane_pitch[0]) {
+      GST_INFO_OBJECT (self, "plane %u pitch %" G_GSIZE_FORMAT " (plane 0: %"
+          G_GSIZE_FORMAT "): not one GstCudaMemory", i, f->plane_pitch[i],
+          f->plane_pitch[0]);
       ok = FALSE;
-      break;
     }
-    GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) = f->plane_ptr[i] -
-        f->plane_ptr[0];
-    GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, i) = f->plane_pitch[i];
-    gst_video_format_info_component (self->info.finfo, i, comp);
-    /* the end of the plane that ends last, whichever it is */
-    GST_VIDEO_INFO_SIZE (&self->winfo) = MAX (GST_VIDEO_INFO_SIZE
-        (&self->winfo), GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) +
-        f->plane_pitch[i] * GST_VIDEO_INFO_COMP_HEIGHT (&self->info, comp[0]));
   }
   gst_buffer_unref (frame);
   return ok;

@@ -391,48 +391,22 @@ gst_cuda_vk_vulkan_pool_init (GstCudaVkVulkanPool * self)
   gst_cuda_vk_pool_bound_init (&self->bound);
 }
 
-/* Whether every plane of @f lies in one allocation that CUDA imported
- * once: one memory, or images bound to one shared allocation, in order */
-static gboolean
-frame_one_allocation (const GstCudaVkFrame * f)
-{
-  guint i;
-
-  for (i = 1; i < f->n_mems; i++) {
-    if (!f->planes[0]->plane.shared ||
-        f->planes[i]->plane.shared != f->planes[0]->plane.shared ||
-        f->plane_ptr[i] < f->plane_ptr[i - 1])
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* The frame's layout as one GstCudaMemory: each plane at its offset from
  * plane 0 and its pitch. Every frame of the pool has the same (one
  * allocation of the same images). */
 static gboolean
 frame_layout (GstCudaVkVulkanPool * self)
 {
-  GstVideoInfo *w = &self->winfo;
   GstBuffer *frame = NULL;
   GstCudaVkFrame *f;
   gboolean ok;
-  guint i, last;
 
   if (gst_buffer_pool_acquire_buffer (self->frames, &frame, NULL) !=
       GST_FLOW_OK)
     return FALSE;
   f = gst_cuda_vk_frame_get (frame);
   ok = f->n_mems == GST_VIDEO_INFO_N_PLANES (&self->info) &&
-      frame_one_allocation (f);
-  *w = self->info;
-  for (i = 0; ok && i < f->n_mems; i++) {
-    GST_VIDEO_INFO_PLANE_OFFSET (w, i) = f->plane_ptr[i] - f->plane_ptr[0];
-    GST_VIDEO_INFO_PLANE_STRIDE (w, i) = f->plane_pitch[i];
-  }
-  last = f->n_mems - 1;
-  GST_VIDEO_INFO_SIZE (w) = GST_VIDEO_INFO_PLANE_OFFSET (w, last) +
-      f->plane_pitch[last] * GST_VIDEO_INFO_COMP_HEIGHT (w, last);
+      gst_cuda_vk_frame_cuda_layout (f, &self->info, &self->winfo);
   gst_buffer_unref (frame);
   return ok;
 }
