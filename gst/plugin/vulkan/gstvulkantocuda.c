@@ -39,8 +39,9 @@
  * one-plane formats of `memory:VulkanImage` (and NV12 and I420 with
  * #GstVulkanToCuda:one-allocation: one image per plane, all bound to one
  * allocation) the element proposes upstream a Vulkan image pool whose
- * linear images were allocated exportable and imported into CUDA once. Upstream elements that take it (vulkanupload,
- * vulkancolorconvert) write their frames there; the element then gives the
+ * linear images were allocated exportable and imported into CUDA once.
+ * Upstream elements that take it (vulkanupload, vulkancolorconvert) write
+ * their frames there; the element then gives the
  * frame back to CUDA after upstream's writes (a queue family release that
  * signals the timeline semaphore CUDA waits for), and outputs a
  * #GstCudaMemory around it: no copy at all (the `in-place` counter of
