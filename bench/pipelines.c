@@ -121,13 +121,12 @@ pipes_worker (gpointer data)
   if (j->b->modes[j->mode]->flags & MODE_F_POOL_STREAM)
     in = &j->in_mem;
 #endif
-  /* opened once, outside the measured frames, kept until the end */
-  if ((j->b->modes[j->mode]->flags & MODE_F_OWN_DEVICE) && !j->own[1] &&
-      !bench_vulkan_contexts_new (j->b, j->own, &j->error)) {
-    j->ok = FALSE;
-    return NULL;
-  }
   if (j->b->modes[j->mode]->flags & MODE_F_OWN_DEVICE) {
+    /* opened once, outside the measured frames, kept until the end */
+    if (!j->own[1] && !bench_vulkan_contexts_new (j->b, j->own, &j->error)) {
+      j->ok = FALSE;
+      return NULL;
+    }
     j->in_own = *in;
     j->in_own.vk_ctx[0] = j->own[0];
     j->in_own.vk_ctx[1] = j->own[1];
