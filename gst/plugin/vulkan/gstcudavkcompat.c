@@ -10,6 +10,7 @@
 
 #include "gstcudasync-compat.h"
 #include "gstcudavkcompat.h"
+#include <stdio.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/cuda-gst.h>
@@ -266,4 +267,27 @@ gst_cuda_vk_compat_barrier_set_queue (GstVulkanBarrierMemoryInfo * barrier,
 #else
   barrier->queue = queue;
 #endif
+}
+
+static gpointer
+upload_packs_rows_once (gpointer data)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "vulkan");
+  guint major = 0, minor = 0;
+
+  /* no vulkan plugin: nothing uploads, and the answer matters to nobody */
+  if (!plugin)
+    return GINT_TO_POINTER (FALSE);
+  if (sscanf (gst_plugin_get_version (plugin), "%u.%u", &major, &minor) != 2)
+    major = 0;
+  gst_object_unref (plugin);
+  return GINT_TO_POINTER (major == 1 && minor <= 26);
+}
+
+gboolean
+gst_cuda_vk_compat_upload_packs_rows (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return GPOINTER_TO_INT (g_once (&once, upload_packs_rows_once, NULL));
 }

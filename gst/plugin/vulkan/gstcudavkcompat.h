@@ -92,4 +92,10 @@ void     gst_cuda_vk_compat_barrier_advance
 void     gst_cuda_vk_compat_barrier_set_queue
     (GstVulkanBarrierMemoryInfo * barrier, GstVulkanQueue * queue);
 
+/* Whether the vulkanupload of the loaded vulkan plugin (1.22 to 1.26)
+ * copies system-memory frames into images as if their rows were packed
+ * (bufferRowLength = the plane's width, not its stride); 1.28 takes the
+ * row length from the stride. Asked of the registry, once. */
+gboolean gst_cuda_vk_compat_upload_packs_rows (void);
+
 G_END_DECLS

@@ -78,9 +78,54 @@ gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
       GST_CUDA_VK_LEND_IMAGE_USAGE, error);
 }
 
+/* Whether frames of @info have rows without padding: GstVideoInfo's
+ * stride of every plane is its row of pixels */
+static gboolean
+rows_packed (const GstVideoInfo * info)
+{
+  guint i;
+
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, i, comp);
+    if (GST_VIDEO_INFO_PLANE_STRIDE (info, i) !=
+        GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The widths of @format asked for first are the multiples of this step.
+ * Up to 1.26, vulkanupload copies each plane into its image as if the
+ * system-memory frame's rows were packed, while they have GstVideoInfo
+ * strides, rounded up to 4 (docs/known-issues.md): an NV12 or I420 image
+ * of another width would hold shifted rows. There the step is the
+ * smallest width whose frames have packed rows (NV12: 4, I420: 8;
+ * one-plane formats: 1); any width where vulkanupload takes the row
+ * length from the stride. */
+static gint
+width_step (GstVideoFormat format)
+{
+  GstVideoInfo info;
+  gint step;
+
+  if (!gst_cuda_vk_compat_upload_packs_rows ())
+    return 1;
+  for (step = 1; step < 64; step *= 2) {
+    if (gst_video_info_set_format (&info, format, step, 16) &&
+        rows_packed (&info))
+      return step;
+  }
+  return step;
+}
+
 /* memory:VulkanImage of the formats the pool takes on @device (a small
  * frame of each asked for; the size is limited apart), at most
- * maxImageDimension2D wide and high; NULL when none */
+ * maxImageDimension2D wide and high, and only of the widths vulkanupload
+ * writes right (width_step()): the formats of one step in one structure,
+ * then one of each other format; NULL when none */
 static GstCaps *
 lendable_caps (GstVulkanDevice * device, gboolean one_allocation)
 {
@@ -89,28 +134,56 @@ lendable_caps (GstVulkanDevice * device, gboolean one_allocation)
       "), format = (string) " GST_CUDA_VK_FORMATS);
   GstStructure *s = gst_caps_get_structure (ret, 0);
   const GValue *all = gst_structure_get_value (s, "format");
-  gint max = device->physical_device->properties.limits.maxImageDimension2D;
+  gint max =
+      MAX (device->physical_device->properties.limits.maxImageDimension2D, 1);
+  GstCaps *stepped = gst_caps_new_empty ();
   GValue formats = G_VALUE_INIT;
   guint i;
 
   g_value_init (&formats, GST_TYPE_LIST);
   for (i = 0; i < gst_value_list_get_size (all); i++) {
     const GValue *f = gst_value_list_get_value (all, i);
+    GstVideoFormat format = gst_video_format_from_string (g_value_get_string
+        (f));
     GstVideoInfo info;
+    GstStructure *one;
+    GValue widths = G_VALUE_INIT;
+    gint step;
 
-    gst_video_info_set_format (&info,
-        gst_video_format_from_string (g_value_get_string (f)), 16, 16);
-    if (gst_cuda_vk_vulkan_pool_supported (device, &info, one_allocation, NULL))
+    gst_video_info_set_format (&info, format, 16, 16);
+    if (!gst_cuda_vk_vulkan_pool_supported (device, &info, one_allocation,
+            NULL))
+      continue;
+    step = width_step (format);
+    if (step == 1) {
       gst_value_list_append_value (&formats, f);
+      continue;
+    }
+    if (max < step)
+      continue;
+    one = gst_structure_copy (s);
+    gst_structure_set_value (one, "format", f);
+    g_value_init (&widths, GST_TYPE_INT_RANGE);
+    gst_value_set_int_range_step (&widths, step, max - max % step, step);
+    gst_structure_take_value (one, "width", &widths);
+    gst_structure_set (one, "height", GST_TYPE_INT_RANGE, 1, max, NULL);
+    gst_caps_append_structure_full (stepped, one,
+        gst_caps_features_copy (gst_caps_get_features (ret, 0)));
   }
   if (gst_value_list_get_size (&formats) == 0) {
     g_value_unset (&formats);
     gst_caps_unref (ret);
+    ret = gst_caps_new_empty ();
+  } else {
+    gst_structure_take_value (s, "format", &formats);
+    gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, max,
+        "height", GST_TYPE_INT_RANGE, 1, max, NULL);
+  }
+  gst_caps_append (ret, stepped);
+  if (gst_caps_is_empty (ret)) {
+    gst_caps_unref (ret);
     return NULL;
   }
-  gst_structure_take_value (s, "format", &formats);
-  gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, MAX (max, 1),
-      "height", GST_TYPE_INT_RANGE, 1, MAX (max, 1), NULL);
   return ret;
 }
 

@@ -32,8 +32,9 @@ gboolean        gst_cuda_vk_vulkan_pool_supported (GstVulkanDevice * device,
 /* @caps (transfer full), an answer to a CAPS query on vulkantocuda's sink
  * pad, with what upstream can write in place put first: its structures of
  * memory:VulkanImage narrowed to the formats the pool takes on @device
- * (gst_cuda_vk_vulkan_pool_supported() with @one_allocation) and the
- * device's image size limit,
+ * (gst_cuda_vk_vulkan_pool_supported() with @one_allocation), the
+ * device's image size limit and, before 1.28, the widths of NV12 and I420
+ * that vulkanupload writes right (multiples of 4 and 8: no row padding),
  * then @caps as they were (transfer full). GstBaseTransform keeps the
  * order of upstream's filter, and vulkanupload's puts memory:VulkanBuffer
  * first, while upstream fixates to the first structure of the answer.

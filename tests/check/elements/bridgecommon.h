@@ -147,10 +147,11 @@ void         bc_upload_packed_rows  (GstElement * pipeline,
                                      const GstVideoInfo * info);
 /* (bridgeupload.c) @format @w x @h through vulkanupload ! vulkantocuda
  * @options, no caps between them: byte-exact. Where vulkantocuda lends
- * such frames (bc_expect_lent()) they go as memory:VulkanImage, every one
- * read in place with no GPU copy in vulkantocuda; otherwise upstream's
- * order stays: memory:VulkanBuffer, copied. Returns whether they were
- * lent. */
+ * such frames (bc_expect_lent()) and this vulkanupload writes their rows
+ * right (not for widths whose rows it reads packed, 1.22 to 1.26: see
+ * bc_upload_packed_rows()) they go as memory:VulkanImage, every one read
+ * in place with no GPU copy in vulkantocuda; otherwise upstream's order
+ * stays: memory:VulkanBuffer, copied. Returns whether they were lent. */
 gboolean     bc_check_upload_negotiation (const gchar * format, gint w,
                                      gint h, const gchar * options);
 gboolean     bc_vulkan_has_i420     (void);

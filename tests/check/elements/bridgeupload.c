@@ -93,7 +93,9 @@ bc_check_upload_negotiation (const gchar * format, gint w, gint h,
   fail_unless (bc_pad_info (v2c, "sink", &info));
   caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (v2c));
   feature = gst_caps_features_to_string (gst_caps_get_features (caps, 0));
-  lent = bc_expect_lent (v2c, &info);
+  /* vulkantocuda asks vulkanupload for images first only of the widths
+   * it writes right (gst_cuda_vk_vulkan_pool_caps_first()) */
+  lent = bc_expect_lent (v2c, &info) && !upload_reads_packed (&info);
   g_print ("%s %dx%d%s%s, no caps filter: %s, %" G_GUINT64_FORMAT " of %u "
       "in place, gpu-copies %" G_GUINT64_FORMAT "\n", format, w, h,
       *options ? " " : "", options, feature, cs_stat (v2c, "in-place"),

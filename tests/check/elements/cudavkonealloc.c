@@ -25,7 +25,9 @@
  *     plane again; byte-exact
  * test_one_alloc_lent_upload: the other way, vulkantocuda one-allocation:
  *     NV12 and I420 from vulkanupload, no caps filter, written in place
- *     (in-place = frames, gpu-copies 0 on 1.24+), byte-exact
+ *     (in-place = frames, gpu-copies 0 on 1.24+), byte-exact; odd widths
+ *     as buffers up to 1.26 without a caps filter, lent with one
+ *     (NV12 33x17, I420 36x18), byte-exact
  * test_one_alloc_lent_colorconvert: NV12 rendered by vulkancolorconvert
  *     into vulkantocuda's frames: the bytes of the copying pipeline
  * test_one_alloc_video_config: vulkantocuda's proposed pool configured
@@ -290,6 +292,52 @@ check_lent_upload (const gchar * format, gint w, gint h)
           "one-allocation=true"), GST_CHECK_VERSION (1, 24, 0));
 }
 
+static GstVideoInfo odd_info;
+
+static void
+pack_odd_rows (GstElement * pipeline)
+{
+  bc_upload_packed_rows (pipeline, &odd_info);
+}
+
+/* Odd widths: vulkantocuda does not ask for them as images first (NV12
+ * 33x17 goes as buffers, bc_check_upload_negotiation()), but lends them
+ * where the caps ask for images; vulkanupload given rows it reads right
+ * (bc_upload_packed_rows()) then writes the frames where CUDA reads them
+ * in place, at the planes' own offsets and pitches: byte-exact */
+static void
+check_lent_upload_odd (const gchar * format, gint w, gint h)
+{
+  gchar *src = bc_src_desc (format, w, h);
+  gchar *desc = g_strdup_printf ("%s ! vulkanupload name=up ! "
+      "video/x-raw(memory:VulkanImage) ! vulkantocuda name=v2c "
+      "one-allocation=true ! cudadownload ! video/x-raw ! appsink name=sink "
+      "sync=false", src);
+  GPtrArray *want = bc_reference_frames (format, w, h), *got;
+  GstElement *pipeline = NULL, *v2c;
+  GstVideoInfo info;
+  gboolean lent;
+
+  fail_unless (gst_video_info_set_format (&odd_info,
+          gst_video_format_from_string (format), w, h));
+  bc_pipeline_hook = pack_odd_rows;
+  got = bc_run_frames (&pipeline, desc);
+  bc_pipeline_hook = NULL;
+  v2c = bc_by_name (pipeline, "v2c");
+  fail_unless (bc_pad_info (v2c, "sink", &info));
+  lent = bc_expect_lent (v2c, &info);
+  fail_unless_equals_int (lent, GST_CHECK_VERSION (1, 24, 0));
+  fail_unless_equals_uint64 (cs_stat (v2c, "in-place"), lent ?
+      BC_N_BUFFERS : 0);
+  bc_assert_stats (v2c, BC_N_BUFFERS);
+  bc_assert_same_frames (got, want, desc);
+  bc_stop_pipeline (pipeline);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_free (desc);
+  g_free (src);
+}
+
 /* vulkantocuda lends NV12 and I420 frames as one image per plane over one
  * allocation (property one-allocation): vulkanupload writes them there */
 GST_START_TEST (test_one_alloc_lent_upload)
@@ -297,6 +345,14 @@ GST_START_TEST (test_one_alloc_lent_upload)
   check_lent_upload ("NV12", 64, 48);
   check_lent_upload ("NV12", 320, 242);
   check_lent_upload ("I420", 64, 48);
+  /* widths whose rows vulkanupload up to 1.26 reads packed: not asked
+   * for as images first there */
+  fail_unless_equals_int (bc_check_upload_negotiation ("NV12", 33, 17,
+          "one-allocation=true"), GST_CHECK_VERSION (1, 24, 0) &&
+      !bc_vulkandownload_packs_rows ());
+  check_lent_upload_odd ("NV12", 33, 17);
+  if (bc_vulkan_has_i420 ())
+    check_lent_upload_odd ("I420", 36, 18);
 }
 
 GST_END_TEST;

@@ -12,8 +12,10 @@
  * test_event_query_failure: a failed cuEventQuery waits on the CPU
  *     (byte-exact); a failed wait too: element error. Images and buffers.
  * test_default_negotiation: vulkanupload ! vulkantocuda, no caps filter:
- *     (1.24+) one-plane frames go as images, read in place (no GPU copy);
- *     NV12, and 1.22, as buffers; byte-exact
+ *     (1.24+) one-plane frames go as images, read in place (no GPU copy),
+ *     and so do NV12 ones with one-allocation but for widths that
+ *     vulkanupload writes wrong (1.24 to 1.26: not a multiple of 4); those,
+ *     and 1.22, as buffers; byte-exact
  * test_without_nvcodec: vulkanupload ! vulkantocuda without nvcodec loaded:
  *     loads the driver entry points itself
  * test_pool_failure_ends_stream: a failed CUDA pool set-up: vulkantocuda's
@@ -546,11 +548,13 @@ GST_START_TEST (test_event_query_failure)
   GstElement *pipeline;
   /* NV12 of an odd width: vulkantocuda copies on the CUDA side on every
    * version (its output cannot wrap the staging buffer), and that copy is
-   * what the event after it waits for */
+   * what the event after it waits for. in-place=false: images of its own
+   * pool (one-allocation) would be read where they are, through neither
+   * a staging buffer nor that copy. */
   gchar *src = bc_src_desc ("NV12", 33, 17);
   gchar *desc = g_strdup_printf ("%s ! vulkanupload name=up ! %s ! "
-      "vulkantocuda name=v2c ! queue ! cudadownload ! video/x-raw ! appsink "
-      "name=sink sync=false", src, input_kinds[__i__]);
+      "vulkantocuda name=v2c in-place=false ! queue ! cudadownload ! "
+      "video/x-raw ! appsink name=sink sync=false", src, input_kinds[__i__]);
   gchar *error;
 
   g_free (src);
