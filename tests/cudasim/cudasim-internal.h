@@ -318,6 +318,7 @@ struct SimCtx
   int destroyed;
   SimStream *null_stream;       /* the legacy default stream */
   SimStream *streams;           /* every stream of this context (list) */
+  int streams_created;          /* hardware queues are handed out in turn */
   uint64_t *peers;              /* ids of contexts peer access is enabled to */
   int n_peers, cap_peers;
   size_t limits[CU_LIMIT_MAX];  /* cuCtxGetLimit / cuCtxSetLimit */
@@ -389,6 +390,7 @@ struct SimStream
   uint64_t enq_seq, done_seq;
   int thread_started, thread_exited;
   const char *state;            /* what the thread does, for diagnostics */
+  int connection;               /* hardware queue (CUDASIM_CONNECTIONS) */
   SimStream *ctx_next;          /* SimCtx.streams */
   SimStream *all_next, *all_prev;       /* global list */
 };
@@ -478,6 +480,7 @@ typedef struct
 
   SimStream *all_streams;
   SimCtx **primary;             /* per device */
+  int connections;              /* CUDASIM_CONNECTIONS (0: unlimited) */
 
   int live[LIVE_COUNT];
 } SimGlobal;

@@ -279,6 +279,10 @@ sim_parse_env (void)
           "(abort|record)\n", v);
   }
 
+  v = getenv ("CUDASIM_CONNECTIONS");
+  if (v && *v)
+    g_sim.connections = atoi (v);
+
   v = getenv ("CUDASIM_DELAY_US");
   if (v && *v)
     g_global_delay_us = (unsigned) strtoul (v, NULL, 10);

@@ -358,6 +358,7 @@ sim_stream_new_locked (SimCtx * ctx, unsigned flags, int is_null)
   if (!is_null) {
     s->id = sim_register_locked (s, KIND_STREAM);
     g_sim.live[LIVE_STREAM]++;
+    s->connection = ctx->streams_created++;
   }
   s->ctx_next = ctx->streams;
   ctx->streams = s;
@@ -439,6 +440,28 @@ sim_resolve_stream_locked (CUstream h, const char *what, SimStream ** out)
   return CUDA_SUCCESS;
 }
 
+/* CUDASIM_CONNECTIONS=N: the driver feeds a context's streams to the GPU
+ * through N hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default),
+ * handed out in turn as streams are created, and a queue runs its work in
+ * the order it was enqueued: work enqueued on a stream runs after the work
+ * already enqueued on every other stream of its queue, which a stream
+ * blocked on a semaphore wait holds up. 0 (unset): every stream on its
+ * own queue. */
+static void
+sim_connection_order_locked (SimStream * s, SimOp * op)
+{
+  SimStream *t;
+  int n = g_sim.connections;
+
+  if (n <= 0 || s->is_null)
+    return;
+  for (t = s->ctx->streams; t; t = t->ctx_next) {
+    if (t != s && !t->is_null && t->connection % n == s->connection % n &&
+        t->enq_seq > t->done_seq)
+      deplist_add_locked (&op->deps, t, t->enq_seq);
+  }
+}
+
 uint64_t
 sim_enqueue_locked (SimStream * s, SimOp * op)
 {
@@ -458,6 +481,7 @@ sim_enqueue_locked (SimStream * s, SimOp * op)
       deplist_add_locked (&op->deps, n, n->enq_seq);
   }
 
+  sim_connection_order_locked (s, op);
   op->seq = ++s->enq_seq;
   op->next = NULL;
   if (s->tail)
