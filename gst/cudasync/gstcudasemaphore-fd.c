@@ -43,7 +43,7 @@ _gst_cuda_fd_id_init (GstCudaFdId * id, gint fd)
 void
 _gst_cuda_fd_id_keep (GstCudaFdId * id, gint fd)
 {
-  if (!id->regular && id->dup_fd < 0)
+  if (id->dup_fd < 0)
     id->dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
 }
 

@@ -18,8 +18,10 @@ typedef struct
   dev_t dev;
   ino_t ino;
   gboolean regular;
-  /* a private duplicate of the fd, kept for files that share their inode
-   * with others (devices, anonymous inodes); -1 otherwise */
+  /* a private duplicate of the fd (-1 if it could not be made): tells
+   * apart files that share their inode with others (devices, anonymous
+   * inodes), and imports the semaphore again for a rescue
+   * (gst_cuda_semaphore_rescue()) */
   gint dup_fd;
 } GstCudaFdId;
 

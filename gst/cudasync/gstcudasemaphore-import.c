@@ -70,6 +70,13 @@ import_handle (GstCudaContext * context, const GstCudaSemaphoreTypeOps * ops,
   return _gst_cuda_semaphore_new (context, ops, handle);
 }
 
+GstCudaSemaphore *
+_gst_cuda_semaphore_import_unregistered (GstCudaContext * context,
+    const GstCudaSemaphoreTypeOps * ops, gint fd, GError ** error)
+{
+  return import_handle (context, ops, fd, NULL, error);
+}
+
 /* @sem, already imported from another fd of the semaphore, for an import
  * into @context as @type: a new reference, with @fd closed (it is no
  * longer the caller's), or NULL with @error and @fd left open */

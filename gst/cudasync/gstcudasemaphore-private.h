@@ -199,6 +199,19 @@ void _gst_cuda_semaphore_registry_add_locked (GstCudaSemaphore * sem,
 G_GNUC_INTERNAL
 void _gst_cuda_semaphore_registry_remove (GstCudaSemaphore * sem);
 
+/* A new duplicate of the fd @sem was imported from (the caller's to
+ * close), or -1 where @sem was not imported from an fd */
+G_GNUC_INTERNAL
+gint _gst_cuda_semaphore_registry_dup_fd (GstCudaSemaphore * sem);
+
+/* @fd imported as @ops's type into @context as an object of its own,
+ * outside the registry (on success @fd is no longer the caller's): a
+ * second handle of a semaphore that has its object, for a rescue */
+G_GNUC_INTERNAL
+GstCudaSemaphore * _gst_cuda_semaphore_import_unregistered (
+    GstCudaContext * context, const GstCudaSemaphoreTypeOps * ops, gint fd,
+    GError ** error);
+
 /* the handle types */
 G_GNUC_INTERNAL extern const GstCudaSemaphoreTypeOps
     _gst_cuda_semaphore_timeline_ops;

@@ -11,6 +11,7 @@
 #endif
 
 #include "gstcudasemaphore-private.h"
+#include <fcntl.h>
 
 typedef struct
 {
@@ -86,4 +87,24 @@ _gst_cuda_semaphore_registry_remove (GstCudaSemaphore * sem)
     }
   }
   g_mutex_unlock (&fd_lock);
+}
+
+gint
+_gst_cuda_semaphore_registry_dup_fd (GstCudaSemaphore * sem)
+{
+  gint fd = -1;
+  GList *l;
+
+  g_mutex_lock (&fd_lock);
+  for (l = fd_imports; l; l = l->next) {
+    FdImport *imp = l->data;
+
+    if (imp->owner == sem) {
+      if (imp->id.dup_fd >= 0)
+        fd = fcntl (imp->id.dup_fd, F_DUPFD_CLOEXEC, 0);
+      break;
+    }
+  }
+  g_mutex_unlock (&fd_lock);
+  return fd;
 }

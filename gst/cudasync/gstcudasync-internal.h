@@ -183,6 +183,23 @@ gboolean              gst_cuda_sync_releaser_push_after (GstCudaSyncReleaser * r
 GST_CUDA_SYNC_API
 void                  gst_cuda_sync_releaser_free (GstCudaSyncReleaser * releaser);
 
+/* Signals the timeline semaphore @sem, imported from an fd, to @value
+ * from a CUDA context of the library's own on @sem's device, and returns
+ * once the signal ran: for ending GPU waits that a vanished peer will
+ * never satisfy. A stream of @sem's context could not be trusted with
+ * it: the driver feeds a context's streams to the GPU through a few
+ * hardware queues (CUDA_DEVICE_MAX_CONNECTIONS), each in enqueue order,
+ * and a stream that waits behind those very values may hold up the
+ * queue of any other stream of the context. For a semaphore that only
+ * the peer signals: signals of @sem still pending on the GPU would run
+ * after the rescue, with lower values. Values of @sem's own later signals
+ * go on above @value. FALSE (GST_CUDA_SYNC_ERROR_NOT_SUPPORTED)
+ * for a semaphore not imported from an fd, or a binary one. */
+GST_CUDA_SYNC_API
+gboolean           gst_cuda_semaphore_rescue    (GstCudaSemaphore * sem,
+                                                 guint64 value,
+                                                 GError ** error);
+
 /* What helpers that know no element report, for the element to post: a
  * GError of a GStreamer error domain (GST_RESOURCE_ERROR, ...) and code,
  * whose message is the human sentence of the element error, then, after a

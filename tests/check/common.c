@@ -741,6 +741,15 @@ cs_setup_two_devices (void)
   cs_setup ();
 }
 
+void
+cs_setup_one_queue (void)
+{
+  /* read when libcuda.so.1 loads, as above */
+  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0)
+    g_setenv ("CUDASIM_CONNECTIONS", "1", TRUE);
+  cs_setup ();
+}
+
 GstCudaContext *
 cs_second_device (const gchar * test)
 {

@@ -64,6 +64,11 @@ gchar *cs_run_to_end (const gchar * desc, GstElement ** pipeline_out);
 /* cs_setup() with a second CUDA device on the simulator
  * (CUDASIM_DEVICE_COUNT=2): a checked fixture */
 void cs_setup_two_devices (void);
+/* cs_setup() where, on the simulator, every stream of a context shares one
+ * hardware queue (CUDASIM_CONNECTIONS=1: the worst case of the driver's
+ * CUDA_DEVICE_MAX_CONNECTIONS queues, each run in enqueue order); child
+ * processes inherit it */
+void cs_setup_one_queue (void);
 /* A context on CUDA device 1 (caller unrefs), or NULL with a SKIP line
  * when there is one device only */
 GstCudaContext *cs_second_device (const gchar * test);

@@ -342,3 +342,29 @@ gst_cuda_sync_ipc_streams_free (GstCudaContext * context, CUstream stream,
   if (pushed)
     gst_cuda_context_pop (NULL);
 }
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sync_ipc_rescue_debug);
+
+gboolean
+gst_cuda_sync_ipc_rescue_signal (GstCudaContext * context,
+    GstCudaSemaphore * sem, CUstream fallback, guint64 value, GError ** error)
+{
+  GError *err = NULL;
+  gboolean ret;
+
+  if (gst_cuda_semaphore_rescue (sem, value, &err))
+    return TRUE;
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sync_ipc_rescue_debug, "cudasyncipcrescue",
+      0, "the IPC elements' rescues");
+  GST_CAT_WARNING (gst_cuda_sync_ipc_rescue_debug, "rescue from a context of "
+      "its own: %s; signalling on a stream of ours", err->message);
+  g_clear_error (&err);
+  if (!gst_cuda_context_push (context)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_DRIVER,
+        "Could not make the CUDA context current");
+    return FALSE;
+  }
+  ret = gst_cuda_semaphore_signal_value (sem, fallback, value, error);
+  gst_cuda_context_pop (NULL);
+  return ret;
+}

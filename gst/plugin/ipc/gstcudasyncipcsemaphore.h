@@ -55,4 +55,13 @@ gboolean gst_cuda_sync_ipc_streams_new (GstCudaContext * context, CUstream * str
 void     gst_cuda_sync_ipc_streams_free (GstCudaContext * context,
                                     CUstream stream, CUstream rescue);
 
+/* A rescue: signals the peer's semaphore @sem to @value from a CUDA
+ * context of the library's own (gst_cuda_semaphore_rescue()), whose
+ * streams no stream of ours can hold up; where that is not possible, on
+ * @fallback, a non-blocking stream of @context. */
+gboolean gst_cuda_sync_ipc_rescue_signal (GstCudaContext * context,
+                                          GstCudaSemaphore * sem,
+                                          CUstream fallback, guint64 value,
+                                          GError ** error);
+
 G_END_DECLS

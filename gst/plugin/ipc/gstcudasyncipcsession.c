@@ -82,16 +82,11 @@ gst_cuda_sync_ipc_session_rescue (GstCudaSyncIpcServer * self, Session * s,
    * value below the rescue (it signals none after that) */
   if (s->fd >= 0)
     shutdown (s->fd, SHUT_RDWR);
-  if (!gst_cuda_context_push (self->context)) {
-    GST_WARNING ("rescue: could not push the CUDA context");
-    return;
-  }
-  if (gst_cuda_semaphore_signal_value (s->release, self->rescue,
-          s->release_last + GST_CUDA_SYNC_IPC_RESCUE_STEP, &err))
+  if (gst_cuda_sync_ipc_rescue_signal (self->context, s->release,
+          self->rescue, s->release_last + GST_CUDA_SYNC_IPC_RESCUE_STEP, &err))
     self->rescues++;
   else
     GST_WARNING ("rescue signal failed: %s", err->message);
-  gst_cuda_context_pop (NULL);
   g_clear_error (&err);
 }
 

@@ -14,6 +14,7 @@
 #endif
 
 #include "gstcudasyncipcclient-private.h"
+#include "gstcudasyncipcsemaphore.h"
 #include "gstcudasyncelementerror.h"
 #include <errno.h>
 #include <poll.h>
@@ -35,16 +36,16 @@ rescue_locked (GstCudaSyncIpcClient * self)
 {
   GError *err = NULL;
 
-  if (!self->acquire || self->rescued || !gst_cuda_context_push (self->context))
+  if (!self->acquire || self->rescued)
     return;
   self->rescued = TRUE;
-  if (gst_cuda_semaphore_signal_value (self->acquire, self->rescue,
-          self->acquire_last + GST_CUDA_SYNC_IPC_RESCUE_STEP, &err))
+  if (gst_cuda_sync_ipc_rescue_signal (self->context, self->acquire,
+          self->rescue, self->acquire_last + GST_CUDA_SYNC_IPC_RESCUE_STEP,
+          &err))
     self->counters.rescues++;
   else
     GST_WARNING ("rescue signal failed: %s", err->message);
   g_clear_error (&err);
-  gst_cuda_context_pop (NULL);
 }
 
 void

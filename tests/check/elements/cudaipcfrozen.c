@@ -217,7 +217,8 @@ cudaipcfrozen_suite (void)
   TCase *tc = tcase_create ("general");
 
   tcase_set_timeout (tc, 120);
-  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  /* the rescues must end waits that hold up every stream of the context */
+  tcase_add_checked_fixture (tc, cs_setup_one_queue, cs_teardown);
   tcase_add_test (tc, test_frozen_sink_cpu_wait);
   tcase_add_test (tc, test_killed_sink_cpu_wait);
   tcase_add_test (tc, test_stop_frozen_sink_cpu_wait);

@@ -473,7 +473,8 @@ cudaipchostile_suite (void)
   TCase *tc = tcase_create ("general");
 
   tcase_set_timeout (tc, 120);
-  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  /* the rescues must end waits that hold up every stream of the context */
+  tcase_add_checked_fixture (tc, cs_setup_one_queue, cs_teardown);
   tcase_add_test (tc, test_bye_unsignalled);
   tcase_add_test (tc, test_bye_unsignalled_stop);
   tcase_add_test (tc, test_release_unsignalled);

@@ -25,6 +25,9 @@
  *     signalled on its own
  * test_wrong_context: a semaphore of another context is refused with an
  *     error, not used
+ * test_rescue: gst_cuda_semaphore_rescue() refuses a binary semaphore and
+ *     a value not above the last; signals past it, and later signals go on
+ *     above
  */
 /* memfd_create() */
 #define _GNU_SOURCE
@@ -320,6 +323,50 @@ GST_START_TEST (test_wrong_context)
 
 GST_END_TEST;
 
+/* gst_cuda_semaphore_rescue(): a timeline semaphore imported from an fd,
+ * to a value above its last; the object's own signals go on above it */
+GST_START_TEST (test_rescue)
+{
+  TestSem *ts = NULL, *bts = NULL;
+  GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &ts);
+  GstCudaSemaphore *bin = cs_new_semaphore (NULL, FALSE, &bts);
+  CUstream stream = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GError *err = NULL;
+
+  fail_if (gst_cuda_semaphore_rescue (bin, 1, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_NOT_SUPPORTED));
+  g_clear_error (&err);
+
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_unless (gst_cuda_semaphore_signal_value (sem, stream, 5, NULL));
+  /* (its own signals run first: they would come after the rescue's) */
+  fail_unless_equals_int (CuStreamSynchronize (stream), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  fail_if (gst_cuda_semaphore_rescue (sem, 5, &err));
+  fail_unless (g_error_matches (err, GST_CUDA_SYNC_ERROR,
+          GST_CUDA_SYNC_ERROR_PROTOCOL));
+  g_clear_error (&err);
+  /* it returns once the signal ran */
+  fail_unless (gst_cuda_semaphore_rescue (sem, 100, &err), "%s",
+      err ? err->message : "");
+  fail_unless (test_sem_get_value (ts) >= 100);
+  fail_unless (gst_cuda_context_push (cs_ctx));
+  fail_if (gst_cuda_semaphore_signal_value (sem, stream, 100, NULL));
+  fail_unless (gst_cuda_semaphore_signal_value (sem, stream, 101, NULL));
+  fail_unless_equals_int (CuStreamSynchronize (stream), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  fail_unless_equals_uint64 (test_sem_get_value (ts), 101);
+
+  cs_free_stream (stream);
+  gst_object_unref (bin);
+  gst_object_unref (sem);
+  test_sem_free (bts);
+  test_sem_free (ts);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasync_suite (void)
 {
@@ -335,6 +382,7 @@ cudasync_suite (void)
   tcase_add_test (tc, test_import_same_semaphore_twice);
   tcase_add_test (tc, test_import_two_semaphores);
   tcase_add_test (tc, test_wrong_context);
+  tcase_add_test (tc, test_rescue);
   return s;
 }
 

@@ -14,8 +14,11 @@
  *     on a stream of its own, kills the child (SIGKILL) and opens the gate
  *     from the host. The test prints whether the dead process's pending
  *     signal still ran (the driver's choice, asserted nowhere), then
- *     signals sem past it from a stream of its own, as a rescue does: the
- *     wait must end within a second.
+ *     rescues sem past it (gst_cuda_semaphore_rescue(), as the IPC
+ *     elements do: from a CUDA context of the library's own, which the
+ *     waiting stream cannot hold up, also where every stream of this
+ *     context shares one hardware queue, CUDASIM_CONNECTIONS=1): the wait
+ *     must end within a second.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -204,7 +207,7 @@ GST_START_TEST (test_signaller_killed)
   TestSem *sem_ts = NULL;
   GstCudaSemaphore *sem = cs_new_semaphore (NULL, TRUE, &sem_ts);
   CUstream waiter = cs_new_stream (CU_STREAM_NON_BLOCKING);
-  CUstream rescue = cs_new_stream (CU_STREAM_NON_BLOCKING);
+  GError *err = NULL;
   gint out_fd, status;
   gint64 released;
   gboolean ran;
@@ -233,14 +236,14 @@ GST_START_TEST (test_signaller_killed)
       test_sem_get_value (sem_ts) >= 1, "the wait ended without its value");
 
   /* the rescue: past any value the dead process could have signalled */
-  enqueue (sem, rescue, RESCUE_VALUE, FALSE);
+  fail_unless (gst_cuda_semaphore_rescue (sem, RESCUE_VALUE, &err), "%s",
+      err ? err->message : "");
   released = stream_done_within (waiter, 1000);
   fail_unless (released >= 0, "the waiting stream stayed stuck");
   fail_unless (test_sem_get_value (sem_ts) >= RESCUE_VALUE);
   g_print ("the rescue signal released the waiting stream in %"
       G_GINT64_FORMAT " us\n", released);
 
-  cs_free_stream (rescue);
   cs_free_stream (waiter);
   gst_object_unref (sem);
   test_sem_free (sem_ts);
@@ -256,7 +259,8 @@ signallerkill_suite (void)
   Suite *s = suite_create ("signallerkill");
   TCase *tc = tcase_create ("general");
 
-  tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
+  /* the rescues must end waits that hold up every stream of the context */
+  tcase_add_checked_fixture (tc, cs_setup_one_queue, cs_teardown);
   tcase_add_test (tc, test_signaller_killed);
   suite_add_tcase (s, tc);
   return s;
