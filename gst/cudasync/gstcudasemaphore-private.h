@@ -199,6 +199,12 @@ void _gst_cuda_semaphore_registry_add_locked (GstCudaSemaphore * sem,
 G_GNUC_INTERNAL
 void _gst_cuda_semaphore_registry_remove (GstCudaSemaphore * sem);
 
+/* Whether @value may be @sem's next timeline value (above its last);
+ * GST_CUDA_SYNC_ERROR_PROTOCOL otherwise. Call with op_lock. */
+G_GNUC_INTERNAL
+gboolean _gst_cuda_semaphore_check_next_locked (GstCudaSemaphore * sem,
+    guint64 value, GError ** error);
+
 /* A new duplicate of the fd @sem was imported from (the caller's to
  * close), or -1 where @sem was not imported from an fd */
 G_GNUC_INTERNAL

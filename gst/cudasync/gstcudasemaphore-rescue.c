@@ -91,13 +91,10 @@ gst_cuda_semaphore_rescue (GstCudaSemaphore * sem, guint64 value,
     return FALSE;
   }
   g_mutex_lock (&sem->op_lock);
-  ret = value > sem->last_value;
+  ret = _gst_cuda_semaphore_check_next_locked (sem, value, error);
   g_mutex_unlock (&sem->op_lock);
   if (!ret) {
     close (fd);
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "Rescue value %" G_GUINT64_FORMAT " is not greater than the last "
-        "value", value);
     return FALSE;
   }
   g_object_get (sem->context, "cuda-device-id", &device, NULL);

@@ -597,6 +597,18 @@ gst_cuda_semaphore_signal (GstCudaSemaphore * sem, CUstream stream,
   return ret;
 }
 
+gboolean
+_gst_cuda_semaphore_check_next_locked (GstCudaSemaphore * sem, guint64 value,
+    GError ** error)
+{
+  if (value > sem->last_value)
+    return TRUE;
+  g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
+      "Timeline value %" G_GUINT64_FORMAT " is not greater than the last "
+      "value %" G_GUINT64_FORMAT, value, sem->last_value);
+  return FALSE;
+}
+
 /**
  * gst_cuda_semaphore_signal_value:
  * @sem: a timeline #GstCudaSemaphore
@@ -624,12 +636,8 @@ gst_cuda_semaphore_signal_value (GstCudaSemaphore * sem, CUstream stream,
     return gst_cuda_semaphore_signal (sem, stream, NULL, error);
 
   g_mutex_lock (&sem->op_lock);
-  if (value <= sem->last_value) {
-    guint64 last = sem->last_value;
+  if (!_gst_cuda_semaphore_check_next_locked (sem, value, error)) {
     g_mutex_unlock (&sem->op_lock);
-    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_PROTOCOL,
-        "Timeline value %" G_GUINT64_FORMAT " is not greater than the last "
-        "value %" G_GUINT64_FORMAT, value, last);
     return FALSE;
   }
   ret = _gst_cuda_semaphore_enqueue_locked (sem, OP_SIGNAL, stream, value,

@@ -187,16 +187,15 @@ stream_done_within (CUstream stream, guint ms)
   }
 }
 
-/* a GPU wait for @value of @s on @stream (@wait), or a signal of it */
+/* a GPU wait for @value of @s on @stream */
 static void
-enqueue (GstCudaSemaphore * s, CUstream stream, guint64 value, gboolean wait)
+enqueue_wait (GstCudaSemaphore * s, CUstream stream, guint64 value)
 {
   GError *err = NULL;
   gboolean ok;
 
   fail_unless (gst_cuda_context_push (cs_ctx));
-  ok = wait ? gst_cuda_semaphore_wait (s, stream, value, &err) :
-      gst_cuda_semaphore_signal_value (s, stream, value, &err);
+  ok = gst_cuda_semaphore_wait (s, stream, value, &err);
   gst_cuda_context_pop (NULL);
   fail_unless (ok, "%s", err ? err->message : "");
 }
@@ -218,7 +217,7 @@ GST_START_TEST (test_signaller_killed)
   fail_unless (read_ready (out_fd), "the signaller did not start");
   /* the child's stream runs: its first signal reached us */
   fail_unless (value_within (early, 1, 5000));
-  enqueue (sem, waiter, 1, TRUE);
+  enqueue_wait (sem, waiter, 1);
   fail_unless_equals_uint64 (test_sem_get_value (sem_ts), 0);
   fail_unless_equals_int64 (stream_done_within (waiter, 100), -1);
 
