@@ -746,7 +746,7 @@ cs_setup_one_queue (void)
 {
   /* read when libcuda.so.1 loads, as above */
   if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0)
-    g_setenv ("CUDASIM_CONNECTIONS", "1", TRUE);
+    g_setenv ("CUDASIM_CONNECTIONS", "1", FALSE);
   cs_setup ();
 }
 

@@ -332,6 +332,9 @@ stop_sessions (GstCudaSyncIpcServer * self)
     g_usleep (1000);
     g_mutex_lock (&self->lock);
   }
+  GST_DEBUG ("stop: grace over, %u sessions, settle stream %s",
+      g_list_length (self->sessions), st == GST_CUDA_SYNC_EVENT_COMPLETE ?
+      "idle" : "busy");
   while (self->sessions) {
     Session *s = self->sessions->data;
     /* a source whose values ran can still have died meanwhile */
@@ -362,12 +365,15 @@ gst_cuda_sync_ipc_server_stop (GstCudaSyncIpcServer * self)
   if (self->thread)
     g_thread_join (self->thread);
   self->thread = NULL;
+  GST_DEBUG ("stop: the socket thread ended");
   if (self->stream)
     stop_sessions (self);
+  GST_DEBUG ("stop: the sessions ended");
   /* the copies into the shared memory, the waits before them and the
    * acquire signals have run: the memory can go */
   if (self->stream)
     cpu_sync (self, self->stream);
+  GST_DEBUG ("stop: the stream's work ran");
   if (self->releaser)
     gst_cuda_sync_releaser_free (self->releaser);
   self->releaser = NULL;

@@ -243,6 +243,8 @@ gst_cuda_sync_ipc_session_drop (GstCudaSyncIpcServer * self, Session * s,
     close (s->fd);
     s->fd = -1;
     if (watch_gone (self, s)) {
+      GST_DEBUG ("watching the last release value %" G_GUINT64_FORMAT
+          " of pid %d", s->release_last, s->pid);
       self->gone = g_list_append (self->gone, s);
       return;
     }
@@ -296,6 +298,8 @@ gone_done (GstCudaSyncIpcServer * self, Session * s, gint64 now, gboolean stop)
   GstCudaSyncEventStatus st = gst_cuda_sync_event_query (s->watch_event,
       &err);
 
+  GST_LOG ("gone source of pid %d: its last release value %s", s->pid,
+      st == GST_CUDA_SYNC_EVENT_COMPLETE ? "ran" : "is pending");
   if (st == GST_CUDA_SYNC_EVENT_COMPLETE)
     return TRUE;
   if (err)

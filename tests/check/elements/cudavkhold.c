@@ -266,15 +266,50 @@ reference_frames (const gchar * format, gint w, gint h, guint n)
   return frames;
 }
 
-static void
-assert_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
+/* -1, or the index of the reference frame that @bytes equal: a frame
+ * with another frame's bytes was read too early or too late */
+static gint
+find_frame (GPtrArray * want, GBytes * bytes)
 {
   guint i;
 
+  for (i = 0; i < want->len; i++)
+    if (g_bytes_equal (g_ptr_array_index (want, i), bytes))
+      return i;
+  return -1;
+}
+
+static guint
+bytes_differing (GBytes * a, GBytes * b)
+{
+  gsize i, n = MIN (g_bytes_get_size (a), g_bytes_get_size (b));
+  const guint8 *x = g_bytes_get_data (a, NULL), *y = g_bytes_get_data (b, NULL);
+  guint d = 0;
+
+  for (i = 0; i < n; i++)
+    d += x[i] != y[i];
+  return d;
+}
+
+static void
+assert_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
+{
+  guint i, bad = 0, first = 0;
+
   fail_unless_equals_int (got->len, want->len);
-  for (i = 0; i < got->len; i++)
-    fail_unless (g_bytes_equal (g_ptr_array_index (got, i),
-            g_ptr_array_index (want, i)), "%s: frame %u differs", what, i);
+  for (i = 0; i < got->len; i++) {
+    if (g_bytes_equal (g_ptr_array_index (got, i), g_ptr_array_index (want, i)))
+      continue;
+    if (bad++ == 0)
+      first = i;
+  }
+  fail_unless (bad == 0, "%s: frame %u differs (%u of %u frames differ; it "
+      "has reference frame %d's bytes; %u of %" G_GSIZE_FORMAT " bytes "
+      "differ)", what, first, bad, got->len, find_frame (want,
+          g_ptr_array_index (got, first)),
+      bad ? bytes_differing (g_ptr_array_index (got, first),
+          g_ptr_array_index (want, first)) : 0,
+      g_bytes_get_size (g_ptr_array_index (want, first)));
 }
 
 static GstElement *
