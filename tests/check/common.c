@@ -745,8 +745,12 @@ void
 cs_setup_one_queue (void)
 {
   /* read when libcuda.so.1 loads, as above */
-  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0)
+  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0) {
     g_setenv ("CUDASIM_CONNECTIONS", "1", FALSE);
+    /* these streams are held up for about a second: a loop that enqueues
+     * on one meanwhile fills a queue smaller than the driver's */
+    g_setenv ("CUDASIM_STREAM_DEPTH", "256", FALSE);
+  }
   cs_setup ();
 }
 

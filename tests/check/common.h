@@ -66,8 +66,9 @@ gchar *cs_run_to_end (const gchar * desc, GstElement ** pipeline_out);
 void cs_setup_two_devices (void);
 /* cs_setup() where, on the simulator, every stream of a context shares one
  * hardware queue (CUDASIM_CONNECTIONS=1: the worst case of the driver's
- * CUDA_DEVICE_MAX_CONNECTIONS queues, each run in enqueue order); child
- * processes inherit it */
+ * CUDA_DEVICE_MAX_CONNECTIONS queues, each run in enqueue order) and a
+ * stream takes 256 operations ahead (CUDASIM_STREAM_DEPTH); child
+ * processes inherit both */
 void cs_setup_one_queue (void);
 /* A context on CUDA device 1 (caller unrefs), or NULL with a SKIP line
  * when there is one device only */

@@ -288,6 +288,9 @@ typedef enum
   LIVE_COUNT
 } SimLiveKind;
 
+/* CUDASIM_STREAM_DEPTH unset: operations a stream takes ahead of the GPU */
+#define SIM_STREAM_DEPTH 1024
+
 typedef struct SimStream SimStream;
 typedef struct SimCtx SimCtx;
 typedef struct SimEvent SimEvent;
@@ -481,6 +484,7 @@ typedef struct
   SimStream *all_streams;
   SimCtx **primary;             /* per device */
   int connections;              /* CUDASIM_CONNECTIONS (0: unlimited) */
+  int stream_depth;             /* CUDASIM_STREAM_DEPTH (0: unlimited) */
 
   int live[LIVE_COUNT];
 } SimGlobal;

@@ -283,6 +283,9 @@ sim_parse_env (void)
   if (v && *v)
     g_sim.connections = atoi (v);
 
+  v = getenv ("CUDASIM_STREAM_DEPTH");
+  g_sim.stream_depth = v && *v ? atoi (v) : SIM_STREAM_DEPTH;
+
   v = getenv ("CUDASIM_DELAY_US");
   if (v && *v)
     g_global_delay_us = (unsigned) strtoul (v, NULL, 10);

@@ -98,6 +98,7 @@ struct _GstCudaSyncIpcServer
   CUstream stream;
   CUstream rescue;
   CUstream settle;              /* waits for the sources' release values */
+  guint64 settle_waits;         /* rounds of them enqueued */
   GstCudaSyncReleaser *releaser;
   /* the settles' own (a settle may wait long: nothing queues behind it) */
   GstCudaSyncReleaser *settler;

@@ -301,8 +301,10 @@ lost_at_stop (GstCudaSyncIpcServer * self, Session * s)
  * enqueued its signals); once the grace is over every source whose values
  * are still pending is rescued, BYE or not, and so is every source gone
  * after BYE whose last value has not run (gst_cuda_sync_ipc_sessions_end_gone()).
- * The event is recorded again each round, after the waits that the
- * sources' last releases added. */
+ * The event is recorded again after the waits that the sources' last
+ * releases add, and only then: every record is an operation on the
+ * stream, and a stream held up by a wait takes only so many before the
+ * next enqueue blocks the CPU. */
 static void
 stop_sessions (GstCudaSyncIpcServer * self)
 {
@@ -310,6 +312,8 @@ stop_sessions (GstCudaSyncIpcServer * self)
   GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, NULL);
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_ERROR;
   gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
+  gboolean recorded = FALSE;
+  guint64 recorded_after = 0;
   GList *l;
 
   g_mutex_lock (&self->lock);
@@ -322,8 +326,12 @@ stop_sessions (GstCudaSyncIpcServer * self)
       if (lost_at_stop (self, s))
         gst_cuda_sync_ipc_session_rescue (self, s, FALSE);
     }
-    st = ev && gst_cuda_sync_event_record (ev, self->settle, NULL) ?
-        gst_cuda_sync_event_query (ev, NULL) : GST_CUDA_SYNC_EVENT_ERROR;
+    if (ev && (!recorded || recorded_after != self->settle_waits)) {
+      recorded = gst_cuda_sync_event_record (ev, self->settle, NULL);
+      recorded_after = self->settle_waits;
+    }
+    st = recorded ? gst_cuda_sync_event_query (ev, NULL) :
+        GST_CUDA_SYNC_EVENT_ERROR;
     if (g_get_monotonic_time () >= end || ((!self->sessions ||
                 st != GST_CUDA_SYNC_EVENT_PENDING) &&
             !gst_cuda_sync_ipc_sessions_pending (self)))

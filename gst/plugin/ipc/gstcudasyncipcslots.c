@@ -184,6 +184,7 @@ gst_cuda_sync_ipc_slot_settle (GstCudaSyncIpcServer * self, Slot * slot)
     g_array_append_val (slot->settle_points, p);
   }
   ok = gst_cuda_sync_ipc_slot_wait_released (self, slot, self->settle, &err);
+  self->settle_waits++;
   if (ok && self->settler) {
     gst_cuda_sync_ipc_slot_ref (slot);
     if (gst_cuda_sync_releaser_push_after (self->settler, self->context,

@@ -1,6 +1,7 @@
 /* gst-cudasync: helpers shared by the cudatovulkan / vulkantocuda tests
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE             /* memmem */
 #include "config.h"             /* HAVE_VK_OPERATION_SEMAPHORES */
 #include "bridgecommon.h"
 #include "vkutil.h"
@@ -220,10 +221,21 @@ bc_assert_same_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
 
     fail_unless_equals_uint64 (na, nb);
     if (memcmp (da, db, na) != 0) {
+      gsize bad = 0, k, run;
+      const guint8 *at;
+
       for (j = 0; j < na && da[j] == db[j]; j++);
+      for (k = j; k < na; k++)
+        bad += da[k] != db[k];
+      /* where the bytes read there are in the frame wanted: a plane read
+       * at a wrong offset or pitch */
+      run = MIN (32, na - j);
+      at = memmem (db, nb, da + j, run);
       fail ("%s: frame %u differs at visible byte %" G_GSIZE_FORMAT
-          " of %" G_GSIZE_FORMAT " (0x%02x, want 0x%02x)", what, i, j, na,
-          da[j], db[j]);
+          " of %" G_GSIZE_FORMAT " (0x%02x, want 0x%02x; %" G_GSIZE_FORMAT
+          " bytes differ; the %" G_GSIZE_FORMAT " bytes read there are the "
+          "wanted frame's at %" G_GSSIZE_FORMAT ")", what, i, j, na, da[j],
+          db[j], bad, run, at ? (gssize) (at - db) : (gssize) - 1);
     }
   }
 }

@@ -6,7 +6,9 @@
  *   65 and 200 buffers before it gives them all back; the element waits at
  *   its bound (64: exactly 64 held, never more) instead of failing or
  *   allocating, and every frame, read when it is given back, is
- *   byte-exact.
+ *   byte-exact. Its frames come from vulkanupload on 1.22, from
+ *   cudatovulkan on 1.24+ (V2C_UPSTREAM), as those of the flush and stop
+ *   checks.
  * - test_c2v_hold: the same downstream of cudatovulkan (a pad probe holds
  *   its output frames, vulkandownload reads them), RGBA (written in place
  *   on 1.24+) and NV12 (copied): waits at 32 frames.
@@ -362,6 +364,19 @@ assert_max_held (Holder * h, guint k, guint bound)
 
 static const guint holds[] = { 1, 63, 64, 65, 200 };
 
+/* vulkanupload from 1.24 lets its staging buffer go before its copy out
+ * of it has run (docs/known-issues.md): with a consumer that holds the
+ * frames it can hand out a later frame's bytes. There the frames held
+ * after vulkantocuda come from cudatovulkan, as NV12, which vulkantocuda
+ * copies (RGBA would be read in place, under cudatovulkan's bound). */
+#if GST_CHECK_VERSION (1, 24, 0)
+#define V2C_UPSTREAM "cudaupload ! cudatovulkan"
+#define V2C_FORMAT "NV12"
+#else
+#define V2C_UPSTREAM "vulkanupload"
+#define V2C_FORMAT "RGBA"
+#endif
+
 static void
 check_v2c_hold (const gchar * via, const gchar * format, guint k)
 {
@@ -373,7 +388,7 @@ check_v2c_hold (const gchar * via, const gchar * format, guint k)
   gchar *what = g_strdup_printf ("%s holding %u", desc, k);
   GPtrArray *want = reference_frames (format, 64, 48, N_FRAMES);
   gint extmem = cs_sim_live ("extmem"), alloc = cs_sim_live ("alloc");
-  GstElement *pipeline = launch (desc);
+  GstElement *pipeline = launch (desc), *v2c;
   Holder h;
 
   holder_init (&h, TRUE);
@@ -389,8 +404,9 @@ check_v2c_hold (const gchar * via, const gchar * format, guint k)
    * a cudatovulkan upstream: its frames too (NV12: two memories each) */
   assert_bounded (h.peak_extmem, extmem, V2C_BOUND + 2 * C2V_BOUND, what);
   assert_bounded (h.peak_alloc, alloc, V2C_BOUND + 16, what);
-  fail_unless_equals_uint64 (cs_stat (gst_bin_get_by_name (GST_BIN
-              (pipeline), "v2c"), "buffers"), N_FRAMES);
+  v2c = gst_bin_get_by_name (GST_BIN (pipeline), "v2c");
+  fail_unless_equals_uint64 (cs_stat (v2c, "buffers"), N_FRAMES);
+  gst_object_unref (v2c);
   stop (pipeline);
   holder_clear (&h);
   g_ptr_array_unref (want);
@@ -404,7 +420,7 @@ GST_START_TEST (test_v2c_hold)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (holds); i++)
-    check_v2c_hold ("vulkanupload", "RGBA", holds[i]);
+    check_v2c_hold (V2C_UPSTREAM, V2C_FORMAT, holds[i]);
 }
 
 GST_END_TEST;
@@ -537,12 +553,12 @@ GST_END_TEST;
 /* vulkantocuda (or cudatovulkan) waits for downstream to give a buffer
  * back; then @interrupt, from this thread */
 static void
-check_interrupted (const gchar * via, gboolean seek)
+check_interrupted (const gchar * via, const gchar * format, gboolean seek)
 {
-  gchar *src = src_desc ("RGBA", 64, 48, N_FRAMES);
+  gchar *src = src_desc (format, 64, 48, N_FRAMES);
   gchar *desc = g_strdup_printf ("%s ! %s ! video/x-raw(memory:CUDAMemory) "
       "! appsink name=sink sync=false", src, via);
-  GPtrArray *want = reference_frames ("RGBA", 64, 48, N_FRAMES);
+  GPtrArray *want = reference_frames (format, 64, 48, N_FRAMES);
   gint ext = cs_sim_live ("extmem"), alloc = cs_sim_live ("alloc");
   gint events = cs_sim_live ("event");
   GstElement *pipeline = launch (desc);
@@ -611,15 +627,15 @@ check_interrupted (const gchar * via, gboolean seek)
 
 GST_START_TEST (test_flush_while_waiting)
 {
-  check_interrupted ("vulkanupload ! vulkantocuda", TRUE);
+  check_interrupted (V2C_UPSTREAM " ! vulkantocuda", V2C_FORMAT, TRUE);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_stop_while_waiting)
 {
-  check_interrupted ("vulkanupload ! vulkantocuda", FALSE);
-  check_interrupted ("cudaupload ! cudatovulkan ! vulkantocuda", FALSE);
+  check_interrupted (V2C_UPSTREAM " ! vulkantocuda", V2C_FORMAT, FALSE);
+  check_interrupted ("cudaupload ! cudatovulkan ! vulkantocuda", "RGBA", FALSE);
 }
 
 GST_END_TEST;
