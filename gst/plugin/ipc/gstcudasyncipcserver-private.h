@@ -114,6 +114,7 @@ struct _GstCudaSyncIpcServer
   gboolean stopping;
   gboolean flushing;
   gboolean lending;             /* the sink is PAUSED or PLAYING */
+  gint64 left_paused;           /* monotonic, since it is not; or 0 */
   guint flush_gen;              /* a flush or the stop of the sink's data flow */
   GList *sessions;
   GList *gone;                  /* closed after BYE, release values pending */
@@ -136,6 +137,9 @@ struct _GstCudaSyncIpcServer
 /* how long a source that said BYE has to reach its last release value
  * once its connection closed, before it is rescued */
 #define GST_CUDA_SYNC_IPC_BYE_GRACE_US (2 * G_USEC_PER_SEC)
+/* how long the sink, once it leaves PAUSED, lets the sources reach the
+ * release values its streams wait for, before it rescues them */
+#define GST_CUDA_SYNC_IPC_STOP_GRACE_US G_USEC_PER_SEC
 
 GstCudaSyncIpcSession * gst_cuda_sync_ipc_session_new   (gint fd);
 void     gst_cuda_sync_ipc_session_free  (GstCudaSyncIpcSession * s);

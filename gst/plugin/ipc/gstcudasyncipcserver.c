@@ -25,10 +25,6 @@
 
 #define GST_CAT_DEFAULT gst_cuda_sync_ipc_server_debug
 
-/* how long the sink's stop lets connected sources signal the release
- * values its stream waits for, before it rescues them */
-#define STOP_GRACE_US G_USEC_PER_SEC
-
 typedef GstCudaSyncIpcSession Session;
 typedef GstCudaSyncIpcSlot Slot;
 
@@ -295,7 +291,7 @@ lost_at_stop (GstCudaSyncIpcServer * self, Session * s)
 
 /* Says BYE to every source and drops it. Before that, the settle stream's
  * waits for the sources' release values must end: a source killed (or
- * stopped) at this moment never signals them. For up to STOP_GRACE_US the
+ * stopped) at this moment never signals them. For up to GST_CUDA_SYNC_IPC_STOP_GRACE_US the
  * sources may signal them themselves; one whose connection closes without
  * BYE is lost and rescued at once (one that answered with BYE has
  * enqueued its signals); once the grace is over every source whose values
@@ -311,7 +307,7 @@ stop_sessions (GstCudaSyncIpcServer * self)
   GstCudaSyncIpcBye bye = { 0, 0 };
   GstCudaSyncEvent *ev = gst_cuda_sync_event_new (self->context, TRUE, NULL);
   GstCudaSyncEventStatus st = GST_CUDA_SYNC_EVENT_ERROR;
-  gint64 end = g_get_monotonic_time () + STOP_GRACE_US;
+  gint64 end = g_get_monotonic_time () + GST_CUDA_SYNC_IPC_STOP_GRACE_US;
   gboolean recorded = FALSE;
   guint64 recorded_after = 0;
   GList *l;

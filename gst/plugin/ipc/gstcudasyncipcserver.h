@@ -82,7 +82,8 @@ void               gst_cuda_sync_ipc_server_give_back (GstCudaSyncIpcServer * se
 /* Whether frames are lent: while the sink is PAUSED or PLAYING. Leaving
  * those states ends every lend waiting for a frame (GST_FLOW_FLUSHING):
  * sources may hold every frame, and upstream's state change waits for its
- * streaming thread. */
+ * streaming thread. It also starts the stop's grace for the sources'
+ * release values (gst_cuda_sync_ipc_sessions_tick()). */
 void               gst_cuda_sync_ipc_server_set_lending (GstCudaSyncIpcServer * server,
                                               gboolean lending);
 /* a lend waiting for a frame looks at its @cancel again */

@@ -327,6 +327,31 @@ gone_free (GstCudaSyncIpcServer * self, GList * l)
   gst_cuda_sync_ipc_session_free (s);
 }
 
+/* The sink left PAUSED: its streaming thread and upstream's may be held
+ * up by the GPU waits for @s's release values (upstream's CUDA work can
+ * share a hardware queue with the sink's streams that wait), and the stop
+ * proper runs only after those threads. Whether a source that did not say
+ * BYE has not reached its values within GST_CUDA_SYNC_IPC_STOP_GRACE_US of
+ * that (lock held); they are watched from then on. */
+static gboolean
+stuck_at_stop (GstCudaSyncIpcServer * self, Session * s, gint64 now,
+    gint64 * next)
+{
+  gint64 end = self->left_paused + GST_CUDA_SYNC_IPC_STOP_GRACE_US;
+
+  if (!self->left_paused || !s->ready || s->said_bye)
+    return FALSE;
+  if (!s->watch_since && s->release_last > s->watched &&
+      watch_value (self, s, s->release_last))
+    s->watch_since = now;
+  if (!watch_pending (self, s, now))
+    return FALSE;
+  if (now >= end)
+    return TRUE;
+  *next = MIN (*next, MIN (end, now + WATCH_POLL_US));
+  return FALSE;
+}
+
 gint64
 gst_cuda_sync_ipc_sessions_tick (GstCudaSyncIpcServer * self, gint64 now)
 {
@@ -345,6 +370,11 @@ gst_cuda_sync_ipc_sessions_tick (GstCudaSyncIpcServer * self, gint64 now)
       GST_WARNING ("dropping the source of pid %d: it held a frame past "
           "hold-timeout", s->pid);
       self->hold_timeouts++;
+      gst_cuda_sync_ipc_session_drop (self, s, FALSE);
+    } else if (stuck_at_stop (self, s, now, &next)) {
+      GST_WARNING ("dropping the source of pid %d: its release values have "
+          "not run within %d ms of the sink leaving PAUSED", s->pid,
+          (gint) (GST_CUDA_SYNC_IPC_STOP_GRACE_US / 1000));
       gst_cuda_sync_ipc_session_drop (self, s, FALSE);
     } else if (s->handshake_end && !s->ready) {
       next = MIN (next, s->handshake_end);

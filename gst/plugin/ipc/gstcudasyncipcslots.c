@@ -399,9 +399,11 @@ gst_cuda_sync_ipc_server_set_lending (GstCudaSyncIpcServer * self,
 {
   g_mutex_lock (&self->lock);
   self->lending = lending;
+  self->left_paused = lending ? 0 : g_get_monotonic_time ();
   self->flush_gen++;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
+  gst_cuda_sync_ipc_server_wake_thread (self);
 }
 
 void

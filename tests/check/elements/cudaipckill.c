@@ -22,7 +22,8 @@
  *     the sink's stop with pending release values of a source that is
  *     killed, frozen, alive or killed after its BYE: the stop ends, lost
  *     and rescued exactly where the source did not say BYE or its values
- *     never ran
+ *     never ran; the first three again where upstream's CUDA work queues
+ *     behind the sink's waits (one hardware queue, on the simulator)
  * test_sink_stops_source_behind: the sink stops after EOS while a frozen
  *     source still has every frame queued: thawed, the source gets every
  *     frame byte-exact and no error, and releases nothing to the closed
@@ -732,6 +733,19 @@ cudaipckill_suite (void)
   tcase_add_checked_fixture (tc, cs_setup, cs_teardown);
   tcase_set_timeout (tc, 400);
   tcase_add_test (tc, test_connect_kill_cycles);
+  suite_add_tcase (s, tc);
+  /* The sink's streams that wait for the source's values share one
+   * hardware queue with cudaupload's (the simulator's worst case of the
+   * driver's CUDA_DEVICE_MAX_CONNECTIONS): the upload, and upstream's
+   * streaming thread with it, wait too, and the sink rescues the values
+   * before its stop proper, which runs after that thread. (A source
+   * killed after its BYE is not tried: the sink says BYE only in the stop
+   * proper.) */
+  tc = tcase_create ("one-queue");
+  tcase_add_checked_fixture (tc, cs_setup_one_queue, cs_teardown);
+  tcase_add_test (tc, test_sink_stops_source_killed);
+  tcase_add_test (tc, test_sink_stops_source_frozen);
+  tcase_add_test (tc, test_sink_stops_source_alive);
   suite_add_tcase (s, tc);
   return s;
 }
