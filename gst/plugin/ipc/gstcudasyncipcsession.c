@@ -305,8 +305,11 @@ gone_done (GstCudaSyncIpcServer * self, Session * s, gint64 now, gboolean stop)
   if (err)
     GST_WARNING ("gone source of pid %d: %s", s->pid, err->message);
   g_clear_error (&err);
+  /* once the sink left PAUSED, its grace too: the value may hold up the
+   * streaming threads (stuck_at_stop()) */
   if (!s->rescued && (stop || st == GST_CUDA_SYNC_EVENT_ERROR ||
-          now >= s->watch_end)) {
+          now >= s->watch_end || (self->left_paused &&
+              now >= self->left_paused + GST_CUDA_SYNC_IPC_STOP_GRACE_US))) {
     GST_WARNING ("the source of pid %d said BYE, but its last release value "
         "%" G_GUINT64_FORMAT " has not run: rescuing it", s->pid,
         s->release_last);
