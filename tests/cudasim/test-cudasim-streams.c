@@ -513,3 +513,48 @@ test_blocking_streams (void)
   CU_OK (cu.cuStreamDestroy_v2 (a));
   CU_OK (cu.cuStreamDestroy_v2 (b));
 }
+
+/* CUDASIM_STREAM_DEPTH (default 1024): a stream takes that many operations
+ * ahead; the next enqueue blocks the caller until the stream ran some */
+void
+test_stream_depth (void)
+{
+  const char *v = getenv ("CUDASIM_STREAM_DEPTH");
+  int depth = v && *v ? atoi (v) : 1024, i, queued, ran;
+  CUstream s;
+  CUevent first, ev;
+  CUdeviceptr d;
+  double t0, t_fill, t_over;
+
+  SECTION ("an enqueue on a full stream blocks until the stream ran some");
+  if (depth <= 0 || depth > 100000) {
+    printf ("  skipped: CUDASIM_STREAM_DEPTH=%d\n", depth);
+    return;
+  }
+  CU_OK (cu.cuStreamCreate (&s, CU_STREAM_NON_BLOCKING));
+  CU_OK (cu.cuEventCreate (&first, CU_EVENT_DISABLE_TIMING));
+  CU_OK (cu.cuEventCreate (&ev, CU_EVENT_DISABLE_TIMING));
+  CU_OK (cu.cuMemAlloc_v2 (&d, 1));
+  sim.set_delay_us ("cuMemsetD8Async", 300000);
+  t0 = now_ms ();
+  /* the delayed memset, then records: depth operations queued */
+  CU_OK (cu.cuMemsetD8Async (d, 0, 1, s));
+  CU_OK (cu.cuEventRecord (first, s));
+  for (i = 2; i < depth; i++)
+    CU_OK (cu.cuEventRecord (ev, s));
+  t_fill = now_ms () - t0;
+  queued = cu.cuEventQuery (first) == CUDA_ERROR_NOT_READY;
+  CHECK (queued && t_fill < 150, "%d operations queued in %.0f ms, none "
+      "run", depth, t_fill);
+  CU_OK (cu.cuEventRecord (ev, s));
+  t_over = now_ms () - t0;
+  ran = cu.cuEventQuery (first) == CUDA_SUCCESS;
+  CHECK (ran && t_over >= 250, "operation %d returned after %.0f ms, once "
+      "the memset (300 ms) had run", depth + 1, t_over);
+  sim.set_delay_us ("cuMemsetD8Async", 0);
+  CU_OK (cu.cuStreamSynchronize (s));
+  CU_OK (cu.cuEventDestroy_v2 (first));
+  CU_OK (cu.cuEventDestroy_v2 (ev));
+  CU_OK (cu.cuMemFree_v2 (d));
+  CU_OK (cu.cuStreamDestroy_v2 (s));
+}

@@ -273,6 +273,7 @@ main (int argc, char **argv)
   test_limits ();
   test_memset2d ();
   test_blocking_streams ();
+  test_stream_depth ();
   test_vmm ();
   test_stream_ordered ();
   test_ipc ();

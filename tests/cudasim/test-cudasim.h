@@ -123,6 +123,7 @@ void test_cpu_syncs (void);
 void test_spin_waits (void);
 void test_memset2d (void);
 void test_blocking_streams (void);
+void test_stream_depth (void);
 
 /* test-cudasim-sem.c: external semaphores, violations, faults, threads */
 void test_semaphores (void);
