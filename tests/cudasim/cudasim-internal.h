@@ -539,6 +539,10 @@ SIM_HIDDEN SimCtx *sim_ctx_new_locked (int device, int primary);
 
 /* streams and ops (sim-stream.c) */
 SIM_HIDDEN void sim_wait_progress_locked (const char *what);
+/* blocks while @s has CUDASIM_STREAM_DEPTH operations pending (the lock is
+ * let go meanwhile: the caller holds a reference to @s); an enqueue right
+ * after it, with the lock still held, does not block */
+SIM_HIDDEN void sim_wait_room_locked (SimStream * s);
 SIM_HIDDEN SimStream *sim_stream_new_locked (SimCtx * ctx, unsigned flags, int is_null);
 SIM_HIDDEN void sim_stream_ref_locked (SimStream * s);
 SIM_HIDDEN void sim_stream_unref_locked (SimStream * s);

@@ -249,6 +249,14 @@ sim_event_record (CUevent hEvent, CUstream hStream, const char *what,
   CUresult r;
 
   pthread_mutex_lock (&g_sim.lock);
+  /* a full stream blocks the record before the event changes, so that the
+   * event's last record stays whole meanwhile; the handles are resolved
+   * again after that wait */
+  if (sim_resolve_stream_locked (hStream, what, &s) == CUDA_SUCCESS) {
+    sim_stream_ref_locked (s);
+    sim_wait_room_locked (s);
+    sim_stream_unref_locked (s);
+  }
   r = sim_resolve_locked (hEvent, KIND_EVENT, what, &obj);
   if (r == CUDA_SUCCESS)
     r = sim_resolve_stream_locked (hStream, what, &s);

@@ -467,23 +467,25 @@ sim_connection_order_locked (SimStream * s, SimOp * op)
  * ran some, as on the GPU, where a stream held up by a wait that is never
  * satisfied makes it block for good (the stall is reported after
  * SIM_STALL_REPORT_S, with what waits). Counted per stream. */
-static void
+void
 sim_wait_room_locked (SimStream * s)
 {
   if (g_sim.stream_depth <= 0 || s->is_null)
     return;
-  sim_stream_ref_locked (s);
-  while (s->enq_seq - s->done_seq >= (uint64_t) g_sim.stream_depth)
+  /* the caller holds a reference to @s (the lock is let go meanwhile) */
+  while (!s->destroyed &&
+      s->enq_seq - s->done_seq >= (uint64_t) g_sim.stream_depth)
     sim_wait_progress_locked ("an enqueue on a stream whose queue is full "
         "(CUDASIM_STREAM_DEPTH)");
-  sim_stream_unref_locked (s);
 }
 
 uint64_t
 sim_enqueue_locked (SimStream * s, SimOp * op)
 {
   SimCtx *c = s->ctx;
+  uint64_t seq;
 
+  sim_stream_ref_locked (s);
   sim_wait_room_locked (s);
 
   /* legacy default stream semantics */
@@ -527,8 +529,10 @@ sim_enqueue_locked (SimStream * s, SimOp * op)
     s->thread_started = 1;
   }
 
+  seq = op->seq;
   sim_broadcast_locked ();
-  return op->seq;
+  sim_stream_unref_locked (s);
+  return seq;
 }
 
 void

@@ -235,7 +235,8 @@ gst_cuda_sync_ipc_session_drop (GstCudaSyncIpcServer * self, Session * s,
   g_hash_table_remove_all (s->held);
   if (lost)
     self->sessions_lost++;
-  GST_INFO ("session of pid %d gone (%s)", s->pid, lost ? "lost" : "bye");
+  GST_INFO ("session of pid %d gone (%s)", s->pid, lost ? "lost" :
+      s->rescued ? "dropped" : "bye");
   self->sessions = g_list_remove (self->sessions, s);
   g_cond_broadcast (&self->cond);
   if (!s->rescued && s->release && s->release_last > s->release_first &&
@@ -305,11 +306,14 @@ gone_done (GstCudaSyncIpcServer * self, Session * s, gint64 now, gboolean stop)
   if (err)
     GST_WARNING ("gone source of pid %d: %s", s->pid, err->message);
   g_clear_error (&err);
-  /* once the sink left PAUSED, its grace too: the value may hold up the
+  /* once the sink left PAUSED, the stop's grace too, counted from when
+   * both the sink left and the source went: the value may hold up the
    * streaming threads (stuck_at_stop()) */
   if (!s->rescued && (stop || st == GST_CUDA_SYNC_EVENT_ERROR ||
           now >= s->watch_end || (self->left_paused &&
-              now >= self->left_paused + GST_CUDA_SYNC_IPC_STOP_GRACE_US))) {
+              now >= MAX (self->left_paused, s->watch_end -
+                  GST_CUDA_SYNC_IPC_BYE_GRACE_US) +
+              GST_CUDA_SYNC_IPC_STOP_GRACE_US))) {
     GST_WARNING ("the source of pid %d said BYE, but its last release value "
         "%" G_GUINT64_FORMAT " has not run: rescuing it", s->pid,
         s->release_last);
@@ -335,20 +339,24 @@ gone_free (GstCudaSyncIpcServer * self, GList * l)
  * share a hardware queue with the sink's streams that wait), and the stop
  * proper runs only after those threads. Whether a source that did not say
  * BYE has not reached its values within GST_CUDA_SYNC_IPC_STOP_GRACE_US of
- * that (lock held); they are watched from then on. */
+ * that, and of their watch (lock held); they are watched from then on. A
+ * value released later (the sink stays in READY: a source may still give
+ * frames back) gets the whole grace too. */
 static gboolean
 stuck_at_stop (GstCudaSyncIpcServer * self, Session * s, gint64 now,
     gint64 * next)
 {
-  gint64 end = self->left_paused + GST_CUDA_SYNC_IPC_STOP_GRACE_US;
+  gint64 end;
 
   if (!self->left_paused || !s->ready || s->said_bye)
     return FALSE;
-  if (!s->watch_since && s->release_last > s->watched &&
-      watch_value (self, s, s->release_last))
+  if (!s->watch_since && s->release_last > MAX (s->watched, s->release_first)
+      && watch_value (self, s, s->release_last))
     s->watch_since = now;
   if (!watch_pending (self, s, now))
     return FALSE;
+  end = MAX (self->left_paused, s->watch_since) +
+      GST_CUDA_SYNC_IPC_STOP_GRACE_US;
   if (now >= end)
     return TRUE;
   *next = MIN (*next, MIN (end, now + WATCH_POLL_US));

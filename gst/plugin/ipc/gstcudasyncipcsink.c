@@ -692,8 +692,9 @@ gst_cuda_sync_ipc_sink_class_init (GstCudaSyncIpcSinkClass * klass)
    * the protocol, held a frame past hold-timeout, said goodbye but had not
    * reached their last release value two seconds after their connection
    * closed, or were still connected and had not signalled the values the
-   * sink waits for one second into a stop. After the sink stopped, the
-   * counters of its last run; before it first started, every field at 0.
+   * sink waits for one second after it left PAUSED (a stop). After the
+   * sink stopped, the counters of its last run; before it first started,
+   * every field at 0.
    * Notified when EOS reaches the sink, so that `gst-launch-1.0 -v` prints
    * the final counters.
    */

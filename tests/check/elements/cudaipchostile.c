@@ -13,6 +13,8 @@
  *   close: the value is rescued once the source is gone.
  * test_release_unsignalled: the same value, by a source that stays
  *   connected: dropped and rescued after hold-timeout.
+ * test_release_in_ready: a release signalled late, over a second after
+ *   the sink left PAUSED: neither rescued nor dropped.
  * test_echoed_acquire: the sink's own acquire semaphore sent back as the
  *   release semaphore is refused.
  * test_echoed_acquire_identity: the identity check behind it tells
@@ -197,6 +199,47 @@ GST_START_TEST (test_bye_unsignalled_stop)
   stop_in_time (p);
   fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
   fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* The sink left PAUSED more than a second ago (it stays in READY): a
+ * connected source gives its frame back with a value it signals 200 ms
+ * later. The stop's grace counts from the release too: the source is
+ * neither rescued nor dropped. */
+GST_START_TEST (test_release_in_ready)
+{
+  gchar *path = sock_path ("r");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
+  GstCudaSyncIpcRelease rel = { 0, 0, 1 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_usleep (1500 * 1000);
+  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
+          sizeof (rel)));
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  g_usleep (200 * 1000);
+  fail_unless (test_sem_host_signal (ts, 1));
+  g_usleep (1500 * 1000);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
+  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 1);
+  /* goodbye: its values ran, nothing to rescue at the stop either */
+  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye,
+          sizeof (bye)));
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  stop_in_time (p);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
+  g_free (s);
   test_sem_free (ts);
   gst_object_unref (sink);
   gst_object_unref (p);
@@ -478,6 +521,7 @@ cudaipchostile_suite (void)
   tcase_add_test (tc, test_bye_unsignalled);
   tcase_add_test (tc, test_bye_unsignalled_stop);
   tcase_add_test (tc, test_release_unsignalled);
+  tcase_add_test (tc, test_release_in_ready);
   tcase_add_test (tc, test_echoed_acquire);
   tcase_add_test (tc, test_echoed_acquire_identity);
   tcase_add_test (tc, test_empty_packets);
