@@ -119,8 +119,6 @@ fz_count_fds_but_sockets (void)
   return n;
 }
 
-/* the fds once every simulated stream is idle (no GPU wait stuck) and
- * the library's deferred releases ran */
 /* The library makes a CUDA context of its own at the first rescue and
  * keeps it for the process's life; on the NVIDIA driver it holds fds of its
  * own. A rescue of a semaphore of the test's makes it before any count. */
@@ -142,6 +140,8 @@ fz_make_rescue_context (void)
   made = TRUE;
 }
 
+/* the fds once every simulated stream is idle (no GPU wait stuck) and
+ * the library's deferred releases ran */
 guint
 fz_settled_fds (void)
 {

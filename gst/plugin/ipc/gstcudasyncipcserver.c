@@ -291,12 +291,13 @@ lost_at_stop (GstCudaSyncIpcServer * self, Session * s)
 
 /* Says BYE to every source and drops it. Before that, the settle stream's
  * waits for the sources' release values must end: a source killed (or
- * stopped) at this moment never signals them. For up to GST_CUDA_SYNC_IPC_STOP_GRACE_US the
- * sources may signal them themselves; one whose connection closes without
- * BYE is lost and rescued at once (one that answered with BYE has
- * enqueued its signals); once the grace is over every source whose values
- * are still pending is rescued, BYE or not, and so is every source gone
- * after BYE whose last value has not run (gst_cuda_sync_ipc_sessions_end_gone()).
+ * stopped) at this moment never signals them. For up to
+ * GST_CUDA_SYNC_IPC_STOP_GRACE_US the sources may signal them themselves;
+ * one whose connection closes without BYE is lost and rescued at once
+ * (one that answered with BYE has enqueued its signals); once the grace
+ * is over every source whose values are still pending is rescued, BYE or
+ * not, and so is every source gone after BYE whose last value has not run
+ * (gst_cuda_sync_ipc_sessions_end_gone()).
  * The event is recorded again after the waits that the sources' last
  * releases add, and only then: every record is an operation on the
  * stream, and a stream held up by a wait takes only so many before the

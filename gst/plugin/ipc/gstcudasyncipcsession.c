@@ -290,6 +290,15 @@ held_too_long (GstCudaSyncIpcServer * self, Session * s, gint64 now,
   return FALSE;
 }
 
+/* Once the sink left PAUSED: when the stop's grace for what has been
+ * pending since @since ends, counted from the later of the two (lock
+ * held) */
+static gint64
+stop_grace_end (GstCudaSyncIpcServer * self, gint64 since)
+{
+  return MAX (self->left_paused, since) + GST_CUDA_SYNC_IPC_STOP_GRACE_US;
+}
+
 /* TRUE once a gone source is done with: its last release value ran, or
  * it was rescued and that rescue had its time to run (lock held) */
 static gboolean
@@ -307,13 +316,12 @@ gone_done (GstCudaSyncIpcServer * self, Session * s, gint64 now, gboolean stop)
     GST_WARNING ("gone source of pid %d: %s", s->pid, err->message);
   g_clear_error (&err);
   /* once the sink left PAUSED, the stop's grace too, counted from when
-   * both the sink left and the source went: the value may hold up the
-   * streaming threads (stuck_at_stop()) */
+   * the source went: the value may hold up the streaming threads
+   * (stuck_at_stop()) */
   if (!s->rescued && (stop || st == GST_CUDA_SYNC_EVENT_ERROR ||
           now >= s->watch_end || (self->left_paused &&
-              now >= MAX (self->left_paused, s->watch_end -
-                  GST_CUDA_SYNC_IPC_BYE_GRACE_US) +
-              GST_CUDA_SYNC_IPC_STOP_GRACE_US))) {
+              now >= stop_grace_end (self, s->watch_end -
+                  GST_CUDA_SYNC_IPC_BYE_GRACE_US)))) {
     GST_WARNING ("the source of pid %d said BYE, but its last release value "
         "%" G_GUINT64_FORMAT " has not run: rescuing it", s->pid,
         s->release_last);
@@ -355,8 +363,7 @@ stuck_at_stop (GstCudaSyncIpcServer * self, Session * s, gint64 now,
     s->watch_since = now;
   if (!watch_pending (self, s, now))
     return FALSE;
-  end = MAX (self->left_paused, s->watch_since) +
-      GST_CUDA_SYNC_IPC_STOP_GRACE_US;
+  end = stop_grace_end (self, s->watch_since);
   if (now >= end)
     return TRUE;
   *next = MIN (*next, MIN (end, now + WATCH_POLL_US));

@@ -307,8 +307,8 @@ assert_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
       "has reference frame %d's bytes; %u of %" G_GSIZE_FORMAT " bytes "
       "differ)", what, first, bad, got->len, find_frame (want,
           g_ptr_array_index (got, first)),
-      bad ? bytes_differing (g_ptr_array_index (got, first),
-          g_ptr_array_index (want, first)) : 0,
+      bytes_differing (g_ptr_array_index (got, first),
+          g_ptr_array_index (want, first)),
       g_bytes_get_size (g_ptr_array_index (want, first)));
 }
 
