@@ -473,3 +473,33 @@ frame_write (Bench * b, const FrameSpec * spec, GstBuffer * buf,
         (size_t) pitch[p] * rows[p] / 4, spec->stream);
   return r;
 }
+
+gchar *
+frame_writer_pick (Bench * b, FrameWriter * writer, gchar ** label,
+    gchar ** info)
+{
+  gchar *why = NULL;
+
+  *writer = b->opt.writer;
+  if (*writer != WRITER_MEMSET) {
+    if (kernel_load_once (b, info)) {
+      *writer = WRITER_KERNEL;
+      g_print ("  kernel: %s\n", *info);
+    } else if (*writer == WRITER_KERNEL || b->is_sim) {
+      why = g_strdup_printf ("%s: the spin kernel is not available (%s). %s",
+          b->is_sim ? "SKIPPED on the simulated CUDA driver, which cannot "
+          "run kernels" : "SKIPPED", *info, b->is_sim ? "Use "
+          "--frame-writer=memset to exercise the harness on it." : "");
+    } else {
+      /* a real GPU without the kernel: still measure the handoff with
+       * memset frames, clearly labelled */
+      g_print ("  WARNING: the spin kernel is not available (%s); frames are "
+          "written with cuMemsetD32Async and only the 0 ms GPU-work "
+          "configurations run\n", *info);
+      *writer = WRITER_MEMSET;
+    }
+  }
+  *label = g_strdup (why ? "none" : *writer == WRITER_KERNEL ? "kernel" :
+      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
+  return why;
+}

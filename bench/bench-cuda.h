@@ -83,6 +83,12 @@ void       producer_teardown     (Bench * b, CUstream stream, EvPair * pairs,
  * once, later calls get the first answer (*info: a copy of it) */
 gboolean   kernel_load_once      (Bench * b, gchar ** info);
 void       kernel_unload         (Bench * b);
+/* the frame writer --frame-writer asks for: the spin kernel, else memset
+ * (on a GPU, labelled), else none on the simulator. Returns why the
+ * frames cannot be written (the caller skips, or fails with kernel), or
+ * NULL; *label: for the JSON, *info: where the kernel came from (new) */
+gchar *    frame_writer_pick     (Bench * b, FrameWriter * writer,
+                                  gchar ** label, gchar ** info);
 
 /* what one frame write needs */
 typedef struct

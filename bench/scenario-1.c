@@ -103,160 +103,12 @@ chain_setup (Bench * b, Chain * c, GstElement * element, GstCaps * caps,
   return push_initial_events (c->src, caps, error);
 }
 
-/* Pushes n_batches batches of pool buffers; returns CPU and wall ns per
- * buffer spent in gst_pad_push (the element, the drop, the pool release). */
-static gboolean
-s1_measure_chain (Bench * b, Chain * c, GstBufferPool * pool, guint batch,
-    guint n_batches, gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
-{
-  GstBuffer **bufs = g_new0 (GstBuffer *, batch);
-  gdouble cpu = 0, wall = 0;
-  gboolean ok = TRUE;
-  guint bi, i;
-
-  for (bi = 0; ok && bi < n_batches; bi++) {
-    gdouble t0, w0;
-
-    for (i = 0; i < batch; i++) {
-      if (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) != GST_FLOW_OK) {
-        *error = g_strdup ("could not acquire a buffer from the pool");
-        ok = FALSE;
-        break;
-      }
-    }
-    if (!ok)
-      break;
-
-    t0 = thread_cpu_s ();
-    w0 = mono_s ();
-    for (i = 0; i < batch; i++) {
-      GstFlowReturn r = gst_pad_push (c->src, bufs[i]);
-
-      bufs[i] = NULL;
-      if (r != GST_FLOW_OK) {
-        gchar *e = bus_error (c->pipeline);
-        *error = g_strdup_printf ("pushing through %s: %s%s%s",
-            GST_OBJECT_NAME (c->element), gst_flow_get_name (r),
-            e ? ": " : "", e ? e : "");
-        g_free (e);
-        ok = FALSE;
-        break;
-      }
-    }
-    cpu += thread_cpu_s () - t0;
-    wall += mono_s () - w0;
-    bench_progress (&b->wd);
-
-    if (ok)
-      ok = ctx_sync (b, error);
-  }
-  for (i = 0; i < batch; i++)
-    if (bufs[i])
-      gst_buffer_unref (bufs[i]);
-  g_free (bufs);
-
-  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
-  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
-  return ok;
-}
-
 typedef struct
 {
   CUexternalSemaphore ext;
   CUstream stream;
   guint64 value;
 } Bare;
-
-static gboolean
-s1_measure_bare (Bench * b, Bare * bare, guint batch, guint n_batches,
-    gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
-{
-  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
-  gdouble cpu = 0, wall = 0;
-  gboolean ok = TRUE;
-  guint bi, i;
-  CUresult r = CUDA_SUCCESS;
-
-  memset (&params, 0, sizeof (params));
-  if (!gst_cuda_context_push (b->ctx)) {
-    *error = g_strdup ("could not push the CUDA context");
-    return FALSE;
-  }
-  for (bi = 0; ok && bi < n_batches; bi++) {
-    gdouble t0 = thread_cpu_s (), w0 = mono_s ();
-
-    for (i = 0; i < batch; i++) {
-      params.params.fence.value = ++bare->value;
-      r = drv.cuSignalExternalSemaphoresAsync (&bare->ext, &params, 1,
-          bare->stream);
-      if (r != CUDA_SUCCESS)
-        break;
-    }
-    cpu += thread_cpu_s () - t0;
-    wall += mono_s () - w0;
-    bench_progress (&b->wd);
-    if (r != CUDA_SUCCESS) {
-      *error = cu_error ("cuSignalExternalSemaphoresAsync", r);
-      ok = FALSE;
-      break;
-    }
-    r = CuStreamSynchronize (bare->stream);
-    if (r != CUDA_SUCCESS) {
-      *error = cu_error ("cuStreamSynchronize", r);
-      ok = FALSE;
-    }
-  }
-  gst_cuda_context_pop (NULL);
-
-  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
-  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
-  return ok;
-}
-
-static gboolean
-s1_measure_library (Bench * b, GstCudaSemaphore * sem, CUstream stream,
-    guint batch, guint n_batches, gdouble * cpu_ns, gdouble * wall_ns,
-    gchar ** error)
-{
-  gdouble cpu = 0, wall = 0;
-  gboolean ok = TRUE;
-  GError *err = NULL;
-  guint bi, i;
-
-  for (bi = 0; ok && bi < n_batches; bi++) {
-    gdouble t0 = thread_cpu_s (), w0 = mono_s ();
-
-    for (i = 0; i < batch; i++) {
-      if (!gst_cuda_semaphore_signal (sem, stream, NULL, &err))
-        break;
-    }
-    cpu += thread_cpu_s () - t0;
-    wall += mono_s () - w0;
-    bench_progress (&b->wd);
-    if (err) {
-      *error = g_strdup_printf ("gst_cuda_semaphore_signal: %s", err->message);
-      g_clear_error (&err);
-      ok = FALSE;
-      break;
-    }
-    if (!gst_cuda_context_push (b->ctx)) {
-      *error = g_strdup ("could not push the CUDA context");
-      ok = FALSE;
-      break;
-    }
-    {
-      CUresult r = CuStreamSynchronize (stream);
-      gst_cuda_context_pop (NULL);
-      if (r != CUDA_SUCCESS) {
-        *error = cu_error ("cuStreamSynchronize", r);
-        ok = FALSE;
-      }
-    }
-  }
-  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
-  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
-  return ok;
-}
 
 static void
 s1_fail (Bench * b, const gchar * what, gchar * error)
@@ -283,6 +135,99 @@ typedef struct
   GstBufferPool *pool;
   GstCaps *caps;
 } S1Setup;
+
+/* one batch of row @row's calls (chains: pushes of pool buffers through
+ * the element, into a dropping pad); FALSE and *error when one failed */
+static gboolean
+s1_batch (S1Setup * s, guint row, GstBuffer ** bufs, guint batch,
+    gchar ** error)
+{
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
+  Chain *c = &s->chains[row == S1_CUDASEMSIGNAL];
+  GError *err = NULL;
+  CUresult r;
+  guint i;
+
+  memset (&params, 0, sizeof (params));
+  for (i = 0; i < batch; i++) {
+    if (row == S1_BARE) {
+      params.params.fence.value = ++s->bare.value;
+      r = drv.cuSignalExternalSemaphoresAsync (&s->bare.ext, &params, 1,
+          s->bare.stream);
+      if (r != CUDA_SUCCESS) {
+        *error = cu_error ("cuSignalExternalSemaphoresAsync", r);
+        return FALSE;
+      }
+    } else if (row == S1_LIBRARY) {
+      if (!gst_cuda_semaphore_signal (s->sem_lib, s->bare.stream, NULL, &err)) {
+        *error = g_strdup_printf ("gst_cuda_semaphore_signal: %s",
+            err->message);
+        g_clear_error (&err);
+        return FALSE;
+      }
+    } else {
+      GstFlowReturn fr = gst_pad_push (c->src, bufs[i]);
+
+      bufs[i] = NULL;
+      if (fr != GST_FLOW_OK) {
+        gchar *e = bus_error (c->pipeline);
+
+        *error = g_strdup_printf ("pushing through %s: %s%s%s",
+            GST_OBJECT_NAME (c->element), gst_flow_get_name (fr),
+            e ? ": " : "", e ? e : "");
+        g_free (e);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* @n_batches batches of row @row: CPU and wall ns per call, the GPU queue
+ * drained between batches outside the timed part */
+static gboolean
+s1_measure (Bench * b, S1Setup * s, guint row, guint batch, guint n_batches,
+    gdouble * cpu_ns, gdouble * wall_ns, gchar ** error)
+{
+  GstBuffer **bufs = g_new0 (GstBuffer *, batch);
+  gboolean chain = row >= S1_IDENTITY, ok = TRUE;
+  gdouble cpu = 0, wall = 0;
+  guint bi, i;
+
+  for (bi = 0; ok && bi < n_batches; bi++) {
+    gdouble t0, w0;
+
+    for (i = 0; chain && ok && i < batch; i++)
+      if (gst_buffer_pool_acquire_buffer (s->pool, &bufs[i], NULL) !=
+          GST_FLOW_OK) {
+        *error = g_strdup ("could not acquire a buffer from the pool");
+        ok = FALSE;
+      }
+    if (!ok || (row == S1_BARE && !gst_cuda_context_push (b->ctx))) {
+      if (ok)
+        *error = g_strdup ("could not push the CUDA context");
+      ok = FALSE;
+      break;
+    }
+    t0 = thread_cpu_s ();
+    w0 = mono_s ();
+    ok = s1_batch (s, row, bufs, batch, error);
+    cpu += thread_cpu_s () - t0;
+    wall += mono_s () - w0;
+    if (row == S1_BARE)
+      gst_cuda_context_pop (NULL);
+    bench_progress (&b->wd);
+    if (ok)
+      ok = ctx_sync (b, error);
+  }
+  for (i = 0; i < batch; i++)
+    if (bufs[i])
+      gst_buffer_unref (bufs[i]);
+  g_free (bufs);
+  *cpu_ns = cpu * 1e9 / ((gdouble) batch * n_batches);
+  *wall_ns = wall * 1e9 / ((gdouble) batch * n_batches);
+  return ok;
+}
 
 /* the bare loop's raw semaphore and stream */
 static gboolean
@@ -382,26 +327,16 @@ s1_repetition (Bench * b, S1Setup * s, guint batch, guint nb,
     gdouble * cpu, gdouble * wall)
 {
   gchar *error = NULL;
+  guint i;
 
-  if (!s1_measure_bare (b, &s->bare, batch, nb, &cpu[S1_BARE],
-          &wall[S1_BARE], &error)) {
-    s1_fail (b, "bare loop", error);
-    return FALSE;
-  }
-  if (!s1_measure_library (b, s->sem_lib, s->bare.stream, batch, nb,
-          &cpu[S1_LIBRARY], &wall[S1_LIBRARY], &error)) {
-    s1_fail (b, "library loop", error);
-    return FALSE;
-  }
-  if (!s1_measure_chain (b, &s->chains[0], s->pool, batch, nb,
-          &cpu[S1_IDENTITY], &wall[S1_IDENTITY], &error)) {
-    s1_fail (b, "identity loop", error);
-    return FALSE;
-  }
-  if (!s1_measure_chain (b, &s->chains[1], s->pool, batch, nb,
-          &cpu[S1_CUDASEMSIGNAL], &wall[S1_CUDASEMSIGNAL], &error)) {
-    s1_fail (b, "cudasemsignal loop", error);
-    return FALSE;
+  for (i = 0; i < S1_N_ROWS; i++) {
+    if (!s1_measure (b, s, i, batch, nb, &cpu[i], &wall[i], &error)) {
+      gchar *what = g_strdup_printf ("%s loop", s1_rows[i].key);
+
+      s1_fail (b, what, error);
+      g_free (what);
+      return FALSE;
+    }
   }
   return TRUE;
 }

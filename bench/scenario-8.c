@@ -412,36 +412,6 @@ s8_config_run (Bench * b, S8Config * c, FrameWriter writer, const gchar * dir)
   return ok;
 }
 
-/* the frame writer (as the sections': the spin kernel, else memset on a
- * GPU, else nothing on the simulator); NULL, or why the scenario skips */
-static gchar *
-s8_writer (Bench * b, FrameWriter * writer)
-{
-  gchar *info = NULL, *why = NULL;
-
-  *writer = b->opt.writer;
-  if (*writer != WRITER_MEMSET) {
-    if (kernel_load_once (b, &info)) {
-      *writer = WRITER_KERNEL;
-      g_print ("  kernel: %s\n", info);
-    } else if (*writer == WRITER_KERNEL || b->is_sim) {
-      why = g_strdup_printf ("SKIPPED%s: the spin kernel is not available "
-          "(%s)%s", b->is_sim ? " on the simulated CUDA driver, which cannot "
-          "run kernels" : "", info, b->is_sim ? ". Use --frame-writer=memset "
-          "to exercise the scenario on it." : "");
-    } else {
-      g_print ("  WARNING: the spin kernel is not available (%s); frames are "
-          "written with cuMemsetD32Async and only the 0 ms configurations "
-          "run\n", info);
-      *writer = WRITER_MEMSET;
-    }
-  }
-  set_str (b, &b->r.s8.frame_writer, why ? "none" : *writer == WRITER_KERNEL ?
-      "kernel" : "memset (cuMemsetD32Async; no GPU busy-wait)");
-  g_free (info);
-  return why;
-}
-
 /* which modes can run (the rest get their reason in mode_skipped) */
 static void
 s8_modes_prepare (Bench * b)
@@ -545,14 +515,17 @@ run_scenario8 (Bench * b)
 {
   S8Result *S = &b->r.s8;
   FrameWriter writer;
-  gchar *why;
+  gchar *why, *label, *info = NULL;
   gboolean ok;
 
   S->repetitions = MIN (b->opt.repetitions, 3);
   g_print ("\nScenario 8: frames between processes: cudasyncipcsink -> "
       "cudasyncipcsrc (s), upstream's cudaipcsink -> cudaipcsrc (u legacy, "
       "um mmap), one process (p) (%d repetitions)\n", S->repetitions);
-  why = s8_writer (b, &writer);
+  why = frame_writer_pick (b, &writer, &label, &info);
+  set_str (b, &S->frame_writer, label);
+  g_free (label);
+  g_free (info);
   if (why) {
     g_print ("  %s\n", why);
     set_str (b, &S->status, "skipped");

@@ -171,48 +171,25 @@ section_vulkan (Bench * b, S2Result * S, const gchar * const *need)
 static gboolean
 section_writer (Bench * b, S2Result * S, FrameWriter * writer, gboolean * ret)
 {
-  gchar *kinfo = NULL;
+  gchar *kinfo = NULL, *label, *why;
 
-  *writer = b->opt.writer;
   if (S->sec && S->sec->sysframe) {
     *writer = WRITER_MEMSET;    /* unused: frames come from system memory */
     set_str (b, &S->frame_writer, "none (one system-memory frame, pushed "
         "again for every frame)");
     return TRUE;
   }
-  if (*writer != WRITER_MEMSET) {
-    if (kernel_load_once (b, &kinfo)) {
-      *writer = WRITER_KERNEL;
-      g_print ("  kernel: %s\n", kinfo);
-    } else if (*writer == WRITER_KERNEL || b->is_sim) {
-      gchar *why = g_strdup_printf ("%s: the spin kernel is not available "
-          "(%s). %s", b->is_sim ? "SKIPPED on the simulated CUDA driver, "
-          "which cannot run kernels" : "SKIPPED", kinfo, b->is_sim ? "Use "
-          "--frame-writer=memset to exercise the harness on it." : "");
-
-      g_mutex_lock (&b->lock);
-      S->kernel_info = kinfo;
-      S->frame_writer = g_strdup ("none");
-      g_mutex_unlock (&b->lock);
-      section_skip (b, S, *writer == WRITER_KERNEL ? "failed" : "skipped", why);
-      g_free (why);
-      *ret = *writer != WRITER_KERNEL;
-      return FALSE;
-    } else {
-      /* a real GPU without the kernel: still measure the handoff with
-       * memset frames, clearly labelled */
-      g_print ("  WARNING: the spin kernel is not available (%s); frames are "
-          "written with cuMemsetD32Async and only the 0 ms GPU-work "
-          "configurations run\n", kinfo);
-      *writer = WRITER_MEMSET;
-    }
-  }
+  why = frame_writer_pick (b, writer, &label, &kinfo);
   g_mutex_lock (&b->lock);
-  S->frame_writer = g_strdup (*writer == WRITER_KERNEL ? "kernel" :
-      "memset (cuMemsetD32Async per plane; no GPU busy-wait)");
   S->kernel_info = kinfo;
+  S->frame_writer = label;
   g_mutex_unlock (&b->lock);
-  return TRUE;
+  if (!why)
+    return TRUE;
+  section_skip (b, S, *writer == WRITER_KERNEL ? "failed" : "skipped", why);
+  g_free (why);
+  *ret = *writer != WRITER_KERNEL;
+  return FALSE;
 }
 
 gboolean
