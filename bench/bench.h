@@ -2,19 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * gst-cudasync-bench: the context every part of the bench is given (Bench),
- * the results it fills, and the descriptors of the scenarios and their
- * modes (BenchScenario, BenchMode) that bench/scenarios.c lists. See
- * bench/README.md and main.c.
- *
- * The layers, each calling only into those below it: main.c and
- * scenarios.c (the table); the scenarios (scenario-*.c); section.c and
- * pipelines.c (the sections that share the frame harness, and several
- * pipelines at once); run.c (one repetition of the frame harness);
- * results.c (the results and their JSON document), pipeline.c,
- * bench-cuda.c; harness.c. Nothing below the scenarios names one: it
- * reaches them through the descriptors in Bench. .ci/check-cycles.py
- * checks that no file calls back up.
+ * gst-cudasync-bench: the context (Bench), the results, and the
+ * descriptors of scenarios and modes. Files below the scenarios never name
+ * one (.ci/check-cycles.py checks for call cycles).
  */
 #pragma once
 

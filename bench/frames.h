@@ -2,18 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The frame harness of scenarios 2 to 6: a producer thread writes CUDA
- * frames (or pushes a system-memory frame) into a pipeline, a recycler
- * thread waits for each frame's end before its buffer goes back to the pool
- * (which bounds the frames in flight), and the run's window, CPU time and
- * latencies are measured. Each mode (BenchMode) builds the pipeline
- * between the producer's pad and the sink and says which element counters
- * it expects; its flags choose what the harness does around it.
- *
- * One repetition is run.c's. The sections that share it (section.c) are
- * described by a
- * BenchSection: their modes, configurations and table; several pipelines
- * at once (pipelines.c) by a BenchScaling.
+ * The frame harness of scenarios 2 to 6: a producer thread writes frames
+ * into a pipeline, a recycler waits for each frame's end before its buffer
+ * goes back to the pool (bounding the frames in flight).
  */
 #pragma once
 

@@ -2,24 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * gst-cudasync-bench: measures what handing a CUDA frame over with external
- * semaphores costs, against a bare driver call and against the CPU
- * synchronised handoff upstream GStreamer uses. See bench/README.md.
- *
- * The parts: harness.c (options, timing, series, watchdog, JSON output),
- * results.c (the results and their JSON document), bench-cuda.c (driver entry
- * points, the spin kernel), pipeline.c (pipelines, elements, the Vulkan
- * device), run.c (the frame harness of scenarios 2 to 6), section.c (the
- * sections that share it), one file per scenario, and scenarios.c (the
- * table of scenarios and modes that this program runs through).
- *
- * Every scenario repeats R times; min and median over the repetitions are
- * reported, and the ratios are computed from the same run. The results go
- * to a table on stdout and to a JSON file, rewritten after each step so that
- * an interrupted run still leaves the finished parts.
- *
- * Needs GST_PLUGIN_PATH pointing at the build's gst/plugin folder;
- * bench/run.sh sets everything up.
+ * gst-cudasync-bench: runs the scenarios of scenarios.c in order (or,
+ * with --child, one scenario's other process). See bench/README.md.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,12 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Several pipelines of one mode at once (BenchScaling, frames.h): 1, 2, 4,
- * 8 runs of the frame harness (or of a mode's run_once: the raw
- * reference's instances), each with its own producer thread, buffer pool,
- * stream and recycler, all on the bench's Vulkan device, producers started
- * together; the aggregate over their windows, the table and the JSON
- * object. The scenario's file says what runs.
+ * Several pipelines of one mode at once (BenchScaling, frames.h), started
+ * together: their aggregate, table and JSON object.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,11 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One repetition of a mode of the frame harness (frames.h): the run's
- * state, the consumer probes, the recycler and the producer threads, then
- * s2_run_once (), which sets the run up, builds and starts its pipeline,
- * runs the two threads to the last frame, keeps the measurements and
- * counters and tears it down; and the start gate of several pipelines.
+ * One repetition of a mode of the frame harness (frames.h): probes,
+ * recycler and producer threads, s2_run_once (); the start gate.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

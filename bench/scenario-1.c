@@ -2,13 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 1, signal overhead: CPU time per call on the calling thread of
- *   - a bare cuSignalExternalSemaphoresAsync loop (timeline semaphore),
- *   - gst_cuda_semaphore_signal() (what the element calls),
- *   - a gst_pad_push() loop through `identity` (GStreamer's own cost),
- *   - the same loop through `cudasemsignal`.
- * Each is timed in batches (the GPU drains the queue between batches,
- * outside the timed part) with CLOCK_THREAD_CPUTIME_ID.
+ * Scenario 1, signal overhead: thread CPU time per call of the bare
+ * driver call, the library call, and a push through identity and through
+ * cudasemsignal, in batches.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,16 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 2, GPU-produced frames: a producer
- * thread writes each frame into a GstCudaBufferPool buffer with a kernel
- * (bench/spin.cu) that also keeps the GPU busy for 0, 1 or 5 ms, then
- * pushes it through `cudasemsignal ! cudasemwait ! fakesink`:
- *   (a) the producer signals its own timeline semaphore on its stream and
- *       attaches that acquire point: no CPU wait anywhere;
- *   (c) the producer calls cuStreamSynchronize before pushing, and
- *       cudasemsignal runs with fallback=sync and no semaphore (what
- *       upstream GStreamer elements do).
- * The harness is run.c; the section is run by section.c.
+ * Scenario 2, GPU-produced frames through `cudasemsignal ! cudasemwait !
+ * fakesink`: acquire points (a) against cuStreamSynchronize (c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

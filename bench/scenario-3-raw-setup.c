@@ -2,11 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 3's raw reference: its Vulkan and CUDA objects. Each slot has
- * the producer's CUDA frame, exportable linear Vulkan images imported into
- * CUDA, a host-visible buffer, a binary semaphore exported to CUDA, a fence
- * and pre-recorded command buffers. The Vulkan device, its queue and what
- * it can export are the bench's (pipeline.c, vkutil).
+ * Scenario 3's raw reference: its Vulkan and CUDA objects (per slot:
+ * frame, images imported into CUDA, host buffer, semaphore, fence,
+ * command buffers).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,20 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 3 modes d and d_stall: the raw-API limit, no GStreamer. The
- * producer thread writes the frame (same kernel, own CUDA allocation),
- * copies it into exportable linear Vulkan images imported into CUDA,
- * signals the slot's binary semaphore exported by Vulkan and submits a
- * pre-recorded command buffer that waits on it and copies the images into
- * a host-visible buffer; a consumer thread waits for the slot's fence,
- * checks a few words of the frame and frees the slot. d_stall: the
- * consumer submits and waits, one frame at a time (vulkandownload's shape).
- * d_split: d_stall whose semaphore wait is a submission of its own, made
- * by the producer right after the CUDA work (cudatovulkan's take-over: the
- * acquire barrier), the copy coming later from the consumer (the bridge's
- * shape, without GStreamer).
- * Everything is set up before and torn down after the measured frames
- * (scenario-3-raw-setup.c).
+ * Scenario 3's raw reference, modes d, d_stall and d_split: the same GPU
+ * work with plain CUDA and Vulkan calls (bench/README.md).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,10 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 3's raw reference (modes d, d_stall, d_split): its slots and its
- * context, shared by scenario-3-raw.c (the frames: producer, consumer,
- * results) and scenario-3-raw-setup.c (the Vulkan and CUDA objects, set up
- * before and torn down after the measured frames).
+ * Scenario 3's raw reference (d, d_stall, d_split): its slots and
+ * context.
  */
 #pragma once
 

@@ -2,24 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The CUDA <-> Vulkan scenario, in four parts that --only selects by
- * their numbers, each a configuration of the frame harness (frames.h):
- *   3: GPU-produced CUDA frames consumed by `queue ! vulkandownload !
- *      fakesink`, through cudatovulkan (a), upstream's cudadownload !
- *      vulkanupload (b), a with binary semaphores (a_binary), writing in
- *      place (a_in_place),
- *      and on the memory's stream (a_stream); the raw reference, modes d,
- *      d_stall and d_split (no GStreamer), is scenario-3-raw.c;
- *   4: Vulkan -> CUDA: one system-memory frame, pushed again for every
- *      frame, uploaded by vulkanupload and handed to a CUDA consumer
- *      through vulkantocuda (a) or upstream's vulkandownload ! cudaupload
- *      (b);
- *   5: pipelined stages CUDA -> Vulkan -> CUDA, `cudatovulkan ! queue !
- *      vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda !
- *      queue ! fakesink`, with GPU handoffs (a) or CPU waits after each
- *      stage (c);
- *   6: scaling: part 3's mode a, and the raw reference, 1 to 8 at once
- *      (pipelines.c).
+ * The CUDA <-> Vulkan scenario, parts 3 to 6, each selected by its
+ * number: CUDA -> Vulkan, Vulkan -> CUDA, the stages, and many pipelines
+ * at once (bench/README.md).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

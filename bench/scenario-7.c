@@ -2,12 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 7, real decodes: 1, 2, 4, 8 pipelines at once decode an H.264
- * clip (1080p and 4K, high profile with B-frames, made with x264enc at the
- * start) with nvh264dec or vulkanh264dec, hand the frames to Vulkan or CUDA
- * (this project's bridge, upstream's round trip through system memory, or
- * no handoff) and run a GPU consumer on them. Its pipelines:
- * scenario-7-pipe.c; bench/README.md describes it.
+ * Scenario 7, real decodes: N decoder pipelines (nvh264dec or
+ * vulkanh264dec) into a Vulkan or CUDA consumer, through the bridge, through
+ * upstream's round trip, or with no handoff. Pipelines: scenario-7-pipe.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

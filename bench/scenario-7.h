@@ -2,12 +2,7 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 7, real decodes: H.264 clips decoded by 1, 2, 4, 8 pipelines at
- * once, each from its own file source, through a decoder, a handoff into
- * Vulkan or CUDA and a GPU consumer, into a fakesink. scenario-7.c runs the
- * configurations and writes the results; scenario-7-pipe.c makes the clips,
- * describes the modes' pipelines and runs one repetition of a
- * configuration.
+ * Scenario 7, real decodes: its modes and configurations.
  */
 #pragma once
 

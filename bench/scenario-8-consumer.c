@@ -2,14 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 8's consumer, the same in every mode: each frame is read on the
- * GPU on the consumer's own non-blocking stream (a device-to-device copy
- * of every plane into a scratch frame, and the first word of plane 0 into
- * pinned host memory: the frame's index), with no CPU wait on the
- * streaming thread; a thread of its own waits for each read's end event
- * and timestamps it. Also the other process of the IPC modes
- * (s8_child_main), which speaks to the producer's process through its
- * stdin and stdout (scenario-8-run.c).
+ * Scenario 8's consumer (each frame read on the GPU on its own stream, a
+ * thread timestamping each read's end) and the other process's main.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

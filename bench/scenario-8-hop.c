@@ -2,14 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 8's semaphore hop: how long a stream's GPU wait for a timeline
- * value that another stream signals takes to resolve, when both streams
- * belong to one CUDA context and when they belong to two (as between two
- * processes: each has its own context). Two streams play ping-pong, X
- * signalling A = i after B reached i - 1, Y signalling B = i after A
- * reached i. All of it is enqueued behind a gate (a third semaphore, held
- * by X) before the gate opens from the host, so the CPU is not in the
- * loop: the time per hop is the GPU's and the driver's alone.
+ * Scenario 8's semaphore hop: two streams play ping-pong on two timeline
+ * semaphores behind a gate the host opens, so the CPU is not in the loop;
+ * in one CUDA context and in two.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

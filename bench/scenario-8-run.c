@@ -2,17 +2,9 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One repetition of scenario 8: the producer (this process) writes each
- * frame with the spin kernel (or memset) on its own non-blocking stream
- * and pushes it into the mode's IPC sink; the consumer runs in another
- * process (this program again, --child=8:MODE,SOCKET), or in this one
- * behind a fakesink (mode p).
- *
- * The other process says "ready" on its stdout once it read its first
- * frame (until then a frame every 20 ms: its start), "done" and its
- * measurements (a line of JSON) once it read the last; its stdin says
- * which frames are measured ("end FIRST LAST"). Frames are matched by the
- * index in their first word; the monotonic clock is the same in both.
+ * One repetition of scenario 8: the producer, and the other process
+ * (--child=8:MODE,SOCKET), which says "ready", then "done" and a line
+ * of JSON, and is told "end FIRST LAST" on its stdin.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

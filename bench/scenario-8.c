@@ -2,12 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 8, frames between processes: this project's cudasyncipcsink ->
- * cudasyncipcsrc (s) against upstream's cudaipcsink -> cudaipcsrc (u:
- * ipc-mode=legacy, um: ipc-mode=mmap; GStreamer 1.24+) and against the same
- * producer and consumer in one process (p). One repetition:
- * scenario-8-run.c; the consumer and the other process:
- * scenario-8-consumer.c; bench/README.md describes it.
+ * Scenario 8, frames between processes: the configurations, their
+ * results and JSON. bench/README.md describes the modes.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,14 +2,7 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Scenario 8, frames between processes: the producer of scenarios 2 and 3
- * (the spin kernel writes each frame on its own stream) pushes CUDA frames
- * into an IPC sink, and another process (this program again, --child=8:...)
- * receives them with the IPC source and reads each frame on the GPU on a
- * stream of its own. scenario-8.c runs the configurations and writes the
- * results; scenario-8-run.c runs one repetition (the producer, the other
- * process); scenario-8-consumer.c is the consumer and the other process's
- * main.
+ * Scenario 8, frames between processes: modes, results, the consumer.
  */
 #pragma once
 

@@ -2,11 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The table of the bench's scenarios and modes. main.c gives it to the
- * rest of the bench through Bench (b->scenarios, b->modes): nothing else
- * names a scenario's descriptor or functions. A new scenario is a file that
- * defines its BenchScenario (and its modes), listed here; bench/README.md
- * describes them.
+ * The table of the bench's scenarios and modes, given to the rest of the
+ * bench through Bench: nothing else names a scenario's descriptor.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

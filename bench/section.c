@@ -2,10 +2,8 @@
  * Copyright (C) 2026 gst-cudasync developers
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The sections that share the frame harness (BenchSection: scenario 2, and
- * the parts 3, 4 and 5 of the CUDA <-> Vulkan scenario): their configurations (sizes, formats, GPU work),
- * the frame writer, the producer's stream and events, the repetitions, the
- * table and their JSON objects.
+ * The sections that share the frame harness (BenchSection: scenarios 2
+ * to 5): configurations, frame writer, repetitions, table and JSON.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
