@@ -53,11 +53,8 @@ pipelines_json (Bench * b, JsonBuilder * jb, S2Result * S,
   jb_str (jb, "status", S->status);
   jb_str (jb, "reason", S->reason);
   jb_str (jb, "what", sc->what);
-  jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames / "
-      "(last pipeline's end - first pipeline's start); "
-      "process_cpu_us_per_frame: process CPU over the same window / those "
-      "frames (includes other pipelines' warm-up frames that fall inside "
-      "it); min/max_pipeline_fps: each pipeline's own fps");
+  jb_str (jb, "aggregate", "aggregate_fps: all pipelines' measured frames "
+      "over the union of their windows; process CPU over it per frame");
   jb_int (jb, "repetitions", S->repetitions);
   jb_str (jb, "frame_writer", S->frame_writer);
   jb_arr (jb, "configs");

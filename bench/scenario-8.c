@@ -17,18 +17,11 @@
 #include "frames.h"
 #include "pipeline.h"
 
-#define S8_WHAT "producer (this process): the spin kernel (or memset) " \
-  "writes each RGBA frame on its own non-blocking stream, pushed into the " \
-  "mode's sink; consumer (another process, the same program; p: this one " \
-  "behind a fakesink): a buffer probe on its fakesink reads each frame on " \
-  "the GPU on its own non-blocking stream (a copy of the frame and of its " \
-  "first word into pinned memory), ordered after the source's work on the " \
-  "GPU, and a thread of its own sees each read end (cuEventSynchronize). " \
-  "fps: measured frames the consumer read, over its window; CPU: getrusage " \
-  "of each process over its window, per measured frame; latency: from the " \
-  "producer's time before writing the frame to the consumer's time of " \
-  "seeing the read of it end (one monotonic clock), frames matched by the " \
-  "index the writer puts in each frame"
+#define S8_WHAT "the producer writes each RGBA frame on its own stream " \
+  "into the mode's sink; the consumer (another process; p: this one) reads " \
+  "each frame on the GPU on its own stream. fps and CPU over the " \
+  "consumer's window; latency from before the write to the read's end, " \
+  "frames matched by their index"
 
 /* ratios written and printed: {mode, over mode, target fps at 0 ms} */
 static const struct
