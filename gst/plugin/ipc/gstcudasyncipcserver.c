@@ -123,12 +123,15 @@ server_thread (gpointer data)
   struct pollfd *pfd = NULL;
 
   for (;;) {
-    gint64 now = g_get_monotonic_time (), next;
+    gint64 now, next;
     gint timeout = -1;
     guint n = 2, i;
     GList *l;
 
     g_mutex_lock (&self->lock);
+    /* after the lock: a deadline counted from a time read before a long
+     * wait for it would come early */
+    now = g_get_monotonic_time ();
     if (self->stopping) {
       g_mutex_unlock (&self->lock);
       break;

@@ -358,9 +358,19 @@ stuck_at_stop (GstCudaSyncIpcServer * self, Session * s, gint64 now,
 
   if (!self->left_paused || !s->ready || s->said_bye)
     return FALSE;
-  if (!s->watch_since && s->release_last > MAX (s->watched, s->release_first)
-      && watch_value (self, s, s->release_last))
+  if (!s->watch_since && s->release_last > MAX (s->watched, s->release_first)) {
+    if (!watch_value (self, s, s->release_last)) {
+      /* no telling when they run: pending since the sink left PAUSED */
+      end = stop_grace_end (self, 0);
+      if (now >= end)
+        return TRUE;
+      *next = MIN (*next, end);
+      return FALSE;
+    }
+    GST_DEBUG ("watching the release value %" G_GUINT64_FORMAT " of pid %d "
+        "after the sink left PAUSED", s->release_last, s->pid);
     s->watch_since = now;
+  }
   if (!watch_pending (self, s, now))
     return FALSE;
   end = stop_grace_end (self, s->watch_since);

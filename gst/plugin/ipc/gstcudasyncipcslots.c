@@ -159,6 +159,27 @@ slot_settled (gpointer data, const GError * error)
   gst_cuda_sync_ipc_slot_unref (slot);
 }
 
+/* @p joins the values the running settles of a slot wait for. Release
+ * semaphores are timelines: one wait per semaphore, for its highest value,
+ * covers them all, so a source that gives a frame back again and again
+ * with values it does not reach adds nothing to the copy's waits. */
+static void
+settle_point_add (GArray * points, const ReleasePoint * p)
+{
+  guint i;
+
+  for (i = 0; i < points->len; i++) {
+    ReleasePoint *q = &g_array_index (points, ReleasePoint, i);
+
+    if (q->sem == p->sem) {
+      q->value = MAX (q->value, p->value);
+      return;
+    }
+  }
+  g_array_append_val (points, *p);
+  gst_object_ref (p->sem);
+}
+
 /* A slot that just became free waits on the settle stream for its
  * sources' release values, and is settled once they are reached (lock
  * held). A slot freed again before its last settle was seen settles again
@@ -178,11 +199,9 @@ gst_cuda_sync_ipc_slot_settle (GstCudaSyncIpcServer * self, Slot * slot)
     GST_WARNING ("settle: could not push the CUDA context");
     return;
   }
-  for (i = 0; i < slot->points->len; i++) {
-    ReleasePoint p = g_array_index (slot->points, ReleasePoint, i);
-    gst_object_ref (p.sem);
-    g_array_append_val (slot->settle_points, p);
-  }
+  for (i = 0; i < slot->points->len; i++)
+    settle_point_add (slot->settle_points,
+        &g_array_index (slot->points, ReleasePoint, i));
   ok = gst_cuda_sync_ipc_slot_wait_released (self, slot, self->settle, &err);
   self->settle_waits++;
   if (ok && self->settler) {
@@ -206,14 +225,20 @@ gst_cuda_sync_ipc_slot_settle (GstCudaSyncIpcServer * self, Slot * slot)
   gst_cuda_context_pop (NULL);
 }
 
-/* A frame the copy path may write: free, settled or not (the sink's
- * stream then waits on the GPU for what the settles wait for,
- * gst_cuda_sync_ipc_slot_order_copy(): the copy never waits on the CPU for a
- * release) */
+/* A frame the copy path may write: free, settled or with one settle
+ * running (the sink's stream then waits on the GPU for what it waits for,
+ * gst_cuda_sync_ipc_slot_order_copy(): the copy never waits on the CPU for
+ * a release). Not one whose values were not reached twice in a row: each
+ * such copy puts on the sink's stream a wait that may never end, and a
+ * stream held up takes only so many operations before the next enqueue
+ * blocks, under the server's lock, where neither hold-timeout nor the stop
+ * could rescue anyone. Bounded so, the sink runs out of free frames
+ * instead, and waits or drops (on-full) until the source is rescued. */
 static gboolean
 slot_copyable (const Slot * slot)
 {
-  return slot->n_holders == 0 && !slot->out && slot->points->len == 0;
+  return slot->n_holders == 0 && !slot->out && slot->points->len == 0 &&
+      slot->settling <= 1;
 }
 
 /* A new slot while this epoch has fewer than max-buffers, else the free
@@ -398,6 +423,8 @@ gst_cuda_sync_ipc_server_set_lending (GstCudaSyncIpcServer * self,
     gboolean lending)
 {
   g_mutex_lock (&self->lock);
+  GST_DEBUG ("lending %s", lending ? "on" : "off: the stop's grace for "
+      "pending release values starts");
   self->lending = lending;
   self->left_paused = lending ? 0 : g_get_monotonic_time ();
   self->flush_gen++;

@@ -15,6 +15,14 @@
  *   connected: dropped and rescued after hold-timeout.
  * test_release_in_ready: a release signalled late, over a second after
  *   the sink left PAUSED: neither rescued nor dropped.
+ * test_release_in_ready_stuck: one never signalled there: rescued a second
+ *   after the release, not before.
+ * test_bye_in_ready: a source gone after BYE with its value pending, while
+ *   the sink sits in READY: rescued a second after it went, before the
+ *   BYE grace.
+ * test_release_flood (own fixture): a source gives every frame back at
+ *   once with a value it never signals: the sink's streams stay short, the
+ *   source is dropped after hold-timeout, and the sink serves and stops.
  * test_echoed_acquire: the sink's own acquire semaphore sent back as the
  *   release semaphore is refused.
  * test_echoed_acquire_identity: the identity check behind it tells
@@ -509,6 +517,154 @@ GST_START_TEST (test_hold_not_needed)
 
 GST_END_TEST;
 
+/* the sink's stat @field at @ms after @since (monotonic, us) */
+static guint64
+stat_at (GstElement * sink, const gchar * field, gint64 since, guint ms)
+{
+  gint64 wait = since + ms * 1000 - g_get_monotonic_time ();
+
+  if (wait > 0)
+    g_usleep (wait);
+  return cs_stat (sink, field);
+}
+
+/* The sink has been in READY for 1.5 s: a connected source gives its
+ * frame back with a value it never signals. The stop's grace counts from
+ * the release: rescued a second later, not at once (hold-timeout off). */
+GST_START_TEST (test_release_in_ready_stuck)
+{
+  gchar *path = sock_path ("k");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 hold-timeout=0",
+      &sink);
+  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+  gint64 released;
+
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_usleep (1500 * 1000);
+  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
+          sizeof (rel)));
+  released = g_get_monotonic_time ();
+  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  fail_unless_equals_uint64 (stat_at (sink, "rescues", released, 500), 0);
+  fail_unless_equals_uint64 (stat_at (sink, "rescues", released, 2500), 1);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  stop_in_time (p);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
+  g_free (s);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* The sink has been in READY for 1.5 s: a source gives its frame back
+ * with a value it never signals, says BYE and closes. Kept for the BYE
+ * grace otherwise, it is rescued one second (the stop's grace) after it
+ * went, and not at once. */
+GST_START_TEST (test_bye_in_ready)
+{
+  gchar *path = sock_path ("y");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 hold-timeout=0",
+      &sink);
+  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
+  GstCudaSyncIpcBye bye = { 0, 0 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+  gint64 gone;
+
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_usleep (1500 * 1000);
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
+  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
+  fz_pkt_send (sock, &s->pkts[0]);
+  fz_pkt_send (sock, &s->pkts[1]);
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  gone = g_get_monotonic_time ();
+  close (sock);
+  fail_unless_equals_uint64 (stat_at (sink, "rescues", gone, 400), 0);
+  /* the BYE grace (two seconds) would rescue it later */
+  fail_unless_equals_uint64 (stat_at (sink, "rescues", gone, 1600), 1);
+  stop_in_time (p);
+  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
+  g_free (s);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* A source that gives every frame back at once with the next value of
+ * its semaphore, which it never signals (a hostile one, or one whose GPU
+ * hung): each frame it had is reused only after a wait that never ends.
+ * The sink must not pile such waits up on its streams (a stream held up
+ * takes only so many operations, then the next enqueue blocks the CPU:
+ * the fixture makes that number small), but run out of free frames, drop
+ * the source after hold-timeout and rescue it, then serve others and
+ * stop. */
+GST_START_TEST (test_release_flood)
+{
+  gchar *path = sock_path ("f");
+  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 "
+      "hold-timeout=2000000000", &sink);
+  GstCudaSyncIpcRelease rel = { 0, 0, 0 };
+  TestSem *ts = test_sem_new (TRUE, 0);
+  FzScript *s = g_new0 (FzScript, 1);
+  gint sock = fake_source (path, ts, &rel.id);
+  guint n = 0;
+
+  /* until the sink has no frame for it, or drops it */
+  while (rel.id != 0 && n < 300) {
+    rel.release_value = ++n;
+    s->n = 0;
+    fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
+            sizeof (rel)));
+    rel.id = fz_wait_frame (sock, 1000);
+  }
+  GST_INFO ("the fake source gave %u frames back", n);
+  fail_unless (n < 300, "the sink kept sending frames to a source whose "
+      "release values never run");
+  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
+  close (sock);
+  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
+  real_source_gets_frames (path, 10);
+  stop_in_time (p);
+  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
+  g_free (s);
+  test_sem_free (ts);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* every stream its own hardware queue (nothing else holds the sink's
+ * streams up), each taking few operations ahead */
+static void
+setup_short_streams (void)
+{
+  /* read when libcuda.so.1 loads, in this (forked) process */
+  if (g_strcmp0 (g_getenv ("CUDASYNC_TEST_DRIVER"), "sim") == 0) {
+    g_setenv ("CUDASIM_CONNECTIONS", "0", FALSE);
+    g_setenv ("CUDASIM_STREAM_DEPTH", "256", FALSE);
+  }
+  cs_setup ();
+}
+
 static Suite *
 cudaipchostile_suite (void)
 {
@@ -529,6 +685,14 @@ cudaipchostile_suite (void)
   tcase_add_test (tc, test_hold_wait);
   tcase_add_test (tc, test_hold_drop);
   tcase_add_test (tc, test_hold_not_needed);
+  tcase_add_test (tc, test_release_in_ready_stuck);
+  tcase_add_test (tc, test_bye_in_ready);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("flood");
+  tcase_set_timeout (tc, 120);
+  tcase_add_checked_fixture (tc, setup_short_streams, cs_teardown);
+  tcase_add_test (tc, test_release_flood);
   suite_add_tcase (s, tc);
   return s;
 }
