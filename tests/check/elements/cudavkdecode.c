@@ -11,6 +11,9 @@
  *     the simulator)
  * test_vulkanh264dec: vulkanh264dec ! vulkantocuda is nvh264dec's bytes; the
  *     Vulkan device is freed after
+ * test_decode_colorconvert_1080p: a 1080p clip through the bridge into
+ *     vulkancolorconvert, whose output nothing reads: every frame, no
+ *     error (nvh264dec, else openh264dec ! cudaupload)
  */
 #include "bridgecommon.h"
 #include "vkutil.h"
@@ -292,6 +295,38 @@ GST_START_TEST (test_nvh264dec)
 
 GST_END_TEST;
 
+/* The pipeline users run most, at the size they run it: a 1080p clip
+ * decoded into CUDA memory, through cudatovulkan into vulkancolorconvert,
+ * whose output goes straight to fakesink (no reader that waits for the
+ * GPU on the CPU): the clip ends without an error, every frame through
+ * the bridge. */
+GST_START_TEST (test_decode_colorconvert_1080p)
+{
+  static const gchar *const need[] = { "vulkancolorconvert", NULL };
+  const gchar *dec = cs_h264_cuda_decoder ("test_decode_colorconvert_1080p");
+  GstElement *pipeline, *c2v;
+  gchar *path, *desc, *err;
+
+  if (!dec || !cs_have_elements ("test_decode_colorconvert_1080p", need))
+    return;
+  path = cs_make_h264_clip (1920, 1080, 30, CLIP_FRAMES, "high", TRUE);
+  desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! %s ! "
+      "cudatovulkan name=c2v ! vulkancolorconvert ! "
+      "video/x-raw(memory:VulkanImage),format=RGBA ! fakesink sync=false",
+      path, dec);
+  err = cs_run_to_end (desc, &pipeline);
+  fail_unless (err == NULL, "%s: %s", desc, err);
+  c2v = bc_by_name (pipeline, "c2v");
+  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), CLIP_FRAMES);
+  fail_unless_equals_uint64 (cs_stat (c2v, "copies") + cs_stat (c2v,
+          "in-place"), CLIP_FRAMES);
+  gst_object_unref (pipeline);
+  cs_remove_clip (path);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 /* Vulkan video decoding (1.24+, where the device has a video-decode
  * queue): vulkanh264dec's frames are one multi-planar image each, decoded
  * on that queue; vulkantocuda orders its copy by the image's timeline
@@ -418,6 +453,7 @@ cudavkdecode_suite (void)
   tcase_add_test (tc, test_nvh264dec);
   tcase_add_test (tc, test_sw_h264dec);
   tcase_add_test (tc, test_vulkanh264dec);
+  tcase_add_test (tc, test_decode_colorconvert_1080p);
   return s;
 }
 
