@@ -152,6 +152,96 @@ fake_source (const gchar * path, TestSem * ts, guint32 * id)
   return sock;
 }
 
+/* a sink (with @props) fed by a live source, and a fake source of it that
+ * took a frame */
+typedef struct
+{
+  gchar *path;
+  GstElement *p, *sink;
+  TestSem *ts;
+  FzScript *script;
+  gint sock;
+  guint32 id;                   /* the frame the fake source took */
+} Peer;
+
+static void
+peer_start (Peer * c, const gchar * tag, const gchar * props)
+{
+  c->path = sock_path (tag);
+  c->p = sink_pipeline (c->path, props, &c->sink);
+  c->ts = test_sem_new (TRUE, 0);
+  c->script = g_new0 (FzScript, 1);
+  c->sock = fake_source (c->path, c->ts, &c->id);
+}
+
+/* one message of the fake source */
+static void
+peer_send (Peer * c, guint16 type, const void *body, gsize size)
+{
+  c->script->n = 0;
+  fz_pkt_send (c->sock, fz_script_add (c->script, type, body, size));
+}
+
+/* the frame @id given back with @value */
+static void
+peer_release (Peer * c, guint32 id, guint64 value)
+{
+  GstCudaSyncIpcRelease rel = { id, 0, value };
+
+  peer_send (c, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
+}
+
+static void
+peer_bye (Peer * c)
+{
+  GstCudaSyncIpcBye bye = { 0, 0 };
+
+  peer_send (c, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
+}
+
+/* the sink closes the fake source's connection */
+static void
+peer_closed (Peer * c)
+{
+  fail_unless (fz_until_closed (c->sock, 5000), "the sink kept the "
+      "connection");
+  close (c->sock);
+  c->sock = -1;
+}
+
+/* the sink's pipeline is set to READY, then left there for 1.5 s */
+static void
+peer_ready (Peer * c)
+{
+  fail_unless_equals_int (gst_element_set_state (c->p, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_usleep (1500 * 1000);
+}
+
+/* after the sink's stop */
+static void
+peer_end (Peer * c)
+{
+  if (c->sock >= 0)
+    close (c->sock);
+  g_free (c->script);
+  test_sem_free (c->ts);
+  gst_object_unref (c->sink);
+  gst_object_unref (c->p);
+  g_free (c->path);
+}
+
+/* the sink's stat @field at @ms after @since (monotonic, us) */
+static guint64
+stat_at (GstElement * sink, const gchar * field, gint64 since, guint ms)
+{
+  gint64 wait = since + ms * 1000 - g_get_monotonic_time ();
+
+  if (wait > 0)
+    g_usleep (wait);
+  return cs_stat (sink, field);
+}
+
 /* a fake source of the sink on @path takes a frame, releases it with a
  * value it never signals, says goodbye and closes; the sink counted the
  * release */
@@ -221,37 +311,23 @@ GST_END_TEST;
  * neither rescued nor dropped. */
 GST_START_TEST (test_release_in_ready)
 {
-  gchar *path = sock_path ("r");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
-  GstCudaSyncIpcRelease rel = { 0, 0, 1 };
-  GstCudaSyncIpcBye bye = { 0, 0 };
-  TestSem *ts = test_sem_new (TRUE, 0);
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
+  Peer c;
 
-  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
-      GST_STATE_CHANGE_SUCCESS);
-  g_usleep (1500 * 1000);
-  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
-          sizeof (rel)));
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
+  peer_start (&c, "r", "max-buffers=2");
+  peer_ready (&c);
+  peer_release (&c, c.id, 1);
+  fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "releases", 1), 1);
   g_usleep (200 * 1000);
-  fail_unless (test_sem_host_signal (ts, 1));
+  fail_unless (test_sem_host_signal (c.ts, 1));
   g_usleep (1500 * 1000);
-  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
-  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 1);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "rescues"), 0);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "sessions"), 1);
   /* goodbye: its values ran, nothing to rescue at the stop either */
-  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye,
-          sizeof (bye)));
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  stop_in_time (p);
-  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 0);
-  g_free (s);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  peer_bye (&c);
+  peer_closed (&c);
+  stop_in_time (c.p);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "rescues"), 0);
+  peer_end (&c);
 }
 
 GST_END_TEST;
@@ -260,28 +336,17 @@ GST_END_TEST;
  * the frame until then, and is dropped and rescued after hold-timeout */
 GST_START_TEST (test_release_unsignalled)
 {
-  gchar *path = sock_path ("u");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 "
-      "hold-timeout=2000000000", &sink);
-  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
-  TestSem *ts = test_sem_new (TRUE, 0);
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
+  Peer c;
 
-  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
-          sizeof (rel)));
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
-  real_source_gets_frames (path, 10);
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 1);
-  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
-  stop_in_time (p);
-  g_free (s);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  peer_start (&c, "u", "max-buffers=2 hold-timeout=2000000000");
+  peer_release (&c, c.id, GST_CUDA_SYNC_IPC_MAX_VALUE - 1);
+  fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "releases", 1), 1);
+  real_source_gets_frames (c.path, 10);
+  peer_closed (&c);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
+  stop_in_time (c.p);
+  peer_end (&c);
 }
 
 GST_END_TEST;
@@ -517,91 +582,47 @@ GST_START_TEST (test_hold_not_needed)
 
 GST_END_TEST;
 
-/* the sink's stat @field at @ms after @since (monotonic, us) */
-static guint64
-stat_at (GstElement * sink, const gchar * field, gint64 since, guint ms)
-{
-  gint64 wait = since + ms * 1000 - g_get_monotonic_time ();
 
-  if (wait > 0)
-    g_usleep (wait);
-  return cs_stat (sink, field);
+/* The sink has been in READY for 1.5 s: the fake source gives its frame
+ * back with a value it never signals (@bye: then says BYE and closes). The
+ * stop's grace counts from the release (from the source's going): rescued
+ * a second later, not at once; a gone source would be rescued only after
+ * the BYE grace (two seconds) otherwise. hold-timeout is off. */
+static void
+check_rescued_in_ready (const gchar * tag, gboolean bye)
+{
+  Peer c;
+  gint64 since;
+
+  peer_start (&c, tag, "max-buffers=2 hold-timeout=0");
+  peer_ready (&c);
+  peer_release (&c, c.id, GST_CUDA_SYNC_IPC_MAX_VALUE - 1);
+  fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "releases", 1), 1);
+  if (bye) {
+    peer_bye (&c);
+    peer_closed (&c);
+  }
+  since = g_get_monotonic_time ();
+  fail_unless_equals_uint64 (stat_at (c.sink, "rescues", since, 400), 0);
+  fail_unless_equals_uint64 (stat_at (c.sink, "rescues", since, 1600), 1);
+  if (!bye)
+    peer_closed (&c);
+  stop_in_time (c.p);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "rescues"), 1);
+  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
+  peer_end (&c);
 }
 
-/* The sink has been in READY for 1.5 s: a connected source gives its
- * frame back with a value it never signals. The stop's grace counts from
- * the release: rescued a second later, not at once (hold-timeout off). */
 GST_START_TEST (test_release_in_ready_stuck)
 {
-  gchar *path = sock_path ("k");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 hold-timeout=0",
-      &sink);
-  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
-  TestSem *ts = test_sem_new (TRUE, 0);
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
-  gint64 released;
-
-  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
-      GST_STATE_CHANGE_SUCCESS);
-  g_usleep (1500 * 1000);
-  fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
-          sizeof (rel)));
-  released = g_get_monotonic_time ();
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
-  fail_unless_equals_uint64 (stat_at (sink, "rescues", released, 500), 0);
-  fail_unless_equals_uint64 (stat_at (sink, "rescues", released, 2500), 1);
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  stop_in_time (p);
-  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
-  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
-  g_free (s);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  check_rescued_in_ready ("k", FALSE);
 }
 
 GST_END_TEST;
 
-/* The sink has been in READY for 1.5 s: a source gives its frame back
- * with a value it never signals, says BYE and closes. Kept for the BYE
- * grace otherwise, it is rescued one second (the stop's grace) after it
- * went, and not at once. */
 GST_START_TEST (test_bye_in_ready)
 {
-  gchar *path = sock_path ("y");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 hold-timeout=0",
-      &sink);
-  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
-  GstCudaSyncIpcBye bye = { 0, 0 };
-  TestSem *ts = test_sem_new (TRUE, 0);
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
-  gint64 gone;
-
-  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
-      GST_STATE_CHANGE_SUCCESS);
-  g_usleep (1500 * 1000);
-  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
-  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
-  fz_pkt_send (sock, &s->pkts[0]);
-  fz_pkt_send (sock, &s->pkts[1]);
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  gone = g_get_monotonic_time ();
-  close (sock);
-  fail_unless_equals_uint64 (stat_at (sink, "rescues", gone, 400), 0);
-  /* the BYE grace (two seconds) would rescue it later */
-  fail_unless_equals_uint64 (stat_at (sink, "rescues", gone, 1600), 1);
-  stop_in_time (p);
-  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
-  fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
-  g_free (s);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  check_rescued_in_ready ("y", TRUE);
 }
 
 GST_END_TEST;
@@ -616,38 +637,24 @@ GST_END_TEST;
  * stop. */
 GST_START_TEST (test_release_flood)
 {
-  gchar *path = sock_path ("f");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2 "
-      "hold-timeout=2000000000", &sink);
-  GstCudaSyncIpcRelease rel = { 0, 0, 0 };
-  TestSem *ts = test_sem_new (TRUE, 0);
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
+  guint32 id;
   guint n = 0;
+  Peer c;
 
+  peer_start (&c, "x", "max-buffers=2 hold-timeout=2000000000");
   /* until the sink has no frame for it, or drops it */
-  while (rel.id != 0 && n < 300) {
-    rel.release_value = ++n;
-    s->n = 0;
-    fz_pkt_send (sock, fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel,
-            sizeof (rel)));
-    rel.id = fz_wait_frame (sock, 1000);
-  }
+  for (id = c.id; id != 0 && n < 300; id = fz_wait_frame (c.sock, 1000))
+    peer_release (&c, id, ++n);
   GST_INFO ("the fake source gave %u frames back", n);
   fail_unless (n < 300, "the sink kept sending frames to a source whose "
       "release values never run");
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 1);
-  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
-  real_source_gets_frames (path, 10);
-  stop_in_time (p);
+  peer_closed (&c);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
+  real_source_gets_frames (c.path, 10);
+  stop_in_time (c.p);
   fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
-  g_free (s);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  peer_end (&c);
 }
 
 GST_END_TEST;
