@@ -582,7 +582,6 @@ GST_START_TEST (test_hold_not_needed)
 
 GST_END_TEST;
 
-
 /* The sink has been in READY for 1.5 s: the fake source gives its frame
  * back with a value it never signals (@bye: then says BYE and closes). The
  * stop's grace counts from the release (from the source's going): rescued
