@@ -354,29 +354,29 @@ static gboolean
 stuck_at_stop (GstCudaSyncIpcServer * self, Session * s, gint64 now,
     gint64 * next)
 {
-  gint64 end;
+  gboolean unwatched = !s->watch_since &&
+      s->release_last > MAX (s->watched, s->release_first);
+  gint64 since = 0, end;
 
   if (!self->left_paused || !s->ready || s->said_bye)
     return FALSE;
-  if (!s->watch_since && s->release_last > MAX (s->watched, s->release_first)) {
-    if (!watch_value (self, s, s->release_last)) {
-      /* no telling when they run: pending since the sink left PAUSED */
-      end = stop_grace_end (self, 0);
-      if (now >= end)
-        return TRUE;
-      *next = MIN (*next, end);
-      return FALSE;
-    }
+  if (unwatched && watch_value (self, s, s->release_last)) {
     GST_DEBUG ("watching the release value %" G_GUINT64_FORMAT " of pid %d "
         "after the sink left PAUSED", s->release_last, s->pid);
     s->watch_since = now;
+    unwatched = FALSE;
   }
-  if (!watch_pending (self, s, now))
-    return FALSE;
-  end = stop_grace_end (self, s->watch_since);
+  /* a value that cannot be watched: no telling when it runs, pending
+   * since the sink left PAUSED */
+  if (!unwatched) {
+    if (!watch_pending (self, s, now))
+      return FALSE;
+    since = s->watch_since;
+  }
+  end = stop_grace_end (self, since);
   if (now >= end)
     return TRUE;
-  *next = MIN (*next, MIN (end, now + WATCH_POLL_US));
+  *next = MIN (*next, unwatched ? end : MIN (end, now + WATCH_POLL_US));
   return FALSE;
 }
 
