@@ -164,14 +164,22 @@ typedef struct
   guint32 id;                   /* the frame the fake source took */
 } Peer;
 
+/* (with @src_props for the live source) */
 static void
-peer_start (Peer * c, const gchar * tag, const gchar * props)
+peer_start_full (Peer * c, const gchar * tag, const gchar * src_props,
+    const gchar * props)
 {
   c->path = sock_path (tag);
-  c->p = sink_pipeline (c->path, props, &c->sink);
+  c->p = sink_pipeline_full (c->path, src_props, props, &c->sink);
   c->ts = test_sem_new (TRUE, 0);
   c->script = g_new0 (FzScript, 1);
   c->sock = fake_source (c->path, c->ts, &c->id);
+}
+
+static void
+peer_start (Peer * c, const gchar * tag, const gchar * props)
+{
+  peer_start_full (c, tag, "", props);
 }
 
 /* one message of the fake source */
@@ -242,45 +250,29 @@ stat_at (GstElement * sink, const gchar * field, gint64 since, guint ms)
   return cs_stat (sink, field);
 }
 
-/* a fake source of the sink on @path takes a frame, releases it with a
- * value it never signals, says goodbye and closes; the sink counted the
- * release */
+/* the fake source gives its frame back with a value it never signals,
+ * says goodbye and closes; the sink counted the release */
 static void
-release_unsignalled_then_bye (const gchar * path, GstElement * sink,
-    TestSem * ts)
+release_unsignalled_then_bye (Peer * c)
 {
-  GstCudaSyncIpcRelease rel = { 0, 0, GST_CUDA_SYNC_IPC_MAX_VALUE - 1 };
-  GstCudaSyncIpcBye bye = { 0, 0 };
-  FzScript *s = g_new0 (FzScript, 1);
-  gint sock = fake_source (path, ts, &rel.id);
-  guint i;
-
-  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_RELEASE, &rel, sizeof (rel));
-  fz_script_add (s, GST_CUDA_SYNC_IPC_MSG_BYE, &bye, sizeof (bye));
-  for (i = 0; i < s->n; i++)
-    fz_pkt_send (sock, &s->pkts[i]);
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "releases", 1), 1);
-  g_free (s);
+  peer_release (c, c->id, GST_CUDA_SYNC_IPC_MAX_VALUE - 1);
+  peer_bye (c);
+  peer_closed (c);
+  fail_unless_equals_uint64 (ipc_wait_stat (c->sink, "releases", 1), 1);
 }
 
 GST_START_TEST (test_bye_unsignalled)
 {
-  gchar *path = sock_path ("b");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=2", &sink);
-  TestSem *ts = test_sem_new (TRUE, 0);
+  Peer c;
 
-  release_unsignalled_then_bye (path, sink, ts);
-  real_source_gets_frames (path, 10);
-  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
-  fail_unless_equals_uint64 (cs_stat (sink, "sessions-invalid"), 0);
-  stop_in_time (p);
-  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  peer_start (&c, "b", "max-buffers=2");
+  release_unsignalled_then_bye (&c);
+  real_source_gets_frames (c.path, 10);
+  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "sessions-invalid"), 0);
+  stop_in_time (c.p);
+  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
+  peer_end (&c);
 }
 
 GST_END_TEST;
@@ -289,18 +281,14 @@ GST_END_TEST;
  * the stop rescues it */
 GST_START_TEST (test_bye_unsignalled_stop)
 {
-  gchar *path = sock_path ("s");
-  GstElement *sink, *p = sink_pipeline (path, "max-buffers=1", &sink);
-  TestSem *ts = test_sem_new (TRUE, 0);
+  Peer c;
 
-  release_unsignalled_then_bye (path, sink, ts);
-  stop_in_time (p);
-  fail_unless_equals_uint64 (cs_stat (sink, "rescues"), 1);
+  peer_start (&c, "s", "max-buffers=1");
+  release_unsignalled_then_bye (&c);
+  stop_in_time (c.p);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "rescues"), 1);
   fail_unless (ipc_drained_within (5000), "a GPU wait is left stuck");
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  peer_end (&c);
 }
 
 GST_END_TEST;
@@ -520,25 +508,18 @@ GST_END_TEST;
 static void
 hold_case (const gchar * on_full)
 {
-  gchar *path = sock_path (on_full);
   gchar *props = g_strdup_printf ("max-buffers=2 hold-timeout=2000000000 "
       "on-full=%s", on_full);
-  GstElement *sink, *p = sink_pipeline (path, props, &sink);
-  TestSem *ts = test_sem_new (TRUE, 0);
-  guint32 id;
-  gint sock = fake_source (path, ts, &id);
+  Peer c;
 
-  real_source_gets_frames (path, 10);
-  fail_unless (fz_until_closed (sock, 5000), "the sink kept the connection");
-  close (sock);
-  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 1);
-  fail_unless_equals_uint64 (rescues_not_lost (sink), 1);
-  stop_in_time (p);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
+  peer_start (&c, on_full, props);
+  real_source_gets_frames (c.path, 10);
+  peer_closed (&c);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
+  stop_in_time (c.p);
+  peer_end (&c);
   g_free (props);
-  g_free (path);
 }
 
 GST_START_TEST (test_hold_wait)
@@ -560,24 +541,19 @@ GST_END_TEST;
  * not a reason to drop it, however long it keeps them */
 GST_START_TEST (test_hold_not_needed)
 {
-  gchar *path = sock_path ("n");
-  GstElement *sink, *p = sink_pipeline_full (path, "num-buffers=2",
-      "max-buffers=4 hold-timeout=300000000", &sink);
-  TestSem *ts = test_sem_new (TRUE, 0);
-  guint32 id;
-  gint sock = fake_source (path, ts, &id);
+  Peer c;
 
-  fail_unless_equals_uint64 (ipc_wait_stat (sink, "frames-sent", 2), 2);
+  peer_start_full (&c, "n", "num-buffers=2",
+      "max-buffers=4 hold-timeout=300000000");
+  fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "frames-sent", 2), 2);
   /* five times hold-timeout */
-  fail_if (fz_until_closed (sock, 1500), "the sink dropped the source");
-  fail_unless_equals_uint64 (cs_stat (sink, "hold-timeouts"), 0);
-  fail_unless_equals_uint64 (cs_stat (sink, "sessions"), 1);
-  close (sock);
-  stop_in_time (p);
-  test_sem_free (ts);
-  gst_object_unref (sink);
-  gst_object_unref (p);
-  g_free (path);
+  fail_if (fz_until_closed (c.sock, 1500), "the sink dropped the source");
+  fail_unless_equals_uint64 (cs_stat (c.sink, "hold-timeouts"), 0);
+  fail_unless_equals_uint64 (cs_stat (c.sink, "sessions"), 1);
+  close (c.sock);
+  c.sock = -1;
+  stop_in_time (c.p);
+  peer_end (&c);
 }
 
 GST_END_TEST;
@@ -595,11 +571,11 @@ check_rescued_in_ready (const gchar * tag, gboolean bye)
 
   peer_start (&c, tag, "max-buffers=2 hold-timeout=0");
   peer_ready (&c);
-  peer_release (&c, c.id, GST_CUDA_SYNC_IPC_MAX_VALUE - 1);
-  fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "releases", 1), 1);
   if (bye) {
-    peer_bye (&c);
-    peer_closed (&c);
+    release_unsignalled_then_bye (&c);
+  } else {
+    peer_release (&c, c.id, GST_CUDA_SYNC_IPC_MAX_VALUE - 1);
+    fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "releases", 1), 1);
   }
   since = g_get_monotonic_time ();
   fail_unless_equals_uint64 (stat_at (c.sink, "rescues", since, 400), 0);
