@@ -14,6 +14,7 @@
  * test_decode_colorconvert_1080p: a 1080p clip through the bridge into
  *     vulkancolorconvert, whose output nothing reads: every frame, no
  *     error (nvh264dec, else openh264dec ! cudaupload)
+ * test_decode_colorconvert_four: the same in four branches of one pipeline
  */
 #include "bridgecommon.h"
 #include "vkutil.h"
@@ -298,31 +299,55 @@ GST_END_TEST;
 /* The pipeline users run most, at the size they run it: a 1080p clip
  * decoded into CUDA memory, through cudatovulkan into vulkancolorconvert,
  * whose output goes straight to fakesink (no reader that waits for the
- * GPU on the CPU): the clip ends without an error, every frame through
- * the bridge. */
-GST_START_TEST (test_decode_colorconvert_1080p)
+ * GPU on the CPU), in @n_branches branches of one pipeline (one CUDA
+ * context, one Vulkan device, one streaming thread each): the clips end
+ * without an error, every frame of every branch through its bridge. */
+static void
+check_decode_colorconvert (const gchar * test, guint n_branches)
 {
   static const gchar *const need[] = { "vulkancolorconvert", NULL };
-  const gchar *dec = cs_h264_cuda_decoder ("test_decode_colorconvert_1080p");
-  GstElement *pipeline, *c2v;
-  gchar *path, *desc, *err;
+  const gchar *dec = cs_h264_cuda_decoder (test);
+  GString *desc;
+  GstElement *pipeline;
+  gchar *path, *err;
+  guint i;
 
-  if (!dec || !cs_have_elements ("test_decode_colorconvert_1080p", need))
+  if (!dec || !cs_have_elements (test, need))
     return;
   path = cs_make_h264_clip (1920, 1080, 30, CLIP_FRAMES, "high", TRUE);
-  desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! %s ! "
-      "cudatovulkan name=c2v ! vulkancolorconvert ! "
-      "video/x-raw(memory:VulkanImage),format=RGBA ! fakesink sync=false",
-      path, dec);
-  err = cs_run_to_end (desc, &pipeline);
-  fail_unless (err == NULL, "%s: %s", desc, err);
-  c2v = bc_by_name (pipeline, "c2v");
-  fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), CLIP_FRAMES);
-  fail_unless_equals_uint64 (cs_stat (c2v, "copies") + cs_stat (c2v,
-          "in-place"), CLIP_FRAMES);
+  desc = g_string_new (NULL);
+  for (i = 0; i < n_branches; i++)
+    g_string_append_printf (desc, "filesrc location=\"%s\" ! h264parse ! "
+        "%s ! cudatovulkan name=c2v%u ! vulkancolorconvert ! "
+        "video/x-raw(memory:VulkanImage),format=RGBA ! fakesink sync=false ",
+        path, dec, i);
+  err = cs_run_to_end (desc->str, &pipeline);
+  fail_unless (err == NULL, "%s: %s", desc->str, err);
+  for (i = 0; i < n_branches; i++) {
+    gchar *name = g_strdup_printf ("c2v%u", i);
+    GstElement *c2v = bc_by_name (pipeline, name);
+
+    fail_unless_equals_uint64 (cs_stat (c2v, "buffers"), CLIP_FRAMES);
+    fail_unless_equals_uint64 (cs_stat (c2v, "copies") + cs_stat (c2v,
+            "in-place"), CLIP_FRAMES);
+    g_free (name);
+  }
   gst_object_unref (pipeline);
   cs_remove_clip (path);
-  g_free (desc);
+  g_string_free (desc, TRUE);
+}
+
+GST_START_TEST (test_decode_colorconvert_1080p)
+{
+  check_decode_colorconvert ("test_decode_colorconvert_1080p", 1);
+}
+
+GST_END_TEST;
+
+/* the same, four decodes at once: how applications run several streams */
+GST_START_TEST (test_decode_colorconvert_four)
+{
+  check_decode_colorconvert ("test_decode_colorconvert_four", 4);
 }
 
 GST_END_TEST;
@@ -454,6 +479,7 @@ cudavkdecode_suite (void)
   tcase_add_test (tc, test_sw_h264dec);
   tcase_add_test (tc, test_vulkanh264dec);
   tcase_add_test (tc, test_decode_colorconvert_1080p);
+  tcase_add_test (tc, test_decode_colorconvert_four);
   return s;
 }
 
