@@ -158,7 +158,8 @@ frame_matches (GstCudaVkUpstreamPool * self, const GstCudaVkFrame * f)
   for (i = 0; i < GST_VIDEO_INFO_N_PLANES (&self->winfo); i++) {
     if (f->plane_ptr[i] - f->plane_ptr[0] !=
         GST_VIDEO_INFO_PLANE_OFFSET (&self->winfo, i) ||
-        f->plane_pitch[i] != GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo, i))
+        f->plane_pitch[i] != (gsize) GST_VIDEO_INFO_PLANE_STRIDE (&self->winfo,
+            i))
       return FALSE;
   }
   return TRUE;
