@@ -15,6 +15,9 @@
 #include "gstcudavkcompat.h"
 
 #if GST_CUDA_SYNC_HAVE_VK_OPERATION_TIMELINES
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
+#define GST_CAT_DEFAULT gst_cuda_vk_debug
+
 /* an operation that gst_vulkan_operation_end() refuses with
  * VK_ERROR_OUT_OF_DATE_KHR (another user of a frame committed first) is
  * recorded again, as upstream's elements do; this many times at most */
