@@ -11,6 +11,7 @@
 
 #include "gstcudavkmemory.h"
 #include "gstcudavkcompat.h"
+#include "gstcudavkcudamemory.h"
 #include <unistd.h>
 #include <string.h>
 
@@ -35,7 +36,8 @@ struct _GstCudaVkSharedMemory
   gint refcount;
   GstVulkanDevice *device;
   VkDeviceMemory memory;
-  GstCudaSyncExternalMemory *ext_mem;
+  GstCudaSyncExternalMemory *ext_mem;   /* Vulkan's memory in CUDA, or */
+  GstCudaSyncVmm *vmm;          /* CUDA's, imported by Vulkan */
 };
 
 static GstCudaVkSharedMemory *
@@ -56,6 +58,8 @@ shared_memory_unref (GstCudaVkSharedMemory * shared)
     gst_cuda_sync_external_memory_free (shared->ext_mem);
   if (shared->memory)
     vkFreeMemory (shared->device->device, shared->memory, NULL);
+  if (shared->vmm)
+    gst_cuda_sync_vmm_free (shared->vmm);
   gst_object_unref (shared->device);
   g_free (shared);
 }
@@ -194,15 +198,10 @@ export_to_cuda (const GstCudaVkAllocParams * alloc, VkDeviceMemory memory,
  * and maps it into CUDA.
  *
  * Every exported allocation is dedicated (VkMemoryDedicatedAllocateInfo) and
- * imported with CUDA_EXTERNAL_MEMORY_DEDICATED (CUDA must be told that the
- * memory is a dedicated resource), whatever the driver reports: on the NVIDIA
- * driver (580, H200) exportable linear images report neither
- * requiresDedicatedAllocation nor prefersDedicatedAllocation nor
- * VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT, yet with plain allocations
- * the bytes CUDA wrote through cuExternalMemoryGetMappedBuffer were not the
- * image's texels as Vulkan read them (every frame wrong from byte 0); with
- * dedicated allocations they are. Each plane and staging buffer owns its
- * memory anyway, so this costs nothing. The size given to CUDA is the
+ * imported with CUDA_EXTERNAL_MEMORY_DEDICATED, whatever the driver reports:
+ * the NVIDIA driver asks for no dedicated allocation, yet CUDA's writes into
+ * a plain one read wrong in Vulkan (docs/known-issues.md). Each plane and
+ * staging buffer owns its memory anyway. The size given to CUDA is the
  * allocation's (VkMemoryRequirements.size), not the plane's. The planes of
  * gst_cuda_vk_planes_alloc_one_memory() are the exception: one allocation
  * for several images cannot be dedicated. */
@@ -634,12 +633,16 @@ bind_one_memory (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * planes,
       return FALSE;
     }
   }
-  /* not dedicated: several images (see alloc_and_import()) */
-  shared->ext_mem = export_to_cuda (alloc, shared->memory, all->size, FALSE,
-      error);
-  if (!shared->ext_mem)
-    return FALSE;
-  base = gst_cuda_sync_external_memory_get_pointer (shared->ext_mem);
+  if (shared->vmm) {
+    base = gst_cuda_sync_vmm_get_pointer (shared->vmm);
+  } else {
+    /* not dedicated: several images (see alloc_and_import()) */
+    shared->ext_mem = export_to_cuda (alloc, shared->memory, all->size, FALSE,
+        error);
+    if (!shared->ext_mem)
+      return FALSE;
+    base = gst_cuda_sync_external_memory_get_pointer (shared->ext_mem);
+  }
   for (i = 0; i < n; i++) {
     VkSubresourceLayout layout;
 
@@ -662,6 +665,27 @@ bind_one_memory (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * planes,
   return TRUE;
 }
 
+/* The allocation the planes' images share: CUDA's, imported by Vulkan,
+ * where that works (gstcudavkcudamemory.c says why), else Vulkan's, which
+ * bind_one_memory() imports into CUDA */
+static gboolean
+allocate_shared (const GstCudaVkAllocParams * alloc,
+    const VkMemoryRequirements * all, GstCudaVkSharedMemory * shared,
+    GError ** error)
+{
+  guint32 type_idx;
+
+  if (gst_cuda_vk_cuda_memory_usable (alloc->device) &&
+      find_memory_type (alloc, all, &type_idx)) {
+    shared->vmm = gst_cuda_vk_cuda_memory_import (alloc->cuda, alloc->device,
+        all, type_idx, &shared->memory, NULL);
+    if (shared->vmm)
+      return TRUE;
+  }
+  return allocate_exportable (alloc, all, VK_NULL_HANDLE, VK_NULL_HANDLE,
+      &shared->memory, error);
+}
+
 gboolean
 gst_cuda_vk_planes_alloc_one_memory (const GstCudaVkAllocParams * alloc,
     const GstVideoInfo * info, VkImageUsageFlags usage, GstCudaVkPlane * planes,
@@ -679,8 +703,7 @@ gst_cuda_vk_planes_alloc_one_memory (const GstCudaVkAllocParams * alloc,
   shared = g_new0 (GstCudaVkSharedMemory, 1);
   shared->refcount = 1;
   shared->device = gst_object_ref (alloc->device);
-  if (!allocate_exportable (alloc, &all, VK_NULL_HANDLE, VK_NULL_HANDLE,
-          &shared->memory, error) ||
+  if (!allocate_shared (alloc, &all, shared, error) ||
       !bind_one_memory (alloc, planes, n, bind, &all, shared, error)) {
     /* the images first: nothing may be bound to freed memory */
     free_planes (alloc, planes, n);

@@ -1,0 +1,35 @@
+/* gst-cudasync
+ * Copyright (C) 2026 gst-cudasync developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Vulkan memory over an allocation of CUDA's own (cuMemCreate), for the
+ * images of a frame's planes bound to one allocation. Below the exportable
+ * memory (gstcudavkmemory.c), which uses it. Not installed.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/vulkan/vulkan.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cudasync/gstcudasync-internal.h>
+
+G_BEGIN_DECLS
+
+/* Whether to try CUDA's allocation on @device: its driver is NVIDIA's,
+ * and no import has failed on it yet */
+gboolean         gst_cuda_vk_cuda_memory_usable (GstVulkanDevice * device);
+
+/* Allocates at least @req->size bytes in @cuda, exports them as an opaque
+ * fd and imports that into @device as memory type @type_idx, in *@memory.
+ * Returns: (transfer full) (nullable): CUDA's allocation, to free with
+ * gst_cuda_sync_vmm_free() after vkFreeMemory() of *@memory; NULL with
+ * @error set when any step fails (after the first failed import,
+ * gst_cuda_vk_cuda_memory_usable() says FALSE for @device) */
+GstCudaSyncVmm * gst_cuda_vk_cuda_memory_import (GstCudaContext * cuda,
+                                                 GstVulkanDevice * device,
+                                                 const VkMemoryRequirements * req,
+                                                 guint32 type_idx,
+                                                 VkDeviceMemory * memory,
+                                                 GError ** error);
+
+G_END_DECLS
