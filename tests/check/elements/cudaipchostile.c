@@ -320,6 +320,20 @@ GST_START_TEST (test_release_in_ready)
 
 GST_END_TEST;
 
+/* A real source wants frames while the fake source @c holds one: it gets
+ * them once hold-timeout has dropped @c (closed by the sink), which is
+ * rescued once; then the sink stops in time */
+static void
+check_dropped_for_hold (Peer * c)
+{
+  real_source_gets_frames (c->path, 10);
+  peer_closed (c);
+  fail_unless_equals_uint64 (cs_stat (c->sink, "hold-timeouts"), 1);
+  fail_unless_equals_uint64 (rescues_not_lost (c->sink), 1);
+  stop_in_time (c->p);
+  peer_end (c);
+}
+
 /* a value never signalled, by a source that stays connected: it holds
  * the frame until then, and is dropped and rescued after hold-timeout */
 GST_START_TEST (test_release_unsignalled)
@@ -329,12 +343,7 @@ GST_START_TEST (test_release_unsignalled)
   peer_start (&c, "u", "max-buffers=2 hold-timeout=2000000000");
   peer_release (&c, c.id, GST_CUDA_SYNC_IPC_MAX_VALUE - 1);
   fail_unless_equals_uint64 (ipc_wait_stat (c.sink, "releases", 1), 1);
-  real_source_gets_frames (c.path, 10);
-  peer_closed (&c);
-  fail_unless_equals_uint64 (cs_stat (c.sink, "hold-timeouts"), 1);
-  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
-  stop_in_time (c.p);
-  peer_end (&c);
+  check_dropped_for_hold (&c);
 }
 
 GST_END_TEST;
@@ -513,12 +522,7 @@ hold_case (const gchar * on_full)
   Peer c;
 
   peer_start (&c, on_full, props);
-  real_source_gets_frames (c.path, 10);
-  peer_closed (&c);
-  fail_unless_equals_uint64 (cs_stat (c.sink, "hold-timeouts"), 1);
-  fail_unless_equals_uint64 (rescues_not_lost (c.sink), 1);
-  stop_in_time (c.p);
-  peer_end (&c);
+  check_dropped_for_hold (&c);
   g_free (props);
 }
 
