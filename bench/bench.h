@@ -212,21 +212,30 @@ typedef unsigned (*SimCountFunc) (void);
 typedef struct _Bench Bench;
 typedef struct _BenchMode BenchMode;
 
+typedef struct _BenchScenario BenchScenario;
+
 /* A scenario, as main.c and results.c see it. */
-typedef struct
+struct _BenchScenario
 {
   const gchar *id;              /* as --only names it: "1", "8" */
   guint only_bit;               /* its --only bit (harness.h) */
   /* its status and reason in Results: BENCH_RESULT_STATE (s1) */
   gsize status, reason;
-  void (*init) (Bench * b);     /* its results' set-up; NULL: none */
-  gboolean (*run) (Bench * b);  /* FALSE when something failed */
-  void (*json) (Bench * b, JsonBuilder * jb);   /* its JSON object */
+  /* its results' set-up (NULL: none), run (FALSE when something failed)
+   * and JSON object */
+  void (*init) (Bench * b, const BenchScenario * sc);
+  gboolean (*run) (Bench * b, const BenchScenario * sc);
+  void (*json) (Bench * b, const BenchScenario * sc, JsonBuilder * jb);
   /* A process the scenario started (this program again, with the hidden
    * option --child=ID:ARGS): runs instead of the scenarios, after the CUDA
    * set-up; returns the exit status. NULL: none. */
   gint (*child) (Bench * b, const gchar * args);
-} BenchScenario;
+  /* a section of the frame harness or scaling runs (frames.h): its
+   * S2Result in Results, and what it runs */
+  gsize result;
+  const struct _BenchSection *section;
+  const struct _BenchScaling *scaling;
+};
 
 #define BENCH_RESULT_STATE(field) G_STRUCT_OFFSET (Results, field.status), \
     G_STRUCT_OFFSET (Results, field.reason)

@@ -136,7 +136,7 @@ guint    s34_frames           (Bench * b, guint gpu_us, gint width);
  * how its table reads. The scenario's file defines it. */
 struct _BenchSection
 {
-  const gchar *key;             /* its JSON key (json_section ()) */
+  const gchar *key;             /* its JSON key (section_json ()) */
   const gchar *title;           /* "Scenario 3: ..." */
   const gchar *latency;         /* what its latency measures */
   const gint *modes;
@@ -169,7 +169,7 @@ struct _BenchSection
 /* Several pipelines of one mode at once (pipelines.c): 1, 2, 4 and 8
  * (--quick: 1, 2) at 0 and 5 ms of GPU work (--quick: 0), 1920x1080 RGBA.
  * The scenario's file defines it. */
-typedef struct
+typedef struct _BenchScaling
 {
   const gchar *key;             /* its JSON key */
   const gchar *name;            /* "Scenario 6", in the errors */
@@ -185,11 +185,11 @@ typedef struct
   gint raw_mode;                /* aggregate_fps_over_raw_median's reference */
 } BenchScaling;
 
-void     pipelines_init       (S2Result * S);
-gboolean pipelines_run        (Bench * b, S2Result * S,
-                               const BenchScaling * sc);
-void     pipelines_json       (Bench * b, JsonBuilder * jb, S2Result * S,
-                               const BenchScaling * sc);
+/* pipelines.c: a scenario's scaling runs (SCALING_SCENARIO) */
+void     scaling_init         (Bench * b, const BenchScenario * sc);
+gboolean scaling_run          (Bench * b, const BenchScenario * sc);
+void     scaling_json         (Bench * b, const BenchScenario * sc,
+                               JsonBuilder * jb);
 
 /* section.c: the elements @need (NULL-terminated; NULL: no Vulkan) and
  * the bench's Vulkan device, then the frame writer. FALSE when the
@@ -197,9 +197,22 @@ void     pipelines_json       (Bench * b, JsonBuilder * jb, S2Result * S,
 gboolean section_start        (Bench * b, S2Result * S,
                                const gchar * const *need,
                                FrameWriter * writer, gboolean * ret);
-/* section.c: the section's results set-up, run and JSON object */
-void     section_init         (S2Result * S, const BenchSection * sec);
-gboolean run_gpu_section      (Bench * b, S2Result * S);
-void     json_section         (Bench * b, JsonBuilder * jb, S2Result * S);
+/* section.c: a scenario's section: its results set-up, run and JSON
+ * object (SECTION_SCENARIO) */
+void     section_init         (Bench * b, const BenchScenario * sc);
+gboolean section_run          (Bench * b, const BenchScenario * sc);
+void     section_json         (Bench * b, const BenchScenario * sc,
+                               JsonBuilder * jb);
+
+/* the descriptor of scenario @n: section @sec, or scaling runs @scl, on
+ * Results' S2Result @field */
+#define SECTION_SCENARIO(n, field, sec) { .id = #n, .only_bit = 1 << n, \
+    BENCH_RESULT_STATE (field), .init = section_init, .run = section_run, \
+    .json = section_json, .result = G_STRUCT_OFFSET (Results, field), \
+    .section = (sec) }
+#define SCALING_SCENARIO(n, field, scl) { .id = #n, .only_bit = 1 << n, \
+    BENCH_RESULT_STATE (field), .init = scaling_init, .run = scaling_run, \
+    .json = scaling_json, .result = G_STRUCT_OFFSET (Results, field), \
+    .scaling = (scl) }
 
 G_END_DECLS

@@ -123,7 +123,7 @@ run_scenarios (Bench * b)
     gchar **reason = G_STRUCT_MEMBER_P (&b->r, sc->reason);
 
     if (want (b, sc->only_bit, sc->id, status, reason))
-      ok &= sc->run (b);
+      ok &= sc->run (b, sc);
   }
   return ok && !bench_stopped (b);
 }

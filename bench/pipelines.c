@@ -44,9 +44,10 @@ typedef struct
 } PipesJob;
 
 void
-pipelines_json (Bench * b, JsonBuilder * jb, S2Result * S,
-    const BenchScaling * sc)
+scaling_json (Bench * b, const BenchScenario * scn, JsonBuilder * jb)
 {
+  S2Result *S = G_STRUCT_MEMBER_P (&b->r, scn->result);
+  const BenchScaling *sc = scn->scaling;
   guint i, j;
 
   jb_obj (jb, sc->key);
@@ -423,8 +424,10 @@ pipes_run_configs (Bench * b, S2Result * S, const BenchScaling * sc,
 }
 
 gboolean
-pipelines_run (Bench * b, S2Result * S, const BenchScaling * sc)
+scaling_run (Bench * b, const BenchScenario * scn)
 {
+  S2Result *S = G_STRUCT_MEMBER_P (&b->r, scn->result);
+  const BenchScaling *sc = scn->scaling;
   PipesJob jobs[PIPES_MAX];
   FrameWriter writer = b->opt.writer;
   gchar *error = NULL;
@@ -462,8 +465,10 @@ pipelines_run (Bench * b, S2Result * S, const BenchScaling * sc)
 }
 
 void
-pipelines_init (S2Result * S)
+scaling_init (Bench * b, const BenchScenario * sc)
 {
+  S2Result *S = G_STRUCT_MEMBER_P (&b->r, sc->result);
+
   S->status = g_strdup ("not run");
   S->configs = g_ptr_array_new ();
 }

@@ -135,7 +135,7 @@ results_init (Bench * b)
   R->ctx_flags = -1;
   for (i = 0; b->scenarios[i]; i++)
     if (b->scenarios[i]->init)
-      b->scenarios[i]->init (b);
+      b->scenarios[i]->init (b, b->scenarios[i]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -310,7 +310,7 @@ json_document (Bench * b)
 
   json_environment (b, jb);
   for (i = 0; b->scenarios[i]; i++)
-    b->scenarios[i]->json (b, jb);
+    b->scenarios[i]->json (b, b->scenarios[i], jb);
   jb_obj_end (jb);
   return jb;
 }

@@ -365,7 +365,7 @@ s1_print (S1Result * s1)
 }
 
 static gboolean
-run_scenario1 (Bench * b)
+run_scenario1 (Bench * b, const BenchScenario * sc)
 {
   S1Result *s1 = &b->r.s1;
   S1Setup s;
@@ -418,7 +418,7 @@ run_scenario1 (Bench * b)
 }
 
 static void
-json_s1 (Bench * b, JsonBuilder * jb)
+json_s1 (Bench * b, const BenchScenario * sc, JsonBuilder * jb)
 {
   S1Result *s1 = &b->r.s1;
   GArray **c = s1->cpu_ns;
@@ -461,7 +461,7 @@ json_s1 (Bench * b, JsonBuilder * jb)
 }
 
 static void
-s1_init (Bench * b)
+s1_init (Bench * b, const BenchScenario * sc)
 {
   S1Result *s1 = &b->r.s1;
   guint i;

@@ -96,24 +96,4 @@ static const BenchSection s2_section = {
   .n_work = G_N_ELEMENTS (s2_work),
 };
 
-static void
-json_s2 (Bench * b, JsonBuilder * jb)
-{
-  json_section (b, jb, &b->r.s2);
-}
-
-static void
-s2_init (Bench * b)
-{
-  section_init (&b->r.s2, &s2_section);
-}
-
-static gboolean
-s2_run (Bench * b)
-{
-  return run_gpu_section (b, &b->r.s2);
-}
-
-const BenchScenario bench_scenario_2 = {
-  "2", 1 << 2, BENCH_RESULT_STATE (s2), s2_init, s2_run, json_s2
-};
+const BenchScenario bench_scenario_2 = SECTION_SCENARIO (2, s2, &s2_section);

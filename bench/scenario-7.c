@@ -145,7 +145,7 @@ json_config7 (JsonBuilder * jb, S7Config * c)
 }
 
 static void
-json_s7 (Bench * b, JsonBuilder * jb)
+json_s7 (Bench * b, const BenchScenario * sc, JsonBuilder * jb)
 {
   S7Result *S = &b->r.s7;
   guint i;
@@ -459,7 +459,7 @@ s7_run_configs (Bench * b, S7Source * src)
 }
 
 static gboolean
-run_scenario7 (Bench * b)
+run_scenario7 (Bench * b, const BenchScenario * sc)
 {
   S7Result *S = &b->r.s7;
   S7Source src = { NULL, NULL };
@@ -502,7 +502,7 @@ run_scenario7 (Bench * b)
 }
 
 static void
-s7_init (Bench * b)
+s7_init (Bench * b, const BenchScenario * sc)
 {
   b->r.s7.status = g_strdup ("not run");
   b->r.s7.configs = g_ptr_array_new ();

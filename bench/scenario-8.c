@@ -188,7 +188,7 @@ json_config8 (JsonBuilder * jb, S8Config * c)
 }
 
 static void
-json_s8 (Bench * b, JsonBuilder * jb)
+json_s8 (Bench * b, const BenchScenario * sc, JsonBuilder * jb)
 {
   S8Result *S = &b->r.s8;
   guint i;
@@ -500,7 +500,7 @@ s8_hop_measure (Bench * b)
 }
 
 static gboolean
-run_scenario8 (Bench * b)
+run_scenario8 (Bench * b, const BenchScenario * sc)
 {
   S8Result *S = &b->r.s8;
   FrameWriter writer;
@@ -540,7 +540,7 @@ run_scenario8 (Bench * b)
 }
 
 static void
-s8_init (Bench * b)
+s8_init (Bench * b, const BenchScenario * sc)
 {
   b->r.s8.status = g_strdup ("not run");
   b->r.s8.configs = g_ptr_array_new ();

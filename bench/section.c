@@ -529,9 +529,10 @@ section_run_configs (Bench * b, S2Result * S, RunInputs * in,
  * thread pushing into a pipeline, a recycler bounding the frames in
  * flight). */
 gboolean
-run_gpu_section (Bench * b, S2Result * S)
+section_run (Bench * b, const BenchScenario * sc)
 {
-  const BenchSection *sec = S->sec;
+  S2Result *S = G_STRUCT_MEMBER_P (&b->r, sc->result);
+  const BenchSection *sec = sc->section;
   const gchar *need[] = { "cudatovulkan", "vulkantocuda", "vulkanupload",
     "vulkandownload", "cudadownload", "cudaupload", "queue", "capsfilter",
     sec->vulkan_element ? sec->vulkan_element : "queue", NULL
@@ -579,8 +580,11 @@ run_gpu_section (Bench * b, S2Result * S)
 }
 
 void
-section_init (S2Result * S, const BenchSection * sec)
+section_init (Bench * b, const BenchScenario * sc)
 {
+  S2Result *S = G_STRUCT_MEMBER_P (&b->r, sc->result);
+  const BenchSection *sec = sc->section;
+
   g_assert (sec->n_modes <= SECTION_MAX_MODES);
   S->status = g_strdup ("not run");
   S->configs = g_ptr_array_new ();
@@ -590,9 +594,10 @@ section_init (S2Result * S, const BenchSection * sec)
 /* the section's JSON object: its modes, then per configuration the
  * modes' results and their ratios over the reference mode */
 void
-json_section (Bench * b, JsonBuilder * jb, S2Result * S)
+section_json (Bench * b, const BenchScenario * sc, JsonBuilder * jb)
 {
-  const BenchSection *sec = S->sec;
+  S2Result *S = G_STRUCT_MEMBER_P (&b->r, sc->result);
+  const BenchSection *sec = sc->section;
   guint i, j;
 
   jb_obj (jb, sec->key);
