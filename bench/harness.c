@@ -89,9 +89,8 @@ options_group (BenchOptions * opt, gdouble * time_limit)
           "between processes)",
         "LIST"},
     {"frame-writer", 0, 0, G_OPTION_ARG_CALLBACK, parse_writer,
-        "Scenario 2 frame writer: auto (the spin kernel; skips scenario 2 on "
-          "the simulated driver), kernel, or memset (cuMemsetD32Async, GPU "
-          "work 0 only: exercises the harness on the simulator)", "WRITER"},
+        "How GPU frames are written: auto (the spin kernel, skipped on the "
+          "simulator), kernel, or memset (GPU work 0 only)", "WRITER"},
     {"in-flight", 0, 0, G_OPTION_ARG_INT, &opt->in_flight,
         "Scenario 2 frames in flight = buffer pool size (default 4)", "N"},
     {"frames", 0, 0, G_OPTION_ARG_INT, &opt->frames,
@@ -104,10 +103,8 @@ options_group (BenchOptions * opt, gdouble * time_limit)
         "Internal: run as the other process of scenario ID (its arguments "
           "after the colon)", "ID:ARGS"},
     {"time-limit", 0, 0, G_OPTION_ARG_DOUBLE, time_limit,
-        "Start no new scenario 2, 3, 4, 5, 6, 7 or 8 configuration after "
-          "this many seconds (default 240); the program aborts, keeping the "
-          "JSON of what finished, 20 s later or when nothing progresses for "
-          "20 s", "S"},
+        "Start no new configuration after S seconds (default 240); abort, "
+          "keeping the JSON, 20 s later or after 20 s without progress", "S"},
     {NULL}
   };
   GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, opt, NULL);

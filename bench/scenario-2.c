@@ -56,8 +56,8 @@ s2_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
 
 const BenchMode bench_mode_a = {
   .key = "a",
-  .desc = "GPU handoff: producer acquire point, cudasemsignal and cudasemwait "
-      "wait and signal on the GPU",
+  .desc = "GPU handoff: acquire point, cudasemsignal and cudasemwait on the "
+      "GPU",
   .stats = {"cudasemsignal", "cudasemwait"},
   .build_chain = s2_build_chain,
   .check_stats = s2_check_stats,
@@ -65,9 +65,8 @@ const BenchMode bench_mode_a = {
 
 const BenchMode bench_mode_c = {
   .key = "c",
-  .desc =
-      "CPU-synchronised handoff: producer cuStreamSynchronize before pushing, "
-      "cudasemsignal fallback=sync without a semaphore",
+  .desc = "CPU handoff: cuStreamSynchronize before pushing, cudasemsignal "
+      "fallback=sync",
   .flags = MODE_F_PRODUCER_SYNC,
   .stats = {"cudasemsignal", "cudasemwait"},
   .build_chain = s2_build_chain,
@@ -82,11 +81,10 @@ static const guint s2_work[] = { 0, 1000, 5000 };
 
 static const BenchSection s2_section = {
   .key = "scenario2_gpu_frames",
-  .latency = "GPU time from an event recorded on the producer's stream just "
-      "before its kernel to an event recorded on the legacy default stream "
+  .latency = "GPU time, from an event before the producer's kernel to one "
       "after cudasemwait",
-  .title = "Scenario 2: GPU-produced frames handed to cudasemsignal ! "
-      "cudasemwait ! fakesink",
+  .title = "Scenario 2: GPU-produced frames -> cudasemsignal ! cudasemwait ! "
+      "fakesink",
   .modes = s2_modes,
   .n_modes = G_N_ELEMENTS (s2_modes),
   .ref_mode = MODE_C,

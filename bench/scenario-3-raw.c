@@ -377,37 +377,26 @@ s3d_run_once (Bench * b, S2Config * cfg, gint mode, const RunInputs * in,
 
 const BenchMode bench_mode_cv_d = {
   .key = "d",
-  .desc = "raw-API limit, no GStreamer: the producer thread writes the frame "
-      "(same kernel, own CUDA allocation), cuMemcpy2DAsync into exportable "
-      "linear Vulkan images (dedicated allocations imported into CUDA) on the "
-      "same stream, cuSignalExternalSemaphoresAsync of the slot's binary "
-      "semaphore exported by Vulkan, vkQueueSubmit of a pre-recorded command "
-      "buffer that waits on it and copies the images into a host-visible "
-      "buffer (what vulkandownload does); a consumer thread waits for the "
-      "slot's VkFence, checks a few words of the frame and frees the slot "
-      "(slots = frames in flight, as a). Without exportable semaphores: "
-      "cuStreamSynchronize before the submission (CPU fallback, not the limit)",
+  .desc = "raw-API limit, no GStreamer: the kernel, cuMemcpy2DAsync into "
+      "Vulkan images imported into CUDA, a semaphore signal, a pre-recorded "
+      "copy to host memory (as vulkandownload), a consumer thread waiting on "
+      "its fence (no exportable semaphores: cuStreamSynchronize)",
   .flags = MODE_F_WALL,
   .run_once = s3d_run_once,
 };
 
 const BenchMode bench_mode_cv_d2 = {
   .key = "d_stall",
-  .desc = "raw-API limit with the consumer of a: as d, but the consumer thread "
-      "submits each frame's copy (waiting on the semaphore) and waits for its "
-      "fence before taking the next frame, one at a time, as GStreamer 1.22's "
-      "vulkandownload does on its queue thread (\"XXX: STALL!\"): the limit "
-      "of a's pipeline shape, without GStreamer and the bridge",
+  .desc = "as d, but the consumer submits each copy and waits for its fence, "
+      "one at a time, as GStreamer 1.22's vulkandownload does",
   .flags = MODE_F_WALL,
   .run_once = s3d_run_once,
 };
 
 const BenchMode bench_mode_cv_d3 = {
   .key = "d_split",
-  .desc = "d_stall with the semaphore wait in a submission of its own, made by "
-      "the producer thread right after the CUDA work (the acquire barrier, as "
-      "cudatovulkan's take-over does), the copy submitted later by the "
-      "consumer: the bridge's submission shape, without GStreamer",
+  .desc = "d_stall with the semaphore wait in a submission of its own by the "
+      "producer (the bridge's submission shape)",
   .flags = MODE_F_WALL,
   .run_once = s3d_run_once,
 };

@@ -61,8 +61,8 @@ s3_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
 
 const BenchMode bench_mode_cv_a = {
   .key = "a",
-  .desc = "this project: producer acquire point -> cudatovulkan ! queue ! "
-      "vulkandownload ! fakesink (no CPU wait before vulkandownload)",
+  .desc = "this project: acquire point -> cudatovulkan ! queue ! "
+      "vulkandownload ! fakesink",
   .flags = MODE_F_PENDING | MODE_F_WALL,
   .stats = {"cudatovulkan", NULL},
   .build_chain = s3_build_chain,
@@ -71,17 +71,16 @@ const BenchMode bench_mode_cv_a = {
 
 const BenchMode bench_mode_cv_b = {
   .key = "b",
-  .desc = "upstream today: producer cuStreamSynchronize -> cudadownload ! "
-      "vulkanupload ! queue ! vulkandownload ! fakesink",
+  .desc = "upstream: cuStreamSynchronize -> cudadownload ! vulkanupload ! "
+      "queue ! vulkandownload ! fakesink",
   .flags = MODE_F_PRODUCER_SYNC | MODE_F_PENDING | MODE_F_WALL,
   .build_chain = s3_build_chain,
 };
 
 const BenchMode bench_mode_cv_ab = {
   .key = "a_binary",
-  .desc = "a with cudatovulkan timeline=false: one binary semaphore per pooled "
-      "frame instead of the element's one timeline semaphore (the same as a "
-      "on GStreamer 1.22, which has no timeline semaphores)",
+  .desc = "a with cudatovulkan timeline=false: a binary semaphore per pooled "
+      "frame (as a on GStreamer 1.22)",
   .flags = MODE_F_PENDING | MODE_F_WALL,
   .stats = {"cudatovulkan", NULL},
   .build_chain = s3_build_chain,
@@ -90,13 +89,8 @@ const BenchMode bench_mode_cv_ab = {
 
 const BenchMode bench_mode_cv_ai = {
   .key = "a_in_place",
-  .desc =
-      "as a, but from its second frame on the producer writes into the pool "
-      "that cudatovulkan proposes in the ALLOCATION query: on GStreamer 1.24+ "
-      "and one-plane formats its buffers are the element's output frames "
-      "(Vulkan memory imported into CUDA), so the element copies nothing "
-      "(stats in-place); otherwise an ordinary CUDA pool and one copy a "
-      "frame, as a",
+  .desc = "as a, writing into cudatovulkan's proposed pool: no copy on 1.24+ "
+      "with one-plane formats, else as a",
   .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_IN_PLACE,
   .stats = {"cudatovulkan", NULL},
   .build_chain = s3_build_chain,
@@ -105,13 +99,8 @@ const BenchMode bench_mode_cv_ai = {
 
 const BenchMode bench_mode_cv_as = {
   .key = "a_stream",
-  .desc =
-      "as a, but as upstream CUDA producers of GStreamer 1.24+ hand over "
-      "frames (nvh264dec, cudaupload): the producer writes on the "
-      "GstCudaStream that its pool sets on the memory and marks the memory "
-      "GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, with no acquire point; "
-      "cudatovulkan copies on that stream. Like the raw reference d, one "
-      "CUDA stream and one semaphore between CUDA and Vulkan per frame",
+  .desc = "as a, handed over as upstream 1.24+ producers do: the memory's "
+      "GstCudaStream, NEED_SYNC, no acquire point",
   .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_MEMORY_STREAM,
   .stats = {"cudatovulkan", NULL},
   .build_chain = s3_build_chain,
@@ -161,9 +150,8 @@ static const BenchSection s3_section = {
   .key = "scenario3_cuda_to_vulkan",
   .title = "Scenario 3: CUDA -> Vulkan: GPU-produced CUDA frames consumed by "
       "vulkandownload",
-  .latency = "wall clock, from before the producer's kernel launch to the "
-      "frame leaving vulkandownload (Vulkan consumer done, frame in system "
-      "memory)",
+  .latency = "wall clock, from before the producer's kernel to the frame "
+      "leaving vulkandownload",
   .modes = s3_modes,
   .n_modes = G_N_ELEMENTS (s3_modes),
   .ref_mode = MODE_CV_B,
@@ -245,8 +233,8 @@ new_sysframe (S2Config * c)
 
 const BenchMode bench_mode_vc_a = {
   .key = "a",
-  .desc = "this project: system-memory frame -> vulkanupload ! vulkantocuda ! "
-      "fakesink; the consumer records an event on the legacy default stream",
+  .desc = "this project: system-memory frame -> vulkanupload ! vulkantocuda "
+      "! fakesink, consumer event on the legacy default stream",
   .flags = MODE_F_WALL,
   .stats = {"vulkantocuda", NULL},
   .build_chain = s4_build_chain,
@@ -255,10 +243,8 @@ const BenchMode bench_mode_vc_a = {
 
 const BenchMode bench_mode_vc_b = {
   .key = "b",
-  .desc =
-      "upstream today: system-memory frame -> vulkanupload ! vulkandownload ! "
-      "cudaupload ! fakesink; the consumer records an event on the legacy "
-      "default stream",
+  .desc = "upstream: system-memory frame -> vulkanupload ! vulkandownload ! "
+      "cudaupload ! fakesink, consumer event as a",
   .flags = MODE_F_WALL,
   .build_chain = s4_build_chain,
 };
@@ -270,11 +256,10 @@ static const guint s4_work[] = { 0 };
 
 static const BenchSection s4_section = {
   .key = "scenario4_vulkan_to_cuda",
-  .title = "Scenario 4: Vulkan -> CUDA: Vulkan frames (vulkanupload of one "
-      "system-memory frame) handed to a CUDA consumer",
-  .latency = "wall clock, from the push of the system-memory frame to the "
-      "recycler seeing the end event the consumer recorded on the legacy "
-      "default stream complete",
+  .title = "Scenario 4: Vulkan -> CUDA: vulkanupload of one system-memory "
+      "frame, handed to a CUDA consumer",
+  .latency = "wall clock, from the push to the recycler seeing the "
+      "consumer's end event complete",
   .modes = s4_modes,
   .n_modes = G_N_ELEMENTS (s4_modes),
   .ref_mode = MODE_VC_B,
@@ -379,10 +364,8 @@ s5_check_stats (Run * run, GstStructure ** ss, GstStructure ** ws,
 
 const BenchMode bench_mode_s5_a = {
   .key = "a",
-  .desc = "GPU handoffs: producer acquire point -> cudatovulkan ! queue ! "
-      "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue ! "
-      "fakesink; the CUDA consumer records an event on the legacy default "
-      "stream",
+  .desc = "GPU handoffs: acquire point, the GPU paths of cudatovulkan and "
+      "vulkantocuda",
   .flags = MODE_F_SINK_EVENT | MODE_F_WALL,
   .stats = {"cudatovulkan", "vulkantocuda"},
   .build_chain = s5_build_chain,
@@ -391,13 +374,9 @@ const BenchMode bench_mode_s5_a = {
 
 const BenchMode bench_mode_s5_c = {
   .key = "c",
-  .desc =
-      "CPU-synchronised handoffs (emulated): producer cuStreamSynchronize, no "
-      "acquire point; cuCtxSynchronize on cudatovulkan's src pad (CPU wait "
-      "for its copy); vkQueueWaitIdle of the elements' queue on "
-      "vulkantocuda's sink pad (CPU wait for the Vulkan stage); the elements "
-      "still run their GPU path, whose waits find their semaphores already "
-      "signalled",
+  .desc = "CPU-synchronised handoffs (emulated): cuStreamSynchronize, "
+      "cuCtxSynchronize after cudatovulkan, vkQueueWaitIdle before "
+      "vulkantocuda",
   .flags = MODE_F_PRODUCER_SYNC | MODE_F_SINK_EVENT | MODE_F_WALL,
   .stats = {"cudatovulkan", "vulkantocuda"},
   .build_chain = s5_build_chain,
@@ -414,13 +393,11 @@ static const guint s5_quick_work[] = { 0, 1000 };
 
 static const BenchSection s5_section = {
   .key = "scenario5_pipelined_stages",
-  .title = "Scenario 5: pipelined stages: GPU-produced CUDA frames -> "
-      "cudatovulkan ! queue ! vulkancolorconvert ! capsfilter(BGRA) ! queue "
-      "! vulkantocuda ! queue ! fakesink (CUDA -> Vulkan -> CUDA), "
-      "1920x1080 RGBA",
-  .latency = "wall clock, from before the producer's kernel launch to the "
-      "recycler seeing the end event the CUDA consumer recorded on the "
-      "legacy default stream (after vulkantocuda's copy) complete",
+  .title = "Scenario 5: CUDA -> Vulkan -> CUDA: cudatovulkan ! queue ! "
+      "vulkancolorconvert ! capsfilter(BGRA) ! queue ! vulkantocuda ! queue "
+      "! fakesink, 1920x1080 RGBA",
+  .latency = "wall clock, from before the producer's kernel to the recycler "
+      "seeing the consumer's end event (after vulkantocuda) complete",
   .modes = s5_modes,
   .n_modes = G_N_ELEMENTS (s5_modes),
   .ref_mode = MODE_S5_C,
@@ -444,11 +421,8 @@ static const BenchSection s5_section = {
 
 const BenchMode bench_mode_s6_am = {
   .key = "a_memory_stream",
-  .desc =
-      "as a, but the producer writes on a GstCudaStream that its pool sets on "
-      "the memory (GStreamer 1.24+, as upstream CUDA producers do): "
-      "cudatovulkan then works on that stream, one CUDA stream per pipeline "
-      "instead of two",
+  .desc = "as a, with the producer writing on the GstCudaStream its pool "
+      "sets on the memory (1.24+): one CUDA stream per pipeline",
   .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_POOL_STREAM,
   .stats = {"cudatovulkan", NULL},
   .build_chain = s3_build_chain,
@@ -457,9 +431,8 @@ const BenchMode bench_mode_s6_am = {
 
 const BenchMode bench_mode_s6_ao = {
   .key = "a_own_device",
-  .desc = "as a, but each pipeline has a Vulkan device of its own (on the "
-      "same GPU), as separate pipelines do unless the application shares "
-      "one: its own VkQueue",
+  .desc = "as a, with a Vulkan device (and VkQueue) per pipeline, as "
+      "separate pipelines have unless the application shares one",
   .flags = MODE_F_PENDING | MODE_F_WALL | MODE_F_OWN_DEVICE,
   .stats = {"cudatovulkan", NULL},
   .build_chain = s3_build_chain,
@@ -485,22 +458,14 @@ static const gchar *const s6_elements[] = { "cudatovulkan", "vulkandownload",
 static const BenchScaling s6_scaling = {
   .key = "scenario6_scaling",
   .name = "Scenario 6",
-  .title = "Scenario 6: scaling: 1, 2, 4, 8 pipelines of scenario 3 mode a "
-      "at once (1920x1080 RGBA, one producer thread each, one Vulkan "
-      "device shared by all but in a_own_device)",
-  .what = "mode a: N pipelines of scenario 3 mode a (producer "
-      "acquire point -> cudatovulkan ! queue ! vulkandownload ! fakesink, "
-      "1920x1080 RGBA), each with its own producer thread, buffer pool, "
-      "stream and recycler, all on the bench's Vulkan device, producers "
-      "started together; mode a_memory_stream (GStreamer 1.24+): a with "
-      "the producer writing on a GstCudaStream that its pool's memory "
-      "carries, which cudatovulkan then works on; mode a_own_device: a "
-      "with one Vulkan device per pipeline on the same GPU (what separate "
-      "pipelines get unless the application shares one); mode d: N instances of "
-      "scenario 3's raw-API mode d at once (the N-stream raw limit), each "
-      "with its own CUDA stream, producer and consumer thread, all "
-      "submitting to the bench device's queue; modes d_stall and d_split: "
-      "as many instances of those modes",
+  .title = "Scenario 6: scaling: 1, 2, 4, 8 pipelines of scenario 3's modes "
+      "at once, 1920x1080 RGBA",
+  .what = "N pipelines at once, producers started together, each with its "
+      "own producer thread, pool, stream and recycler, on one Vulkan device: "
+      "a (scenario 3's a); a_memory_stream (1.24+): a with the producer on "
+      "its pool memory's GstCudaStream; a_own_device: a with a Vulkan device "
+      "per pipeline; d, d_stall, d_split: N instances of scenario 3's raw "
+      "modes",
   .elements = s6_elements,
   .modes = s6_modes,
   .n_modes = G_N_ELEMENTS (s6_modes),

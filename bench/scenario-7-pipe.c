@@ -28,27 +28,26 @@
 #define VK_OUT "video/x-raw(memory:VulkanImage),format=NV12"
 
 const S7Mode s7_modes[S7_N_MODES] = {
-  [S7_A] = {"a", "nvh264dec ! cudatovulkan ! Vulkan consumer: NVDEC's CUDA "
-        "frames handed to Vulkan by this project's bridge (one GPU copy, "
-        "semaphores, no CPU wait)", FALSE, "cudatovulkan name=bridge",
+  [S7_A] = {"a", "nvh264dec ! cudatovulkan ! Vulkan consumer: this "
+        "project's bridge", FALSE, "cudatovulkan name=bridge",
       S7_CONSUMER_VULKAN, "cudatovulkan"},
   [S7_B] = {"b", "nvh264dec ! cudadownload ! vulkanupload ! Vulkan consumer: "
-        "upstream today, a round trip through system memory",
+        "upstream, through system memory",
       FALSE, "cudadownload ! video/x-raw,format=NV12 ! vulkanupload ! "
         VK_OUT, S7_CONSUMER_VULKAN, NULL},
-  [S7_C] = {"c", "vulkanh264dec ! vulkantocuda ! CUDA consumer: Vulkan video "
-        "frames handed to CUDA by this project's bridge", TRUE,
+  [S7_C] = {"c", "vulkanh264dec ! vulkantocuda ! CUDA consumer: this "
+        "project's bridge", TRUE,
       "vulkantocuda name=bridge", S7_CONSUMER_CUDA, "vulkantocuda"},
   [S7_E] = {"e", "vulkanh264dec ! vulkandownload ! cudaupload ! CUDA "
-        "consumer: upstream today, a round trip through system memory", TRUE,
+        "consumer: upstream, through system memory", TRUE,
         "vulkandownload ! video/x-raw,format=NV12 ! cudaupload ! " NV_OUT,
       S7_CONSUMER_CUDA, NULL},
-  [S7_N] = {"n", "nvh264dec ! CUDA consumer: the frames decoded in CUDA, no "
-        "handoff (the limit of c and e)", FALSE, NULL, S7_CONSUMER_CUDA, NULL},
-  [S7_N0] = {"n0", "nvh264dec ! fakesink: decode alone (NVDEC's CUDA "
-        "frames, no consumer)", FALSE, NULL, S7_CONSUMER_NONE, NULL},
-  [S7_V0] = {"v0", "vulkanh264dec ! fakesink: decode alone (Vulkan video's "
-        "frames, no consumer)", TRUE, NULL, S7_CONSUMER_NONE, NULL},
+  [S7_N] = {"n", "nvh264dec ! CUDA consumer: no handoff (the limit of c "
+        "and e)", FALSE, NULL, S7_CONSUMER_CUDA, NULL},
+  [S7_N0] = {"n0", "nvh264dec ! fakesink: decode alone", FALSE, NULL,
+      S7_CONSUMER_NONE, NULL},
+  [S7_V0] = {"v0", "vulkanh264dec ! fakesink: decode alone", TRUE, NULL,
+      S7_CONSUMER_NONE, NULL},
 };
 
 /* the bridge over upstream, then each over its limit (the same decoder's

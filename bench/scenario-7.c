@@ -17,20 +17,16 @@
 #include "scenario-7.h"
 #include "pipeline.h"
 
-#define S7_WHAT "N pipelines at once, each: filesrc ! demuxer ! h264parse ! " \
-  "decoder ! handoff ! consumer ! fakesink sync=false (no queue: one " \
-  "streaming thread per pipeline). Vulkan consumer: vulkancolorconvert " \
-  "NV12 -> RGBA (a render pass per frame, no CPU wait); CUDA consumer: " \
-  "cudaconvertscale NV12 -> RGBA (one kernel per frame). fps: all " \
-  "pipelines' frames after their warm-up over the window from the first " \
-  "pipeline's last warm-up frame to the last pipeline's last frame at the " \
-  "sink; process CPU over that window; latency: wall clock from the " \
-  "decoder's input of a frame (its PTS) to the consumer's output at the sink"
+#define S7_WHAT "N pipelines at once, each filesrc ! demuxer ! h264parse ! " \
+  "decoder ! handoff ! consumer ! fakesink sync=false, no queue; consumer: " \
+  "vulkancolorconvert or cudaconvertscale, NV12 -> RGBA. fps: the frames " \
+  "after the warm-up over the window from the first pipeline's last " \
+  "warm-up frame to the last frame at the sink; CPU over that window; " \
+  "latency: wall clock from the decoder's input (PTS) to the sink"
 
-#define S7_RATIOS "ratios of medians of the same run: a/b and c/e (bridge " \
-  "over upstream), c/n, e/n (over the frames decoded in CUDA with the same " \
-  "consumer), a/n0, c/v0 (over the decoder alone), n/n0 (the consumer's " \
-  "cost)"
+#define S7_RATIOS "ratios of medians: a/b, c/e (bridge over upstream), " \
+  "c/n, e/n (over frames decoded in CUDA), a/n0, c/v0 (over the decoder " \
+  "alone), n/n0 (the consumer's cost)"
 
 static S7Config *
 s7_config_new (gint width, gint height, guint n, guint frames, guint warmup)

@@ -21,30 +21,23 @@
 
 const S8Mode s8_modes[S8_N_MODES] = {
   [S8_S] = {"s", "this project: cudasyncipcsink -> cudasyncipcsrc "
-        "wait-mode=gpu; the producer attaches its acquire point, the sink "
-        "waits for it and copies into shared VMM memory on the GPU, the "
-        "source waits for the sink's semaphore and copies out on the GPU; no "
-        "CPU wait", "cudasyncipcsink", "cudasyncipcsrc", NULL, NULL, FALSE},
-  [S8_U] = {"u", "upstream: the producer waits on the CPU "
-        "(cuStreamSynchronize), cudaipcsink ipc-mode=legacy (cuIpcGetMemHandle "
-        "of the producer's buffer, no copy) -> cudaipcsrc (copies, "
-        "cuStreamSynchronize); the server sends the newest frame only",
+        "wait-mode=gpu: GPU waits and copies on both sides, no CPU wait",
+      "cudasyncipcsink", "cudasyncipcsrc", NULL, NULL, FALSE},
+  [S8_U] = {"u", "upstream: cuStreamSynchronize, cudaipcsink ipc-mode=legacy "
+        "(the producer's buffer, no copy) -> cudaipcsrc (a copy, "
+        "cuStreamSynchronize); newest frame only",
       "cudaipcsink", "cudaipcsrc", "legacy", NULL, FALSE},
-  [S8_UM] = {"um", "upstream: as u with ipc-mode=mmap (the sink copies into "
-        "VMM memory and waits on the CPU, the source maps it, copies and "
-        "waits on the CPU)", "cudaipcsink", "cudaipcsrc", "mmap", NULL, FALSE},
-  [S8_P] = {"p", "one process, no IPC: the producer's frames (acquire point "
-        "attached) go to a fakesink whose probe is the consumer, which waits "
-        "for the acquire point on its stream", NULL, NULL, NULL, NULL, FALSE},
+  [S8_UM] = {"um", "upstream: as u with ipc-mode=mmap (a copy and a CPU "
+        "wait on each side)", "cudaipcsink", "cudaipcsrc", "mmap", NULL, FALSE},
+  [S8_P] = {"p", "one process, no IPC: a fakesink probe consumes the "
+        "frames, waiting for their acquire point on its stream", NULL, NULL,
+      NULL, NULL, FALSE},
   [S8_SI] = {"si", "as s, with cudasyncipcsrc io-mode=import: the source "
-        "pushes the shared VMM memory itself (no copy on its side) and "
-        "releases it when the consumer freed the buffer (after its read); "
-        "GStreamer 1.22 cannot wrap device memory and copies",
+        "pushes the shared memory, no copy (GStreamer 1.22 copies)",
       "cudasyncipcsink", "cudasyncipcsrc", NULL, "import", FALSE},
-  [S8_SP] = {"s_pool", "as s, with the producer writing into the pool "
-        "cudasyncipcsink proposes (GStreamer 1.24+), on the stream it sets "
-        "on that pool, marking the memory pending: the sink sends each "
-        "frame without a copy", "cudasyncipcsink", "cudasyncipcsrc", NULL,
+  [S8_SP] = {"s_pool", "as s, with the producer writing into "
+        "cudasyncipcsink's pool (1.24+): the sink sends each frame without a "
+        "copy", "cudasyncipcsink", "cudasyncipcsrc", NULL,
       NULL, TRUE, TRUE},
   [S8_SIP] = {"si_pool", "as s_pool, with cudasyncipcsrc io-mode=import: "
         "no copy on either side", "cudasyncipcsink", "cudasyncipcsrc", NULL,
