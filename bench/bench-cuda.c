@@ -254,9 +254,7 @@ producer_teardown (Bench * b, CUstream stream, EvPair * pairs, guint n)
   gst_cuda_context_pop (NULL);
 }
 
-/* ------------------------------------------------------------------ */
-/* the spin kernel                                                      */
-/* ------------------------------------------------------------------ */
+/* --- the spin kernel --- */
 
 typedef int (*NvrtcCreateProgramFunc) (void **prog, const char *src,
     const char *name, int n_headers, const char *const *headers,

@@ -19,9 +19,7 @@ G_BEGIN_DECLS
 
 #define S1_BATCH 128
 
-/* ------------------------------------------------------------------ */
-/* results                                                              */
-/* ------------------------------------------------------------------ */
+/* --- results --- */
 
 enum
 {
@@ -204,9 +202,7 @@ typedef struct
   S8Result s8;                  /* frames between processes */
 } Results;
 
-/* ------------------------------------------------------------------ */
-/* the context                                                          */
-/* ------------------------------------------------------------------ */
+/* --- the context --- */
 
 typedef unsigned (*SimCountFunc) (void);
 typedef struct _Bench Bench;

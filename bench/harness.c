@@ -20,9 +20,7 @@
 
 #include <gst/gst.h>
 
-/* ------------------------------------------------------------------ */
-/* options                                                              */
-/* ------------------------------------------------------------------ */
+/* --- options --- */
 
 static gboolean
 parse_writer (const gchar * name, const gchar * value, gpointer data,
@@ -158,9 +156,7 @@ bench_options_want (const BenchOptions * opt, guint bit)
   return opt->only == 0 || (opt->only & bit) != 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* timing                                                               */
-/* ------------------------------------------------------------------ */
+/* --- timing --- */
 
 gdouble
 mono_s (void)
@@ -187,9 +183,7 @@ process_cpu_s (void)
       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/* ------------------------------------------------------------------ */
-/* series                                                               */
-/* ------------------------------------------------------------------ */
+/* --- series --- */
 
 static gint
 cmp_double (gconstpointer a, gconstpointer b)
@@ -289,9 +283,7 @@ ratio (gdouble a, gdouble b)
   return a / b;
 }
 
-/* ------------------------------------------------------------------ */
-/* watchdog                                                             */
-/* ------------------------------------------------------------------ */
+/* --- watchdog --- */
 
 void
 bench_progress (BenchWatchdog * wd)
@@ -386,9 +378,7 @@ bench_watchdog_stop (BenchWatchdog * wd)
   wd->thread = NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON                                                                 */
-/* ------------------------------------------------------------------ */
+/* --- JSON --- */
 
 static void
 jb_key (JsonBuilder * jb, const gchar * key)
@@ -443,7 +433,7 @@ jb_num (JsonBuilder * jb, const gchar * key, gdouble value)
     json_builder_add_null_value (jb);
     return;
   }
-  /* 6 significant digits, as the results have always been written */
+  /* 6 significant digits */
   value = g_ascii_strtod (g_ascii_formatd (buf, sizeof (buf), "%.6g", value),
       NULL);
   json_builder_add_double_value (jb, value);

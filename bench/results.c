@@ -138,9 +138,7 @@ results_init (Bench * b)
       b->scenarios[i]->init (b, b->scenarios[i]);
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON document                                                        */
-/* ------------------------------------------------------------------ */
+/* --- JSON document --- */
 
 static gboolean
 jb_structure_field (GQuark field, const GValue * value, gpointer user_data)
@@ -225,7 +223,6 @@ json_mode (Bench * b, JsonBuilder * jb, const gchar * key, ModeResult * m)
   jb_obj_end (jb);
 }
 
-/* the configuration's size, format, GPU work and state */
 void
 json_config_head (JsonBuilder * jb, S2Config * c)
 {
@@ -354,9 +351,7 @@ write_json_aborted (gpointer bench, const gchar * why, gchar ** error)
   return write_json_locked (b, error);
 }
 
-/* ------------------------------------------------------------------ */
-/* the element counters the modes check                                 */
-/* ------------------------------------------------------------------ */
+/* --- the element counters the modes check --- */
 
 gboolean
 expect_stat (const GstStructure * st, const gchar * field, guint64 want,

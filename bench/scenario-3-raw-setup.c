@@ -90,9 +90,7 @@ d_memory_type (GstVulkanDevice * device, guint32 bits,
   return FALSE;
 }
 
-/* ------------------------------------------------------------------ */
-/* set-up                                                               */
-/* ------------------------------------------------------------------ */
+/* --- set-up --- */
 
 /* the bench's Vulkan device, a queue, the entry points, the command pool */
 gboolean

@@ -155,9 +155,7 @@ d_consumer (gpointer data)
   return NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* the frames                                                           */
-/* ------------------------------------------------------------------ */
+/* --- the frames --- */
 
 /* the frame's CUDA work: write, copy into the images, signal (or the CPU
  * fallback); call with the context pushed. *what: the failed call. */

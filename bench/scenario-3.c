@@ -16,9 +16,7 @@
 #include "vkutil.h"
 #endif
 
-/* ------------------------------------------------------------------ */
-/* part 3: CUDA -> Vulkan                                               */
-/* ------------------------------------------------------------------ */
+/* --- part 3: CUDA -> Vulkan --- */
 
 static gboolean
 s3_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
@@ -166,9 +164,7 @@ static const BenchSection s3_section = {
   .json_config = json_s3_raw_ratios,
 };
 
-/* ------------------------------------------------------------------ */
-/* part 4: Vulkan -> CUDA                                               */
-/* ------------------------------------------------------------------ */
+/* --- part 4: Vulkan -> CUDA --- */
 
 static gboolean
 s4_build_chain (Run * run, GstElement ** chain, guint * n, gchar ** error)
@@ -272,9 +268,7 @@ static const BenchSection s4_section = {
   .sysframe = new_sysframe,
 };
 
-/* ------------------------------------------------------------------ */
-/* part 5: pipelined stages CUDA -> Vulkan -> CUDA                      */
-/* ------------------------------------------------------------------ */
+/* --- part 5: pipelined stages CUDA -> Vulkan -> CUDA --- */
 
 #ifdef HAVE_CUDA_VULKAN
 /* part 5 mode c: the CPU wait for the Vulkan stage, before
@@ -412,9 +406,7 @@ static const BenchSection s5_section = {
   .few_frames = TRUE,
 };
 
-/* ------------------------------------------------------------------ */
-/* part 6: scaling                                                      */
-/* ------------------------------------------------------------------ */
+/* --- part 6: scaling --- */
 
 /* part 6's modes: part 3's a and raw reference, and a with the pool's
  * stream */
@@ -446,9 +438,8 @@ static const gint s6_modes[] = { MODE_CV_A,
   MODE_S6_AO, MODE_CV_D
 };
 
-/* after the others, full runs only: 8 instances of d_stall with 5 ms of
- * GPU work once lost the device (VK_ERROR_DEVICE_LOST) on the H200, which
- * fails every later configuration */
+/* after the others, full runs only: many instances of these can lose the
+ * Vulkan device, which fails every later configuration */
 static const gint s6_late_modes[] = { MODE_CV_D2, MODE_CV_D3 };
 
 static const gchar *const s6_elements[] = { "cudatovulkan", "vulkandownload",
@@ -474,9 +465,7 @@ static const BenchScaling s6_scaling = {
   .raw_mode = MODE_CV_D,
 };
 
-/* ------------------------------------------------------------------ */
-/* the parts, as main.c runs them                                       */
-/* ------------------------------------------------------------------ */
+/* --- the parts, as main.c runs them --- */
 
 const BenchScenario bench_scenario_3 = SECTION_SCENARIO (3, s3, &s3_section);
 const BenchScenario bench_scenario_4 = SECTION_SCENARIO (4, s4, &s4_section);

@@ -61,9 +61,7 @@ const gint s7_ratios[][2] = {
 
 const guint s7_n_ratios = G_N_ELEMENTS (s7_ratios);
 
-/* ------------------------------------------------------------------ */
-/* the pipelines' descriptions                                          */
-/* ------------------------------------------------------------------ */
+/* --- the pipelines' descriptions --- */
 
 static gboolean
 have (const gchar * factory)
@@ -117,9 +115,7 @@ s7_missing (const S7Mode * mode, const S7Source * src)
   return g_string_free (missing, FALSE);
 }
 
-/* ------------------------------------------------------------------ */
-/* the clips                                                            */
-/* ------------------------------------------------------------------ */
+/* --- the clips --- */
 
 /* runs a pipeline to its end; FALSE and *error when it fails */
 static gboolean
@@ -204,9 +200,7 @@ s7_make_clip (Bench * b, const gchar * dir, gint width, gint height,
   return path;
 }
 
-/* ------------------------------------------------------------------ */
-/* one repetition                                                       */
-/* ------------------------------------------------------------------ */
+/* --- one repetition --- */
 
 typedef struct
 {

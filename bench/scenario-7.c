@@ -55,9 +55,7 @@ s7_config_new (gint width, gint height, guint n, guint frames, guint warmup)
   return c;
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON                                                                 */
-/* ------------------------------------------------------------------ */
+/* --- JSON --- */
 
 static void
 json_per_frame (JsonBuilder * jb, const gchar * key, const GstStructure * st,
@@ -169,9 +167,7 @@ json_s7 (Bench * b, const BenchScenario * sc, JsonBuilder * jb)
   jb_obj_end (jb);
 }
 
-/* ------------------------------------------------------------------ */
-/* running it                                                           */
-/* ------------------------------------------------------------------ */
+/* --- running it --- */
 
 static void
 s7_end (Bench * b, const gchar * status, const gchar * why)
@@ -303,11 +299,8 @@ s7_mode_failed (Bench * b, S7Config * c, gint k, const gchar * error)
 }
 
 /* Why mode @k is not run in configuration @c (NULL: it runs). Several
- * vulkanh264dec at once crashed the process: SIGSEGV in the NVIDIA
- * driver (libnvidia-eglcore, driver 580) on a decoder's streaming thread,
- * seen on the H200 with GStreamer 1.26.2 in mode v0 (vulkanh264dec !
- * fakesink, nothing of this project) with 2 decoders on the bench's
- * shared Vulkan device. The crash would take the bench with it. */
+ * vulkanh264dec on one Vulkan device can crash the process in the NVIDIA
+ * driver (bench/README.md), taking the bench with it. */
 static const gchar *
 s7_config_skip (Bench * b, const S7Config * c, guint k, const S7Source * src)
 {
@@ -419,8 +412,8 @@ s7_run_configs (Bench * b, S7Source * src)
   static const guint counts[] = { 1, 2, 4, 8 };
   static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
   S7Result *S = &b->r.s7;
-  /* --quick: one decoder; with two, GStreamer 1.22's vulkancolorconvert
-   * in mode b failed or crashed on the H200 (out of descriptor sets) */
+  /* --quick: one decoder (more can exhaust GStreamer 1.22's
+   * vulkancolorconvert descriptor sets in mode b) */
   guint n_sizes = b->opt.quick ? 1 : 2, n_counts = b->opt.quick ? 1 : 4;
   guint warmup = b->opt.quick ? 5 : 10, si, ci;
   gchar *dir = g_dir_make_tmp ("gst-cudasync-bench-XXXXXX", NULL);

@@ -458,9 +458,7 @@ s8_consumer_free (S8Consumer * c)
   g_free (c);
 }
 
-/* ------------------------------------------------------------------ */
-/* the other process                                                    */
-/* ------------------------------------------------------------------ */
+/* --- the other process --- */
 
 /* new-semaphore of cudasyncipcsrc: an exportable timeline semaphore of
  * testsem (the simulator's, or Vulkan on a GPU), kept alive by the element

@@ -31,9 +31,7 @@
 #define S8_ANSWER_S 15          /* its "done", its result: each under the
                                  * watchdog's STALL_LIMIT_S */
 
-/* ------------------------------------------------------------------ */
-/* the other process                                                    */
-/* ------------------------------------------------------------------ */
+/* --- the other process --- */
 
 typedef struct
 {
@@ -318,9 +316,7 @@ child_window (S8Child * ch, S8Window * w, GstStructure ** src_stats,
   return TRUE;
 }
 
-/* ------------------------------------------------------------------ */
-/* the producer                                                         */
-/* ------------------------------------------------------------------ */
+/* --- the producer --- */
 
 typedef struct
 {
@@ -575,9 +571,7 @@ producer_stop (S8Producer * p)
     g_array_unref (p->t0);
 }
 
-/* ------------------------------------------------------------------ */
-/* one repetition                                                       */
-/* ------------------------------------------------------------------ */
+/* --- one repetition --- */
 
 static gint
 cmp_uint (gconstpointer a, gconstpointer b)

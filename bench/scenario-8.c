@@ -77,9 +77,7 @@ s8_median_ratio (GArray * a, GArray * b)
   return ratio (series_median (a), series_median (b));
 }
 
-/* ------------------------------------------------------------------ */
-/* JSON                                                                 */
-/* ------------------------------------------------------------------ */
+/* --- JSON --- */
 
 static gdouble
 stat_per_frame (const GstStructure * st, const gchar * field, const gchar * per)
@@ -219,9 +217,7 @@ json_s8 (Bench * b, const BenchScenario * sc, JsonBuilder * jb)
   jb_obj_end (jb);
 }
 
-/* ------------------------------------------------------------------ */
-/* the table                                                            */
-/* ------------------------------------------------------------------ */
+/* --- the table --- */
 
 static void
 s8_print_config (S8Config * c)
@@ -265,9 +261,7 @@ s8_print_config (S8Config * c)
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* running it                                                           */
-/* ------------------------------------------------------------------ */
+/* --- running it --- */
 
 /* ours: both elements' counters: no CPU-synchronising call, one GPU wait
  * per frame on the source, one copy per frame in the sink and in the source

@@ -525,9 +525,6 @@ section_run_configs (Bench * b, S2Result * S, RunInputs * in,
   return all_ok;
 }
 
-/* Scenario 2, 3, 4 and 5: the same harness (a producer
- * thread pushing into a pipeline, a recycler bounding the frames in
- * flight). */
 gboolean
 section_run (Bench * b, const BenchScenario * sc)
 {
