@@ -39,7 +39,6 @@ cuda_load_driver (Bench * b, gchar ** error)
   LOAD (cuEventCreate);
   LOAD (cuEventRecord);
   LOAD (cuEventSynchronize);
-  LOAD (cuEventQuery);
   LOAD (cuStreamWaitEvent);
   LOAD (cuEventDestroy);
   LOAD (cuImportExternalSemaphore);
@@ -59,9 +58,6 @@ cuda_load_driver (Bench * b, gchar ** error)
   if (!drv.cuEventElapsedTime && !missing)
     missing = "cuEventElapsedTime";
   drv.cuCtxGetFlags = dlsym (lib, "cuCtxGetFlags");
-  drv.cuDeviceGetUuid = dlsym (lib, "cuDeviceGetUuid_v2");
-  if (!drv.cuDeviceGetUuid)
-    drv.cuDeviceGetUuid = dlsym (lib, "cuDeviceGetUuid");
 
   if (missing) {
     *error = g_strdup_printf ("the CUDA driver lacks %s", missing);
@@ -74,7 +70,7 @@ cuda_load_driver (Bench * b, gchar ** error)
   return TRUE;
 }
 
-const gchar *
+static const gchar *
 cu_name (CUresult r)
 {
   const char *name = NULL;
@@ -409,7 +405,8 @@ kernel_load (Bench * b, gchar ** info)
   return r == CUDA_SUCCESS;
 }
 
-gboolean
+/* loaded once, later calls get the first answer (*info: a copy of it) */
+static gboolean
 kernel_load_once (Bench * b, gchar ** info)
 {
   if (!b->kernel.tried) {

@@ -28,7 +28,6 @@ typedef struct
   BENCH_DECL_FN (cuEventCreate);
   BENCH_DECL_FN (cuEventRecord);
   BENCH_DECL_FN (cuEventSynchronize);
-  BENCH_DECL_FN (cuEventQuery);
   BENCH_DECL_FN (cuStreamWaitEvent);
   BENCH_DECL_FN (cuEventDestroy);
   BENCH_DECL_FN (cuEventElapsedTime);
@@ -43,7 +42,6 @@ typedef struct
   BENCH_DECL_FN (cuDestroyExternalMemory);
   /* optional */
   BENCH_DECL_FN (cuCtxGetFlags);
-  CUresult (*cuDeviceGetUuid) (CUuuid * uuid, CUdevice dev);
 } BenchDriver;
 
 extern BenchDriver drv;
@@ -51,7 +49,6 @@ extern BenchDriver drv;
 /* after gst_cuda_load_library (): fills drv, b->is_sim and
  * b->sim_thread_cpu_syncs */
 gboolean   cuda_load_driver      (Bench * b, gchar ** error);
-const gchar * cu_name            (CUresult r);
 gchar *    cu_error              (const gchar * call, CUresult r);
 /* cuCtxSynchronize on the bench's context; @error may be NULL */
 gboolean   ctx_sync              (Bench * b, gchar ** error);
@@ -79,9 +76,6 @@ CUresult   producer_setup        (CUstream * stream, EvPair * pairs, guint n,
 void       producer_teardown     (Bench * b, CUstream stream, EvPair * pairs,
                                   guint n);
 
-/* the spin kernel (bench/spin.cu): the embedded fatbin, else NVRTC; loaded
- * once, later calls get the first answer (*info: a copy of it) */
-gboolean   kernel_load_once      (Bench * b, gchar ** info);
 void       kernel_unload         (Bench * b);
 /* the frame writer --frame-writer asks for: the spin kernel, else memset
  * (on a GPU, labelled), else none on the simulator. Returns why the

@@ -245,7 +245,7 @@ series_min (GArray * s)
   return m;
 }
 
-gdouble
+static gdouble
 series_max (GArray * s)
 {
   gdouble m = NAN;

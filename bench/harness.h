@@ -55,7 +55,6 @@ GArray * series_new            (void);
 void     series_add            (GArray * s, gdouble v);
 gdouble  series_median         (GArray * s);
 gdouble  series_min            (GArray * s);
-gdouble  series_max            (GArray * s);
 gdouble  series_percentile     (GArray * s, gdouble q);
 gdouble  ratio                 (gdouble a, gdouble b);
 

@@ -53,7 +53,7 @@ d_vk_error (const gchar * what, VkResult res)
 }
 
 /* FALSE and *error (d_vk_error ()) unless @res is VK_SUCCESS */
-gboolean
+static gboolean
 d_vk (VkResult res, const gchar * what, gchar ** error)
 {
   if (res == VK_SUCCESS)
@@ -62,7 +62,8 @@ d_vk (VkResult res, const gchar * what, gchar ** error)
   return FALSE;
 }
 
-gboolean
+/* FALSE and *error unless @r is CUDA_SUCCESS */
+static gboolean
 d_cu (CUresult r, const gchar * what, gchar ** error)
 {
   if (r == CUDA_SUCCESS)

@@ -69,12 +69,6 @@ typedef struct
 /* scenario-3-raw-setup.c */
 /* "d: @what failed: VK_ERROR_... (n)" */
 gchar *  d_vk_error           (const gchar * what, VkResult res);
-/* FALSE and *error (d_vk_error ()) unless @res is VK_SUCCESS */
-gboolean d_vk                 (VkResult res, const gchar * what,
-                               gchar ** error);
-/* FALSE and *error unless @r is CUDA_SUCCESS */
-gboolean d_cu                 (CUresult r, const gchar * what,
-                               gchar ** error);
 /* the bench's Vulkan device, its queue, the entry points, the command
  * pool */
 gboolean d_open               (DCtx * d, Bench * b, gchar ** error);

@@ -73,7 +73,8 @@ have (const gchar * factory)
   return f != NULL;
 }
 
-gchar *
+/* "nvh264dec ! ... ! fakesink": the mode's pipeline after the source */
+static gchar *
 s7_describe (const S7Mode * mode, const S7Source * src)
 {
   return g_strdup_printf ("%s name=dec ! %s%s%s%s ! fakesink name=sink "

@@ -81,8 +81,6 @@ typedef struct
 
 /* the elements a mode needs that are not registered (" a b"), or NULL */
 gchar *  s7_missing           (const S7Mode * mode, const S7Source * src);
-/* "nvh264dec ! ... ! fakesink": the mode's pipeline after the source */
-gchar *  s7_describe          (const S7Mode * mode, const S7Source * src);
 /* Encodes a clip of @frames frames of @width x @height into @dir (high
  * profile with B-frames), in the
  * first container whose muxer and demuxer exist (*demux; NULL: a raw
