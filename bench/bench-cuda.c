@@ -17,8 +17,6 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 
-#include "bench-kernel.h"
-
 BenchDriver drv;
 
 gboolean

@@ -16,6 +16,18 @@
 
 G_BEGIN_DECLS
 
+/* bench-kernel.c, which embed-kernel.py generates at build time: nvcc's
+ * fatbin of spin.cu (sm_90 SASS + compute_75 PTX; size 0 when the build
+ * had no working nvcc), spin.cu itself for NVRTC at run time, and how the
+ * fatbin was made or why there is none */
+extern const unsigned char bench_kernel_fatbin[];
+extern const size_t bench_kernel_fatbin_size;
+extern const char bench_kernel_source[];
+extern const char bench_kernel_build_info[];
+
+/* the kernel's name in spin.cu */
+#define BENCH_KERNEL_NAME "bench_write_frame"
+
 /* The driver entry points the bench calls that libgstcuda's loader does
  * not export in GStreamer 1.22 (the others are called through it: CuStreamCreate,
  * CuMemAlloc, CuLaunchKernel, ...). Resolved once, with dlsym from the

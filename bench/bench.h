@@ -265,7 +265,7 @@ struct _Bench
   struct _GstVulkanQueue *raw_queue;
   /* bench_abort () was called: start nothing more that needs the GPU */
   gint stopped;
-  /* the table (scenarios.c): the scenarios in the order they run and
+  /* the table (main.c): the scenarios in the order they run and
    * appear in the JSON (NULL-terminated), the modes by their index */
   const BenchScenario *const *scenarios;
   const BenchMode *const *modes;
@@ -305,7 +305,7 @@ typedef enum
 struct _Run;
 struct _RunInputs;
 
-/* A mode of a scenario: the scenario's file defines it, scenarios.c lists
+/* A mode of a scenario: the scenario's file defines it, main.c lists
  * it at its index (MODE_A ...) */
 struct _BenchMode
 {
@@ -376,10 +376,6 @@ gchar *  bench_skip_reason     (Bench * b);
  * which run. TRUE when it did. */
 gboolean bench_check_device_lost (Bench * b, const gchar * where,
                                 const gchar * error);
-
-/* scenarios.c: the table, which main.c gives to Bench */
-extern const BenchScenario *const bench_scenarios[];
-extern const BenchMode *const bench_modes[N_ALL_MODES];
 
 /* how a run stopped by bench_abort () ends its error message */
 #define BENCH_STOPPED "stopped: the run was aborted"

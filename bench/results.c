@@ -15,7 +15,6 @@
 
 #include "bench.h"
 #include "bench-cuda.h"
-#include "bench-kernel.h"
 
 const gchar *
 bench_mode_key (Bench * b, gint mode)
