@@ -34,11 +34,20 @@ failed_quark (void)
   return quark;
 }
 
-gboolean
-gst_cuda_vk_cuda_memory_usable (GstVulkanDevice * device)
+static GQuark
+probed_quark (void)
 {
-  return device->physical_device->properties.vendorID == NVIDIA_VENDOR_ID &&
-      !g_object_get_qdata (G_OBJECT (device), failed_quark ());
+  static GQuark quark;
+
+  if (!quark)
+    quark = g_quark_from_static_string ("gst-cudasync-cuda-memory-probed");
+  return quark;
+}
+
+gboolean
+gst_cuda_vk_cuda_memory_needed (GstVulkanDevice * device)
+{
+  return device->physical_device->properties.vendorID == NVIDIA_VENDOR_ID;
 }
 
 /* the first failure on @device: said once, and not tried again there */
@@ -48,8 +57,8 @@ import_failed (GstVulkanDevice * device, const gchar * what, GError * error)
   if (g_object_get_qdata (G_OBJECT (device), failed_quark ()))
     return;
   g_object_set_qdata (G_OBJECT (device), failed_quark (), GINT_TO_POINTER (1));
-  GST_WARNING_OBJECT (device, "%s: %s; frames whose planes share one "
-      "allocation use one of Vulkan's from now on", what, error->message);
+  GST_WARNING_OBJECT (device, "%s: %s; NV12 and I420 frames get one "
+      "allocation per plane on this device from now on", what, error->message);
 }
 
 /* CUDA's allocation of at least @want bytes (its size in *@size) and
@@ -117,4 +126,33 @@ gst_cuda_vk_cuda_memory_import (GstCudaContext * cuda,
       "(%" G_GUINT64_FORMAT " wanted) as memory type %u", size,
       (guint64) req->size, type_idx);
   return vmm;
+}
+
+/* Once per device, before frames of one allocation are chosen: one
+ * allocation imported and freed. Where Vulkan's own allocation serves
+ * (another driver), nothing to probe. */
+gboolean
+gst_cuda_vk_cuda_memory_probe (GstCudaContext * cuda, GstVulkanDevice * device,
+    const VkMemoryRequirements * req, guint32 type_idx, GError ** error)
+{
+  GObject *obj = G_OBJECT (device);
+  VkDeviceMemory memory;
+  GstCudaSyncVmm *vmm;
+
+  if (!gst_cuda_vk_cuda_memory_needed (device) ||
+      g_object_get_qdata (obj, probed_quark ()))
+    return TRUE;
+  if (g_object_get_qdata (obj, failed_quark ())) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+        "Vulkan could not import CUDA's memory on this device before");
+    return FALSE;
+  }
+  vmm = gst_cuda_vk_cuda_memory_import (cuda, device, req, type_idx, &memory,
+      error);
+  if (!vmm)
+    return FALSE;
+  vkFreeMemory (device->device, memory, NULL);
+  gst_cuda_sync_vmm_free (vmm);
+  g_object_set_qdata (obj, probed_quark (), GINT_TO_POINTER (1));
+  return TRUE;
 }

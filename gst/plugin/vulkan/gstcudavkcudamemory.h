@@ -15,16 +15,25 @@
 
 G_BEGIN_DECLS
 
-/* Whether to try CUDA's allocation on @device: its driver is NVIDIA's,
- * and no import has failed on it yet */
-gboolean         gst_cuda_vk_cuda_memory_usable (GstVulkanDevice * device);
+/* Whether frames of one allocation on @device must use CUDA's: its driver
+ * is NVIDIA's, where Vulkan's own reads wrong */
+gboolean         gst_cuda_vk_cuda_memory_needed (GstVulkanDevice * device);
+
+/* TRUE where frames of one allocation can be made on @device: another
+ * driver's, or one import of CUDA's memory (@req, @type_idx) succeeded
+ * there once; FALSE with @error set where one failed */
+gboolean         gst_cuda_vk_cuda_memory_probe  (GstCudaContext * cuda,
+                                                 GstVulkanDevice * device,
+                                                 const VkMemoryRequirements * req,
+                                                 guint32 type_idx,
+                                                 GError ** error);
 
 /* Allocates at least @req->size bytes in @cuda, exports them as an opaque
  * fd and imports that into @device as memory type @type_idx, in *@memory.
  * Returns: (transfer full) (nullable): CUDA's allocation, to free with
  * gst_cuda_sync_vmm_free() after vkFreeMemory() of *@memory; NULL with
  * @error set when any step fails (after the first failed import,
- * gst_cuda_vk_cuda_memory_usable() says FALSE for @device) */
+ * gst_cuda_vk_cuda_memory_probe() says FALSE for @device) */
 GstCudaSyncVmm * gst_cuda_vk_cuda_memory_import (GstCudaContext * cuda,
                                                  GstVulkanDevice * device,
                                                  const VkMemoryRequirements * req,

@@ -200,11 +200,10 @@ export_to_cuda (const GstCudaVkAllocParams * alloc, VkDeviceMemory memory,
  * Every exported allocation is dedicated (VkMemoryDedicatedAllocateInfo) and
  * imported with CUDA_EXTERNAL_MEMORY_DEDICATED, whatever the driver reports:
  * the NVIDIA driver asks for no dedicated allocation, yet CUDA's writes into
- * a plain one read wrong in Vulkan (docs/known-issues.md). Each plane and
- * staging buffer owns its memory anyway. The size given to CUDA is the
- * allocation's (VkMemoryRequirements.size), not the plane's. The planes of
- * gst_cuda_vk_planes_alloc_one_memory() are the exception: one allocation
- * for several images cannot be dedicated. */
+ * a plain one read wrong in Vulkan (docs/known-issues.md). The size given
+ * to CUDA is the allocation's (VkMemoryRequirements.size), not the plane's.
+ * gst_cuda_vk_planes_alloc_one_memory()'s planes share one allocation,
+ * which cannot be dedicated: CUDA's own there (gstcudavkcudamemory.c). */
 static gboolean
 alloc_and_import (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
     GError ** error)
@@ -217,20 +216,14 @@ alloc_and_import (const GstCudaVkAllocParams * alloc, GstCudaVkPlane * plane,
           &plane->memory, error))
     return FALSE;
   plane->alloc_size = req.size;
-  if (plane->image)
-    res =
-        vkBindImageMemory (alloc->device->device, plane->image, plane->memory,
-        0);
-  else
-    res =
-        vkBindBufferMemory (alloc->device->device, plane->buffer, plane->memory,
-        0);
+  res = plane->image ? vkBindImageMemory (alloc->device->device, plane->image,
+      plane->memory, 0) : vkBindBufferMemory (alloc->device->device,
+      plane->buffer, plane->memory, 0);
   if (res != VK_SUCCESS) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
         "vkBind*Memory failed: %d", res);
     return FALSE;
   }
-  /* dedicated on every driver: see docs/design.md */
   plane->ext_mem = export_to_cuda (alloc, plane->memory, req.size, TRUE, error);
   if (!plane->ext_mem)
     return FALSE;
@@ -598,7 +591,7 @@ gst_cuda_vk_one_memory_supported (const GstCudaVkAllocParams * alloc,
   GstCudaVkPlane planes[GST_VIDEO_MAX_PLANES];
   VkDeviceSize bind[GST_VIDEO_MAX_PLANES];
   VkMemoryRequirements all;
-  guint32 type_idx;
+  guint32 type_idx = 0;
   gboolean ok;
 
   ok = plan_one_memory (alloc, info, usage, planes, bind, &all, error);
@@ -608,6 +601,9 @@ gst_cuda_vk_one_memory_supported (const GstCudaVkAllocParams * alloc,
         "image (bits 0x%x)", (guint64) all.size, all.memoryTypeBits);
     ok = FALSE;
   }
+  /* where CUDA's memory is the only one read right: that it imports */
+  ok = ok && gst_cuda_vk_cuda_memory_probe (alloc->cuda, alloc->device, &all,
+      type_idx, error);
   free_planes (alloc, planes, GST_VIDEO_INFO_N_PLANES (info));
   return ok;
 }
@@ -675,15 +671,19 @@ allocate_shared (const GstCudaVkAllocParams * alloc,
 {
   guint32 type_idx;
 
-  if (gst_cuda_vk_cuda_memory_usable (alloc->device) &&
-      find_memory_type (alloc, all, &type_idx)) {
-    shared->vmm = gst_cuda_vk_cuda_memory_import (alloc->cuda, alloc->device,
-        all, type_idx, &shared->memory, NULL);
-    if (shared->vmm)
-      return TRUE;
+  /* never Vulkan's allocation where that reads wrong (the caller checked
+   * gst_cuda_vk_one_memory_supported(), which has the memory type) */
+  if (!gst_cuda_vk_cuda_memory_needed (alloc->device))
+    return allocate_exportable (alloc, all, VK_NULL_HANDLE, VK_NULL_HANDLE,
+        &shared->memory, error);
+  if (!find_memory_type (alloc, all, &type_idx)) {
+    g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_FAILED,
+        "no memory type for every plane's image");
+    return FALSE;
   }
-  return allocate_exportable (alloc, all, VK_NULL_HANDLE, VK_NULL_HANDLE,
-      &shared->memory, error);
+  shared->vmm = gst_cuda_vk_cuda_memory_import (alloc->cuda, alloc->device,
+      all, type_idx, &shared->memory, error);
+  return shared->vmm != NULL;
 }
 
 gboolean
