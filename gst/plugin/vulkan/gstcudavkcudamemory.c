@@ -24,24 +24,36 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vk_debug);
 
 #define NVIDIA_VENDOR_ID 0x10de
 
+/* what a device's qdata says of CUDA's memory there */
+enum
+{
+  IMPORT_UNTRIED,
+  IMPORT_PROBED,
+  IMPORT_FAILED,
+};
+
 static GQuark
-failed_quark (void)
+state_quark (void)
 {
   static GQuark quark;
 
   if (!quark)
-    quark = g_quark_from_static_string ("gst-cudasync-cuda-memory-failed");
+    quark = g_quark_from_static_string ("gst-cudasync-cuda-memory-import");
   return quark;
 }
 
-static GQuark
-probed_quark (void)
+static gint
+import_state (GstVulkanDevice * device)
 {
-  static GQuark quark;
+  return GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (device),
+          state_quark ()));
+}
 
-  if (!quark)
-    quark = g_quark_from_static_string ("gst-cudasync-cuda-memory-probed");
-  return quark;
+static void
+set_import_state (GstVulkanDevice * device, gint state)
+{
+  g_object_set_qdata (G_OBJECT (device), state_quark (),
+      GINT_TO_POINTER (state));
 }
 
 gboolean
@@ -54,9 +66,9 @@ gst_cuda_vk_cuda_memory_needed (GstVulkanDevice * device)
 static void
 import_failed (GstVulkanDevice * device, const gchar * what, GError * error)
 {
-  if (g_object_get_qdata (G_OBJECT (device), failed_quark ()))
+  if (import_state (device) == IMPORT_FAILED)
     return;
-  g_object_set_qdata (G_OBJECT (device), failed_quark (), GINT_TO_POINTER (1));
+  set_import_state (device, IMPORT_FAILED);
   GST_WARNING_OBJECT (device, "%s: %s; NV12 and I420 frames get one "
       "allocation per plane on this device from now on", what, error->message);
 }
@@ -135,14 +147,13 @@ gboolean
 gst_cuda_vk_cuda_memory_probe (GstCudaContext * cuda, GstVulkanDevice * device,
     const VkMemoryRequirements * req, guint32 type_idx, GError ** error)
 {
-  GObject *obj = G_OBJECT (device);
   VkDeviceMemory memory;
   GstCudaSyncVmm *vmm;
 
   if (!gst_cuda_vk_cuda_memory_needed (device) ||
-      g_object_get_qdata (obj, probed_quark ()))
+      import_state (device) == IMPORT_PROBED)
     return TRUE;
-  if (g_object_get_qdata (obj, failed_quark ())) {
+  if (import_state (device) == IMPORT_FAILED) {
     g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
         "Vulkan could not import CUDA's memory on this device before");
     return FALSE;
@@ -153,6 +164,6 @@ gst_cuda_vk_cuda_memory_probe (GstCudaContext * cuda, GstVulkanDevice * device,
     return FALSE;
   vkFreeMemory (device->device, memory, NULL);
   gst_cuda_sync_vmm_free (vmm);
-  g_object_set_qdata (obj, probed_quark (), GINT_TO_POINTER (1));
+  set_import_state (device, IMPORT_PROBED);
   return TRUE;
 }
