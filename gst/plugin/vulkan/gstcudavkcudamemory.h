@@ -16,7 +16,7 @@
 G_BEGIN_DECLS
 
 /* Whether frames of one allocation on @device must use CUDA's: its driver
- * is NVIDIA's, where Vulkan's own reads wrong */
+ * is NVIDIA's, where Vulkan's own reads wrong (or the test hook says so) */
 gboolean         gst_cuda_vk_cuda_memory_needed (GstVulkanDevice * device);
 
 /* TRUE where frames of one allocation can be made on @device: another

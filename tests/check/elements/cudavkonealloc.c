@@ -33,6 +33,9 @@
  * test_one_alloc_video_config: vulkantocuda's proposed pool configured
  *     for video decoding (as a Vulkan decoder does) hands out ordinary
  *     images, not its frames
+ * test_one_alloc_cuda_memory_fallback: CUDA's own memory taken with
+ *     Mesa's driver (test hook): refused by Vulkan, or CUDA's allocation
+ *     failing, one allocation per plane, copied, byte-exact (simulator)
  */
 #include "config.h"
 #include "bridgecommon.h"
@@ -202,6 +205,55 @@ GST_START_TEST (test_one_alloc_copied)
 
   for (i = 0; i < G_N_ELEMENTS (byte_cases); i++)
     check_bytes (i, TRUE);
+}
+
+GST_END_TEST;
+
+/* NV12 320x240 with CUDA's own memory under the planes' images, the
+ * NVIDIA driver's path, taken here with Mesa's driver through the test
+ * hook: Mesa refuses the simulator's memfds (or, with @fail_alloc, CUDA
+ * cannot allocate), so the one probe fails and the frames get one
+ * allocation per plane: all copied, byte-exact, CUDA's allocation freed */
+static void
+check_cuda_memory_fallback (gboolean fail_alloc)
+{
+  gchar *src = bc_src_desc ("NV12", 320, 240);
+  gchar *desc = g_strdup_printf ("%s ! cudaupload ! cudatovulkan name=c2v "
+      "one-allocation=true ! vulkandownload ! video/x-raw ! appsink "
+      "name=sink sync=false", src);
+  guint before = cs_sim.call_count ("cuMemCreate");
+  GstElement *pipeline, *c2v;
+  GPtrArray *got, *want;
+
+  g_setenv ("GST_CUDASYNC_CUDA_MEMORY", "1", TRUE);
+  if (fail_alloc)
+    cs_sim.inject_failure ("cuMemCreate", 1, CUDA_ERROR_OUT_OF_MEMORY);
+  got = bc_run_frames (&pipeline, desc);
+  c2v = bc_by_name (pipeline, "c2v");
+  fail_unless_equals_uint64 (cs_stat (c2v, "copies"), BC_N_BUFFERS);
+  fail_unless_equals_uint64 (cs_stat (c2v, "in-place"), 0);
+  /* the probe only, never again on this device */
+  fail_unless_equals_int (cs_sim.call_count ("cuMemCreate") - before, 1);
+  bc_stop_pipeline (pipeline);
+  fail_unless_equals_int (cs_sim_live ("memhandle"), 0);
+  want = bc_reference_frames ("NV12", 320, 240);
+  bc_assert_same_frames (got, want, fail_alloc ? "CUDA could not allocate" :
+      "Vulkan refused CUDA's memory");
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (want);
+  g_unsetenv ("GST_CUDASYNC_CUDA_MEMORY");
+  g_free (desc);
+  g_free (src);
+}
+
+/* the simulator only (on a GPU the NVIDIA driver imports CUDA's memory:
+ * the other tests run that path); 1.24+ (1.22 has no one allocation) */
+GST_START_TEST (test_one_alloc_cuda_memory_fallback)
+{
+  if (!cs_is_sim || !GST_CHECK_VERSION (1, 24, 0))
+    return;
+  check_cuda_memory_fallback (FALSE);
+  check_cuda_memory_fallback (TRUE);
 }
 
 GST_END_TEST;
@@ -509,6 +561,7 @@ cudavkonealloc_suite (void)
   tcase_add_test (tc, test_one_alloc_lent_upload);
   tcase_add_test (tc, test_one_alloc_lent_colorconvert);
   tcase_add_test (tc, test_one_alloc_video_config);
+  tcase_add_test (tc, test_one_alloc_cuda_memory_fallback);
   return s;
 }
 
