@@ -81,6 +81,7 @@
 #include "gstcudasyncelementerror.h"
 #include "gstcudavkframepool.h"
 #include "gstcudavkupstreampool.h"
+#include "gstcudavkcudamemory.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/video/video.h>
@@ -214,6 +215,7 @@ one_allocation_kind (GstCudaToVulkan * self, const GstCudaVkMemoryKind * kind)
 {
   const GstCudaVkMemoryKind *one;
   const GstVideoInfo *info = OUT_INFO (self);
+  const GstCudaVkAllocParams *alloc;
   GError *err = NULL;
   gboolean in_place;
 
@@ -223,8 +225,15 @@ one_allocation_kind (GstCudaToVulkan * self, const GstCudaVkMemoryKind * kind)
   one = gst_cuda_vk_memory_kind_one_allocation (kind, info);
   if (!in_place || !one || !gst_cuda_vk_upstream_pool_supported (info, one))
     return kind;
-  if (!gst_cuda_vk_one_memory_supported (gst_cuda_vk_interop_get_alloc_params
-          (INTEROP (self)), info, GST_CUDA_VK_IMAGE_USAGE, &err)) {
+  alloc = gst_cuda_vk_interop_get_alloc_params (INTEROP (self));
+  if (!gst_cuda_vk_one_allocation_usable (alloc->device, &err)) {
+    GST_WARNING_OBJECT (self, "one-allocation not used, one allocation per "
+        "plane: %s", err->message);
+    g_clear_error (&err);
+    return kind;
+  }
+  if (!gst_cuda_vk_one_memory_supported (alloc, info, GST_CUDA_VK_IMAGE_USAGE,
+          &err)) {
     GST_INFO_OBJECT (self, "one allocation per plane: %s", err->message);
     g_clear_error (&err);
     return kind;
@@ -590,9 +599,10 @@ gst_cuda_to_vulkan_class_init (GstCudaToVulkanClass * klass)
    * vulkancolorconvert and the other elements that sample their input
    * read) to one exportable allocation that CUDA imports once, so that
    * upstream CUDA elements write those frames in place too. Where the
-   * Vulkan device does not bind them so, each plane has an allocation of
-   * its own and frames are copied. Off by default until the element's
-   * tests have passed with it on the NVIDIA driver (docs/known-issues.md).
+   * Vulkan device does not bind them so, and with the NVIDIA Vulkan driver,
+   * which read such frames wrong or stalled on them (a warning says so,
+   * docs/known-issues.md), each plane has an allocation of its own and
+   * frames are copied. Off by default.
    */
   g_object_class_install_property (gobject_class, PROP_ONE_ALLOCATION,
       g_param_spec_boolean ("one-allocation", "One allocation",

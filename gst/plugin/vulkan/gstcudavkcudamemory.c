@@ -10,7 +10,10 @@
  * without compression (CUmemAllocationProp.allocFlags left 0), and Vulkan
  * imports its opaque fd: only where both come from NVIDIA's driver, as the
  * Vulkan specification requires of an opaque fd (another driver, such as
- * Mesa's with the simulated CUDA driver, is never handed one).
+ * Mesa's with the simulated CUDA driver, is never handed one). Some
+ * frames still read wrong there, and some pipelines stall: the elements
+ * take frames of one allocation with NVIDIA's driver only through the
+ * test hook (gst_cuda_vk_one_allocation_usable()).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -56,14 +59,37 @@ set_import_state (GstVulkanDevice * device, gint state)
       GINT_TO_POINTER (state));
 }
 
-/* GST_CUDASYNC_CUDA_MEMORY=1 takes CUDA's memory with any Vulkan driver:
- * a test hook, so that the suite on the simulated CUDA driver reaches
- * this path too (docs/testing.md) */
+static gboolean
+is_nvidia (GstVulkanDevice * device)
+{
+  return device->physical_device->properties.vendorID == NVIDIA_VENDOR_ID;
+}
+
+/* GST_CUDASYNC_CUDA_MEMORY=1 takes CUDA's memory with any Vulkan driver,
+ * NVIDIA's included: a test hook, so that the suite on the simulated CUDA
+ * driver reaches this path too, and so that it can be run on a GPU
+ * (docs/testing.md) */
+static gboolean
+hook_set (void)
+{
+  return !g_strcmp0 (g_getenv ("GST_CUDASYNC_CUDA_MEMORY"), "1");
+}
+
+gboolean
+gst_cuda_vk_one_allocation_usable (GstVulkanDevice * device, GError ** error)
+{
+  if (!is_nvidia (device) || hook_set ())
+    return TRUE;
+  g_set_error (error, GST_CUDA_SYNC_ERROR, GST_CUDA_SYNC_ERROR_NOT_SUPPORTED,
+      "The NVIDIA Vulkan driver reads frames whose planes share one "
+      "allocation wrong, or stalls on them (docs/known-issues.md)");
+  return FALSE;
+}
+
 gboolean
 gst_cuda_vk_cuda_memory_needed (GstVulkanDevice * device)
 {
-  return device->physical_device->properties.vendorID == NVIDIA_VENDOR_ID ||
-      !g_strcmp0 (g_getenv ("GST_CUDASYNC_CUDA_MEMORY"), "1");
+  return is_nvidia (device) || hook_set ();
 }
 
 /* the first failure on @device: said once, and not tried again there */

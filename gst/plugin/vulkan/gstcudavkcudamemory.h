@@ -15,6 +15,13 @@
 
 G_BEGIN_DECLS
 
+/* Whether frames whose planes' images share one allocation are made on
+ * @device: not where its driver is NVIDIA's (FALSE with @error set), where
+ * such frames were read wrong or stalled the pipeline, on Vulkan's
+ * allocation and on CUDA's alike, unless the test hook asks for them */
+gboolean         gst_cuda_vk_one_allocation_usable (GstVulkanDevice * device,
+                                                    GError ** error);
+
 /* Whether frames of one allocation on @device must use CUDA's: its driver
  * is NVIDIA's, where Vulkan's own reads wrong (or the test hook says so) */
 gboolean         gst_cuda_vk_cuda_memory_needed (GstVulkanDevice * device);

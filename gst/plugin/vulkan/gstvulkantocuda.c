@@ -79,6 +79,7 @@
 #include "gstcudavkstaging.h"
 #include "gstcudavkframepool.h"
 #include "gstcudavkvulkanpool.h"
+#include "gstcudavkcudamemory.h"
 #include "gstcudasyncelementerror.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -261,6 +262,11 @@ setup_lend (GstVulkanToCuda * self)
     GST_DEBUG_OBJECT (self, "no pool for upstream (in-place %d, %s "
         "semaphores, %s)", enabled, sem_type, self->in_kind->caps_feature);
     return;
+  }
+  if (one && !gst_cuda_vk_one_allocation_usable (DEVICE (self), &err)) {
+    GST_WARNING_OBJECT (self, "one-allocation not used: %s", err->message);
+    g_clear_error (&err);
+    one = FALSE;
   }
   if (!gst_cuda_vk_vulkan_pool_supported (DEVICE (self), IN_INFO (self), one,
           &err)) {
@@ -463,6 +469,7 @@ gst_vulkan_to_cuda_query (GstBaseTransform * trans, GstPadDirection direction,
     device = gst_object_ref (DEVICE (self));
   one = self->one_allocation;
   GST_OBJECT_UNLOCK (self);
+  one = one && device && gst_cuda_vk_one_allocation_usable (device, NULL);
   if (!device || g_strcmp0 (gst_cuda_vk_base_transform_get_semaphore_type
           (GST_CUDA_VK_BASE_TRANSFORM (self)), "binary") == 0) {
     gst_clear_object (&device);
@@ -707,8 +714,9 @@ gst_vulkan_to_cuda_class_init (GstVulkanToCudaClass * klass)
    * With #GstVulkanToCuda:in-place, NV12 and I420 frames are lent to
    * upstream too, as one image per plane (what vulkanupload and
    * vulkancolorconvert write) all bound to one exportable allocation that
-   * CUDA imports once. Off by default, as cudatovulkan's, until the
-   * element's tests have passed with it on the NVIDIA driver.
+   * CUDA imports once. Not with the NVIDIA Vulkan driver, as
+   * cudatovulkan's (docs/known-issues.md): frames are copied there. Off
+   * by default.
    */
   g_object_class_install_property (gobject_class, PROP_ONE_ALLOCATION,
       g_param_spec_boolean ("one-allocation", "One allocation",

@@ -361,6 +361,12 @@ bc_info_in_place (GstElement * c2v, const GstVideoInfo * info)
 }
 
 gboolean
+bc_one_allocation_usable (void)
+{
+  return cs_is_sim || !g_strcmp0 (g_getenv ("GST_CUDASYNC_CUDA_MEMORY"), "1");
+}
+
+gboolean
 bc_expect_one_allocation (GstElement * c2v, const GstVideoInfo * info)
 {
   GstPad *pad = gst_element_get_static_pad (c2v, "src");
@@ -373,6 +379,7 @@ bc_expect_one_allocation (GstElement * c2v, const GstVideoInfo * info)
   gst_clear_caps (&caps);
   g_object_get (c2v, "in-place", &in_place, "one-allocation", &one, NULL);
   return in_place && one && images && GST_CHECK_VERSION (1, 24, 0) &&
+      bc_one_allocation_usable () &&
       (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12 ||
       GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_I420) &&
       !bc_expect_multiplanar (c2v, info);
@@ -462,7 +469,8 @@ bc_expect_lent (GstElement * v2c, const GstVideoInfo * info)
         gst_vulkan_format_from_video_info ((GstVideoInfo *) info, 0), usage);
   /* NV12 and I420 with one-allocation: an R8 image per plane, or R8G8 for
    * NV12's chroma */
-  return one && (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420) &&
+  return one && bc_one_allocation_usable () &&
+      (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420) &&
       device_exports_linear (v2c, VK_FORMAT_R8_UNORM, usage) &&
       (f != GST_VIDEO_FORMAT_NV12 ||
       device_exports_linear (v2c, VK_FORMAT_R8G8_UNORM, usage));

@@ -75,15 +75,20 @@ gboolean     bc_info_in_place       (GstElement * c2v,
  * that makes such images (exportable, linear) */
 gboolean     bc_expect_multiplanar  (GstElement * c2v,
                                      const GstVideoInfo * info);
+/* Whether the elements bind a frame's planes' images to one allocation
+ * (property one-allocation) with this test's Vulkan driver: lavapipe's on
+ * the simulator, not NVIDIA's with the real CUDA driver, unless the test
+ * hook GST_CUDASYNC_CUDA_MEMORY=1 is set (docs/known-issues.md) */
+gboolean     bc_one_allocation_usable (void);
 /* Whether cudatovulkan @c2v outputs frames of @info as one image per
- * plane, all bound to one allocation (the default form of NV12 and I420
- * images on 1.24+, property in-place): what lavapipe and the NVIDIA
- * driver bind so */
+ * plane, all bound to one allocation (NV12 and I420 images on 1.24+,
+ * properties in-place and one-allocation, bc_one_allocation_usable()) */
 gboolean     bc_expect_one_allocation (GstElement * c2v,
                                      const GstVideoInfo * info);
 /* Whether vulkantocuda @v2c proposes upstream a pool of frames of @info
  * that CUDA reads in place: property in-place, 1.24+, one-plane formats
- * (NV12 and I420 too with property one-allocation), no binary semaphores,
+ * (NV12 and I420 too with property one-allocation, where
+ * bc_one_allocation_usable()), no binary semaphores,
  * and a device that makes the images (linear, exportable, with colour
  * attachment usage) */
 gboolean     bc_expect_lent         (GstElement * v2c,
