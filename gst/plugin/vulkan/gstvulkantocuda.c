@@ -263,7 +263,8 @@ setup_lend (GstVulkanToCuda * self)
         "semaphores, %s)", enabled, sem_type, self->in_kind->caps_feature);
     return;
   }
-  if (one && !gst_cuda_vk_one_allocation_usable (DEVICE (self), &err)) {
+  if (one && GST_VIDEO_INFO_N_PLANES (IN_INFO (self)) > 1 &&
+      !gst_cuda_vk_one_allocation_usable (DEVICE (self), &err)) {
     GST_WARNING_OBJECT (self, "one-allocation not used: %s", err->message);
     g_clear_error (&err);
     one = FALSE;
