@@ -217,8 +217,7 @@ GST_START_TEST (test_one_alloc_copied)
 GST_END_TEST;
 
 /* NV12 320x240 with CUDA's own memory under the planes' images, the
- * NVIDIA driver's path, taken here with Mesa's driver through the test
- * hook: Mesa refuses the simulator's memfds (or, with @fail_alloc, CUDA
+ * path the test hook takes with NVIDIA's driver, taken here with Mesa's: Mesa refuses the simulator's memfds (or, with @fail_alloc, CUDA
  * cannot allocate), so the one probe fails and the frames get one
  * allocation per plane: all copied, byte-exact, CUDA's allocation freed */
 static void
@@ -253,8 +252,9 @@ check_cuda_memory_fallback (gboolean fail_alloc)
   g_free (src);
 }
 
-/* the simulator only (on a GPU the NVIDIA driver imports CUDA's memory:
- * the other tests run that path); 1.24+ (1.22 has no one allocation) */
+/* the simulator only (on a GPU the other tests run CUDA's memory with
+ * the test hook set around them, and copies without it); 1.24+ (1.22 has
+ * no one allocation) */
 GST_START_TEST (test_one_alloc_cuda_memory_fallback)
 {
   if (!cs_is_sim || !GST_CHECK_VERSION (1, 24, 0))
