@@ -29,7 +29,8 @@
  *     NV12 and I420 from vulkanupload, no caps filter, written in place
  *     (in-place = frames, gpu-copies 0 on 1.24+), byte-exact; odd widths
  *     as buffers up to 1.26 without a caps filter, lent with one
- *     (NV12 33x17, I420 36x18), byte-exact
+ *     (NV12 33x17, I420 36x18), byte-exact; I420 skipped where no frames
+ *     are lent and vulkanupload makes no I420 images itself (up to 1.26)
  * test_one_alloc_lent_colorconvert: NV12 rendered by vulkancolorconvert
  *     into vulkantocuda's frames: the bytes of the copying pipeline
  * test_one_alloc_video_config: vulkantocuda's proposed pool configured
@@ -403,7 +404,13 @@ GST_START_TEST (test_one_alloc_lent_upload)
 {
   check_lent_upload ("NV12", 64, 48);
   check_lent_upload ("NV12", 320, 242);
-  check_lent_upload ("I420", 64, 48);
+  /* up to 1.26 vulkanupload makes I420 images only in vulkantocuda's pool
+   * (docs/known-issues.md): where none is proposed, it fails */
+  if (ONE_ALLOCATION || bc_vulkan_has_i420 ())
+    check_lent_upload ("I420", 64, 48);
+  else
+    g_print ("SKIP: I420 from vulkanupload, no frames lent: vulkanupload "
+        "cannot make I420 images of its own with this GStreamer\n");
   /* widths whose rows vulkanupload up to 1.26 reads packed: not asked
    * for as images first there */
   fail_unless_equals_int (bc_check_upload_negotiation ("NV12", 33, 17,
