@@ -207,12 +207,30 @@ bc_stop_pipeline (GstElement * pipeline)
   bc_stop_pipeline_full (pipeline, TRUE);
 }
 
+/* the frames of @got that differ from @want's, as "1, 2" (empty: none) */
+static GString *
+differing_frames (GPtrArray * got, GPtrArray * want)
+{
+  GString *list = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < got->len; i++) {
+    GBytes *a = g_ptr_array_index (got, i), *b = g_ptr_array_index (want, i);
+
+    if (!g_bytes_equal (a, b))
+      g_string_append_printf (list, "%s%u", list->len ? ", " : "", i);
+  }
+  return list;
+}
+
 void
 bc_assert_same_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
 {
+  GString *frames;
   guint i;
 
   fail_unless_equals_int (got->len, want->len);
+  frames = differing_frames (got, want);
   for (i = 0; i < got->len; i++) {
     GBytes *a = g_ptr_array_index (got, i), *b = g_ptr_array_index (want, i);
     gsize na, nb, j;
@@ -234,10 +252,12 @@ bc_assert_same_frames (GPtrArray * got, GPtrArray * want, const gchar * what)
       fail ("%s: frame %u differs at visible byte %" G_GSIZE_FORMAT
           " of %" G_GSIZE_FORMAT " (0x%02x, want 0x%02x; %" G_GSIZE_FORMAT
           " bytes differ; the %" G_GSIZE_FORMAT " bytes read there are the "
-          "wanted frame's at %" G_GSSIZE_FORMAT ")", what, i, j, na, da[j],
-          db[j], bad, run, at ? (gssize) (at - db) : (gssize) - 1);
+          "wanted frame's at %" G_GSSIZE_FORMAT "); frames that differ: %s "
+          "of %u", what, i, j, na, da[j], db[j], bad, run,
+          at ? (gssize) (at - db) : (gssize) - 1, frames->str, got->len);
     }
   }
+  g_string_free (frames, TRUE);
 }
 
 gchar *
