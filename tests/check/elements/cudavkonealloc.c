@@ -218,7 +218,8 @@ GST_START_TEST (test_one_alloc_copied)
 GST_END_TEST;
 
 /* NV12 320x240 with CUDA's own memory under the planes' images, the
- * path the test hook takes with NVIDIA's driver, taken here with Mesa's: Mesa refuses the simulator's memfds (or, with @fail_alloc, CUDA
+ * path the test hook takes with NVIDIA's driver, taken here with Mesa's:
+ * Mesa refuses the simulator's memfds (or, with @fail_alloc, CUDA
  * cannot allocate), so the one probe fails and the frames get one
  * allocation per plane: all copied, byte-exact, CUDA's allocation freed */
 static void
